@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Hash functions for slot indices and checksums.
+ *
+ * Every structure uses a set of hash functions, one per *role* (slot index
+ * for redundancy copy n, key checksum, Postcarding value code, Postcarding
+ * hop checksum i). Each function is described by a plain, serialisable
+ * struct dta_hashfn, which is what region headers and translators record:
+ * a switch ASIC's CRC engine can be programmed from it directly.
+ *
+ * Families generate the functions for all roles from one 64-bit seed:
+ *
+ *  - DTA_HASH_CRC32C (default): every role is a reflected CRC-32 with its own
+ *    polynomial, pairwise coprime, so that for keys of at least 8 bytes the
+ *    outputs of two roles are independent (CRT). Role DTA_HF_SLOT(0) uses
+ *    the Castagnoli polynomial and runs on the CPU's CRC-32C instruction
+ *    (SSE4.2 / ARMv8) when present. Functions that share one polynomial and
+ *    differ only in init value are affine shifts of each other and make
+ *    redundancy useless; see docs/hashing.md.
+ *  - DTA_HASH_CRC32: the research prototype's functions, for layouts that must
+ *    match switches running its reporter/translator.
+ *  - DTA_HASH_XXH3: XXH3-64 with per-role seeds, for software-only
+ *    deployments that want speed and 64-bit outputs.
+ *
+ * All functions here are pure and thread-safe once the function is prepared.
+ */
+#ifndef DTA_HASH_H
+#define DTA_HASH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dta/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum dta_hash_family {
+	DTA_HASH_CRC32C = 1,
+	DTA_HASH_CRC32 = 2,
+	DTA_HASH_XXH3 = 3,
+};
+
+/* Roles: which function of a structure's set computes what. */
+#define DTA_MAX_REDUNDANCY 8 /* N, copies per key */
+#define DTA_MAX_HOPS 16      /* B, Postcarding hops per chunk */
+#define DTA_HF_SLOT(n) (n)   /* slot/chunk/row index for copy n < 8 */
+#define DTA_HF_CHECKSUM 8    /* Key-Write key checksum */
+#define DTA_HF_VALUE 9       /* Postcarding value code g(v) */
+#define DTA_HF_HOP(i) (10 + (i)) /* Postcarding checksum(x, i), i < 16 */
+#define DTA_HF_COUNT 26
+
+enum dta_hashfn_kind {
+	DTA_HASHFN_NONE = 0,
+	DTA_HASHFN_CRC32 = 1, /* reflected CRC-32, any polynomial */
+	DTA_HASHFN_XXH3 = 2,  /* XXH3_64bits_withSeed */
+};
+
+/**
+ * struct dta_hashfn - one hash function, as a switch's CRC engine sees it.
+ * @kind:   enum dta_hashfn_kind.
+ * @poly:   CRC polynomial in normal (MSB-first) notation, x^32 implicit,
+ *          e.g. 0x1EDC6F41 for CRC-32C. Input and output are reflected.
+ * @init:   CRC register value before the first byte.
+ * @xorout: value XORed into the register after the last byte.
+ * @seed:   XXH3 seed (DTA_HASHFN_XXH3 only).
+ * @tab:    private: lookup tables, set by dta_hashfn_prepare(). Not part of
+ *          the serialised form.
+ *
+ * With init = xorout = 0xFFFFFFFF this is the usual zlib/iSCSI convention:
+ * CRC-32C("123456789") = 0xE3069283 and CRC-32("123456789") = 0xCBF43926.
+ */
+struct dta_hashfn {
+	uint8_t kind;
+	uint32_t poly;
+	uint32_t init;
+	uint32_t xorout;
+	uint64_t seed;
+	const uint32_t *tab;
+};
+
+/**
+ * dta_crc32c() - CRC-32C (Castagnoli), zlib-style running API.
+ * @crc: 0 to start, or the previous return value to continue.
+ *
+ * Uses the CPU instruction when available, a table otherwise; both give the
+ * same results. Return: the CRC. Thread-safe.
+ */
+DTA_API uint32_t dta_crc32c(uint32_t crc, const void *buf, size_t len);
+
+/* Portable table implementation of dta_crc32c(), exported for tests. */
+DTA_API uint32_t dta_crc32c_sw(uint32_t crc, const void *buf, size_t len);
+
+/* True if dta_crc32c() runs on a CPU instruction on this machine. */
+DTA_API bool dta_crc32c_hw_available(void);
+
+/**
+ * dta_crc32() - standard CRC-32 (IEEE 802.3, zlib), running API as above.
+ */
+DTA_API uint32_t dta_crc32(uint32_t crc, const void *buf, size_t len);
+
+/**
+ * dta_hash_family_fn() - the function a family uses for a role.
+ * @family: enum dta_hash_family.
+ * @seed:   the structure's seed.
+ * @role:   DTA_HF_* role, < DTA_HF_COUNT.
+ * @out:    filled and prepared (ready for dta_hashfn_eval()).
+ *
+ * Return: 0, -DTA_E_HASHFAMILY for an unknown family, -EINVAL for a bad role
+ * or NULL @out, -ENOMEM if tables cannot be allocated.
+ */
+DTA_API int dta_hash_family_fn(int family, uint64_t seed, unsigned role,
+			       struct dta_hashfn *out);
+
+/**
+ * dta_hashfn_prepare() - attach lookup tables to a function read from a
+ * region header or the network.
+ *
+ * Tables are shared per polynomial and live until the process exits.
+ * Return: 0, -EINVAL for an unknown kind or NULL @fn, -ENOMEM.
+ * Thread-safe.
+ */
+DTA_API int dta_hashfn_prepare(struct dta_hashfn *fn);
+
+/**
+ * dta_hashfn_eval() - hash @len bytes at @buf.
+ * @fn: a prepared function.
+ *
+ * Return: the hash; CRC functions give 32-bit values zero-extended.
+ * Thread-safe. Calling it on an unprepared function is a contract violation.
+ */
+DTA_API uint64_t dta_hashfn_eval(const struct dta_hashfn *fn, const void *buf,
+				 size_t len);
+
+/* Name of a family ("crc32c", "crc32", "xxh3") or NULL; and back (<0: error). */
+DTA_API const char *dta_hash_family_name(int family);
+DTA_API int dta_hash_family_parse(const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DTA_HASH_H */

@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Append: batch frames in per-list rings, and a reader that needs no
+ * coordination with the writer (DTA paper section 4 "Append", A.3; the
+ * frame format is ours, see append.h and docs/layouts.md).
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dta/append.h"
+#include "dta/wire.h"
+#include "internal.h"
+
+#define AP_HDR 8
+#define AP_TRL 8
+
+/* Batch sequence numbers run 1, 2, ..., 2^32-1, 1, ...: 0 is "never". */
+static uint32_t ap_next_seq(uint32_t s)
+{
+	return s + 1 ? s + 1 : 1;
+}
+
+static uint64_t ap_frame_off(const struct dta_layout *l, uint32_t list,
+			     uint32_t seq)
+{
+	uint64_t pos = (seq - 1) % l->g.ap.ring_batches;
+
+	return ((uint64_t)list * l->g.ap.ring_batches + pos) *
+	       l->g.ap.frame_size;
+}
+
+DTA_API int dta_ap_ops(const struct dta_layout *l, uint32_t list,
+		       struct dta_ap_cursor *cur, const void *entries,
+		       unsigned count, uint8_t *framebuf, size_t framebuf_len,
+		       struct dta_memop *ops, size_t max_ops)
+{
+	uint32_t fs, seq;
+	uint64_t off;
+	size_t body;
+	unsigned nops;
+
+	if (!l || !cur || !entries || !framebuf || !ops)
+		return -EINVAL;
+	if (l->primitive != DTA_PRIM_APPEND)
+		return -DTA_E_PRIMITIVE;
+	if (list >= l->g.ap.lists || count == 0 ||
+	    count > l->g.ap.batch_entries)
+		return -DTA_E_MISMATCH;
+	nops = (l->g.ap.flags & DTA_AP_SEPARATE_TRAILER) ? 2 : 1;
+	fs = l->g.ap.frame_size;
+	if (framebuf_len < fs || max_ops < nops)
+		return -ENOSPC;
+
+	seq = ap_next_seq(cur->next_seq);
+	body = (size_t)count * l->g.ap.entry_size;
+	memset(framebuf, 0, fs);
+	dta__put_be32(framebuf, seq);
+	dta__put_be32(framebuf + 4, cur->next_entry);
+	memcpy(framebuf + AP_HDR, entries, body);
+	dta__put_be32(framebuf + fs - AP_TRL, seq);
+	dta__put_be16(framebuf + fs - 4, (uint16_t)count);
+	dta__put_be16(framebuf + fs - 2, DTA_AP_TRAILER_MAGIC);
+
+	off = ap_frame_off(l, list, seq);
+	ops[0].kind = DTA_MEMOP_WRITE;
+	ops[0].offset = off;
+	ops[0].len = nops == 2 ? fs - AP_TRL : fs;
+	ops[0].data = framebuf;
+	ops[0].add = 0;
+	if (nops == 2) {
+		ops[1].kind = DTA_MEMOP_WRITE;
+		ops[1].offset = off + fs - AP_TRL;
+		ops[1].len = AP_TRL;
+		ops[1].data = framebuf + fs - AP_TRL;
+		ops[1].add = 0;
+	}
+	cur->next_seq = seq;
+	cur->next_entry += count;
+	return (int)nops;
+}
+
+struct dta_ap_reader {
+	const struct dta_layout *l;
+	const uint8_t *area;
+	uint32_t list;
+	uint32_t expect;       /* next batch sequence number */
+	uint32_t expect_entry; /* next entry index, as the writer counts */
+	uint64_t position;     /* entries consumed or lost */
+};
+
+static uint32_t ap_load32(const uint8_t *p, memory_order mo)
+{
+	uint32_t raw = atomic_load_explicit((const _Atomic uint32_t *)
+						    (const void *)p, mo);
+
+	return dta__be32((const uint8_t *)&raw);
+}
+
+/* A frame whose header and trailer agree, for the initial scan. */
+static int ap_frame_valid(const struct dta_ap_reader *rd, const uint8_t *f,
+			  uint32_t *seq, uint32_t *first, unsigned *count)
+{
+	uint32_t fs = rd->l->g.ap.frame_size;
+
+	*seq = ap_load32(f, memory_order_acquire);
+	if (*seq == 0 || ap_load32(f + fs - AP_TRL, memory_order_acquire) != *seq ||
+	    dta__be16(f + fs - 2) != DTA_AP_TRAILER_MAGIC)
+		return 0;
+	*first = dta__be32(f + 4);
+	*count = dta__be16(f + fs - 4);
+	return *count >= 1 && *count <= rd->l->g.ap.batch_entries;
+}
+
+DTA_API int dta_ap_reader_create(const struct dta_layout *l, const void *area,
+				 uint32_t list, int from_now,
+				 struct dta_ap_reader **out)
+{
+	struct dta_ap_reader *rd;
+	uint32_t ref = 0, best_seq = 0, best_first = 0;
+	unsigned best_count = 0;
+	int have = 0;
+
+	if (!l || !area || !out)
+		return -EINVAL;
+	if (l->primitive != DTA_PRIM_APPEND)
+		return -DTA_E_PRIMITIVE;
+	if (list >= l->g.ap.lists)
+		return -DTA_E_MISMATCH;
+	rd = calloc(1, sizeof(*rd));
+	if (!rd)
+		return -ENOMEM;
+	rd->l = l;
+	rd->area = area;
+	rd->list = list;
+	rd->expect = 1;
+
+	/* Find the oldest (or newest) intact frame. Sequence numbers in one
+	 * ring are within ring_batches of each other, so comparing them by
+	 * signed distance from any one of them orders them correctly. */
+	for (uint32_t pos = 0; pos < l->g.ap.ring_batches; pos++) {
+		const uint8_t *f = rd->area +
+				   ((uint64_t)list * l->g.ap.ring_batches + pos) *
+					   l->g.ap.frame_size;
+		uint32_t seq, first;
+		unsigned count;
+		int32_t d;
+
+		if (!ap_frame_valid(rd, f, &seq, &first, &count))
+			continue;
+		if (!have) {
+			ref = seq;
+			have = 1;
+			best_seq = seq;
+			best_first = first;
+			best_count = count;
+			continue;
+		}
+		d = (int32_t)(seq - ref) - (int32_t)(best_seq - ref);
+		if (from_now ? d > 0 : d < 0) {
+			best_seq = seq;
+			best_first = first;
+			best_count = count;
+		}
+	}
+	if (have && from_now) {
+		rd->expect = ap_next_seq(best_seq);
+		rd->expect_entry = best_first + best_count;
+	} else if (have) {
+		rd->expect = best_seq;
+		rd->expect_entry = best_first;
+	}
+	rd->position = rd->expect_entry;
+	*out = rd;
+	return 0;
+}
+
+DTA_API void dta_ap_reader_destroy(struct dta_ap_reader *rd)
+{
+	free(rd);
+}
+
+DTA_API uint64_t dta_ap_reader_position(const struct dta_ap_reader *rd)
+{
+	return rd ? rd->position : 0;
+}
+
+DTA_API int dta_ap_read(struct dta_ap_reader *rd, void *out, size_t max,
+			uint64_t *lost)
+{
+	const struct dta_layout *l;
+	uint8_t *o = out;
+	size_t got = 0;
+	uint32_t fs, es, spins = 0;
+
+	if (!rd || !out)
+		return -EINVAL;
+	l = rd->l;
+	if (max < l->g.ap.batch_entries)
+		return -ENOSPC;
+	fs = l->g.ap.frame_size;
+	es = l->g.ap.entry_size;
+
+	/* Each pass looks at the frame where batch rd->expect belongs. The
+	 * bound on passes keeps a reader that keeps being lapped by a much
+	 * faster writer from spinning forever; it returns and tries later. */
+	for (;;) {
+		const uint8_t *f = rd->area + ap_frame_off(l, rd->list, rd->expect);
+		uint32_t h, t, first;
+		unsigned count;
+		int32_t d;
+
+		h = ap_load32(f, memory_order_acquire);
+		d = (int32_t)(h - rd->expect);
+		if (h == 0 || d < 0)
+			break; /* not written yet: nothing new */
+		if (d > 0) {
+			/* Lapped: this slot already holds a batch at least one
+			 * ring later. The oldest batch that may still be
+			 * intact is one ring behind it. */
+			uint32_t next = h - l->g.ap.ring_batches + 1;
+
+			if (++spins > 2 * l->g.ap.ring_batches + 2)
+				break;
+			rd->expect = next ? next : 1;
+			continue;
+		}
+		t = ap_load32(f + fs - AP_TRL, memory_order_acquire);
+		if (t != rd->expect)
+			break; /* being written: try again later */
+		count = dta__be16(f + fs - 4);
+		first = dta__be32(f + 4);
+		if (dta__be16(f + fs - 2) != DTA_AP_TRAILER_MAGIC || count == 0 ||
+		    count > l->g.ap.batch_entries) {
+			/* A complete but corrupt frame: skip it; its entries
+			 * are counted as lost when the next frame is read. */
+			rd->expect = ap_next_seq(rd->expect);
+			continue;
+		}
+		if (count > max - got)
+			break;
+		memcpy(o + got * es, f + AP_HDR, (size_t)count * es);
+		atomic_thread_fence(memory_order_acquire);
+		if (ap_load32(f, memory_order_relaxed) != rd->expect) {
+			if (++spins > 2 * l->g.ap.ring_batches + 2)
+				break;
+			continue; /* overwritten while copying: lapped */
+		}
+		if (lost)
+			*lost += (uint32_t)(first - rd->expect_entry);
+		rd->position += (uint32_t)(first - rd->expect_entry) + count;
+		rd->expect_entry = first + count;
+		rd->expect = ap_next_seq(rd->expect);
+		got += count;
+	}
+	return (int)got;
+}

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Internals shared between libdta's .c files (dta__ names). */
+#ifndef DTA_INTERNAL_H
+#define DTA_INTERNAL_H
+
+#include <assert.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "dta/common.h"
+
+#if defined(__GNUC__)
+#define DTA__PRINTF(a, b) __attribute__((format(printf, a, b)))
+#define DTA__LIKELY(x) __builtin_expect(!!(x), 1)
+#define DTA__UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define DTA__PRINTF(a, b)
+#define DTA__LIKELY(x) (x)
+#define DTA__UNLIKELY(x) (x)
+#endif
+
+void dta__log(enum dta_log_level level, const char *fmt, ...) DTA__PRINTF(2, 3);
+
+/* Big-endian load/store of 1..8 byte fields. */
+static inline uint64_t dta__get_be(const uint8_t *p, unsigned bytes)
+{
+	uint64_t v = 0;
+
+	for (unsigned i = 0; i < bytes; i++)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+static inline void dta__put_be(uint8_t *p, uint64_t v, unsigned bytes)
+{
+	for (unsigned i = bytes; i-- > 0;) {
+		p[i] = (uint8_t)v;
+		v >>= 8;
+	}
+}
+
+static inline uint16_t dta__be16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static inline uint32_t dta__be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+
+static inline uint64_t dta__be64(const uint8_t *p)
+{
+	return (uint64_t)dta__be32(p) << 32 | dta__be32(p + 4);
+}
+
+static inline void dta__put_be16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static inline void dta__put_be32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+static inline void dta__put_be64(uint8_t *p, uint64_t v)
+{
+	dta__put_be32(p, (uint32_t)(v >> 32));
+	dta__put_be32(p + 4, (uint32_t)v);
+}
+
+/* Little-endian helpers for the host-side region header. */
+static inline void dta__put_le(uint8_t *p, uint64_t v, unsigned bytes)
+{
+	for (unsigned i = 0; i < bytes; i++) {
+		p[i] = (uint8_t)v;
+		v >>= 8;
+	}
+}
+
+static inline uint64_t dta__get_le(const uint8_t *p, unsigned bytes)
+{
+	uint64_t v = 0;
+
+	for (unsigned i = bytes; i-- > 0;)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+/* Index in [0, m) from a hash value: mask for powers of two, else modulo. */
+static inline uint64_t dta__reduce(uint64_t h, uint64_t m)
+{
+	return (m & (m - 1)) == 0 ? (h & (m - 1)) : (h % m);
+}
+
+#endif /* DTA_INTERNAL_H */

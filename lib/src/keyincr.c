@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Key-Increment: count-min sketch updated by fetch-and-add (DTA paper
+ * section 4 "Key-Increment", appendix A.4).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "dta/keyincr.h"
+#include "dta/wire.h"
+#include "internal.h"
+
+DTA_API uint64_t dta_ki_index(const struct dta_layout *l, const void *key,
+			      size_t key_len, unsigned n)
+{
+	return dta__reduce(dta_hashfn_eval(&l->fn[DTA_HF_SLOT(n)], key, key_len),
+			   l->g.ki.width);
+}
+
+static uint64_t ki_offset(const struct dta_layout *l, unsigned bank,
+			  unsigned row, uint64_t index)
+{
+	return (((uint64_t)bank * l->g.ki.rows + row) * l->g.ki.width + index) *
+	       8;
+}
+
+static int ki_check(const struct dta_layout *l, const void *key,
+		    size_t key_len, unsigned bank)
+{
+	if (!l || !key || key_len == 0 || key_len > DTA_KEY_MAX)
+		return -EINVAL;
+	if (l->primitive != DTA_PRIM_KEY_INCREMENT)
+		return -DTA_E_PRIMITIVE;
+	if (bank >= l->g.ki.banks)
+		return -DTA_E_MISMATCH;
+	return 0;
+}
+
+DTA_API int dta_ki_ops(const struct dta_layout *l, const void *key,
+		       size_t key_len, uint64_t add, unsigned bank,
+		       struct dta_memop *ops, size_t max_ops)
+{
+	int err = ki_check(l, key, key_len, bank);
+
+	if (err)
+		return err;
+	if (!ops)
+		return -EINVAL;
+	if (max_ops < l->g.ki.rows)
+		return -ENOSPC;
+	for (unsigned n = 0; n < l->g.ki.rows; n++) {
+		ops[n].kind = DTA_MEMOP_FETCH_ADD;
+		ops[n].len = 8;
+		ops[n].offset = ki_offset(l, bank, n, dta_ki_index(l, key, key_len, n));
+		ops[n].data = NULL;
+		ops[n].add = add;
+	}
+	return l->g.ki.rows;
+}
+
+DTA_API int dta_ki_query(const struct dta_layout *l, const void *area,
+			 const void *key, size_t key_len, unsigned bank,
+			 uint64_t *out)
+{
+	uint64_t min = UINT64_MAX;
+	int err = ki_check(l, key, key_len, bank);
+
+	if (err)
+		return err;
+	if (!area || !out)
+		return -EINVAL;
+	for (unsigned n = 0; n < l->g.ki.rows; n++) {
+		const uint64_t *c = (const uint64_t *)(const void *)
+			((const uint8_t *)area +
+			 ki_offset(l, bank, n, dta_ki_index(l, key, key_len, n)));
+		uint64_t v = __atomic_load_n(c, __ATOMIC_RELAXED);
+
+		if (v < min)
+			min = v;
+	}
+	*out = min;
+	return 0;
+}
+
+DTA_API int dta_ki_reset(const struct dta_layout *l, void *area, unsigned bank)
+{
+	uint64_t *c;
+	uint64_t n;
+
+	if (!l || !area)
+		return -EINVAL;
+	if (l->primitive != DTA_PRIM_KEY_INCREMENT)
+		return -DTA_E_PRIMITIVE;
+	if (bank >= l->g.ki.banks)
+		return -DTA_E_MISMATCH;
+	c = (uint64_t *)(void *)((uint8_t *)area + ki_offset(l, bank, 0, 0));
+	n = (uint64_t)l->g.ki.rows * l->g.ki.width;
+	for (uint64_t i = 0; i < n; i++)
+		__atomic_store_n(&c[i], 0, __ATOMIC_RELAXED);
+	return 0;
+}

@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Key-Write writer ops and queries (DTA paper section 4, appendix A.1, A.5).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "dta/keywrite.h"
+#include "dta/wire.h"
+#include "internal.h"
+
+DTA_API uint64_t dta_kw_slot(const struct dta_layout *l, const void *key,
+			     size_t key_len, unsigned n)
+{
+	return dta__reduce(dta_hashfn_eval(&l->fn[DTA_HF_SLOT(n)], key, key_len),
+			   l->g.kw.slots);
+}
+
+DTA_API uint64_t dta_kw_checksum(const struct dta_layout *l, const void *key,
+				 size_t key_len)
+{
+	unsigned bytes = l->g.kw.csum_bytes;
+	uint64_t c = dta_hashfn_eval(&l->fn[DTA_HF_CHECKSUM], key, key_len);
+
+	if (bytes < 8)
+		c &= (1ull << (8 * bytes)) - 1;
+	/* Zero means "never written": remap so empty slots never match. */
+	return c ? c : 1;
+}
+
+static int kw_check_args(const struct dta_layout *l, const void *key,
+			 size_t key_len)
+{
+	if (!l || !key || key_len == 0 || key_len > DTA_KEY_MAX)
+		return -EINVAL;
+	if (l->primitive != DTA_PRIM_KEY_WRITE)
+		return -DTA_E_PRIMITIVE;
+	return 0;
+}
+
+DTA_API int dta_kw_ops(const struct dta_layout *l, const void *key,
+		       size_t key_len, const void *data, size_t data_len,
+		       unsigned redundancy, uint8_t *slotbuf,
+		       size_t slotbuf_len, struct dta_memop *ops,
+		       size_t max_ops)
+{
+	int err = kw_check_args(l, key, key_len);
+
+	if (err)
+		return err;
+	if (!data || !slotbuf || !ops)
+		return -EINVAL;
+	if (data_len != l->g.kw.data_len || redundancy == 0 ||
+	    redundancy > l->g.kw.max_redundancy)
+		return -DTA_E_MISMATCH;
+	if (max_ops < redundancy || slotbuf_len < l->g.kw.slot_size)
+		return -ENOSPC;
+
+	dta__put_be(slotbuf, dta_kw_checksum(l, key, key_len),
+		    l->g.kw.csum_bytes);
+	memcpy(slotbuf + l->g.kw.csum_bytes, data, data_len);
+	for (unsigned n = 0; n < redundancy; n++) {
+		ops[n].kind = DTA_MEMOP_WRITE;
+		ops[n].len = l->g.kw.slot_size;
+		ops[n].offset = dta_kw_slot(l, key, key_len, n) *
+				l->g.kw.slot_size;
+		ops[n].data = slotbuf;
+		ops[n].add = 0;
+	}
+	return (int)redundancy;
+}
+
+/*
+ * Plurality vote over the slots at @idx (appendix A.5). Each slot is copied
+ * before it is examined so that a concurrent writer cannot make the data
+ * compared differ from the data returned. Copies that landed in the same
+ * slot are one vote, not several.
+ */
+static void kw_vote(const struct dta_layout *l, const uint8_t *area,
+		    const uint64_t *idx, unsigned nq, uint64_t csum,
+		    unsigned threshold, uint8_t *out, struct dta_kw_result *res)
+{
+	uint8_t cand[DTA_MAX_REDUNDANCY][8 + DTA_DATA_MAX];
+	unsigned votes[DTA_MAX_REDUNDANCY];
+	unsigned ncand = 0, matched = 0;
+	unsigned cb = l->g.kw.csum_bytes, dl = l->g.kw.data_len;
+	unsigned best = 0, best_votes = 0, tie = 0;
+
+	for (unsigned n = 0; n < nq; n++) {
+		uint8_t slot[8 + DTA_DATA_MAX];
+		unsigned c;
+		bool dup = false;
+
+		for (unsigned m = 0; m < n; m++)
+			dup |= idx[m] == idx[n];
+		if (dup)
+			continue;
+		memcpy(slot, area + idx[n] * l->g.kw.slot_size,
+		       l->g.kw.slot_size);
+		if (dta__get_be(slot, cb) != csum)
+			continue;
+		matched++;
+		for (c = 0; c < ncand; c++)
+			if (!memcmp(cand[c] + cb, slot + cb, dl))
+				break;
+		if (c == ncand) {
+			memcpy(cand[c], slot, l->g.kw.slot_size);
+			votes[c] = 0;
+			ncand++;
+		}
+		votes[c]++;
+	}
+	for (unsigned c = 0; c < ncand; c++) {
+		if (votes[c] > best_votes) {
+			best = c;
+			best_votes = votes[c];
+			tie = 0;
+		} else if (votes[c] == best_votes) {
+			tie = 1;
+		}
+	}
+	res->candidates = matched;
+	res->votes = best_votes;
+	if (ncand == 0) {
+		res->status = DTA_Q_NOT_FOUND;
+	} else if (tie) {
+		res->status = DTA_Q_CONFLICT;
+	} else if (best_votes < threshold) {
+		res->status = DTA_Q_NOT_FOUND;
+	} else {
+		res->status = DTA_Q_FOUND;
+		memcpy(out, cand[best] + cb, dl);
+	}
+}
+
+static int kw_query_setup(const struct dta_layout *l, const void *area,
+			  const struct dta_kw_query_opts *opts,
+			  size_t out_len, unsigned *nq, unsigned *thr)
+{
+	if (!area)
+		return -EINVAL;
+	*nq = opts && opts->redundancy ? opts->redundancy
+				       : l->g.kw.max_redundancy;
+	*thr = opts ? opts->threshold : 0;
+	if (*nq > DTA_MAX_REDUNDANCY || *thr > DTA_MAX_REDUNDANCY)
+		return -EINVAL;
+	if (out_len < l->g.kw.data_len)
+		return -ENOSPC;
+	return 0;
+}
+
+DTA_API int dta_kw_query(const struct dta_layout *l, const void *area,
+			 const void *key, size_t key_len,
+			 const struct dta_kw_query_opts *opts, void *out,
+			 size_t out_len, struct dta_kw_result *res)
+{
+	uint64_t idx[DTA_MAX_REDUNDANCY];
+	unsigned nq, thr;
+	int err = kw_check_args(l, key, key_len);
+
+	if (err)
+		return err;
+	if (!out || !res)
+		return -EINVAL;
+	err = kw_query_setup(l, area, opts, out_len, &nq, &thr);
+	if (err)
+		return err;
+	for (unsigned n = 0; n < nq; n++)
+		idx[n] = dta_kw_slot(l, key, key_len, n);
+	kw_vote(l, area, idx, nq, dta_kw_checksum(l, key, key_len), thr, out,
+		res);
+	return 0;
+}
+
+#define KW_BATCH 16
+
+DTA_API int dta_kw_query_batch(const struct dta_layout *l, const void *area,
+			       const void *keys, size_t key_len, size_t n,
+			       const struct dta_kw_query_opts *opts, void *out,
+			       size_t out_len, struct dta_kw_result *res)
+{
+	const uint8_t *k = keys;
+	uint8_t *o = out;
+	unsigned nq, thr;
+	int err = kw_check_args(l, keys, key_len);
+
+	if (err)
+		return err;
+	if (!out || !res)
+		return -EINVAL;
+	err = kw_query_setup(l, area, opts, l->g.kw.data_len, &nq, &thr);
+	if (err)
+		return err;
+	if (n > out_len / l->g.kw.data_len)
+		return -ENOSPC;
+
+	/* Hash a group, prefetch all of its slots, then vote: the slot reads
+	 * of the group overlap instead of waiting on memory one by one. */
+	for (size_t base = 0; base < n; base += KW_BATCH) {
+		uint64_t idx[KW_BATCH][DTA_MAX_REDUNDANCY];
+		uint64_t csum[KW_BATCH];
+		size_t cnt = n - base < KW_BATCH ? n - base : KW_BATCH;
+
+		for (size_t i = 0; i < cnt; i++) {
+			const uint8_t *key = k + (base + i) * key_len;
+
+			for (unsigned j = 0; j < nq; j++) {
+				idx[i][j] = dta_kw_slot(l, key, key_len, j);
+				__builtin_prefetch((const uint8_t *)area +
+						   idx[i][j] * l->g.kw.slot_size);
+			}
+			csum[i] = dta_kw_checksum(l, key, key_len);
+		}
+		for (size_t i = 0; i < cnt; i++)
+			kw_vote(l, area, idx[i], nq, csum[i], thr,
+				o + (base + i) * l->g.kw.data_len,
+				&res[base + i]);
+	}
+	return 0;
+}
