@@ -37,16 +37,20 @@ static int memop_check(const struct dta_memop *op, uint64_t size)
  */
 static void memop_write(uint8_t *dst, const uint8_t *src, uint32_t len)
 {
-	if (len <= 16) {
+	if (len <= 8) {
 		memcpy(dst, src, len);
 		atomic_thread_fence(memory_order_release);
 		return;
 	}
 	memcpy(dst, src, 8);
 	atomic_thread_fence(memory_order_release);
-	memcpy(dst + 8, src + 8, len - 16);
-	atomic_thread_fence(memory_order_release);
-	memcpy(dst + len - 8, src + len - 8, 8);
+	if (len > 16) {
+		memcpy(dst + 8, src + 8, len - 16);
+		atomic_thread_fence(memory_order_release);
+		memcpy(dst + len - 8, src + len - 8, 8);
+	} else {
+		memcpy(dst + 8, src + 8, len - 8);
+	}
 	atomic_thread_fence(memory_order_release);
 }
 
