@@ -17,8 +17,9 @@
  *    (SSE4.2 / ARMv8) when present. Functions that share one polynomial and
  *    differ only in init value are affine shifts of each other and make
  *    redundancy useless; see docs/hashing.md.
- *  - DTA_HASH_CRC32: the research prototype's functions, for layouts that must
- *    match switches running its reporter/translator.
+ *  - DTA_HASH_CRC32: standard CRC-32 for every role with per-role init values,
+ *    for switches that only have the standard CRC engine. It is NOT yet the
+ *    research prototype's exact Key-Write input (docs/layouts.md).
  *  - DTA_HASH_XXH3: XXH3-64 with per-role seeds, for software-only
  *    deployments that want speed and 64-bit outputs.
  *
