@@ -126,9 +126,19 @@ static void test_legacy(void **state)
 	assert_memory_equal(buf, kw_nack, sizeof(kw_nack));
 
 	assert_int_equal(dta_wire_decode(pc, sizeof(pc), &r, 1, 0), 1);
-	assert_int_equal(r.u.pc.hop, 3);
+	assert_int_equal(r.u.pc.hop, 2); /* legacy hop 3 is the third hop */
+	assert_int_equal(dta_wire_encode(&r, buf, sizeof(buf)), sizeof(pc));
+	assert_memory_equal(buf, pc, sizeof(pc));
 	assert_int_equal(r.u.pc.value, 3000);
 	assert_int_equal(r.u.pc.path_len, 0);
+	{
+		uint8_t pc0[sizeof(pc)];
+
+		memcpy(pc0, pc, sizeof(pc));
+		pc0[6] = 0; /* hop 0 does not exist in the legacy numbering */
+		assert_int_equal(dta_wire_decode(pc0, sizeof(pc0), &r, 1, 0),
+				 -DTA_E_MALFORMED);
+	}
 	assert_int_equal(dta_wire_decode(ki, sizeof(ki), &r, 1, 0), 1);
 	assert_int_equal(r.u.ki.counter, 9);
 

@@ -152,11 +152,12 @@ static int decode_legacy(const uint8_t *p, size_t len, struct dta_report *r,
 		r->u.ap.data = b + 4;
 		break;
 	default: /* DTA_OP_POSTCARD */
-		if (b[4] >= DTA_MAX_HOPS)
+		/* The prototype numbers hops from 1; v1 and our layouts from 0. */
+		if (b[4] == 0 || b[4] > DTA_MAX_HOPS)
 			return -DTA_E_MALFORMED;
 		r->u.pc.key_len = 4;
 		r->u.pc.key = b;
-		r->u.pc.hop = b[4];
+		r->u.pc.hop = (uint8_t)(b[4] - 1);
 		r->u.pc.value = dta__be32(b + 5);
 		break;
 	}
@@ -359,7 +360,7 @@ DTA_API int dta_wire_encode(const struct dta_report *r, void *buf, size_t cap)
 		break;
 	default:
 		memcpy(b, r->u.pc.key, 4);
-		b[4] = r->u.pc.hop;
+		b[4] = (uint8_t)(r->u.pc.hop + 1); /* 1-based on the legacy wire */
 		dta__put_be32(b + 5, r->u.pc.value);
 		break;
 	}
