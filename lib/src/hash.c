@@ -234,6 +234,11 @@ DTA_API uint64_t dta_hashfn_eval(const struct dta_hashfn *fn, const void *buf,
 	return crc_tab_update(fn->tab, fn->init, buf, len) ^ fn->xorout;
 }
 
+/* The prototype translator's Postcarding hop polynomials, hops 1..5. */
+static const uint32_t proto_hop_polys[DTA_PROTOTYPE_HOPS] = {
+	0x1e12a700u, 0x65b96595u, 0x49cf878bu, 0x36518f0du, 0x7a40a908u,
+};
+
 static uint64_t splitmix64(uint64_t z)
 {
 	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -265,6 +270,23 @@ DTA_API int dta_hash_family_fn(int family, uint64_t seed, unsigned role,
 		out->init = 0xFFFFFFFFu ^ (uint32_t)splitmix64(seed + role);
 		out->xorout = 0xFFFFFFFFu;
 		break;
+	case DTA_HASH_PROTOTYPE:
+		/* Tofino HashAlgorithm_t.CRC32 for slots and checksums; the
+		 * postcard hop checksums are CRCPolynomial(poly, reversed,
+		 * init and xor 0xFFFFFFFF). Values are stored unencoded. */
+		out->kind = DTA_HASHFN_CRC32;
+		out->init = 0xFFFFFFFFu;
+		out->xorout = 0xFFFFFFFFu;
+		if (role < DTA_HF_VALUE) {
+			out->poly = POLY_CRC32;
+		} else if (role >= DTA_HF_HOP(0) &&
+			   role < DTA_HF_HOP(DTA_PROTOTYPE_HOPS)) {
+			out->poly = proto_hop_polys[role - DTA_HF_HOP(0)];
+		} else {
+			memset(out, 0, sizeof(*out));
+			return role == DTA_HF_VALUE ? 0 : -DTA_E_HASHFAMILY;
+		}
+		break;
 	case DTA_HASH_XXH3:
 		out->kind = DTA_HASHFN_XXH3;
 		out->seed = splitmix64(seed ^ (0x9E3779B97F4A7C15ull * (role + 1)));
@@ -279,11 +301,12 @@ static const char *const family_names[] = {
 	[DTA_HASH_CRC32C] = "crc32c",
 	[DTA_HASH_CRC32] = "crc32",
 	[DTA_HASH_XXH3] = "xxh3",
+	[DTA_HASH_PROTOTYPE] = "prototype",
 };
 
 DTA_API const char *dta_hash_family_name(int family)
 {
-	if (family < DTA_HASH_CRC32C || family > DTA_HASH_XXH3)
+	if (family < DTA_HASH_CRC32C || family > DTA_HASH_PROTOTYPE)
 		return NULL;
 	return family_names[family];
 }
@@ -292,7 +315,7 @@ DTA_API int dta_hash_family_parse(const char *name)
 {
 	if (!name)
 		return -EINVAL;
-	for (int f = DTA_HASH_CRC32C; f <= DTA_HASH_XXH3; f++)
+	for (int f = DTA_HASH_CRC32C; f <= DTA_HASH_PROTOTYPE; f++)
 		if (!strcasecmp(name, family_names[f]))
 			return f;
 	return -DTA_E_HASHFAMILY;

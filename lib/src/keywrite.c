@@ -9,9 +9,29 @@
 #include "dta/wire.h"
 #include "internal.h"
 
+/*
+ * The prototype hashes the key with its bytes reversed (its P4 reverses the
+ * 32-bit key "for endianness"), followed by the copy number as one byte,
+ * and bounds the result with a mask.
+ */
+static uint64_t kw_proto_hash(const struct dta_layout *l, const uint8_t *key,
+			      size_t key_len, int with_n, unsigned n)
+{
+	uint8_t buf[DTA_KEY_MAX + 1];
+
+	for (size_t i = 0; i < key_len; i++)
+		buf[i] = key[key_len - 1 - i];
+	buf[key_len] = (uint8_t)n;
+	return dta_hashfn_eval(&l->fn[with_n ? DTA_HF_SLOT(n) : DTA_HF_CHECKSUM],
+			       buf, key_len + (with_n ? 1 : 0));
+}
+
 DTA_API uint64_t dta_kw_slot(const struct dta_layout *l, const void *key,
 			     size_t key_len, unsigned n)
 {
+	if (l->hash_family == DTA_HASH_PROTOTYPE)
+		return kw_proto_hash(l, key, key_len, 1, n) &
+		       (l->g.kw.slots - 1);
 	return dta__reduce(dta_hashfn_eval(&l->fn[DTA_HF_SLOT(n)], key, key_len),
 			   l->g.kw.slots);
 }
@@ -20,12 +40,34 @@ DTA_API uint64_t dta_kw_checksum(const struct dta_layout *l, const void *key,
 				 size_t key_len)
 {
 	unsigned bytes = l->g.kw.csum_bytes;
-	uint64_t c = dta_hashfn_eval(&l->fn[DTA_HF_CHECKSUM], key, key_len);
+	uint64_t c;
 
+	/* The prototype stores the raw CRC, zero included (docs/layouts.md). */
+	if (l->hash_family == DTA_HASH_PROTOTYPE)
+		return kw_proto_hash(l, key, key_len, 0, 0);
+	c = dta_hashfn_eval(&l->fn[DTA_HF_CHECKSUM], key, key_len);
 	if (bytes < 8)
 		c &= (1ull << (8 * bytes)) - 1;
 	/* Zero means "never written": remap so empty slots never match. */
 	return c ? c : 1;
+}
+
+/* Checksums are big-endian, except the prototype's, which its translator
+ * byte-swaps so that an x86 collector reads them natively. */
+static uint64_t kw_get_csum(const struct dta_layout *l, const uint8_t *slot)
+{
+	if (l->hash_family == DTA_HASH_PROTOTYPE)
+		return dta__get_le(slot, 4);
+	return dta__get_be(slot, l->g.kw.csum_bytes);
+}
+
+static void kw_put_csum(const struct dta_layout *l, uint8_t *slot,
+			uint64_t c)
+{
+	if (l->hash_family == DTA_HASH_PROTOTYPE)
+		dta__put_le(slot, c, 4);
+	else
+		dta__put_be(slot, c, l->g.kw.csum_bytes);
 }
 
 static int kw_check_args(const struct dta_layout *l, const void *key,
@@ -56,8 +98,7 @@ DTA_API int dta_kw_ops(const struct dta_layout *l, const void *key,
 	if (max_ops < redundancy || slotbuf_len < l->g.kw.slot_size)
 		return -ENOSPC;
 
-	dta__put_be(slotbuf, dta_kw_checksum(l, key, key_len),
-		    l->g.kw.csum_bytes);
+	kw_put_csum(l, slotbuf, dta_kw_checksum(l, key, key_len));
 	memcpy(slotbuf + l->g.kw.csum_bytes, data, data_len);
 	for (unsigned n = 0; n < redundancy; n++) {
 		ops[n].kind = DTA_MEMOP_WRITE;
@@ -97,7 +138,7 @@ static void kw_vote(const struct dta_layout *l, const uint8_t *area,
 			continue;
 		memcpy(slot, area + idx[n] * l->g.kw.slot_size,
 		       l->g.kw.slot_size);
-		if (dta__get_be(slot, cb) != csum)
+		if (kw_get_csum(l, slot) != csum)
 			continue;
 		matched++;
 		for (c = 0; c < ncand; c++)

@@ -30,6 +30,12 @@ static uint64_t next_pow2_u32(uint64_t v)
 	return p;
 }
 
+/* The prototype bounds slot indices with a mask table of 2..2^31. */
+static bool proto_slots_ok(uint64_t n)
+{
+	return n >= 2 && n <= (1ull << 31) && (n & (n - 1)) == 0;
+}
+
 /* Derived sizes; also the geometry check used by decode. */
 static int layout_geometry(struct dta_layout *l)
 {
@@ -48,6 +54,9 @@ static int layout_geometry(struct dta_layout *l)
 		if (l->hash_family != DTA_HASH_XXH3 &&
 		    l->g.kw.slots > (1ull << 32))
 			return -EINVAL;
+		if (l->hash_family == DTA_HASH_PROTOTYPE &&
+		    (c != 4 || !proto_slots_ok(l->g.kw.slots)))
+			return -EINVAL;
 		l->g.kw.slot_size = c + l->g.kw.data_len;
 		if (l->g.kw.slots > UINT64_MAX / l->g.kw.slot_size)
 			return -EINVAL;
@@ -64,6 +73,10 @@ static int layout_geometry(struct dta_layout *l)
 			return -EINVAL;
 		if (l->hash_family != DTA_HASH_XXH3 &&
 		    l->g.pc.chunks > (1ull << 32))
+			return -EINVAL;
+		if (l->hash_family == DTA_HASH_PROTOTYPE &&
+		    (b != 4 || l->g.pc.hops > DTA_PROTOTYPE_HOPS ||
+		     l->g.pc.redundancy != 1 || !proto_slots_ok(l->g.pc.chunks)))
 			return -EINVAL;
 		l->g.pc.chunk_size =
 			(uint32_t)next_pow2_u32((uint64_t)l->g.pc.hops * b);
@@ -93,6 +106,10 @@ static int layout_geometry(struct dta_layout *l)
 		return 0;
 	}
 	case DTA_PRIM_KEY_INCREMENT:
+		/* The prototype's Key-Increment never produced valid RDMA
+		 * (docs/layouts.md): there is nothing to be compatible with. */
+		if (l->hash_family == DTA_HASH_PROTOTYPE)
+			return -EINVAL;
 		if (l->g.ki.width == 0 || l->g.ki.rows == 0 ||
 		    l->g.ki.rows > DTA_MAX_REDUNDANCY ||
 		    (l->g.ki.banks != 1 && l->g.ki.banks != 2))
@@ -121,6 +138,9 @@ static uint32_t layout_roles(const struct dta_layout *l)
 		return slots | 1u << DTA_HF_CHECKSUM;
 	case DTA_PRIM_POSTCARD:
 		slots = (1u << DTA_MAX_REDUNDANCY) - 1;
+		if (l->hash_family == DTA_HASH_PROTOTYPE) /* values unencoded */
+			return slots |
+			       ((1u << l->g.pc.hops) - 1) << DTA_HF_HOP(0);
 		return slots | 1u << DTA_HF_VALUE |
 		       ((1u << l->g.pc.hops) - 1) << DTA_HF_HOP(0);
 	case DTA_PRIM_KEY_INCREMENT:

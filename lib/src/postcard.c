@@ -17,10 +17,17 @@ static uint32_t pc_mask(const struct dta_layout *l)
 				       : (1u << (8 * l->g.pc.slot_bytes)) - 1;
 }
 
+static bool pc_proto(const struct dta_layout *l)
+{
+	return l->hash_family == DTA_HASH_PROTOTYPE;
+}
+
 static uint32_t pc_code(const struct dta_layout *l, uint32_t v)
 {
 	uint8_t be[4];
 
+	if (pc_proto(l)) /* the prototype stores values unencoded */
+		return v;
 	dta__put_be32(be, v);
 	return (uint32_t)dta_hashfn_eval(&l->fn[DTA_HF_VALUE], be, 4) &
 	       pc_mask(l);
@@ -44,6 +51,9 @@ static uint32_t pc_hopsum(const struct dta_layout *l, const void *key,
 DTA_API uint64_t dta_pc_chunk(const struct dta_layout *l, const void *key,
 			      size_t key_len, unsigned n)
 {
+	if (pc_proto(l)) /* power of two, checked by the layout */
+		return dta_hashfn_eval(&l->fn[DTA_HF_SLOT(n)], key, key_len) &
+		       (l->g.pc.chunks - 1);
 	return dta__reduce(dta_hashfn_eval(&l->fn[DTA_HF_SLOT(n)], key, key_len),
 			   l->g.pc.chunks);
 }
@@ -80,13 +90,16 @@ DTA_API int dta_pc_ops(const struct dta_layout *l, const void *key,
 	if (max_ops < red || chunkbuf_len < l->g.pc.chunk_size)
 		return -ENOSPC;
 
-	blank = pc_blank(l);
+	blank = pc_proto(l) ? 0 : pc_blank(l);
 	memset(chunkbuf, 0, l->g.pc.chunk_size);
 	for (unsigned i = 0; i < hops; i++) {
 		uint32_t g = i < path_len ? pc_code(l, values[i]) : blank;
+		uint32_t slot = pc_hopsum(l, key, key_len, i) ^ g;
 
-		dta__put_be(chunkbuf + i * sb, pc_hopsum(l, key, key_len, i) ^ g,
-			    sb);
+		/* The prototype leaves hops past the path as raw zeros. */
+		if (pc_proto(l) && i >= path_len)
+			slot = 0;
+		dta__put_be(chunkbuf + i * sb, slot, sb);
 	}
 	for (unsigned n = 0; n < red; n++) {
 		ops[n].kind = DTA_MEMOP_WRITE;
@@ -189,7 +202,8 @@ DTA_API int dta_pc_codebook_create(const struct dta_layout *l,
 	}
 	memcpy(sorted, values, n * sizeof(*sorted));
 	qsort(sorted, n, sizeof(*sorted), cmp_u32);
-	cb_insert(cb, pc_blank(l), 0, CB_BLANK);
+	if (!pc_proto(l)) /* prototype blanks are raw zeros, see decode */
+		cb_insert(cb, pc_blank(l), 0, CB_BLANK);
 	for (size_t i = 0; i < n; i++)
 		if (i == 0 || sorted[i] != sorted[i - 1]) /* V is a set */
 			cb_insert(cb, pc_code(l, sorted[i]), sorted[i], CB_VALUE);
@@ -224,8 +238,11 @@ static int pc_decode_copy(const struct dta_layout *l,
 
 	memcpy(copy, chunk, (size_t)sb * hops);
 	for (unsigned i = 0; i < hops; i++) {
-		uint32_t code = (uint32_t)dta__get_be(copy + i * sb, sb) ^ hopsum[i];
-		const struct cb_entry *e = cb_slot(cb, code);
+		static const struct cb_entry raw_blank = { .state = CB_BLANK };
+		uint32_t raw = (uint32_t)dta__get_be(copy + i * sb, sb);
+		const struct cb_entry *e = pc_proto(l) && raw == 0
+						   ? &raw_blank
+						   : cb_slot(cb, raw ^ hopsum[i]);
 		int blank_ok = e->state == CB_BLANK ||
 			       (e->state == CB_AMBIG && i > 0);
 

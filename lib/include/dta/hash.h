@@ -18,8 +18,14 @@
  *    differ only in init value are affine shifts of each other and make
  *    redundancy useless; see docs/hashing.md.
  *  - DTA_HASH_CRC32: standard CRC-32 for every role with per-role init values,
- *    for switches that only have the standard CRC engine. It is NOT yet the
- *    research prototype's exact Key-Write input (docs/layouts.md).
+ *    for switches that only have the standard CRC engine.
+ *  - DTA_HASH_PROTOTYPE: the research prototype's Tofino translator, bit for
+ *    bit, so memory it wrote can be queried and a collector can serve it
+ *    (docs/layouts.md, "Prototype-compatible layouts"). Slot and checksum
+ *    roles are standard CRC-32 (the seed is ignored); Postcarding hop roles
+ *    0..4 are its five custom polynomials and values are not encoded. The
+ *    layouts change their byte formats for this family, not only their
+ *    functions, and only the prototype's geometries are accepted.
  *  - DTA_HASH_XXH3: XXH3-64 with per-role seeds, for software-only
  *    deployments that want speed and 64-bit outputs.
  *
@@ -42,7 +48,11 @@ enum dta_hash_family {
 	DTA_HASH_CRC32C = 1,
 	DTA_HASH_CRC32 = 2,
 	DTA_HASH_XXH3 = 3,
+	DTA_HASH_PROTOTYPE = 4,
 };
+
+/* Postcarding hops the prototype family supports (its B). */
+#define DTA_PROTOTYPE_HOPS 5
 
 /* Roles: which function of a structure's set computes what. */
 #define DTA_MAX_REDUNDANCY 8 /* N, copies per key */
@@ -135,7 +145,8 @@ DTA_API int dta_hashfn_prepare(struct dta_hashfn *fn);
 DTA_API uint64_t dta_hashfn_eval(const struct dta_hashfn *fn, const void *buf,
 				 size_t len);
 
-/* Name of a family ("crc32c", "crc32", "xxh3") or NULL; and back (<0: error). */
+/* Name of a family ("crc32c", "crc32", "xxh3", "prototype") or NULL; and
+ * back (<0: error). */
 DTA_API const char *dta_hash_family_name(int family);
 DTA_API int dta_hash_family_parse(const char *name);
 

@@ -45,7 +45,8 @@ DTA_API int dta_kw_ops(const struct dta_layout *l, const void *key,
 /* Slot index of copy @n of @key (for tests, tools and translators). */
 DTA_API uint64_t dta_kw_slot(const struct dta_layout *l, const void *key,
 			     size_t key_len, unsigned n);
-/* Stored checksum of @key (already remapped so it is never 0). */
+/* Stored checksum of @key: remapped so it is never 0, except in the
+ * prototype family, which stores the raw CRC (docs/layouts.md). */
 DTA_API uint64_t dta_kw_checksum(const struct dta_layout *l, const void *key,
 				 size_t key_len);
 
