@@ -13,6 +13,8 @@
 #include "dta/append.h"
 #include "dta/keyincr.h"
 #include "dta/analysis.h"
+#include "dta/config.h"
+#include "dta/translator.h"
 
 #define DTA_VERSION_MAJOR 0
 #define DTA_VERSION_MINOR 1

@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Translator core: DTA reports in, memory operations out (DTA paper section
+ * 5.2). Every translator (the software dta-translator, the RoCE packet
+ * builder, the P4 reference model) runs reports through this logic and
+ * hands the resulting operations to a *sink* (local shared memory, RDMA,
+ * raw RoCEv2 frames).
+ *
+ * Routing: a translator serves a set of structures, added with
+ * dta_translator_add(). A report goes to
+ *  - Key-Write: the first Key-Write structure whose data length equals the
+ *    report's;
+ *  - Postcarding: the first Postcarding structure with hops >= the report's
+ *    path length;
+ *  - Key-Increment: the first Key-Increment structure;
+ *  - Append: the structure whose list range [list_base, list_base + lists)
+ *    holds the report's list id (list - list_base is the list written).
+ * A report no structure accepts is counted as unknown_structure.
+ *
+ * Stateful parts:
+ *  - Postcarding cache (default 32768 entries) indexed by a hash of the flow
+ *    key that is independent of the chunk hashes. A flow's chunk is emitted
+ *    when all hops of its path are present (path length from the report, or
+ *    all B hops when reports do not carry it, as legacy ones do), when a
+ *    different flow needs the entry (the *evicted* flow is written at the
+ *    evicted flow's own chunks), or when the entry is older than the
+ *    timeout. Emitting frees the entry: the flow's next postcard starts a
+ *    fresh one. An incomplete flow is written as its longest prefix of
+ *    consecutive hops from hop 0; hops after a gap are counted as dropped.
+ *  - Append batching: per list, entries are collected into a batch of K and
+ *    written when full; a partial batch is written when it is older than the
+ *    timeout. Ring position and batch sequence numbers come from
+ *    dta_ap_ops(), so the ring wraps without double-writing a frame.
+ *  - Key-Increment pre-aggregation (optional): increments for the same key
+ *    within a window are summed and issued as one fetch-and-add per row.
+ *
+ * Time is passed in by the caller (nanoseconds, any monotonic origin) so the
+ * core is deterministic under test. Timeouts take effect in
+ * dta_translator_tick().
+ *
+ * Thread safety: dta_translator_process(), _tick() and _flush() may be
+ * called concurrently from several threads once all structures are added;
+ * the sink must then be thread-safe too. Postcarding and aggregation state
+ * is protected by striped locks, Append lists by a lock each.
+ */
+#ifndef DTA_TRANSLATOR_H
+#define DTA_TRANSLATOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dta/common.h"
+#include "dta/layout.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * struct dta_sink - where a translator's memory operations go.
+ * @submit: perform @n operations on structure @structure (the index
+ *          dta_translator_add() returned). WRITE data pointers are valid
+ *          only during the call: a sink that defers must copy. Return 0,
+ *          or a negative errno; the operations are then counted as
+ *          sink_errors (nothing is retried by the core).
+ * @flush:  optional; make everything submitted so far visible (e.g. ring a
+ *          doorbell, wait for completions). Called by dta_translator_flush().
+ * @ctx:    passed back to both.
+ */
+struct dta_sink {
+	int (*submit)(void *ctx, unsigned structure, const struct dta_memop *ops,
+		      size_t n);
+	int (*flush)(void *ctx);
+	void *ctx;
+};
+
+/**
+ * struct dta_translator_opts - zero means default for every field.
+ * @sz:               sizeof(struct dta_translator_opts) (ABI guard).
+ * @pc_cache_entries: Postcarding cache entries (32768).
+ * @pc_timeout_ns:    incomplete postcard flows are written after (10 ms).
+ * @ap_timeout_ns:    partial Append batches are written after (1 ms).
+ * @ki_window_ns:     Key-Increment pre-aggregation window; 0 disables it.
+ * @ki_agg_entries:   pre-aggregation table entries (16384).
+ * @decode_flags:     DTA_DECODE_* for dta_wire_decode().
+ */
+struct dta_translator_opts {
+	size_t sz;
+	uint32_t pc_cache_entries;
+	uint64_t pc_timeout_ns;
+	uint64_t ap_timeout_ns;
+	uint64_t ki_window_ns;
+	uint32_t ki_agg_entries;
+	unsigned decode_flags;
+};
+
+/* Counters; all monotonic since creation. */
+struct dta_translator_stats {
+	uint64_t packets;            /* payloads given to _process() */
+	uint64_t reports[5];         /* accepted reports, by opcode 1..4 */
+	uint64_t malformed;          /* payloads rejected by the decoder */
+	uint64_t unknown_structure;  /* reports no structure accepts */
+	uint64_t mismatch;           /* reports a structure rejects (sizes) */
+	uint64_t seq_lost;           /* per-reporter sequence gaps (v1) */
+	uint64_t seq_late;           /* reports older than one already seen */
+	uint64_t ops_write;          /* operations handed to the sink */
+	uint64_t ops_fetch_add;
+	uint64_t bytes_written;
+	uint64_t sink_errors;        /* operations the sink refused */
+	uint64_t pc_emitted;         /* chunks written, complete */
+	uint64_t pc_evictions;       /* chunks written because evicted */
+	uint64_t pc_timeouts;        /* chunks written because timed out */
+	uint64_t pc_hops_dropped;    /* hops after a gap, not representable */
+	uint64_t pc_duplicates;      /* a hop reported twice for one entry */
+	uint64_t ap_batches;         /* full batches written */
+	uint64_t ap_partial;         /* partial batches written on timeout */
+	uint64_t ki_merged;          /* increments folded into another */
+};
+
+struct dta_translator; /* opaque */
+
+/**
+ * dta_translator_create() - a translator core with no structures.
+ * @opts: may be NULL for defaults.
+ * @sink: copied; submit is required.
+ * Return: 0, -EINVAL, -ENOMEM.
+ */
+DTA_API int dta_translator_create(const struct dta_translator_opts *opts,
+				  const struct dta_sink *sink,
+				  struct dta_translator **out);
+
+/* Flushes nothing: call dta_translator_flush() first to keep pending
+ * postcards, batches and aggregated increments. NULL is fine. */
+DTA_API void dta_translator_destroy(struct dta_translator *t);
+
+/**
+ * dta_translator_add() - serve a structure.
+ * @l:         its layout (copied).
+ * @list_base: Append only: report list id of the structure's list 0.
+ * Must not race with _process().
+ * Return: the structure's index (>= 0) for the sink, -EINVAL, -ENOMEM,
+ * -EEXIST (an Append list range overlaps another structure's).
+ */
+DTA_API int dta_translator_add(struct dta_translator *t,
+			       const struct dta_layout *l, uint32_t list_base);
+
+/**
+ * dta_translator_set_ap_cursor() - resume an Append list where a previous
+ * writer stopped (see dta_ap_cursor_recover()). Must not race with
+ * _process(). Return: 0, -EINVAL, -DTA_E_PRIMITIVE, -DTA_E_MISMATCH.
+ */
+struct dta_ap_cursor;
+DTA_API int dta_translator_set_ap_cursor(struct dta_translator *t,
+					 unsigned structure, uint32_t list,
+					 const struct dta_ap_cursor *cur);
+
+/**
+ * dta_translator_set_ki_bank() - which bank Key-Increment updates of
+ * @structure go to (epoch switching with two banks). Aggregated increments
+ * still pending go to the bank current when they are issued.
+ * Return: 0, -EINVAL, -DTA_E_PRIMITIVE, -DTA_E_RANGE.
+ */
+DTA_API int dta_translator_set_ki_bank(struct dta_translator *t,
+				       unsigned structure, unsigned bank);
+
+/**
+ * dta_translator_process() - decode one UDP payload and translate every
+ * report in it.
+ * @now_ns: the caller's clock.
+ * Return: reports translated (possibly 0 if none had a structure), or the
+ * decoder's negative error (the payload is counted as malformed and
+ * nothing of it is applied).
+ */
+DTA_API int dta_translator_process(struct dta_translator *t, const void *buf,
+				   size_t len, uint64_t now_ns);
+
+/**
+ * dta_translator_tick() - write what has timed out at @now_ns: incomplete
+ * postcard flows, partial Append batches, aggregated increments. Call it
+ * regularly (e.g. every quarter of the shortest timeout). Return: operations
+ * issued, or -EINVAL.
+ */
+DTA_API int dta_translator_tick(struct dta_translator *t, uint64_t now_ns);
+
+/**
+ * dta_translator_flush() - write everything pending regardless of age, then
+ * call the sink's flush. Use before shutdown. Return: 0, or the sink flush
+ * error.
+ */
+DTA_API int dta_translator_flush(struct dta_translator *t);
+
+/* A consistent-enough copy of the counters (each read atomically). */
+DTA_API void dta_translator_stats(const struct dta_translator *t,
+				  struct dta_translator_stats *st);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DTA_TRANSLATOR_H */

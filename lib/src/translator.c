@@ -1,0 +1,747 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Translator core (DTA paper section 5.2): routing, the Postcarding cache,
+ * Append batching and Key-Increment pre-aggregation. See translator.h.
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dta/append.h"
+#include "dta/hash.h"
+#include "dta/keyincr.h"
+#include "dta/keywrite.h"
+#include "dta/postcard.h"
+#include "dta/translator.h"
+#include "dta/wire.h"
+#include "internal.h"
+
+#define MAX_STRUCTS 64
+#define STRIPES 256 /* locks per striped table */
+#define MAX_REPORTS 256
+
+#if defined(__x86_64__) || defined(__i386__)
+#define cpu_relax() __builtin_ia32_pause()
+#elif defined(__aarch64__)
+#define cpu_relax() __asm__ volatile("yield")
+#else
+#define cpu_relax() ((void)0)
+#endif
+
+/* A test-and-test-and-set lock: critical sections are a few hundred ns. */
+typedef struct {
+	atomic_bool held;
+} spin_t;
+
+static void spin_lock(spin_t *s)
+{
+	for (;;) {
+		if (!atomic_exchange_explicit(&s->held, true,
+					      memory_order_acquire))
+			return;
+		while (atomic_load_explicit(&s->held, memory_order_relaxed))
+			cpu_relax();
+	}
+}
+
+static void spin_unlock(spin_t *s)
+{
+	atomic_store_explicit(&s->held, false, memory_order_release);
+}
+
+struct pc_entry {
+	uint64_t since; /* first postcard's time */
+	uint32_t values[DTA_MAX_HOPS];
+	uint16_t seen;  /* bit i: hop i present */
+	uint8_t path_len; /* 0: unknown */
+	uint8_t key_len;  /* 0: free */
+	uint8_t structure;
+	uint8_t key[DTA_KEY_MAX];
+};
+
+struct ki_entry {
+	uint64_t since;
+	uint64_t sum;
+	uint8_t key_len; /* 0: free */
+	uint8_t structure;
+	uint8_t key[DTA_KEY_MAX];
+};
+
+struct ap_list {
+	spin_t lock;
+	uint32_t count;
+	uint64_t since;
+	struct dta_ap_cursor cur;
+	uint8_t *buf; /* K entries */
+};
+
+struct tr_struct {
+	struct dta_layout l;
+	uint32_t list_base;
+	atomic_uint ki_bank;
+	struct ap_list *lists; /* Append only */
+};
+
+/* Counter indices: one atomic array so stats can be read without locks. */
+enum {
+	C_PACKETS, C_R0, C_R1, C_R2, C_R3, C_R4, C_MALFORMED, C_UNKNOWN,
+	C_MISMATCH, C_SEQ_LOST, C_SEQ_LATE, C_OPS_W, C_OPS_FA, C_BYTES,
+	C_SINK_ERR, C_PC_EMIT, C_PC_EVICT, C_PC_TIMEOUT, C_PC_DROP, C_PC_DUP,
+	C_AP_BATCH, C_AP_PARTIAL, C_KI_MERGED, C_COUNT
+};
+static_assert(sizeof(struct dta_translator_stats) == C_COUNT * 8,
+	      "stats struct and counter list agree");
+
+struct dta_translator {
+	struct dta_translator_opts o;
+	struct dta_sink sink;
+	unsigned nstruct;
+	struct tr_struct s[MAX_STRUCTS];
+
+	struct dta_hashfn cache_fn; /* independent of every layout's roles */
+	struct pc_entry *pc;
+	spin_t pc_lock[STRIPES];
+	atomic_uint_fast64_t pc_scan; /* timeout scan cursor */
+	struct ki_entry *ki;
+	spin_t ki_lock[STRIPES];
+	atomic_uint_fast64_t ki_scan;
+	atomic_uint_fast64_t last_tick;
+
+	/* Per-reporter highest sequence + 1 (0: never seen). */
+	_Atomic uint64_t *seq;
+
+	atomic_uint_fast64_t c[C_COUNT];
+};
+
+static void count(struct dta_translator *t, unsigned c, uint64_t n)
+{
+	atomic_fetch_add_explicit(&t->c[c], n, memory_order_relaxed);
+}
+
+static int submit(struct dta_translator *t, unsigned s,
+		  const struct dta_memop *ops, int n)
+{
+	uint64_t bytes = 0, fa = 0;
+	int err;
+
+	if (n <= 0)
+		return n;
+	for (int i = 0; i < n; i++) {
+		if (ops[i].kind == DTA_MEMOP_FETCH_ADD)
+			fa++;
+		else
+			bytes += ops[i].len;
+	}
+	err = t->sink.submit(t->sink.ctx, s, ops, (size_t)n);
+	if (err) {
+		count(t, C_SINK_ERR, (uint64_t)n);
+		return err;
+	}
+	count(t, C_OPS_W, (uint64_t)n - fa);
+	count(t, C_OPS_FA, fa);
+	count(t, C_BYTES, bytes);
+	return n;
+}
+
+DTA_API int dta_translator_create(const struct dta_translator_opts *opts,
+				  const struct dta_sink *sink,
+				  struct dta_translator **out)
+{
+	struct dta_translator *t;
+	int err;
+
+	if (!out || !sink || !sink->submit)
+		return -EINVAL;
+	if (opts && opts->sz < sizeof(size_t))
+		return -EINVAL;
+	*out = NULL;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	if (opts)
+		memcpy(&t->o, opts,
+		       opts->sz < sizeof(t->o) ? opts->sz : sizeof(t->o));
+	t->o.sz = sizeof(t->o);
+	if (!t->o.pc_cache_entries)
+		t->o.pc_cache_entries = 32768;
+	if (!t->o.pc_timeout_ns)
+		t->o.pc_timeout_ns = 10000000;
+	if (!t->o.ap_timeout_ns)
+		t->o.ap_timeout_ns = 1000000;
+	if (!t->o.ki_agg_entries)
+		t->o.ki_agg_entries = 16384;
+	t->sink = *sink;
+
+	err = -ENOMEM;
+	t->pc = calloc(t->o.pc_cache_entries, sizeof(*t->pc));
+	t->seq = calloc(65536, sizeof(*t->seq));
+	if (!t->pc || !t->seq)
+		goto fail;
+	if (t->o.ki_window_ns) {
+		t->ki = calloc(t->o.ki_agg_entries, sizeof(*t->ki));
+		if (!t->ki)
+			goto fail;
+	}
+	/* XXH3 with a fixed seed no layout family derives: cache slots are
+	 * independent of chunk indices (unlike the prototype's). */
+	err = dta_hash_family_fn(DTA_HASH_XXH3, 0x7472616e736c6174ull, 0,
+				 &t->cache_fn);
+	if (err)
+		goto fail;
+	*out = t;
+	return 0;
+fail:
+	dta_translator_destroy(t);
+	return err;
+}
+
+DTA_API void dta_translator_destroy(struct dta_translator *t)
+{
+	if (!t)
+		return;
+	for (unsigned i = 0; i < t->nstruct; i++) {
+		if (t->s[i].lists) {
+			for (uint32_t j = 0; j < t->s[i].l.g.ap.lists; j++)
+				free(t->s[i].lists[j].buf);
+			free(t->s[i].lists);
+		}
+	}
+	free(t->pc);
+	free(t->ki);
+	free((void *)t->seq);
+	free(t);
+}
+
+DTA_API int dta_translator_add(struct dta_translator *t,
+			       const struct dta_layout *l, uint32_t list_base)
+{
+	struct tr_struct *s;
+
+	if (!t || !l || !dta_primitive_name(l->primitive))
+		return -EINVAL;
+	if (t->nstruct == MAX_STRUCTS)
+		return -ENOMEM;
+	if (l->primitive == DTA_PRIM_APPEND) {
+		uint64_t end = (uint64_t)list_base + l->g.ap.lists;
+
+		if (end > (1ull << 32))
+			return -EINVAL;
+		for (unsigned i = 0; i < t->nstruct; i++) {
+			const struct tr_struct *o = &t->s[i];
+
+			if (o->l.primitive == DTA_PRIM_APPEND &&
+			    list_base < (uint64_t)o->list_base + o->l.g.ap.lists &&
+			    o->list_base < end)
+				return -EEXIST;
+		}
+	}
+	s = &t->s[t->nstruct];
+	memset(s, 0, sizeof(*s));
+	s->l = *l;
+	s->list_base = list_base;
+	if (l->primitive == DTA_PRIM_APPEND) {
+		s->lists = calloc(l->g.ap.lists, sizeof(*s->lists));
+		if (!s->lists)
+			return -ENOMEM;
+		for (uint32_t j = 0; j < l->g.ap.lists; j++) {
+			s->lists[j].buf = malloc((size_t)l->g.ap.batch_entries *
+						 l->g.ap.entry_size);
+			if (!s->lists[j].buf) {
+				while (j--)
+					free(s->lists[j].buf);
+				free(s->lists);
+				s->lists = NULL;
+				return -ENOMEM;
+			}
+		}
+	}
+	return (int)t->nstruct++;
+}
+
+static int check_struct(struct dta_translator *t, unsigned structure,
+			int primitive)
+{
+	if (!t || structure >= t->nstruct)
+		return -EINVAL;
+	if (t->s[structure].l.primitive != primitive)
+		return -DTA_E_PRIMITIVE;
+	return 0;
+}
+
+DTA_API int dta_translator_set_ap_cursor(struct dta_translator *t,
+					 unsigned structure, uint32_t list,
+					 const struct dta_ap_cursor *cur)
+{
+	int err = check_struct(t, structure, DTA_PRIM_APPEND);
+
+	if (err)
+		return err;
+	if (!cur)
+		return -EINVAL;
+	if (list >= t->s[structure].l.g.ap.lists)
+		return -DTA_E_MISMATCH;
+	t->s[structure].lists[list].cur = *cur;
+	return 0;
+}
+
+DTA_API int dta_translator_set_ki_bank(struct dta_translator *t,
+				       unsigned structure, unsigned bank)
+{
+	int err = check_struct(t, structure, DTA_PRIM_KEY_INCREMENT);
+
+	if (err)
+		return err;
+	if (bank >= t->s[structure].l.g.ki.banks)
+		return -DTA_E_RANGE;
+	atomic_store(&t->s[structure].ki_bank, bank);
+	return 0;
+}
+
+/* ---- sequence accounting (v1 reports carry reporter + seq) ---- */
+
+static void track_seq(struct dta_translator *t, const struct dta_report *r)
+{
+	_Atomic uint64_t *p = &t->seq[r->reporter];
+	uint64_t next = (uint64_t)r->seq + 1, cur;
+
+	/* Stored as (epoch << 32 | seq + 1) would handle wrap exactly; a
+	 * 32-bit sequence at 10 M reports/s wraps after 7 minutes, so compare
+	 * modulo 2^32 within half the space instead. */
+	cur = atomic_load_explicit(p, memory_order_relaxed);
+	for (;;) {
+		int32_t d;
+
+		if (cur == 0) {
+			if (atomic_compare_exchange_weak(p, &cur, next | 1ull << 32))
+				return;
+			continue;
+		}
+		d = (int32_t)(r->seq - (uint32_t)(cur - 1) - 1);
+		if (d < 0) {
+			count(t, C_SEQ_LATE, 1);
+			return;
+		}
+		if (atomic_compare_exchange_weak(p, &cur,
+						 (uint64_t)(uint32_t)next | 1ull << 32)) {
+			if (d > 0)
+				count(t, C_SEQ_LOST, (uint64_t)d);
+			return;
+		}
+	}
+}
+
+/* ---- Key-Write ---- */
+
+static int do_kw(struct dta_translator *t, const struct dta_report *r)
+{
+	uint8_t slot[8 + DTA_DATA_MAX];
+	struct dta_memop ops[DTA_MAX_REDUNDANCY];
+
+	for (unsigned i = 0; i < t->nstruct; i++) {
+		const struct dta_layout *l = &t->s[i].l;
+		int n;
+
+		if (l->primitive != DTA_PRIM_KEY_WRITE ||
+		    l->g.kw.data_len != r->u.kw.data_len)
+			continue;
+		n = dta_kw_ops(l, r->u.kw.key, r->u.kw.key_len, r->u.kw.data,
+			       r->u.kw.data_len, r->u.kw.redundancy, slot,
+			       sizeof(slot), ops, DTA_MAX_REDUNDANCY);
+		if (n < 0) {
+			count(t, C_MISMATCH, 1);
+			return 0;
+		}
+		submit(t, i, ops, n);
+		return 1;
+	}
+	count(t, C_UNKNOWN, 1);
+	return 0;
+}
+
+/* ---- Key-Increment ---- */
+
+static void ki_issue(struct dta_translator *t, unsigned s, const uint8_t *key,
+		     size_t key_len, uint64_t add)
+{
+	struct dta_memop ops[DTA_MAX_REDUNDANCY];
+	struct tr_struct *ts = &t->s[s];
+	int n = dta_ki_ops(&ts->l, key, key_len, add,
+			   atomic_load_explicit(&ts->ki_bank,
+						memory_order_relaxed),
+			   ops, DTA_MAX_REDUNDANCY);
+
+	submit(t, s, ops, n);
+}
+
+static uint64_t key_hash(const struct dta_translator *t, unsigned s,
+			 const uint8_t *key, size_t key_len)
+{
+	return dta_hashfn_eval(&t->cache_fn, key, key_len) ^
+	       (0x9E3779B97F4A7C15ull * (s + 1));
+}
+
+static int do_ki(struct dta_translator *t, const struct dta_report *r,
+		 uint64_t now)
+{
+	unsigned s;
+	uint64_t h, idx;
+	struct ki_entry *e, old;
+	spin_t *lk;
+
+	for (s = 0; s < t->nstruct; s++)
+		if (t->s[s].l.primitive == DTA_PRIM_KEY_INCREMENT)
+			break;
+	if (s == t->nstruct) {
+		count(t, C_UNKNOWN, 1);
+		return 0;
+	}
+	if (!t->ki) {
+		ki_issue(t, s, r->u.ki.key, r->u.ki.key_len, r->u.ki.counter);
+		return 1;
+	}
+	h = key_hash(t, s, r->u.ki.key, r->u.ki.key_len);
+	idx = h % t->o.ki_agg_entries;
+	e = &t->ki[idx];
+	lk = &t->ki_lock[idx % STRIPES];
+	old.key_len = 0;
+	spin_lock(lk);
+	if (e->key_len && e->structure == s && e->key_len == r->u.ki.key_len &&
+	    !memcmp(e->key, r->u.ki.key, e->key_len)) {
+		e->sum += r->u.ki.counter;
+		spin_unlock(lk);
+		count(t, C_KI_MERGED, 1);
+		return 1;
+	}
+	if (e->key_len)
+		old = *e; /* a different key: issue it, take the slot */
+	e->key_len = r->u.ki.key_len;
+	e->structure = (uint8_t)s;
+	memcpy(e->key, r->u.ki.key, e->key_len);
+	e->sum = r->u.ki.counter;
+	e->since = now;
+	spin_unlock(lk);
+	if (old.key_len)
+		ki_issue(t, old.structure, old.key, old.key_len, old.sum);
+	return 1;
+}
+
+/* ---- Postcarding ---- */
+
+/* Write @e's flow; the caller owns @e (a copy taken under the lock). */
+static void pc_emit(struct dta_translator *t, const struct pc_entry *e,
+		    unsigned counter)
+{
+	const struct dta_layout *l = &t->s[e->structure].l;
+	uint8_t chunk[4 * DTA_MAX_HOPS * 2];
+	struct dta_memop ops[DTA_MAX_REDUNDANCY];
+	unsigned len = 0;
+	int n;
+
+	while (len < l->g.pc.hops && (e->seen & (1u << len)))
+		len++;
+	if (len == 0) {
+		/* Nothing from hop 0: no prefix to write. */
+		count(t, C_PC_DROP, (uint64_t)__builtin_popcount(e->seen));
+		return;
+	}
+	count(t, C_PC_DROP,
+	      (uint64_t)__builtin_popcount(e->seen & ~((1u << len) - 1)));
+	if (e->path_len && len > e->path_len)
+		len = e->path_len;
+	n = dta_pc_ops(l, e->key, e->key_len, e->values, len, chunk,
+		       sizeof(chunk), ops, DTA_MAX_REDUNDANCY);
+	if (n < 0) {
+		count(t, C_MISMATCH, 1);
+		return;
+	}
+	count(t, counter, 1);
+	submit(t, e->structure, ops, n);
+}
+
+static bool pc_complete(const struct dta_layout *l, const struct pc_entry *e)
+{
+	unsigned want = e->path_len ? e->path_len : l->g.pc.hops;
+
+	return (e->seen & ((1u << want) - 1)) == (1u << want) - 1;
+}
+
+static int do_pc(struct dta_translator *t, const struct dta_report *r,
+		 uint64_t now)
+{
+	struct pc_entry *e, evicted, done;
+	bool have_evicted = false, have_done = false;
+	unsigned s;
+	uint64_t idx;
+	spin_t *lk;
+
+	for (s = 0; s < t->nstruct; s++)
+		if (t->s[s].l.primitive == DTA_PRIM_POSTCARD &&
+		    r->u.pc.path_len <= t->s[s].l.g.pc.hops)
+			break;
+	if (s == t->nstruct) {
+		count(t, C_UNKNOWN, 1);
+		return 0;
+	}
+	if (r->u.pc.hop >= t->s[s].l.g.pc.hops) {
+		count(t, C_MISMATCH, 1);
+		return 0;
+	}
+	idx = key_hash(t, s, r->u.pc.key, r->u.pc.key_len) %
+	      t->o.pc_cache_entries;
+	e = &t->pc[idx];
+	lk = &t->pc_lock[idx % STRIPES];
+	spin_lock(lk);
+	if (e->key_len && !(e->structure == s && e->key_len == r->u.pc.key_len &&
+			    !memcmp(e->key, r->u.pc.key, e->key_len))) {
+		evicted = *e; /* written at the evicted flow's own chunks */
+		have_evicted = true;
+		e->key_len = 0;
+	}
+	if (!e->key_len) {
+		e->key_len = r->u.pc.key_len;
+		e->structure = (uint8_t)s;
+		memcpy(e->key, r->u.pc.key, e->key_len);
+		e->seen = 0;
+		e->path_len = 0;
+		e->since = now;
+	}
+	if (e->seen & (1u << r->u.pc.hop))
+		count(t, C_PC_DUP, 1);
+	e->seen |= (uint16_t)(1u << r->u.pc.hop);
+	e->values[r->u.pc.hop] = r->u.pc.value;
+	if (r->u.pc.path_len)
+		e->path_len = r->u.pc.path_len;
+	if (pc_complete(&t->s[s].l, e)) {
+		done = *e; /* the flow's next postcard starts afresh */
+		have_done = true;
+		e->key_len = 0;
+	}
+	spin_unlock(lk);
+	if (have_evicted)
+		pc_emit(t, &evicted, C_PC_EVICT);
+	if (have_done)
+		pc_emit(t, &done, C_PC_EMIT);
+	return 1;
+}
+
+/* ---- Append ---- */
+
+/* Write @al's batch; called with its lock held. */
+static void ap_write(struct dta_translator *t, unsigned s, uint32_t list,
+		     struct ap_list *al)
+{
+	const struct dta_layout *l = &t->s[s].l;
+	uint8_t frame[DTA_AP_FRAME_OVERHEAD + 8 + 1024 * 8];
+	uint8_t *fb = frame;
+	struct dta_memop ops[2];
+	int n;
+
+	if (l->g.ap.frame_size > sizeof(frame)) {
+		fb = malloc(l->g.ap.frame_size);
+		if (!fb) {
+			count(t, C_SINK_ERR, al->count);
+			al->count = 0;
+			return;
+		}
+	}
+	n = dta_ap_ops(l, list, &al->cur, al->buf, al->count, fb,
+		       l->g.ap.frame_size, ops, 2);
+	count(t, al->count == l->g.ap.batch_entries ? C_AP_BATCH : C_AP_PARTIAL,
+	      1);
+	al->count = 0;
+	submit(t, s, ops, n);
+	if (fb != frame)
+		free(fb);
+}
+
+static int do_ap(struct dta_translator *t, const struct dta_report *r,
+		 uint64_t now)
+{
+	for (unsigned s = 0; s < t->nstruct; s++) {
+		struct tr_struct *ts = &t->s[s];
+		const struct dta_layout *l = &ts->l;
+		struct ap_list *al;
+		uint32_t list;
+
+		if (l->primitive != DTA_PRIM_APPEND ||
+		    r->u.ap.list_id < ts->list_base ||
+		    r->u.ap.list_id - ts->list_base >= l->g.ap.lists)
+			continue;
+		if (r->u.ap.data_len != l->g.ap.entry_size) {
+			count(t, C_MISMATCH, 1);
+			return 0;
+		}
+		list = r->u.ap.list_id - ts->list_base;
+		al = &ts->lists[list];
+		spin_lock(&al->lock);
+		if (al->count == 0)
+			al->since = now;
+		memcpy(al->buf + (size_t)al->count * l->g.ap.entry_size,
+		       r->u.ap.data, l->g.ap.entry_size);
+		if (++al->count == l->g.ap.batch_entries)
+			ap_write(t, s, list, al);
+		spin_unlock(&al->lock);
+		return 1;
+	}
+	count(t, C_UNKNOWN, 1);
+	return 0;
+}
+
+DTA_API int dta_translator_process(struct dta_translator *t, const void *buf,
+				   size_t len, uint64_t now_ns)
+{
+	struct dta_report r[MAX_REPORTS];
+	int n, done = 0;
+
+	if (!t)
+		return -EINVAL;
+	count(t, C_PACKETS, 1);
+	n = dta_wire_decode(buf, len, r, MAX_REPORTS, t->o.decode_flags);
+	if (n < 0) {
+		count(t, C_MALFORMED, 1);
+		return n;
+	}
+	for (int i = 0; i < n; i++) {
+		int ok = 0;
+
+		if (r[i].format == DTA_FORMAT_V1)
+			track_seq(t, &r[i]);
+		switch (r[i].opcode) {
+		case DTA_OP_KEY_WRITE:
+			ok = do_kw(t, &r[i]);
+			break;
+		case DTA_OP_POSTCARD:
+			ok = do_pc(t, &r[i], now_ns);
+			break;
+		case DTA_OP_APPEND:
+			ok = do_ap(t, &r[i], now_ns);
+			break;
+		case DTA_OP_KEY_INCREMENT:
+			ok = do_ki(t, &r[i], now_ns);
+			break;
+		}
+		if (ok)
+			count(t, C_R0 + r[i].opcode, 1);
+		done += ok;
+	}
+	return done;
+}
+
+/* Entries of a table of @size to scan now so that the whole table is
+ * visited about four times per @timeout. */
+static uint64_t scan_quota(uint64_t size, uint64_t elapsed, uint64_t timeout,
+			   bool all)
+{
+	uint64_t q;
+
+	if (all)
+		return size;
+	q = (uint64_t)((double)size * 4.0 * (double)elapsed / (double)timeout) + 1;
+	return q < size ? q : size;
+}
+
+static int tick(struct dta_translator *t, uint64_t now, bool all)
+{
+	uint64_t last = atomic_exchange(&t->last_tick, now);
+	uint64_t elapsed = now > last ? now - last : 0;
+	uint64_t q, base;
+	uint64_t before = atomic_load(&t->c[C_OPS_W]) + atomic_load(&t->c[C_OPS_FA]);
+
+	/* Postcarding cache. */
+	q = scan_quota(t->o.pc_cache_entries, elapsed, t->o.pc_timeout_ns, all);
+	base = atomic_fetch_add(&t->pc_scan, q);
+	for (uint64_t k = 0; k < q; k++) {
+		uint64_t idx = (base + k) % t->o.pc_cache_entries;
+		struct pc_entry *e = &t->pc[idx], out;
+		spin_t *lk = &t->pc_lock[idx % STRIPES];
+
+		if (!e->key_len) /* racy peek; re-checked under the lock */
+			continue;
+		spin_lock(lk);
+		if (!e->key_len ||
+		    (!all && now - e->since < t->o.pc_timeout_ns)) {
+			spin_unlock(lk);
+			continue;
+		}
+		out = *e;
+		e->key_len = 0;
+		spin_unlock(lk);
+		pc_emit(t, &out, pc_complete(&t->s[out.structure].l, &out)
+					 ? C_PC_EMIT : C_PC_TIMEOUT);
+	}
+
+	/* Key-Increment aggregation. */
+	if (t->ki) {
+		q = scan_quota(t->o.ki_agg_entries, elapsed, t->o.ki_window_ns,
+			       all);
+		base = atomic_fetch_add(&t->ki_scan, q);
+		for (uint64_t k = 0; k < q; k++) {
+			uint64_t idx = (base + k) % t->o.ki_agg_entries;
+			struct ki_entry *e = &t->ki[idx], out;
+			spin_t *lk = &t->ki_lock[idx % STRIPES];
+
+			if (!e->key_len)
+				continue;
+			spin_lock(lk);
+			if (!e->key_len ||
+			    (!all && now - e->since < t->o.ki_window_ns)) {
+				spin_unlock(lk);
+				continue;
+			}
+			out = *e;
+			e->key_len = 0;
+			spin_unlock(lk);
+			ki_issue(t, out.structure, out.key, out.key_len, out.sum);
+		}
+	}
+
+	/* Append partial batches. */
+	for (unsigned s = 0; s < t->nstruct; s++) {
+		struct tr_struct *ts = &t->s[s];
+
+		if (ts->l.primitive != DTA_PRIM_APPEND)
+			continue;
+		for (uint32_t j = 0; j < ts->l.g.ap.lists; j++) {
+			struct ap_list *al = &ts->lists[j];
+
+			if (!al->count)
+				continue;
+			spin_lock(&al->lock);
+			if (al->count &&
+			    (all || now - al->since >= t->o.ap_timeout_ns))
+				ap_write(t, s, j, al);
+			spin_unlock(&al->lock);
+		}
+	}
+	return (int)(atomic_load(&t->c[C_OPS_W]) + atomic_load(&t->c[C_OPS_FA]) -
+		     before);
+}
+
+DTA_API int dta_translator_tick(struct dta_translator *t, uint64_t now_ns)
+{
+	if (!t)
+		return -EINVAL;
+	return tick(t, now_ns, false);
+}
+
+DTA_API int dta_translator_flush(struct dta_translator *t)
+{
+	if (!t)
+		return -EINVAL;
+	tick(t, atomic_load(&t->last_tick), true);
+	return t->sink.flush ? t->sink.flush(t->sink.ctx) : 0;
+}
+
+DTA_API void dta_translator_stats(const struct dta_translator *t,
+				  struct dta_translator_stats *st)
+{
+	uint64_t *p = (uint64_t *)st;
+
+	if (!t || !st)
+		return;
+	for (unsigned i = 0; i < C_COUNT; i++)
+		p[i] = atomic_load_explicit(&((struct dta_translator *)t)->c[i],
+					    memory_order_relaxed);
+}

@@ -1,0 +1,621 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Translator core: routing, Postcarding cache (emission, eviction at the
+ * evicted flow's address, timeout, fresh entry after emission), Append
+ * batching and timeouts across ring wrap, Key-Increment pre-aggregation,
+ * sequence accounting, malformed input, and concurrent use.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "dta/dta.h"
+
+/* ---- a local sink over plain heap areas, one per structure ---- */
+
+struct area {
+	uint8_t *mem;
+	uint64_t size;
+};
+
+struct local {
+	struct area a[8];
+	unsigned calls;
+	int fail; /* make submit fail */
+};
+
+static int local_submit(void *ctx, unsigned s, const struct dta_memop *ops,
+			size_t n)
+{
+	struct local *lo = ctx;
+	int k;
+
+	__atomic_add_fetch(&lo->calls, 1, __ATOMIC_RELAXED);
+	if (lo->fail)
+		return -EIO;
+	k = dta_memops_apply(lo->a[s].mem, lo->a[s].size, ops, n);
+	return k < 0 ? k : 0;
+}
+
+static struct dta_translator *make(struct local *lo,
+				   const struct dta_translator_opts *o)
+{
+	struct dta_sink sink = { .submit = local_submit, .ctx = lo };
+	struct dta_translator *t;
+
+	assert_int_equal(dta_translator_create(o, &sink, &t), 0);
+	return t;
+}
+
+static int add(struct dta_translator *t, struct local *lo,
+	       const struct dta_layout *l, uint32_t list_base)
+{
+	int s = dta_translator_add(t, l, list_base);
+
+	assert_true(s >= 0);
+	lo->a[s].mem = calloc(1, l->data_size);
+	lo->a[s].size = l->data_size;
+	assert_non_null(lo->a[s].mem);
+	return s;
+}
+
+static void release(struct dta_translator *t, struct local *lo)
+{
+	dta_translator_destroy(t);
+	for (unsigned i = 0; i < 8; i++)
+		free(lo->a[i].mem);
+}
+
+/* ---- report builders ---- */
+
+static int send1(struct dta_translator *t, const struct dta_report *r,
+		 uint64_t now)
+{
+	uint8_t buf[2048];
+	int len = dta_wire_encode(r, buf, sizeof(buf));
+
+	assert_true(len > 0);
+	return dta_translator_process(t, buf, (size_t)len, now);
+}
+
+static void key13(uint8_t k[13], uint32_t i)
+{
+	memset(k, 0, 13);
+	k[0] = 10;
+	k[1] = (uint8_t)(i >> 16);
+	k[2] = (uint8_t)(i >> 8);
+	k[3] = (uint8_t)i;
+	k[12] = 6;
+}
+
+static int postcard(struct dta_translator *t, const uint8_t *key, unsigned hop,
+		    unsigned path_len, uint32_t value, uint64_t now)
+{
+	struct dta_report r = { .format = DTA_FORMAT_V1,
+				.opcode = DTA_OP_POSTCARD };
+
+	r.u.pc.hop = (uint8_t)hop;
+	r.u.pc.path_len = (uint8_t)path_len;
+	r.u.pc.key_len = 13;
+	r.u.pc.key = key;
+	r.u.pc.value = value;
+	return send1(t, &r, now);
+}
+
+static int append(struct dta_translator *t, uint32_t list, uint32_t v,
+		  uint64_t now)
+{
+	struct dta_report r = { .format = DTA_FORMAT_V1,
+				.opcode = DTA_OP_APPEND };
+	uint8_t d[4] = { (uint8_t)(v >> 24), (uint8_t)(v >> 16),
+			 (uint8_t)(v >> 8), (uint8_t)v };
+
+	r.u.ap.list_id = list;
+	r.u.ap.data_len = 4;
+	r.u.ap.data = d;
+	return send1(t, &r, now);
+}
+
+static int incr(struct dta_translator *t, const uint8_t *key, uint64_t add,
+		uint64_t now)
+{
+	struct dta_report r = { .format = DTA_FORMAT_V1,
+				.opcode = DTA_OP_KEY_INCREMENT };
+
+	r.u.ki.redundancy = 2;
+	r.u.ki.key_len = 13;
+	r.u.ki.key = key;
+	r.u.ki.counter = add;
+	return send1(t, &r, now);
+}
+
+static struct dta_translator_stats stats(struct dta_translator *t)
+{
+	struct dta_translator_stats st;
+
+	dta_translator_stats(t, &st);
+	return st;
+}
+
+/* ---- tests ---- */
+
+static void test_kw_routing(void **state)
+{
+	struct local lo = { 0 };
+	struct dta_translator *t = make(&lo, NULL);
+	struct dta_layout l4, l20;
+	struct dta_report r = { .format = DTA_FORMAT_V1,
+				.opcode = DTA_OP_KEY_WRITE };
+	uint8_t key[13], d20[20] = { 1, 2, 3 }, out[20];
+	struct dta_kw_result res;
+	int s4, s20;
+
+	(void)state;
+	assert_int_equal(dta_layout_kw(&l4, 4096, 4, 4, 4, DTA_HASH_CRC32C, 1), 0);
+	assert_int_equal(dta_layout_kw(&l20, 4096, 20, 4, 4, DTA_HASH_CRC32C, 2), 0);
+	s4 = add(t, &lo, &l4, 0);
+	s20 = add(t, &lo, &l20, 0);
+	key13(key, 5);
+	r.u.kw.redundancy = 3;
+	r.u.kw.key_len = 13;
+	r.u.kw.key = key;
+	r.u.kw.data_len = 20;
+	r.u.kw.data = d20;
+	assert_int_equal(send1(t, &r, 0), 1);
+	/* Landed in the 20-byte structure, not the 4-byte one. */
+	assert_int_equal(dta_kw_query(&l20, lo.a[s20].mem, key, 13, NULL, out, 20,
+				      &res), 0);
+	assert_int_equal(res.status, DTA_Q_FOUND);
+	assert_memory_equal(out, d20, 20);
+	assert_int_equal(dta_kw_query(&l4, lo.a[s4].mem, key, 13, NULL, out, 20,
+				      &res), 0);
+	assert_int_equal(res.status, DTA_Q_NOT_FOUND);
+
+	/* No structure for 7-byte data; N beyond the layout is a mismatch. */
+	r.u.kw.data_len = 7;
+	assert_int_equal(send1(t, &r, 0), 0);
+	r.u.kw.data_len = 20;
+	r.u.kw.redundancy = 5;
+	assert_int_equal(send1(t, &r, 0), 0);
+	assert_int_equal(stats(t).unknown_structure, 1);
+	assert_int_equal(stats(t).mismatch, 1);
+	assert_int_equal(stats(t).reports[DTA_OP_KEY_WRITE], 1);
+	assert_int_equal(stats(t).ops_write, 3);
+	assert_int_equal(stats(t).bytes_written, 3 * 24);
+	release(t, &lo);
+}
+
+static struct dta_pc_codebook *codebook(const struct dta_layout *l)
+{
+	uint32_t v[256];
+	struct dta_pc_codebook *cb;
+
+	for (unsigned i = 0; i < 256; i++)
+		v[i] = 1000 + i;
+	assert_int_equal(dta_pc_codebook_create(l, v, 256, &cb), 0);
+	return cb;
+}
+
+static void expect_path(const struct dta_layout *l, const uint8_t *area,
+			const struct dta_pc_codebook *cb, const uint8_t *key,
+			unsigned len, const uint32_t *vals)
+{
+	struct dta_pc_result res;
+
+	assert_int_equal(dta_pc_query(l, area, cb, key, 13, 0, &res), 0);
+	if (len == 0) {
+		assert_int_not_equal(res.status, DTA_Q_FOUND);
+		return;
+	}
+	assert_int_equal(res.status, DTA_Q_FOUND);
+	assert_int_equal(res.path_len, len);
+	assert_memory_equal(res.values, vals, len * sizeof(uint32_t));
+}
+
+static void test_pc_complete_and_fresh_entry(void **state)
+{
+	struct local lo = { 0 };
+	struct dta_translator *t = make(&lo, NULL);
+	struct dta_layout l;
+	struct dta_pc_codebook *cb;
+	static const uint32_t p1[3] = { 1001, 1002, 1003 };
+	static const uint32_t p2[3] = { 1011, 1012, 1013 };
+	uint8_t key[13];
+	int s;
+
+	(void)state;
+	assert_int_equal(dta_layout_pc(&l, 1 << 14, 5, 4, 2, DTA_HASH_CRC32C, 3), 0);
+	s = add(t, &lo, &l, 0);
+	cb = codebook(&l);
+	key13(key, 77);
+	/* Out of order; nothing written until the third hop arrives. */
+	assert_int_equal(postcard(t, key, 2, 3, p1[2], 0), 1);
+	assert_int_equal(postcard(t, key, 0, 3, p1[0], 1), 1);
+	assert_int_equal(stats(t).ops_write, 0);
+	assert_int_equal(postcard(t, key, 1, 3, p1[1], 2), 1);
+	assert_int_equal(stats(t).pc_emitted, 1);
+	assert_int_equal(stats(t).ops_write, 2);
+	expect_path(&l, lo.a[s].mem, cb, key, 3, p1);
+	/* The same flow again (a later packet) starts a fresh entry and
+	 * replaces the path. */
+	for (unsigned h = 0; h < 3; h++)
+		assert_int_equal(postcard(t, key, h, 3, p2[h], 3), 1);
+	assert_int_equal(stats(t).pc_emitted, 2);
+	assert_int_equal(stats(t).pc_duplicates, 0);
+	expect_path(&l, lo.a[s].mem, cb, key, 3, p2);
+	dta_pc_codebook_destroy(cb);
+	release(t, &lo);
+}
+
+static void test_pc_eviction_writes_evicted_flow(void **state)
+{
+	struct dta_translator_opts o = { .sz = sizeof(o), .pc_cache_entries = 1 };
+	struct local lo = { 0 };
+	struct dta_translator *t = make(&lo, &o);
+	struct dta_layout l;
+	struct dta_pc_codebook *cb;
+	static const uint32_t a[4] = { 1021, 1022, 1023, 1024 };
+	static const uint32_t b[2] = { 1031, 1032 };
+	uint8_t ka[13], kb[13];
+	int s;
+
+	(void)state;
+	assert_int_equal(dta_layout_pc(&l, 1 << 14, 5, 4, 1, DTA_HASH_CRC32C, 4), 0);
+	s = add(t, &lo, &l, 0);
+	cb = codebook(&l);
+	key13(ka, 1);
+	key13(kb, 2);
+	/* Flow a: hops 0, 1 and 3 of 4; then flow b takes the only entry. */
+	postcard(t, ka, 0, 4, a[0], 0);
+	postcard(t, ka, 1, 4, a[1], 0);
+	postcard(t, ka, 3, 4, a[3], 0);
+	postcard(t, kb, 0, 2, b[0], 0);
+	assert_int_equal(stats(t).pc_evictions, 1);
+	/* a's prefix (hops 0-1) is at a's address; hop 3 after the gap is
+	 * dropped and counted. b is not written yet. */
+	expect_path(&l, lo.a[s].mem, cb, ka, 2, a);
+	expect_path(&l, lo.a[s].mem, cb, kb, 0, NULL);
+	assert_int_equal(stats(t).pc_hops_dropped, 1);
+	postcard(t, kb, 1, 2, b[1], 0);
+	expect_path(&l, lo.a[s].mem, cb, kb, 2, b);
+	dta_pc_codebook_destroy(cb);
+	release(t, &lo);
+}
+
+static void test_pc_timeout(void **state)
+{
+	struct dta_translator_opts o = { .sz = sizeof(o), .pc_timeout_ns = 1000 };
+	struct local lo = { 0 };
+	struct dta_translator *t = make(&lo, &o);
+	struct dta_layout l;
+	struct dta_pc_codebook *cb;
+	static const uint32_t a[2] = { 1041, 1042 };
+	uint8_t key[13];
+	int s;
+
+	(void)state;
+	assert_int_equal(dta_layout_pc(&l, 1 << 12, 5, 4, 2, DTA_HASH_CRC32C, 5), 0);
+	s = add(t, &lo, &l, 0);
+	cb = codebook(&l);
+	key13(key, 9);
+	/* Path length unknown (as in legacy reports): complete only at B. */
+	postcard(t, key, 0, 0, a[0], 100);
+	postcard(t, key, 1, 0, a[1], 100);
+	assert_int_equal(dta_translator_tick(t, 500), 0);
+	expect_path(&l, lo.a[s].mem, cb, key, 0, NULL);
+	/* Ticks cover the whole cache within the timeout. */
+	for (uint64_t now = 600; now <= 1400; now += 200)
+		dta_translator_tick(t, now);
+	assert_int_equal(stats(t).pc_timeouts, 1);
+	expect_path(&l, lo.a[s].mem, cb, key, 2, a);
+	/* Flushing an empty cache writes nothing more. */
+	assert_int_equal(dta_translator_flush(t), 0);
+	assert_int_equal(stats(t).ops_write, 2);
+	dta_pc_codebook_destroy(cb);
+	release(t, &lo);
+}
+
+static void read_list(const struct dta_layout *l, const uint8_t *area,
+		      uint32_t list, struct dta_ap_reader *rd, uint32_t *next,
+		      uint32_t end)
+{
+	uint8_t buf[64 * 4];
+	uint64_t lost = 0;
+	int n;
+
+	while ((n = dta_ap_read(rd, buf, 64, &lost)) > 0) {
+		for (int i = 0; i < n; i++) {
+			uint32_t v = (uint32_t)buf[4 * i] << 24 |
+				     (uint32_t)buf[4 * i + 1] << 16 |
+				     (uint32_t)buf[4 * i + 2] << 8 | buf[4 * i + 3];
+
+			assert_int_equal(v, *next);
+			(*next)++;
+		}
+	}
+	(void)l;
+	(void)area;
+	(void)list;
+	assert_int_equal(n, 0);
+	assert_int_equal(lost, 0);
+	assert_true(*next <= end);
+}
+
+static void test_ap_batches_wrap_and_timeout(void **state)
+{
+	struct dta_translator_opts o = { .sz = sizeof(o), .ap_timeout_ns = 50 };
+	struct local lo = { 0 };
+	struct dta_translator *t = make(&lo, &o);
+	struct dta_layout l;
+	struct dta_ap_reader *rd;
+	uint32_t next = 0, sent = 0;
+	int s;
+
+	(void)state;
+	/* Lists 100..103; ring of 3 frames of K = 4 entries. */
+	assert_int_equal(dta_layout_ap(&l, 4, 3, 4, 4, 0), 0);
+	s = add(t, &lo, &l, 100);
+	assert_int_equal(dta_ap_reader_create(&l, lo.a[s].mem, 2, 0, &rd), 0);
+	/* Many laps of the ring, reading as we go: nothing lost, nothing
+	 * twice, in order (the prototype overwrote one batch per lap). */
+	for (unsigned round = 0; round < 40; round++) {
+		for (unsigned i = 0; i < 8; i++)
+			assert_int_equal(append(t, 102, sent++, round * 100), 1);
+		read_list(&l, lo.a[s].mem, 2, rd, &next, sent);
+	}
+	assert_int_equal(next, sent);
+	assert_int_equal(stats(t).ap_batches, sent / 4);
+	/* A partial batch waits for its timeout. */
+	append(t, 102, sent++, 10000);
+	append(t, 102, sent++, 10010);
+	dta_translator_tick(t, 10020);
+	read_list(&l, lo.a[s].mem, 2, rd, &next, sent);
+	assert_int_equal(next, sent - 2);
+	dta_translator_tick(t, 10060);
+	read_list(&l, lo.a[s].mem, 2, rd, &next, sent);
+	assert_int_equal(next, sent);
+	assert_int_equal(stats(t).ap_partial, 1);
+	/* Unknown list; wrong entry size. */
+	assert_int_equal(append(t, 104, 1, 0), 0);
+	assert_int_equal(stats(t).unknown_structure, 1);
+	{
+		struct dta_layout l2;
+
+		assert_int_equal(dta_layout_ap(&l2, 2, 4, 4, 4, 0), 0);
+		assert_int_equal(dta_translator_add(t, &l2, 103), -EEXIST);
+		assert_int_equal(dta_translator_add(t, &l2, 99), -EEXIST);
+		/* Adjacent ranges are fine. */
+		assert_true(dta_translator_add(t, &l2, 98) >= 0);
+	}
+	dta_ap_reader_destroy(rd);
+	release(t, &lo);
+}
+
+static void test_ki_direct_and_aggregated(void **state)
+{
+	for (int agg = 0; agg < 2; agg++) {
+		struct dta_translator_opts o = { .sz = sizeof(o),
+						 .ki_window_ns = agg ? 1000 : 0 };
+		struct local lo = { 0 };
+		struct dta_translator *t = make(&lo, &o);
+		struct dta_layout l;
+		uint64_t want[50] = { 0 }, got;
+		uint8_t key[13];
+		int s;
+
+		(void)state;
+		assert_int_equal(dta_layout_ki(&l, 1 << 16, 3, 2, DTA_HASH_CRC32C, 6),
+				 0);
+		s = add(t, &lo, &l, 0);
+		for (unsigned i = 0; i < 1000; i++) {
+			unsigned k = (i * 7) % 50;
+
+			key13(key, k);
+			assert_int_equal(incr(t, key, i + 1, 10 + i / 100), 1);
+			want[k] += i + 1;
+		}
+		if (agg) {
+			/* Nothing issued yet for most keys: a window is open. */
+			assert_true(stats(t).ops_fetch_add < 3 * 1000);
+			assert_true(stats(t).ki_merged > 0);
+			dta_translator_tick(t, 5000);
+			dta_translator_tick(t, 5000);
+		}
+		for (unsigned k = 0; k < 50; k++) {
+			key13(key, k);
+			assert_int_equal(dta_ki_query(&l, lo.a[s].mem, key, 13, 0,
+						      &got), 0);
+			assert_int_equal(got, want[k]);
+		}
+		if (agg)
+			assert_int_equal(stats(t).ops_fetch_add + 3 * stats(t).ki_merged,
+					 3 * 1000);
+		/* Bank switching. */
+		assert_int_equal(dta_translator_set_ki_bank(t, (unsigned)s, 1), 0);
+		assert_int_equal(dta_translator_set_ki_bank(t, (unsigned)s, 2),
+				 -DTA_E_RANGE);
+		key13(key, 0);
+		incr(t, key, 5, 6000);
+		dta_translator_flush(t);
+		assert_int_equal(dta_ki_query(&l, lo.a[s].mem, key, 13, 1, &got), 0);
+		assert_int_equal(got, 5);
+		release(t, &lo);
+	}
+}
+
+static void test_seq_and_malformed(void **state)
+{
+	struct local lo = { 0 };
+	struct dta_translator *t = make(&lo, NULL);
+	struct dta_layout l;
+	struct dta_report r = { .format = DTA_FORMAT_V1,
+				.opcode = DTA_OP_KEY_INCREMENT };
+	static const uint32_t seqs[] = { 10, 11, 14, 12, 15, 0xFFFFFFFF };
+	uint8_t key[13], junk[20];
+
+	(void)state;
+	assert_int_equal(dta_layout_ki(&l, 1024, 2, 1, DTA_HASH_CRC32C, 6), 0);
+	add(t, &lo, &l, 0);
+	key13(key, 1);
+	r.reporter = 7;
+	r.u.ki.redundancy = 1;
+	r.u.ki.key_len = 13;
+	r.u.ki.key = key;
+	r.u.ki.counter = 1;
+	for (unsigned i = 0; i < 6; i++) {
+		r.seq = seqs[i];
+		send1(t, &r, 0);
+	}
+	/* 14 after 11 loses 2 (12 and 13); 12 is late; 0xFFFFFFFF is far
+	 * in the past modulo 2^32 (half the space) and counts as late. */
+	assert_int_equal(stats(t).seq_lost, 2);
+	assert_int_equal(stats(t).seq_late, 2);
+	/* Another reporter has its own sequence space. */
+	r.reporter = 8;
+	r.seq = 1000;
+	send1(t, &r, 0);
+	assert_int_equal(stats(t).seq_lost, 2);
+
+	memset(junk, 0xD1, sizeof(junk));
+	assert_true(dta_translator_process(t, junk, sizeof(junk), 0) < 0);
+	assert_true(dta_translator_process(t, junk, 0, 0) < 0);
+	assert_int_equal(stats(t).malformed, 2);
+	assert_int_equal(stats(t).packets, 9);
+	assert_int_equal(stats(t).reports[DTA_OP_KEY_INCREMENT], 7);
+
+	/* A failing sink is counted, not hidden. */
+	lo.fail = 1;
+	send1(t, &r, 0);
+	assert_int_equal(stats(t).sink_errors, 2);
+	release(t, &lo);
+}
+
+static void test_legacy_reports(void **state)
+{
+	struct local lo = { 0 };
+	struct dta_translator *t = make(&lo, NULL);
+	struct dta_layout l;
+	/* Prototype Key-Write: opcode 1, flags, N=2, key, data. */
+	static const uint8_t pkt[] = { 0x01, 0x00, 0x02, 0, 0, 0, 42,
+				       0xca, 0xfe, 0xba, 0xbe };
+	uint8_t out[4];
+	struct dta_kw_result res;
+	int s;
+
+	(void)state;
+	assert_int_equal(dta_layout_kw(&l, 1 << 12, 4, 4, 4, DTA_HASH_PROTOTYPE, 0),
+			 0);
+	s = add(t, &lo, &l, 0);
+	assert_int_equal(dta_translator_process(t, pkt, sizeof(pkt), 0), 1);
+	assert_int_equal(dta_kw_query(&l, lo.a[s].mem, pkt + 3, 4, NULL, out, 4,
+				      &res), 0);
+	assert_int_equal(res.status, DTA_Q_FOUND);
+	assert_memory_equal(out, pkt + 7, 4);
+	release(t, &lo);
+}
+
+struct worker {
+	struct dta_translator *t;
+	unsigned id;
+};
+
+static void *ki_worker(void *arg)
+{
+	struct worker *w = arg;
+	uint8_t key[13];
+
+	for (unsigned i = 0; i < 20000; i++) {
+		key13(key, i % 97);
+		incr(w->t, key, 1, i);
+		if (i % 1000 == 0)
+			dta_translator_tick(w->t, i);
+	}
+	return NULL;
+}
+
+static void test_threads(void **state)
+{
+	for (int agg = 0; agg < 2; agg++) {
+		struct dta_translator_opts o = { .sz = sizeof(o),
+						 .ki_window_ns = agg ? 100 : 0,
+						 .ki_agg_entries = 64 };
+		struct local lo = { 0 };
+		struct dta_translator *t = make(&lo, &o);
+		struct dta_layout l;
+		pthread_t th[4];
+		struct worker w[4];
+		uint64_t total = 0, got;
+		uint8_t key[13];
+		int s;
+
+		(void)state;
+		assert_int_equal(dta_layout_ki(&l, 1 << 16, 2, 1, DTA_HASH_CRC32C, 8),
+				 0);
+		s = add(t, &lo, &l, 0);
+		for (unsigned i = 0; i < 4; i++) {
+			w[i].t = t;
+			w[i].id = i;
+			assert_int_equal(pthread_create(&th[i], NULL, ki_worker, &w[i]),
+					 0);
+		}
+		for (unsigned i = 0; i < 4; i++)
+			pthread_join(th[i], NULL);
+		dta_translator_flush(t);
+		for (unsigned k = 0; k < 97; k++) {
+			key13(key, k);
+			dta_ki_query(&l, lo.a[s].mem, key, 13, 0, &got);
+			total += got;
+		}
+		/* Count-min may only overestimate; with 2^16 counters and 97
+		 * keys it is exact. */
+		assert_int_equal(total, 4 * 20000);
+		release(t, &lo);
+	}
+}
+
+static void test_bad_args(void **state)
+{
+	struct dta_sink nosubmit = { 0 };
+	struct dta_translator *t;
+	struct local lo = { 0 };
+	struct dta_layout l;
+
+	(void)state;
+	assert_int_equal(dta_translator_create(NULL, &nosubmit, &t), -EINVAL);
+	assert_int_equal(dta_translator_create(NULL, NULL, &t), -EINVAL);
+	t = make(&lo, NULL);
+	assert_int_equal(dta_translator_add(t, NULL, 0), -EINVAL);
+	assert_int_equal(dta_layout_kw(&l, 64, 4, 4, 2, DTA_HASH_CRC32C, 0), 0);
+	assert_int_equal(dta_translator_add(t, &l, 0), 0);
+	assert_int_equal(dta_translator_set_ki_bank(t, 0, 0), -DTA_E_PRIMITIVE);
+	assert_int_equal(dta_translator_set_ki_bank(t, 5, 0), -EINVAL);
+	assert_int_equal(dta_translator_process(NULL, "x", 1, 0), -EINVAL);
+	assert_int_equal(dta_translator_tick(NULL, 0), -EINVAL);
+	dta_translator_destroy(t);
+	dta_translator_destroy(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_kw_routing),
+		cmocka_unit_test(test_pc_complete_and_fresh_entry),
+		cmocka_unit_test(test_pc_eviction_writes_evicted_flow),
+		cmocka_unit_test(test_pc_timeout),
+		cmocka_unit_test(test_ap_batches_wrap_and_timeout),
+		cmocka_unit_test(test_ki_direct_and_aggregated),
+		cmocka_unit_test(test_seq_and_malformed),
+		cmocka_unit_test(test_legacy_reports),
+		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_bad_args),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
