@@ -1,0 +1,627 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Configuration file parser (format: docs/config.md).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dta/config.h"
+#include "dta/hash.h"
+#include "dta/wire.h"
+#include "internal.h"
+
+#define MAX_KV 32
+#define VALUE_MAX 256
+#define MAX_VALUES (1u << 20) /* Postcarding value set entries */
+
+struct kv {
+	char key[32];
+	char val[VALUE_MAX];
+	unsigned line;
+	bool used;
+};
+
+struct section {
+	int kind; /* SEC_* */
+	char name[DTA_CONFIG_NAME_MAX];
+	unsigned line;
+	unsigned nkv;
+	struct kv kv[MAX_KV];
+};
+
+enum { SEC_NONE, SEC_COLLECTOR, SEC_TRANSLATOR, SEC_STRUCTURE };
+
+struct dta_config {
+	size_t n;
+	struct dta_config_structure s[DTA_CONFIG_MAX_STRUCTURES];
+	struct section prog[2]; /* [collector], [translator] */
+};
+
+static const char *const collector_keys[] = {
+	"name", "socket", "snapshot_dir", "huge_pages", "restore", NULL,
+};
+static const char *const translator_keys[] = {
+	"port", "bind", "workers", "pc_cache", "pc_timeout_ms",
+	"ap_timeout_ms", "ki_window_us", "legacy", "stats_interval_s", NULL,
+};
+
+static int fail(char *err, size_t errlen, unsigned line, const char *fmt, ...)
+{
+	va_list ap;
+	int n = 0;
+
+	if (err && errlen) {
+		if (line)
+			n = snprintf(err, errlen, "line %u: ", line);
+		if (n < 0 || (size_t)n >= errlen)
+			n = 0;
+		va_start(ap, fmt);
+		vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+		va_end(ap);
+	}
+	return -DTA_E_MALFORMED;
+}
+
+DTA_API int dta_parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	unsigned shift = 0;
+
+	if (!s || !out || !*s || *s == '-' || isspace((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s)
+		return -EINVAL;
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	case 't': case 'T': shift = 40; end++; break;
+	default: break;
+	}
+	if (*end)
+		return -EINVAL;
+	if (shift && v > (UINT64_MAX >> shift))
+		return -EINVAL;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+static struct kv *find_kv(struct section *s, const char *key)
+{
+	for (unsigned i = 0; i < s->nkv; i++)
+		if (!strcmp(s->kv[i].key, key)) {
+			s->kv[i].used = true;
+			return &s->kv[i];
+		}
+	return NULL;
+}
+
+/* An integer key within [lo, hi], or @def when absent. */
+static int get_num(struct section *s, const char *key, uint64_t def,
+		   uint64_t lo, uint64_t hi, uint64_t *out, char *err,
+		   size_t errlen)
+{
+	struct kv *kv = find_kv(s, key);
+
+	if (!kv) {
+		*out = def;
+		return 0;
+	}
+	if (dta_parse_size(kv->val, out) || *out < lo || *out > hi)
+		return fail(err, errlen, kv->line,
+			    "%s must be a number from %llu to %llu", key,
+			    (unsigned long long)lo, (unsigned long long)hi);
+	return 0;
+}
+
+static char *trim(char *p)
+{
+	char *e;
+
+	while (*p == ' ' || *p == '\t')
+		p++;
+	e = p + strlen(p);
+	while (e > p && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+		*--e = 0;
+	return p;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* "1-64, 100, 0x200-0x20f" -> sorted unique array. */
+static int parse_values(struct dta_config_structure *cs, const struct kv *kv,
+			char *err, size_t errlen)
+{
+	const char *p = kv->val;
+	size_t n = 0, cap = 0;
+	uint32_t *v = NULL;
+
+	while (*p) {
+		char buf[VALUE_MAX], *tok, *dash;
+		uint64_t a, b;
+		size_t len = strcspn(p, ",");
+
+		memcpy(buf, p, len);
+		buf[len] = 0;
+		p += len + (p[len] == ',');
+		tok = trim(buf);
+		dash = *tok ? strchr(tok + 1, '-') : NULL;
+		if (dash)
+			*dash = 0;
+		if (dta_parse_size(trim(tok), &a) || a > UINT32_MAX ||
+		    (dash && (dta_parse_size(trim(dash + 1), &b) || b > UINT32_MAX ||
+			      b < a)))
+			goto bad;
+		if (!dash)
+			b = a;
+		if (n + (b - a + 1) > MAX_VALUES) {
+			free(v);
+			return fail(err, errlen, kv->line,
+				    "values: more than %u values", MAX_VALUES);
+		}
+		if (n + (b - a + 1) > cap) {
+			size_t ncap = (n + (size_t)(b - a + 1)) * 2;
+			uint32_t *nv = realloc(v, ncap * sizeof(*v));
+
+			if (!nv) {
+				free(v);
+				return -ENOMEM;
+			}
+			v = nv;
+			cap = ncap;
+		}
+		for (uint64_t x = a; x <= b; x++)
+			v[n++] = (uint32_t)x;
+	}
+	if (n == 0)
+		goto bad;
+	qsort(v, n, sizeof(*v), cmp_u32);
+	{
+		size_t w = 1;
+
+		for (size_t i = 1; i < n; i++)
+			if (v[i] != v[w - 1])
+				v[w++] = v[i];
+		n = w;
+	}
+	cs->values = v;
+	cs->nvalues = n;
+	return 0;
+bad:
+	free(v);
+	return fail(err, errlen, kv->line,
+		    "values: expected a list like 1-64,100 (32-bit numbers)");
+}
+
+static uint64_t pow2_floor(uint64_t x)
+{
+	return x ? 1ull << (63 - __builtin_clzll(x)) : 0;
+}
+
+/* Element count from "memory" (bytes) or the explicit count key. */
+static int get_count(struct section *s, const char *count_key,
+		     uint64_t unit, uint64_t def, bool pow2, uint64_t *out,
+		     char *err, size_t errlen)
+{
+	struct kv *mem = find_kv(s, "memory"), *cnt = find_kv(s, count_key);
+	uint64_t bytes;
+
+	if (mem && cnt)
+		return fail(err, errlen, cnt->line,
+			    "give either memory or %s, not both", count_key);
+	if (!mem)
+		return get_num(s, count_key, def, 1, UINT64_MAX, out, err,
+			       errlen);
+	if (dta_parse_size(mem->val, &bytes) || bytes < unit)
+		return fail(err, errlen, mem->line,
+			    "memory must be a size of at least %llu bytes "
+			    "(e.g. 64M)", (unsigned long long)unit);
+	*out = bytes / unit;
+	if (pow2)
+		*out = pow2_floor(*out);
+	return 0;
+}
+
+static int finish_structure(struct dta_config *c, struct section *s,
+			    char *err, size_t errlen)
+{
+	struct dta_config_structure *cs = &c->s[c->n];
+	struct kv *kv = find_kv(s, "primitive"), *h;
+	uint64_t a, b, d, e, f, seed;
+	int prim, fam = DTA_HASH_CRC32C, rc;
+	bool proto;
+
+	if (!kv)
+		return fail(err, errlen, s->line,
+			    "structure %s: primitive is required", s->name);
+	prim = dta_primitive_parse(kv->val);
+	if (prim < 0)
+		return fail(err, errlen, kv->line,
+			    "primitive must be key-write, postcard, append or "
+			    "key-increment");
+	h = find_kv(s, "hash");
+	if (h) {
+		fam = dta_hash_family_parse(h->val);
+		if (fam < 0)
+			return fail(err, errlen, h->line,
+				    "hash must be crc32c, crc32, xxh3 or "
+				    "prototype");
+	}
+	proto = fam == DTA_HASH_PROTOTYPE;
+	rc = get_num(s, "seed", 0, 0, UINT64_MAX, &seed, err, errlen);
+	if (rc)
+		return rc;
+	memset(cs, 0, sizeof(*cs));
+	snprintf(cs->name, sizeof(cs->name), "%s", s->name);
+
+	switch (prim) {
+	case DTA_PRIM_KEY_WRITE:
+		if ((rc = get_num(s, "data", 4, 1, DTA_DATA_MAX, &d, err, errlen)) ||
+		    (rc = get_num(s, "checksum", 4, 1, 8, &e, err, errlen)) ||
+		    (rc = get_num(s, "redundancy", proto ? 2 : DTA_KW_DEFAULT_REDUNDANCY,
+				  1, DTA_MAX_REDUNDANCY, &f, err, errlen)) ||
+		    (rc = get_count(s, "slots", d + e, 1u << 20, proto, &a, err,
+				    errlen)))
+			return rc;
+		rc = dta_layout_kw(&cs->layout, a, (unsigned)d, (unsigned)e,
+				   (unsigned)f, fam, seed);
+		break;
+	case DTA_PRIM_POSTCARD:
+		if ((rc = get_num(s, "hops", 5, 1, DTA_MAX_HOPS, &b, err, errlen)) ||
+		    (rc = get_num(s, "slot_bytes", 4, 1, 4, &e, err, errlen)) ||
+		    (rc = get_num(s, "redundancy", proto ? 1 : 2, 1,
+				  DTA_MAX_REDUNDANCY, &f, err, errlen)))
+			return rc;
+		{
+			uint64_t chunk = 1;
+
+			while (chunk < b * e)
+				chunk <<= 1;
+			rc = get_count(s, "chunks", chunk, 1u << 18, proto, &a,
+				       err, errlen);
+			if (rc)
+				return rc;
+		}
+		rc = dta_layout_pc(&cs->layout, a, (unsigned)b, (unsigned)e,
+				   (unsigned)f, fam, seed);
+		if (!rc && (kv = find_kv(s, "values")) != NULL)
+			rc = parse_values(cs, kv, err, errlen);
+		if (rc == -DTA_E_MALFORMED || rc == -ENOMEM)
+			return rc;
+		break;
+	case DTA_PRIM_APPEND:
+		if ((rc = get_num(s, "lists", 1, 1, UINT32_MAX, &b, err, errlen)) ||
+		    (rc = get_num(s, "first_list", 0, 0, UINT32_MAX, &seed, err,
+				  errlen)) ||
+		    (rc = get_num(s, "batch", 16, 1, 1024, &d, err, errlen)) ||
+		    (rc = get_num(s, "entry", 4, 1, DTA_DATA_MAX, &e, err, errlen)) ||
+		    (rc = get_num(s, "separate_trailer", 0, 0, 1, &f, err, errlen)))
+			return rc;
+		if (seed + b > (1ull << 32))
+			return fail(err, errlen, s->line,
+				    "structure %s: first_list + lists exceeds "
+				    "32-bit list ids", s->name);
+		rc = get_count(s, "batches", b * ((16 + d * e + 7) & ~7ull), 1024,
+			       false, &a, err, errlen);
+		if (rc)
+			return rc;
+		if (a > UINT32_MAX)
+			a = UINT32_MAX;
+		cs->list_base = (uint32_t)seed;
+		rc = dta_layout_ap(&cs->layout, (uint32_t)b, (uint32_t)a,
+				   (unsigned)d, (unsigned)e,
+				   f ? DTA_AP_SEPARATE_TRAILER : 0);
+		break;
+	case DTA_PRIM_KEY_INCREMENT:
+		if ((rc = get_num(s, "rows", 2, 1, DTA_MAX_REDUNDANCY, &b, err,
+				  errlen)) ||
+		    (rc = get_num(s, "banks", 1, 1, 2, &d, err, errlen)) ||
+		    (rc = get_count(s, "width", 8 * b * d, 1u << 20, false, &a, err,
+				    errlen)))
+			return rc;
+		rc = dta_layout_ki(&cs->layout, a, (unsigned)b, (unsigned)d, fam,
+				   seed);
+		break;
+	}
+	if (rc == -ENOMEM)
+		return rc;
+	if (rc)
+		return fail(err, errlen, s->line,
+			    "structure %s: impossible geometry for %s with hash "
+			    "%s (%s; docs/config.md)", s->name,
+			    dta_primitive_name(prim), dta_hash_family_name(fam),
+			    dta_strerror(rc));
+	for (unsigned i = 0; i < s->nkv; i++)
+		if (!s->kv[i].used) {
+			free(cs->values);
+			cs->values = NULL;
+			return fail(err, errlen, s->kv[i].line,
+				    "unknown key '%s' for a %s structure",
+				    s->kv[i].key, dta_primitive_name(prim));
+		}
+	c->n++;
+	return 0;
+}
+
+static int check_prog_keys(struct section *s, char *err, size_t errlen)
+{
+	const char *const *keys = s->kind == SEC_COLLECTOR ? collector_keys
+							   : translator_keys;
+
+	for (unsigned i = 0; i < s->nkv; i++) {
+		bool ok = false;
+
+		for (const char *const *k = keys; *k; k++)
+			ok |= !strcmp(*k, s->kv[i].key);
+		if (!ok)
+			return fail(err, errlen, s->kv[i].line,
+				    "unknown key '%s' in [%s]", s->kv[i].key,
+				    s->kind == SEC_COLLECTOR ? "collector"
+							     : "translator");
+	}
+	return 0;
+}
+
+static int end_section(struct dta_config *c, struct section *s, char *err,
+		       size_t errlen)
+{
+	int rc = 0;
+
+	switch (s->kind) {
+	case SEC_STRUCTURE:
+		rc = finish_structure(c, s, err, errlen);
+		break;
+	case SEC_COLLECTOR:
+	case SEC_TRANSLATOR:
+		rc = check_prog_keys(s, err, errlen);
+		if (!rc)
+			c->prog[s->kind - SEC_COLLECTOR] = *s;
+		break;
+	default:
+		break;
+	}
+	s->kind = SEC_NONE;
+	s->nkv = 0;
+	return rc;
+}
+
+static bool valid_name(const char *n)
+{
+	size_t len = strlen(n);
+
+	if (len == 0 || len >= DTA_CONFIG_NAME_MAX)
+		return false;
+	for (; *n; n++)
+		if (!isalnum((unsigned char)*n) && *n != '_' && *n != '-')
+			return false;
+	return true;
+}
+
+static int parse_header(struct dta_config *c, struct section *s, char *p,
+			unsigned line, bool *seen, char *err, size_t errlen)
+{
+	char *end = strchr(p, ']'), *name;
+
+	if (!end || *trim(end + 1))
+		return fail(err, errlen, line, "expected [section]");
+	*end = 0;
+	p = trim(p + 1);
+	s->line = line;
+	if (!strcmp(p, "collector") || !strcmp(p, "translator")) {
+		s->kind = !strcmp(p, "collector") ? SEC_COLLECTOR : SEC_TRANSLATOR;
+		if (seen[s->kind])
+			return fail(err, errlen, line, "[%s] given twice", p);
+		seen[s->kind] = true;
+		return 0;
+	}
+	if (strncmp(p, "structure", 9) != 0 || (p[9] != ' ' && p[9] != '\t'))
+		return fail(err, errlen, line,
+			    "unknown section [%s] (collector, translator or "
+			    "structure NAME)", p);
+	name = trim(p + 9);
+	if (!valid_name(name))
+		return fail(err, errlen, line,
+			    "structure names are 1-%d letters, digits, _ or -",
+			    DTA_CONFIG_NAME_MAX - 1);
+	if (dta_config_find(c, name))
+		return fail(err, errlen, line, "structure %s declared twice",
+			    name);
+	if (c->n == DTA_CONFIG_MAX_STRUCTURES)
+		return fail(err, errlen, line, "more than %d structures",
+			    DTA_CONFIG_MAX_STRUCTURES);
+	s->kind = SEC_STRUCTURE;
+	snprintf(s->name, sizeof(s->name), "%s", name);
+	return 0;
+}
+
+static int parse_kv(struct section *s, char *p, unsigned line, char *err,
+		    size_t errlen)
+{
+	char *eq = strchr(p, '='), *k, *v;
+
+	if (!eq)
+		return fail(err, errlen, line, "expected key = value");
+	*eq = 0;
+	k = trim(p);
+	v = trim(eq + 1);
+	if (s->kind == SEC_NONE)
+		return fail(err, errlen, line, "key '%s' outside a section", k);
+	if (!*k || strlen(k) >= sizeof(s->kv[0].key))
+		return fail(err, errlen, line, "bad key");
+	if (!*v || strlen(v) >= VALUE_MAX)
+		return fail(err, errlen, line, "%s: value missing or longer "
+			    "than %d characters", k, VALUE_MAX - 1);
+	for (unsigned i = 0; i < s->nkv; i++)
+		if (!strcmp(s->kv[i].key, k))
+			return fail(err, errlen, line, "%s given twice", k);
+	if (s->nkv == MAX_KV)
+		return fail(err, errlen, line, "too many keys in one section");
+	snprintf(s->kv[s->nkv].key, sizeof(s->kv[0].key), "%s", k);
+	snprintf(s->kv[s->nkv].val, VALUE_MAX, "%s", v);
+	s->kv[s->nkv].line = line;
+	s->kv[s->nkv].used = false;
+	s->nkv++;
+	return 0;
+}
+
+DTA_API int dta_config_parse(const char *text, size_t len,
+			     struct dta_config **out, char *err, size_t errlen)
+{
+	struct dta_config *c;
+	struct section *s;
+	bool seen[4] = { false };
+	unsigned line = 0;
+	size_t pos = 0;
+	int rc = 0;
+
+	if (!out || (!text && len))
+		return -EINVAL;
+	*out = NULL;
+	if (err && errlen)
+		err[0] = 0;
+	c = calloc(1, sizeof(*c));
+	s = calloc(1, sizeof(*s));
+	if (!c || !s) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	while (pos < len) {
+		char buf[1024], *p, *hash;
+		size_t n = 0;
+
+		line++;
+		while (pos < len && text[pos] != '\n') {
+			if (n + 1 >= sizeof(buf) || text[pos] == 0) {
+				rc = fail(err, errlen, line,
+					  text[pos] ? "line too long"
+						    : "NUL byte in text");
+				goto out;
+			}
+			buf[n++] = text[pos++];
+		}
+		pos++; /* the newline */
+		buf[n] = 0;
+		hash = strchr(buf, '#');
+		if (hash)
+			*hash = 0;
+		p = trim(buf);
+		if (!*p)
+			continue;
+		if (*p == '[') {
+			rc = end_section(c, s, err, errlen);
+			if (!rc)
+				rc = parse_header(c, s, p, line, seen, err, errlen);
+		} else {
+			rc = parse_kv(s, p, line, err, errlen);
+		}
+		if (rc)
+			goto out;
+	}
+	rc = end_section(c, s, err, errlen);
+out:
+	free(s);
+	if (rc) {
+		dta_config_destroy(c);
+		return rc;
+	}
+	*out = c;
+	return 0;
+}
+
+DTA_API int dta_config_load(const char *path, struct dta_config **out,
+			    char *err, size_t errlen)
+{
+	struct stat st;
+	char *text;
+	ssize_t got;
+	int fd, rc;
+
+	if (!path || !out)
+		return -EINVAL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || st.st_size > (16 << 20)) {
+		rc = st.st_size > (16 << 20) ? -EFBIG : -errno;
+		close(fd);
+		return rc;
+	}
+	text = malloc((size_t)st.st_size + 1);
+	if (!text) {
+		close(fd);
+		return -ENOMEM;
+	}
+	got = read(fd, text, (size_t)st.st_size);
+	rc = got < 0 ? -errno : 0;
+	close(fd);
+	if (!rc)
+		rc = dta_config_parse(text, (size_t)got, out, err, errlen);
+	free(text);
+	return rc;
+}
+
+DTA_API void dta_config_destroy(struct dta_config *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n; i++)
+		free(c->s[i].values);
+	free(c);
+}
+
+DTA_API size_t dta_config_count(const struct dta_config *c)
+{
+	return c ? c->n : 0;
+}
+
+DTA_API const struct dta_config_structure *
+dta_config_structure(const struct dta_config *c, size_t i)
+{
+	return c && i < c->n ? &c->s[i] : NULL;
+}
+
+DTA_API const struct dta_config_structure *
+dta_config_find(const struct dta_config *c, const char *name)
+{
+	if (!c || !name)
+		return NULL;
+	for (size_t i = 0; i < c->n; i++)
+		if (!strcmp(c->s[i].name, name))
+			return &c->s[i];
+	return NULL;
+}
+
+DTA_API const char *dta_config_get(const struct dta_config *c,
+				   const char *section, const char *key)
+{
+	const struct section *s;
+
+	if (!c || !section || !key)
+		return NULL;
+	if (!strcmp(section, "collector"))
+		s = &c->prog[0];
+	else if (!strcmp(section, "translator"))
+		s = &c->prog[1];
+	else
+		return NULL;
+	for (unsigned i = 0; i < s->nkv; i++)
+		if (!strcmp(s->kv[i].key, key))
+			return s->kv[i].val;
+	return NULL;
+}

@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Configuration parser: a full file, defaults, memory sizing, and every
+ * kind of mistake rejected with its line number. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "dta/dta.h"
+
+static const char good[] =
+	"# a whole system\n"
+	"[collector]\n"
+	"name = lab   # trailing comment\n"
+	"socket = /tmp/lab.sock\n"
+	"\n"
+	"[translator]\n"
+	"port = 40040\n"
+	"workers = 2\n"
+	"[structure flows]\n"
+	"primitive = key-write\n"
+	"memory = 64M\n"
+	"data = 20\n"
+	"redundancy = 2\n"
+	"seed = 0x1234\n"
+	"[structure paths]\n"
+	"\tprimitive = postcard\n"
+	"chunks = 1000\n"
+	"values = 1-64, 100,0x200-0x201 , 5\n"
+	"[structure events]\n"
+	"primitive = append\n"
+	"lists = 4\n"
+	"first_list = 10\n"
+	"batches = 256\n"
+	"[structure counters]\n"
+	"primitive = ki\n"
+	"width = 1K\n"
+	"rows = 3\n"
+	"banks = 2\n"
+	"hash = xxh3\n";
+
+static struct dta_config *parse(const char *t, char *err)
+{
+	struct dta_config *c = NULL;
+	int rc = dta_config_parse(t, strlen(t), &c, err, 256);
+
+	return rc ? NULL : c;
+}
+
+static void test_good(void **state)
+{
+	char err[256];
+	struct dta_config *c = parse(good, err);
+	const struct dta_config_structure *s;
+
+	(void)state;
+	assert_non_null(c);
+	assert_int_equal(dta_config_count(c), 4);
+	assert_string_equal(dta_config_get(c, "collector", "name"), "lab");
+	assert_string_equal(dta_config_get(c, "translator", "workers"), "2");
+	assert_null(dta_config_get(c, "translator", "bind"));
+	assert_null(dta_config_get(c, "structure", "name"));
+
+	s = dta_config_find(c, "flows");
+	assert_non_null(s);
+	assert_int_equal(s->layout.primitive, DTA_PRIM_KEY_WRITE);
+	assert_int_equal(s->layout.g.kw.slot_size, 24);
+	assert_int_equal(s->layout.g.kw.slots, (64u << 20) / 24);
+	assert_int_equal(s->layout.g.kw.max_redundancy, 2);
+	assert_int_equal(s->layout.hash_seed, 0x1234);
+	assert_int_equal(s->layout.hash_family, DTA_HASH_CRC32C);
+
+	s = dta_config_find(c, "paths");
+	assert_int_equal(s->layout.g.pc.chunks, 1000);
+	assert_int_equal(s->layout.g.pc.hops, 5);
+	assert_int_equal(s->nvalues, 64 + 1 + 2); /* 5 is a duplicate */
+	assert_int_equal(s->values[0], 1);
+	assert_int_equal(s->values[s->nvalues - 1], 0x201);
+
+	s = dta_config_find(c, "events");
+	assert_int_equal(s->list_base, 10);
+	assert_int_equal(s->layout.g.ap.lists, 4);
+	assert_int_equal(s->layout.g.ap.ring_batches, 256);
+	assert_int_equal(s->layout.g.ap.batch_entries, 16);
+
+	s = dta_config_find(c, "counters");
+	assert_int_equal(s->layout.g.ki.width, 1024);
+	assert_int_equal(s->layout.g.ki.rows, 3);
+	assert_int_equal(s->layout.hash_family, DTA_HASH_XXH3);
+	assert_null(dta_config_find(c, "nope"));
+	assert_null(dta_config_structure(c, 4));
+	dta_config_destroy(c);
+}
+
+static void test_prototype_memory_rounds_to_pow2(void **state)
+{
+	char err[256];
+	struct dta_config *c = parse("[structure kw]\nprimitive=key-write\n"
+				     "hash=prototype\nmemory=100K\n", err);
+
+	(void)state;
+	assert_non_null(c);
+	/* 100 KiB / 8 B = 12800 slots -> 8192, a power of two. */
+	assert_int_equal(dta_config_structure(c, 0)->layout.g.kw.slots, 8192);
+	dta_config_destroy(c);
+}
+
+static void expect_error(const char *text, const char *where)
+{
+	char err[256];
+	struct dta_config *c = (void *)1;
+	int rc = dta_config_parse(text, strlen(text), &c, err, sizeof(err));
+
+	assert_int_equal(rc, -DTA_E_MALFORMED);
+	assert_null(c);
+	if (!strstr(err, where))
+		fail_msg("error '%s' does not mention '%s'", err, where);
+}
+
+static void test_errors(void **state)
+{
+	(void)state;
+	expect_error("[collector]\nnmae = x\n", "line 2: unknown key 'nmae'");
+	expect_error("[colector]\n", "line 1: unknown section");
+	expect_error("x = 1\n", "line 1: key 'x' outside a section");
+	expect_error("[structure a]\nprimitive = kw\nprimitive = kw\n",
+		     "line 3: primitive given twice");
+	expect_error("[structure a]\nprimitive=kw\n[structure a]\nprimitive=kw\n",
+		     "line 3: structure a declared twice");
+	expect_error("[structure a]\nprimitive = hashmap\n", "line 2: primitive");
+	expect_error("[structure a]\n", "line 1: structure a: primitive is required");
+	expect_error("[structure a]\nprimitive=kw\nslots=12x\n",
+		     "line 3: slots must be a number");
+	expect_error("[structure a]\nprimitive=kw\nslots=10\nmemory=1M\n",
+		     "either memory or slots");
+	expect_error("[structure a]\nprimitive=kw\nhops=5\n",
+		     "line 3: unknown key 'hops' for a key-write");
+	expect_error("[structure a]\nprimitive=kw\nchecksum=3\n",
+		     "line 1: structure a: impossible geometry");
+	expect_error("[structure a]\nprimitive=pc\nvalues=5-1\n", "line 3: values");
+	expect_error("[structure a]\nprimitive=pc\nvalues=1,,2\n", "line 3: values");
+	expect_error("[structure a]\nprimitive=kw\nhash=md5\n", "line 3: hash");
+	expect_error("[structure a b]\n", "line 1: structure names");
+	expect_error("[collector\n", "line 1: expected [section]");
+	expect_error("[collector]\nname\n", "line 2: expected key = value");
+	expect_error("[collector]\nname =\n", "line 2: name: value missing");
+	expect_error("[collector]\n[collector]\n", "line 2: [collector] given twice");
+	expect_error("[structure a]\nprimitive=ap\nfirst_list=0xffffffff\nlists=2\n",
+		     "exceeds 32-bit list ids");
+	expect_error("[structure a]\nprimitive=kw\nmemory=3\n", "line 3: memory");
+}
+
+static void test_sizes_and_files(void **state)
+{
+	uint64_t v;
+	struct dta_config *c;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(dta_parse_size("4K", &v), 0);
+	assert_int_equal(v, 4096);
+	assert_int_equal(dta_parse_size("0x10", &v), 0);
+	assert_int_equal(v, 16);
+	assert_int_equal(dta_parse_size("2G", &v), 0);
+	assert_int_equal(v, 2ull << 30);
+	assert_int_equal(dta_parse_size("-1", &v), -EINVAL);
+	assert_int_equal(dta_parse_size("1Q", &v), -EINVAL);
+	assert_int_equal(dta_parse_size("", &v), -EINVAL);
+	assert_int_equal(dta_parse_size("99999999999999999999", &v), -EINVAL);
+	assert_int_equal(dta_parse_size("17179869184T", &v), -EINVAL);
+	assert_int_equal(dta_config_load("/nonexistent/dta.conf", &c, err, 256),
+			 -ENOENT);
+	assert_int_equal(dta_config_parse(NULL, 1, &c, err, 256), -EINVAL);
+	/* An empty file is a valid, empty configuration. */
+	assert_int_equal(dta_config_parse("", 0, &c, NULL, 0), 0);
+	assert_int_equal(dta_config_count(c), 0);
+	dta_config_destroy(c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_good),
+		cmocka_unit_test(test_prototype_memory_rounds_to_pow2),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_sizes_and_files),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
