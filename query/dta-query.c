@@ -1,15 +1,23 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * dta-query: the DTA query CLI. Sub-commands:
- *   size kw|pc   memory and N for a target query success (sizing tool)
- *   info FILE    describe a saved region
+ * dta-query: the DTA query CLI.
+ *
+ * Answers come from a running dta-collector (over its socket) or from
+ * snapshot files, through the same query code (common/tools.c), so both
+ * give identical answers. See `dta-query --help` and docs/query.md.
  */
+#include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
-#include "dta/dta.h"
+#include "tools.h"
 
 static int cmd_size(int argc, char **argv)
 {
@@ -31,7 +39,7 @@ static int cmd_size(int argc, char **argv)
 	unsigned slot_bits = 32;
 	int json = 0, pc, c, err;
 
-	optind = 1;
+	optind = 0;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'f': s.keys_after = strtoull(optarg, NULL, 0); break;
@@ -87,39 +95,1030 @@ static int cmd_size(int argc, char **argv)
 	return 0;
 }
 
-static int cmd_info(int argc, char **argv)
+/* ---- where answers come from ---- */
+
+struct backend {
+	int fd;            /* socket mode */
+	FILE *in;
+	char *line;        /* last response */
+	size_t cap;
+	size_t n;          /* file mode: views */
+	struct dta_region *r[DTA_CONFIG_MAX_STRUCTURES];
+	struct dta_config_structure cs[DTA_CONFIG_MAX_STRUCTURES];
+	struct tool_view v[DTA_CONFIG_MAX_STRUCTURES];
+	struct tool_session sess;
+};
+
+static struct {
+	const char *config, *socket, *dir;
+	const char *files[DTA_CONFIG_MAX_STRUCTURES];
+	unsigned nfiles;
+	int json;
+	struct dta_config *cfg;
+} G;
+
+__attribute__((format(printf, 1, 2), noreturn))
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("dta-query: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	exit(3);
+}
+
+static void load_config(void)
+{
+	char err[256];
+	int rc;
+
+	if (G.cfg || !G.config)
+		return;
+	rc = dta_config_load(G.config, &G.cfg, err, sizeof(err));
+	if (rc)
+		die("%s: %s", G.config, rc == -DTA_E_MALFORMED ? err : dta_strerror(rc));
+}
+
+static void add_file(struct backend *b, const char *path, const char *name)
 {
 	struct dta_region_opts o = { .sz = sizeof(o), .backing = DTA_BACKING_FILE,
-				     .flags = DTA_REGION_RDONLY };
-	const struct dta_layout *l;
-	struct dta_region *r;
-	int err;
+				     .path = path, .flags = DTA_REGION_RDONLY };
+	const struct dta_config_structure *c;
+	size_t i = b->n;
+	int err = dta_region_open(&o, &b->r[i]);
 
-	if (argc < 2 || !strcmp(argv[1], "--help")) {
-		printf("Usage: dta-query info FILE\n");
-		return argc < 2 ? 2 : 0;
+	if (err)
+		die("%s: %s", path, dta_strerror(err));
+	if (!name)
+		name = dta_region_name(b->r[i]);
+	memset(&b->cs[i], 0, sizeof(b->cs[i]));
+	snprintf(b->cs[i].name, sizeof(b->cs[i].name), "%s", name);
+	c = dta_config_find(G.cfg, name);
+	if (c) { /* values and list base live in the configuration */
+		b->cs[i].values = c->values;
+		b->cs[i].nvalues = c->nvalues;
+		b->cs[i].list_base = c->list_base;
 	}
-	o.path = argv[1];
-	err = dta_region_open(&o, &r);
-	if (err) {
-		fprintf(stderr, "dta-query info: %s: %s\n", argv[1], dta_strerror(err));
-		return 3;
+	b->cs[i].layout = *dta_region_layout(b->r[i]);
+	b->v[i].cs = &b->cs[i];
+	b->v[i].l = dta_region_layout(b->r[i]);
+	b->v[i].area = dta_region_data(b->r[i]);
+	b->n++;
+}
+
+static void backend_open(struct backend *b)
+{
+	char path[4096];
+
+	memset(b, 0, sizeof(*b));
+	b->fd = -1;
+	load_config();
+	if (G.nfiles || G.dir) {
+		for (unsigned i = 0; i < G.nfiles; i++)
+			add_file(b, G.files[i], NULL);
+		if (G.dir) {
+			if (!G.cfg)
+				die("--snapshot-dir needs --config (which "
+				    "structures to open)");
+			for (size_t i = 0; i < dta_config_count(G.cfg); i++) {
+				const char *nm = dta_config_structure(G.cfg, i)->name;
+
+				snprintf(path, sizeof(path), "%s/%s.dta", G.dir, nm);
+				add_file(b, path, nm);
+			}
+		}
+		return;
 	}
-	l = dta_region_layout(r);
-	printf("name: %s\nprimitive: %s\nhash: %s seed %llu\ndata bytes: %llu\n",
-	       dta_region_name(r), dta_primitive_name(l->primitive),
-	       dta_hash_family_name(l->hash_family),
-	       (unsigned long long)l->hash_seed,
-	       (unsigned long long)l->data_size);
-	for (unsigned i = 0; i < DTA_HF_COUNT; i++)
-		if (l->fn[i].kind == DTA_HASHFN_CRC32)
-			printf("role %2u: crc32 poly 0x%08x init 0x%08x xorout 0x%08x\n",
-			       i, l->fn[i].poly, l->fn[i].init, l->fn[i].xorout);
-		else if (l->fn[i].kind == DTA_HASHFN_XXH3)
-			printf("role %2u: xxh3 seed 0x%016llx\n", i,
-			       (unsigned long long)l->fn[i].seed);
-	dta_region_destroy(r);
+	if (G.socket) {
+		snprintf(path, sizeof(path), "%s", G.socket);
+	} else {
+		const char *s = G.cfg ? dta_config_get(G.cfg, "collector", "socket")
+				      : NULL;
+		const char *nm = G.cfg ? dta_config_get(G.cfg, "collector", "name")
+				       : NULL;
+
+		if (s)
+			snprintf(path, sizeof(path), "%s", s);
+		else
+			tool_default_socket(nm ? nm : "dta", path, sizeof(path));
+	}
+	b->fd = tool_connect(path);
+	if (b->fd < 0)
+		die("cannot reach a collector at %s: %s (start dta-collector, or "
+		    "give --socket, --file or --snapshot-dir)", path,
+		    strerror(-b->fd));
+	b->in = fdopen(dup(b->fd), "r");
+	if (!b->in)
+		die("fdopen: %s", strerror(errno));
+}
+
+static void backend_close(struct backend *b)
+{
+	tool_session_free(&b->sess);
+	for (size_t i = 0; i < b->n; i++) {
+		dta_pc_codebook_destroy(b->v[i].cb);
+		dta_region_destroy(b->r[i]);
+	}
+	if (b->in)
+		fclose(b->in);
+	if (b->fd >= 0)
+		close(b->fd);
+	free(b->line);
+}
+
+/* One request; returns the JSON response (valid until the next call). */
+static const char *ask(struct backend *b, const char *req)
+{
+	if (b->fd >= 0) {
+		int n = tool_request(b->fd, b->in, req, &b->line, &b->cap);
+
+		if (n < 0)
+			die("collector connection: %s", strerror(-n));
+	} else {
+		size_t len = 0;
+		FILE *out;
+
+		free(b->line);
+		b->line = NULL;
+		out = open_memstream(&b->line, &len);
+		if (!out)
+			die("out of memory");
+		if (tool_exec(b->v, b->n, &b->sess, req, out) < 0)
+			fputs("{\"error\":\"this request needs a running collector\"}",
+			      out);
+		fclose(out);
+	}
+	return b->line;
+}
+
+/* Answers to many requests (NULL entries are skipped). Over a socket they
+ * are pipelined, a window at a time, so the round trip is paid once per
+ * window rather than once per request. */
+static char **ask_all(struct backend *b, char **reqs, size_t n)
+{
+	char **resp = calloc(n + 1, sizeof(*resp));
+	const size_t window = 64;
+
+	if (!resp)
+		die("out of memory");
+	if (b->fd < 0) {
+		for (size_t i = 0; i < n; i++)
+			if (reqs[i])
+				resp[i] = strdup(ask(b, reqs[i]));
+		return resp;
+	}
+	for (size_t base = 0; base < n; base += window) {
+		size_t end = base + window < n ? base + window : n;
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *out = open_memstream(&buf, &len);
+
+		if (!out)
+			die("out of memory");
+		for (size_t i = base; i < end; i++)
+			if (reqs[i])
+				fprintf(out, "%s\n", reqs[i]);
+		fclose(out);
+		for (size_t off = 0; off < len;) {
+			ssize_t w = write(b->fd, buf + off, len - off);
+
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				die("collector connection: %s", strerror(errno));
+			off += (size_t)w;
+		}
+		free(buf);
+		for (size_t i = base; i < end; i++) {
+			ssize_t r;
+
+			if (!reqs[i])
+				continue;
+			r = getline(&b->line, &b->cap, b->in);
+			if (r <= 0)
+				die("collector connection closed");
+			if (b->line[r - 1] == '\n')
+				b->line[r - 1] = 0;
+			resp[i] = strdup(b->line);
+		}
+	}
+	return resp;
+}
+
+/* ---- reading our own flat JSON ---- */
+
+static const char *jfield(const char *js, const char *key)
+{
+	char pat[64];
+	const char *p;
+
+	snprintf(pat, sizeof(pat), "\"%s\":", key);
+	p = strstr(js, pat);
+	return p ? p + strlen(pat) : NULL;
+}
+
+static bool jstr(const char *js, const char *key, char *out, size_t cap)
+{
+	const char *p = jfield(js, key), *e;
+
+	if (!p || *p != '"')
+		return false;
+	e = strchr(p + 1, '"');
+	if (!e || (size_t)(e - p - 1) >= cap)
+		return false;
+	memcpy(out, p + 1, (size_t)(e - p - 1));
+	out[e - p - 1] = 0;
+	return true;
+}
+
+static uint64_t jnum(const char *js, const char *key)
+{
+	const char *p = jfield(js, key);
+
+	return p ? strtoull(p, NULL, 10) : 0;
+}
+
+/*
+ * Iterate the strings of the "entries" array: *@p starts at NULL; each call
+ * returns the next string's first character and its length in *@len, or
+ * NULL after the last one.
+ */
+static const char *next_entry(const char *js, const char **p, size_t *len)
+{
+	const char *end, *s, *e;
+
+	if (!*p) {
+		*p = jfield(js, "entries");
+		if (!*p || **p != '[')
+			return NULL;
+	}
+	end = strchr(*p, ']');
+	s = strchr(*p, '"');
+	if (!end || !s || s > end)
+		return NULL;
+	e = strchr(s + 1, '"');
+	if (!e || e > end)
+		return NULL;
+	*len = (size_t)(e - s - 1);
+	*p = e + 1;
+	return s + 1;
+}
+
+/* Fail with the collector's error message, if the response is one. */
+static void check(const char *js)
+{
+	char msg[512];
+
+	if (jstr(js, "error", msg, sizeof(msg))) {
+		if (G.json)
+			printf("%s\n", js);
+		die("%s", msg);
+	}
+}
+
+static int key_arg(const char *s, char *hex)
+{
+	uint8_t key[DTA_KEY_MAX];
+	char err[256];
+	int n = tool_parse_key(s, key, sizeof(key), err, sizeof(err));
+
+	if (n < 0)
+		die("%s", err);
+	tool_hex(key, (size_t)n, hex);
+	return n;
+}
+
+/* ---- commands ---- */
+
+static int cmd_kw(int argc, char **argv)
+{
+	char hex[2 * DTA_KEY_MAX + 1], req[512], st[32], data[2 * DTA_DATA_MAX + 1];
+	unsigned n = 0, t = 0;
+	struct backend b;
+	const char *js;
+	int opt;
+
+	static const struct option lo[] = {
+		{ "redundancy", required_argument, NULL, 'n' },
+		{ "threshold", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, "n:t:h", lo, NULL)) != -1) {
+		if (opt == 'n')
+			n = (unsigned)strtoul(optarg, NULL, 0);
+		else if (opt == 't')
+			t = (unsigned)strtoul(optarg, NULL, 0);
+		else {
+			printf("Usage: dta-query kw get NAME KEY [--redundancy N] "
+			       "[--threshold T]\n"
+			       "  The data last written for KEY (docs/keys.md for key forms).\n"
+			       "  --redundancy N  copies to look at (default: the structure's)\n"
+			       "  --threshold T   votes the answer needs (default: plurality)\n");
+			return opt == 'h' ? 0 : 2;
+		}
+	}
+	if (argc - optind != 3 || strcmp(argv[optind], "get"))
+		die("usage: dta-query kw get NAME KEY");
+	key_arg(argv[optind + 2], hex);
+	snprintf(req, sizeof(req), "kw %s %s %u %u", argv[optind + 1], hex, n, t);
+	backend_open(&b);
+	js = ask(&b, req);
+	check(js);
+	if (G.json) {
+		printf("%s\n", js);
+	} else {
+		jstr(js, "status", st, sizeof(st));
+		if (jstr(js, "data", data, sizeof(data)))
+			printf("%s: 0x%s (%" PRIu64 " of %" PRIu64 " matching slots "
+			       "agree)\n", st, data, jnum(js, "votes"),
+			       jnum(js, "candidates"));
+		else
+			printf("%s (%" PRIu64 " slots matched the key's checksum)\n",
+			       st, jnum(js, "candidates"));
+	}
+	backend_close(&b);
+	return strstr(js, "\"found\"") ? 0 : 1;
+}
+
+static int cmd_pc(int argc, char **argv)
+{
+	char hex[2 * DTA_KEY_MAX + 1], req[512], st[32];
+	struct backend b;
+	const char *js, *p;
+	int found;
+
+	if (argc == 2 && !strcmp(argv[1], "--help")) {
+		printf("Usage: dta-query pc path NAME KEY\n"
+		       "  The path (hop values) recorded for flow KEY.\n");
+		return 0;
+	}
+	if (argc != 4 || strcmp(argv[1], "path"))
+		die("usage: dta-query pc path NAME KEY");
+	key_arg(argv[3], hex);
+	snprintf(req, sizeof(req), "pc %s %s", argv[2], hex);
+	backend_open(&b);
+	js = ask(&b, req);
+	check(js);
+	found = strstr(js, "\"found\"") != NULL;
+	if (G.json) {
+		printf("%s\n", js);
+	} else if (found && (p = jfield(js, "path"))) {
+		const char *e = strchr(p, ']');
+
+		printf("found: %.*s (hop values, first hop first)\n",
+		       (int)(e - p - 1), p + 1);
+	} else {
+		jstr(js, "status", st, sizeof(st));
+		printf("%s (%" PRIu64 " copies decoded validly)\n", st,
+		       jnum(js, "valid_copies"));
+	}
+	backend_close(&b);
+	return found ? 0 : 1;
+}
+
+static int cmd_ki(int argc, char **argv)
+{
+	char hex[2 * DTA_KEY_MAX + 1], req[512];
+	unsigned bank = 0;
+	struct backend b;
+	const char *js;
+	int opt;
+
+	static const struct option lo[] = {
+		{ "bank", required_argument, NULL, 'b' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, "b:h", lo, NULL)) != -1) {
+		if (opt == 'b') {
+			bank = (unsigned)strtoul(optarg, NULL, 0);
+		} else {
+			printf("Usage: dta-query ki get NAME KEY [--bank B]\n"
+			       "  The count-min estimate for KEY (never below the true sum).\n");
+			return opt == 'h' ? 0 : 2;
+		}
+	}
+	if (argc - optind != 3 || strcmp(argv[optind], "get"))
+		die("usage: dta-query ki get NAME KEY");
+	key_arg(argv[optind + 2], hex);
+	snprintf(req, sizeof(req), "ki %s %s %u", argv[optind + 1], hex, bank);
+	backend_open(&b);
+	js = ask(&b, req);
+	check(js);
+	if (G.json)
+		printf("%s\n", js);
+	else
+		printf("%" PRIu64 "\n", jnum(js, "count"));
+	backend_close(&b);
 	return 0;
+}
+
+static void print_entries(const char *js, uint64_t *printed)
+{
+	const char *p = NULL, *s;
+	size_t len;
+
+	while ((s = next_entry(js, &p, &len)) != NULL) {
+		printf("0x%.*s\n", (int)len, s);
+		(*printed)++;
+	}
+}
+
+static int cmd_ap(int argc, char **argv)
+{
+	char req[512];
+	unsigned long tail = 10;
+	int follow, from_start = 0, opt;
+	struct backend b;
+	const char *js;
+	uint64_t printed = 0, lost = 0;
+
+	static const struct option lo[] = {
+		{ "lines", required_argument, NULL, 'n' },
+		{ "from-start", no_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, "n:sh", lo, NULL)) != -1) {
+		if (opt == 'n') {
+			tail = strtoul(optarg, NULL, 0);
+		} else if (opt == 's') {
+			from_start = 1;
+		} else {
+			printf("Usage: dta-query ap tail NAME LIST [-n N]\n"
+			       "       dta-query ap follow NAME LIST [--from-start]\n"
+			       "  tail: the newest N entries still in the list's ring (default 10)\n"
+			       "  follow: print entries as they arrive (from now, or from the\n"
+			       "  oldest still stored) until interrupted; needs a collector.\n"
+			       "  LIST is the list index within structure NAME (0-based).\n"
+			       "  Entries are printed in hex, oldest first.\n");
+			return opt == 'h' ? 0 : 2;
+		}
+	}
+	if (argc - optind != 3 ||
+	    (strcmp(argv[optind], "tail") && strcmp(argv[optind], "follow")))
+		die("usage: dta-query ap tail|follow NAME LIST");
+	follow = !strcmp(argv[optind], "follow");
+	backend_open(&b);
+	if (follow) {
+		if (b.fd < 0)
+			die("follow needs a running collector");
+		snprintf(req, sizeof(req), "ap %s %s 4096 %s", argv[optind + 1],
+			 argv[optind + 2], from_start ? "oldest" : "now");
+		setvbuf(stdout, NULL, _IOLBF, 0);
+		for (;;) {
+			js = ask(&b, req);
+			check(js);
+			if (G.json) {
+				if (!strstr(js, "\"entries\":[]"))
+					printf("%s\n", js);
+			} else {
+				print_entries(js, &printed);
+				if (jnum(js, "lost"))
+					fprintf(stderr, "dta-query: %" PRIu64
+						" entries overwritten before they "
+						"were read\n", jnum(js, "lost"));
+			}
+			if (strstr(js, "\"entries\":[]"))
+				usleep(20000);
+		}
+	}
+	/* tail: read everything still stored, keep the last N. */
+	{
+		char **keep = calloc(tail ? tail : 1, sizeof(char *));
+		uint64_t total = 0;
+
+		snprintf(req, sizeof(req), "ap %s %s 4096 oldest", argv[optind + 1],
+			 argv[optind + 2]);
+		for (;;) {
+			const char *p = NULL, *s;
+			size_t len;
+
+			js = ask(&b, req);
+			check(js);
+			lost += jnum(js, "lost");
+			if (strstr(js, "\"entries\":[]"))
+				break;
+			while (tail && (s = next_entry(js, &p, &len)) != NULL) {
+				free(keep[total % tail]);
+				keep[total % tail] = strndup(s, len);
+				total++;
+			}
+		}
+		if (G.json)
+			fputs("{\"entries\":[", stdout);
+		for (uint64_t i = total > tail ? total - tail : 0; i < total; i++) {
+			if (G.json)
+				printf("%s\"%s\"", i == (total > tail ? total - tail : 0)
+						   ? "" : ",", keep[i % tail]);
+			else
+				printf("0x%s\n", keep[i % tail]);
+		}
+		if (G.json)
+			printf("],\"stored\":%" PRIu64 "}\n", total);
+		for (unsigned long i = 0; i < tail; i++)
+			free(keep[i]);
+		free(keep);
+	}
+	backend_close(&b);
+	return 0;
+}
+
+static int cmd_info(int argc, char **argv)
+{
+	struct backend b;
+	const char *js;
+
+	if (argc > 1 && !strcmp(argv[1], "--help")) {
+		printf("Usage: dta-query [--file F | --socket S | ...] info [FILE]\n"
+		       "  The structures (geometry, hashing) of a collector or snapshot.\n");
+		return 0;
+	}
+	if (argc == 2) /* dta-query info FILE, as before */
+		G.files[G.nfiles++] = argv[1];
+	backend_open(&b);
+	js = ask(&b, "info");
+	check(js);
+	if (G.json) {
+		printf("%s\n", js);
+	} else {
+		const char *p = js;
+
+		/* One line per structure: drop the JSON punctuation. */
+		while ((p = strstr(p, "{\"name\":")) != NULL) {
+			const char *e = strchr(p, '}');
+
+			for (const char *q = p + 1; q < e; q++)
+				if (*q != '"')
+					putchar(*q == ',' ? ' ' : *q == ':' ? '=' : *q);
+			putchar('\n');
+			p = e;
+		}
+		for (size_t i = 0; i < b.n; i++) {
+			const struct dta_layout *l = b.v[i].l;
+
+			for (unsigned r = 0; r < DTA_HF_COUNT; r++)
+				if (l->fn[r].kind == DTA_HASHFN_CRC32)
+					printf("  role %2u: crc32 poly 0x%08x init 0x%08x "
+					       "xorout 0x%08x\n", r, l->fn[r].poly,
+					       l->fn[r].init, l->fn[r].xorout);
+				else if (l->fn[r].kind == DTA_HASHFN_XXH3)
+					printf("  role %2u: xxh3 seed 0x%016" PRIx64 "\n",
+					       r, l->fn[r].seed);
+		}
+	}
+	backend_close(&b);
+	return 0;
+}
+
+static int cmd_simple(int argc, char **argv, const char *req,
+		      const char *help)
+{
+	struct backend b;
+	const char *js;
+
+	if (argc > 1) {
+		printf("%s", help);
+		return strcmp(argv[1], "--help") ? 2 : 0;
+	}
+	backend_open(&b);
+	if (b.fd < 0)
+		die("%s needs a running collector", req);
+	js = ask(&b, req);
+	check(js);
+	printf("%s\n", js);
+	backend_close(&b);
+	return 0;
+}
+
+static int cmd_stats(int argc, char **argv)
+{
+	return cmd_simple(argc, argv, "stats",
+			  "Usage: dta-query stats\n  The collector's counters (JSON).\n");
+}
+
+static int cmd_snapshot(int argc, char **argv)
+{
+	return cmd_simple(argc, argv, "snapshot",
+			  "Usage: dta-query snapshot\n  Ask the collector to write "
+			  "snapshots of every structure now.\n");
+}
+
+/* ---- verify: compare a collector's answers with dta-gen's truth ---- */
+
+struct tally {
+	const char *name;
+	int prim;
+	uint64_t total, exact, notfound, wrong, conflict, over, under, truncated;
+	double expect; /* sum of bound-implied success, for kw and pc */
+	bool has_bound;
+};
+
+static struct tally *tally_for(struct tally *t, size_t *nt,
+			       const struct dta_config_structure *cs)
+{
+	for (size_t i = 0; i < *nt; i++)
+		if (t[i].name == cs->name)
+			return &t[i];
+	memset(&t[*nt], 0, sizeof(t[0]));
+	t[*nt].name = cs->name;
+	t[*nt].prim = cs->layout.primitive;
+	return &t[(*nt)++];
+}
+
+/* The entries dta-gen sent to one Append list, in order. */
+struct ap_truth {
+	uint32_t id;
+	size_t n, cap;
+	char **e;
+};
+
+static void ap_add(struct ap_truth **aps, size_t *naps, uint32_t id,
+		   const char *hex)
+{
+	struct ap_truth *a = NULL;
+
+	for (size_t i = 0; i < *naps; i++)
+		if ((*aps)[i].id == id)
+			a = &(*aps)[i];
+	if (!a) {
+		*aps = realloc(*aps, (*naps + 1) * sizeof(**aps));
+		if (!*aps)
+			die("out of memory");
+		a = &(*aps)[(*naps)++];
+		memset(a, 0, sizeof(*a));
+		a->id = id;
+	}
+	if (a->n == a->cap) {
+		a->cap = a->cap ? 2 * a->cap : 1024;
+		a->e = realloc(a->e, a->cap * sizeof(*a->e));
+		if (!a->e)
+			die("out of memory");
+	}
+	a->e[a->n++] = strdup(hex);
+}
+
+/* Read list @a->id from its oldest stored entry and match it against the
+ * truth in order: an entry sent but skipped is not found, an entry read
+ * that was never sent (or out of order) is wrong. */
+static void ap_check(struct backend *b, const struct ap_truth *a,
+		     struct tally *t)
+{
+	const struct dta_config_structure *cs =
+		tool_route(G.cfg, DTA_PRIM_APPEND, 0, 0, a->id);
+	char req[256];
+	size_t next = 0;
+
+	snprintf(req, sizeof(req), "ap %s %u 4096 oldest", cs->name,
+		 a->id - cs->list_base);
+	for (;;) {
+		const char *js = ask(b, req), *p = NULL, *s;
+		size_t len;
+
+		check(js);
+		t->under += jnum(js, "lost");
+		if (strstr(js, "\"entries\":[]"))
+			break;
+		while ((s = next_entry(js, &p, &len)) != NULL) {
+			size_t k;
+
+			for (k = next; k < a->n; k++)
+				if (strlen(a->e[k]) == len &&
+				    !strncmp(a->e[k], s, len))
+					break;
+			if (k == a->n) {
+				t->wrong++;
+			} else {
+				t->notfound += k - next;
+				t->exact++;
+				next = k + 1;
+			}
+		}
+	}
+	t->notfound += a->n - next;
+	t->total += a->n;
+}
+
+static int cmd_verify(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "truth", required_argument, NULL, 't' },
+		{ "min-success", required_argument, NULL, 'm' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *truth = NULL;
+	double min_success = -1;
+	struct tally tl[DTA_CONFIG_MAX_STRUCTURES];
+	size_t nt = 0, lineno = 0, nlines = 0, naps = 0;
+	struct ap_truth *aps = NULL;
+	char **reqs, **resp = NULL;
+	uint64_t *after, t_start, queries = 0;
+	double secs;
+	unsigned redundancy = 2;
+	struct backend b;
+	char *line = NULL, **lines = NULL;
+	size_t cap = 0, lcap = 0;
+	FILE *f;
+	int opt, bad = 0;
+
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, "t:m:h", lo, NULL)) != -1) {
+		if (opt == 't') {
+			truth = optarg;
+		} else if (opt == 'm') {
+			min_success = strtod(optarg, NULL);
+		} else {
+			printf("Usage: dta-query -c CONFIG [--socket S | --snapshot-dir D]\n"
+			       "                 verify --truth FILE [--min-success P]\n"
+			       "  Query every key of a dta-gen ground-truth file and compare.\n"
+			       "  Prints per structure: exact answers, not found, wrong,\n"
+			       "  conflicts, and for Key-Write and Postcarding the success the\n"
+			       "  paper's bounds (eq. 1-8) guarantee at each key's age.\n"
+			       "  --min-success P  exit 1 if a structure's exact share is\n"
+			       "                   below P (0..1)\n");
+			return opt == 'h' ? 0 : 2;
+		}
+	}
+	if (!truth || optind != argc)
+		die("usage: dta-query -c CONFIG verify --truth FILE");
+	load_config();
+	if (!G.cfg)
+		die("verify needs --config (to route reports as the translator did)");
+	f = fopen(truth, "r");
+	if (!f)
+		die("%s: %s", truth, strerror(errno));
+	while (getline(&line, &cap, f) > 0) {
+		const char *r = strstr(line, "redundancy=");
+
+		if (line[0] == '#') {
+			if (r)
+				redundancy = (unsigned)strtoul(r + 11, NULL, 10);
+			continue;
+		}
+		if (nlines == lcap) {
+			lcap = lcap ? 2 * lcap : 4096;
+			lines = realloc(lines, lcap * sizeof(*lines));
+			if (!lines)
+				die("out of memory");
+		}
+		lines[nlines++] = strdup(line);
+	}
+	fclose(f);
+	backend_open(&b);
+	t_start = tool_now_ns();
+
+	/* Ages: the truth lists keys oldest write first, so a key's age is
+	 * the number of keys of its kind listed after it. */
+	after = calloc(nlines + 1, sizeof(*after));
+	if (!after)
+		die("out of memory");
+	{
+		uint64_t kw = 0, pc = 0;
+
+		for (size_t i = nlines; i-- > 0;) {
+			after[i] = lines[i][0] == 'k' && lines[i][1] == 'w' ? kw
+				   : pc;
+			kw += lines[i][0] == 'k' && lines[i][1] == 'w';
+			pc += lines[i][0] == 'p' && lines[i][1] == 'c';
+		}
+	}
+	/* Pass 0 builds every request, which are then sent pipelined; pass
+	 * 1 judges the answers. */
+	reqs = calloc(nlines + 1, sizeof(*reqs));
+	if (!reqs)
+		die("out of memory");
+	for (int pass = 0; pass < 2; pass++, lineno = 0) {
+	if (pass == 1)
+		resp = ask_all(&b, reqs, nlines);
+	for (size_t i = 0; i < nlines; i++) {
+		char *w[4], req[1024], ln[1024];
+		int nw;
+		const struct dta_config_structure *cs;
+		struct tally *t;
+		const char *js;
+
+		snprintf(ln, sizeof(ln), "%s", lines[i]);
+		nw = tool_split(ln, w, 4);
+		lineno++;
+		if (nw < 3)
+			die("%s:%zu: malformed truth line", truth, lineno);
+		if (!strcmp(w[0], "kw")) {
+			uint64_t age = after[i];
+
+			cs = tool_route(G.cfg, DTA_PRIM_KEY_WRITE,
+					(unsigned)strlen(w[2]) / 2, 0, 0);
+			if (!cs)
+				die("no Key-Write structure takes %zu-byte data",
+				    strlen(w[2]) / 2);
+			t = tally_for(tl, &nt, cs);
+			snprintf(req, sizeof(req), "kw %s %s %u", cs->name, w[1],
+				 cs->layout.g.kw.max_redundancy);
+			if (pass == 0) {
+				reqs[i] = strdup(req);
+				continue;
+			}
+			js = resp[i];
+			check(js);
+			t->total++;
+			if (strstr(js, "\"found\"")) {
+				char data[2 * DTA_DATA_MAX + 1] = "";
+
+				jstr(js, "data", data, sizeof(data));
+				if (!strcmp(data, w[2]))
+					t->exact++;
+				else
+					t->wrong++;
+			} else if (strstr(js, "\"conflict\"")) {
+				t->conflict++;
+			} else {
+				t->notfound++;
+			}
+			{
+				double alpha = (double)age / (double)cs->layout.g.kw.slots;
+				double fail = dta_bound_kw_empty(redundancy,
+						8 * cs->layout.g.kw.csum_bytes, alpha) +
+					      dta_bound_kw_wrong(redundancy,
+						8 * cs->layout.g.kw.csum_bytes, alpha);
+
+				t->expect += fail < 1 ? 1 - fail : 0;
+				t->has_bound = true;
+			}
+		} else if (!strcmp(w[0], "pc")) {
+			uint64_t age = after[i];
+			unsigned hops = 1;
+
+			for (const char *c = w[2]; *c; c++)
+				hops += *c == ',';
+			cs = tool_route(G.cfg, DTA_PRIM_POSTCARD, 0, hops, 0);
+			if (!cs)
+				die("no Postcarding structure takes %u-hop paths",
+				    hops);
+			t = tally_for(tl, &nt, cs);
+			snprintf(req, sizeof(req), "pc %s %s", cs->name, w[1]);
+			if (pass == 0) {
+				reqs[i] = strdup(req);
+				continue;
+			}
+			js = resp[i];
+			check(js);
+			t->total++;
+			if (strstr(js, "\"found\"")) {
+				const char *p = jfield(js, "path");
+				const char *e = p ? strchr(p, ']') : NULL;
+
+				size_t got = e ? (size_t)(e - p - 1) : 0;
+
+				if (e && got == strlen(w[2]) &&
+				    !strncmp(p + 1, w[2], got))
+					t->exact++;
+				else if (e && got < strlen(w[2]) &&
+					 w[2][got] == ',' &&
+					 !strncmp(p + 1, w[2], got))
+					t->truncated++; /* evicted early */
+				else
+					t->wrong++;
+			} else if (strstr(js, "\"conflict\"")) {
+				t->conflict++;
+			} else {
+				t->notfound++;
+			}
+			if (cs->nvalues) {
+				double alpha = (double)age / (double)cs->layout.g.pc.chunks;
+				unsigned n = cs->layout.g.pc.redundancy;
+				unsigned bits = 8 * cs->layout.g.pc.slot_bytes;
+				double fail = dta_bound_pc_empty(n, bits, alpha,
+						(double)cs->nvalues, cs->layout.g.pc.hops) +
+					      dta_bound_pc_wrong(n, bits, alpha,
+						(double)cs->nvalues, cs->layout.g.pc.hops);
+
+				t->expect += fail < 1 ? 1 - fail : 0;
+				t->has_bound = true;
+			}
+		} else if (!strcmp(w[0], "ki")) {
+			uint64_t want = strtoull(w[2], NULL, 10), got;
+
+			cs = tool_route(G.cfg, DTA_PRIM_KEY_INCREMENT, 0, 0, 0);
+			if (!cs)
+				die("no Key-Increment structure configured");
+			t = tally_for(tl, &nt, cs);
+			snprintf(req, sizeof(req), "ki %s %s 0", cs->name, w[1]);
+			if (pass == 0) {
+				reqs[i] = strdup(req);
+				continue;
+			}
+			js = resp[i];
+			check(js);
+			got = jnum(js, "count");
+			t->total++;
+			t->exact += got == want;
+			t->over += got > want;
+			t->under += got < want;
+		} else if (!strcmp(w[0], "ap")) {
+			uint32_t id = (uint32_t)strtoul(w[1], NULL, 0);
+
+			if (!tool_route(G.cfg, DTA_PRIM_APPEND, 0, 0, id))
+				die("no Append structure holds list %u", id);
+			if (pass == 1)
+				ap_add(&aps, &naps, id, w[2]);
+		} else if (w[0][0] == '#') {
+			continue;
+		} else {
+			die("%s:%zu: unknown truth line '%s'", truth, lineno, w[0]);
+		}
+	}
+	}
+	for (size_t i = 0; i < naps; i++)
+		ap_check(&b, &aps[i], tally_for(tl, &nt, tool_route(G.cfg,
+				DTA_PRIM_APPEND, 0, 0, aps[i].id)));
+	secs = (double)(tool_now_ns() - t_start) / 1e9;
+	for (size_t i = 0; i < nt; i++)
+		queries += tl[i].total;
+	if (G.json)
+		fputs("{\"structures\":[", stdout);
+	for (size_t i = 0; i < nt; i++) {
+		struct tally *t = &tl[i];
+		double ok = t->total ? (double)t->exact / (double)t->total : 1;
+
+		if (min_success >= 0 && ok < min_success)
+			bad = 1;
+		if (G.json) {
+			printf("%s{\"name\":\"%s\",\"primitive\":\"%s\",\"total\":%" PRIu64
+			       ",\"exact\":%" PRIu64 ",\"not_found\":%" PRIu64
+			       ",\"wrong\":%" PRIu64 ",\"conflict\":%" PRIu64
+			       ",\"over\":%" PRIu64 ",\"under\":%" PRIu64
+			       ",\"truncated\":%" PRIu64 ",\"success\":%.6f",
+			       i ? "," : "", t->name,
+			       dta_primitive_name(t->prim), t->total, t->exact,
+			       t->notfound, t->wrong, t->conflict, t->over, t->under,
+			       t->truncated, ok);
+			if (t->has_bound)
+				printf(",\"bound_success\":%.6f",
+				       t->expect / (double)t->total);
+			putchar('}');
+			continue;
+		}
+		printf("%-13s %-10s %9" PRIu64 " sent  %7.3f%% exact", 
+		       dta_primitive_name(t->prim), t->name, t->total, 100 * ok);
+		switch (t->prim) {
+		case DTA_PRIM_KEY_WRITE:
+		case DTA_PRIM_POSTCARD:
+			printf("  (%" PRIu64 " not found, %" PRIu64 " wrong, %" PRIu64
+			       " conflict", t->notfound, t->wrong, t->conflict);
+			if (t->prim == DTA_PRIM_POSTCARD)
+				printf(", %" PRIu64 " truncated by cache eviction",
+				       t->truncated);
+			putchar(')');
+			if (t->has_bound)
+				printf("  bound: >= %.3f%%",
+				       100 * t->expect / (double)t->total);
+			break;
+		case DTA_PRIM_APPEND:
+			printf("  (%" PRIu64 " not read in order, %" PRIu64
+			       " read but never sent, %" PRIu64
+			       " overwritten before read)", t->notfound, t->wrong,
+			       t->under);
+			break;
+		case DTA_PRIM_KEY_INCREMENT:
+			printf("  (%" PRIu64 " over-estimated, %" PRIu64
+			       " under: lost reports)", t->over, t->under);
+			break;
+		}
+		putchar('\n');
+	}
+	if (G.json)
+		printf("],\"seconds\":%.6f}\n", secs);
+	else
+		printf("%" PRIu64 " answers checked in %.3f s (%.0f per second, %s)\n",
+		       queries, secs, (double)queries / (secs > 0 ? secs : 1e-9),
+		       b.fd >= 0 ? "pipelined over the collector socket"
+				 : "snapshot files");
+	for (size_t i = 0; i < nlines; i++)
+		free(lines[i]);
+	for (size_t i = 0; i < nlines; i++) {
+		free(reqs[i]);
+		free(resp[i]);
+	}
+	free(reqs);
+	free(resp);
+	for (size_t i = 0; i < naps; i++) {
+		for (size_t j = 0; j < aps[i].n; j++)
+			free(aps[i].e[j]);
+		free(aps[i].e);
+	}
+	free(aps);
+	free(after);
+	free(lines);
+	free(line);
+	backend_close(&b);
+	return bad;
 }
 
 static const struct {
@@ -127,21 +1126,82 @@ static const struct {
 	int (*fn)(int, char **);
 	const char *help;
 } cmds[] = {
-	{ "size", cmd_size, "memory and redundancy for a target success rate" },
-	{ "info", cmd_info, "describe a saved region file" },
+	{ "kw", cmd_kw, "kw get NAME KEY: Key-Write data of a key" },
+	{ "pc", cmd_pc, "pc path NAME KEY: Postcarding path of a flow" },
+	{ "ap", cmd_ap, "ap tail|follow NAME LIST: Append entries" },
+	{ "ki", cmd_ki, "ki get NAME KEY: Key-Increment counter of a key" },
+	{ "info", cmd_info, "info [FILE]: structures and their geometry" },
+	{ "stats", cmd_stats, "stats: collector counters" },
+	{ "snapshot", cmd_snapshot, "snapshot: make the collector save snapshots" },
+	{ "verify", cmd_verify, "verify --truth FILE: check answers against dta-gen" },
+	{ "size", cmd_size, "size kw|pc: memory and N for a target success rate" },
 };
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: dta-query [options] COMMAND [args]   (COMMAND --help for more)\n"
+		"Query a running dta-collector or snapshot files.\n"
+		"\n"
+		"Options (before COMMAND):\n"
+		"  -c, --config FILE        configuration (collector socket, structure\n"
+		"                           names, Postcarding value sets)\n"
+		"  -S, --socket PATH        collector socket (default: from the config,\n"
+		"                           else $XDG_RUNTIME_DIR or /tmp /dta-dta.sock)\n"
+		"  -f, --file FILE          use a snapshot file instead (repeatable)\n"
+		"  -D, --snapshot-dir DIR   use DIR/NAME.dta for every configured structure\n"
+		"  -j, --json               JSON output (one object per answer)\n"
+		"  -h, --help               this text\n"
+		"\nCommands:\n");
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		fprintf(f, "  %-9s %s\n", cmds[i].name, cmds[i].help);
+	fprintf(f, "\nKEY forms: 10.0.0.1:1234->10.0.0.2:80/tcp, "
+		"[2001:db8::1]:1->[2001:db8::2]:2/udp,\n10.0.0.1, 42 (4 bytes "
+		"big-endian), 0x0a000001 (bytes as written); docs/keys.md.\n"
+		"Exit status: 0 found/ok, 1 not found (kw, pc) or verify below\n"
+		"--min-success, 2 usage, 3 error.\n");
+}
 
 int main(int argc, char **argv)
 {
-	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		printf("Usage: dta-query COMMAND [options]\n");
-		for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-			printf("  %-6s %s\n", cmds[i].name, cmds[i].help);
-		return argc < 2 ? 2 : 0;
+	static const struct option lo[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "socket", required_argument, NULL, 'S' },
+		{ "file", required_argument, NULL, 'f' },
+		{ "snapshot-dir", required_argument, NULL, 'D' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "+c:S:f:D:jh", lo, NULL)) != -1) {
+		switch (opt) {
+		case 'c': G.config = optarg; break;
+		case 'S': G.socket = optarg; break;
+		case 'f':
+			if (G.nfiles == DTA_CONFIG_MAX_STRUCTURES)
+				die("too many --file");
+			G.files[G.nfiles++] = optarg;
+			break;
+		case 'D': G.dir = optarg; break;
+		case 'j': G.json = 1; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return 2;
 	}
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
-		if (!strcmp(argv[1], cmds[i].name))
-			return cmds[i].fn(argc - 1, argv + 1);
-	fprintf(stderr, "dta-query: unknown command %s\n", argv[1]);
+		if (!strcmp(argv[optind], cmds[i].name)) {
+			int rc = cmds[i].fn(argc - optind, argv + optind);
+
+			dta_config_destroy(G.cfg);
+			return rc;
+		}
+	fprintf(stderr, "dta-query: unknown command %s\n", argv[optind]);
+	usage(stderr);
 	return 2;
 }

@@ -482,13 +482,24 @@ static void test_seq_and_malformed(void **state)
 	r.seq = 1000;
 	send1(t, &r, 0);
 	assert_int_equal(stats(t).seq_lost, 2);
+	/* A reporter that restarts from a low number is not "late" forever. */
+	r.reporter = 9;
+	r.seq = 200000;
+	send1(t, &r, 0);
+	r.seq = 3;
+	send1(t, &r, 0);
+	r.seq = 4;
+	send1(t, &r, 0);
+	assert_int_equal(stats(t).seq_restarts, 1);
+	assert_int_equal(stats(t).seq_late, 2);
+	assert_int_equal(stats(t).seq_lost, 2);
 
 	memset(junk, 0xD1, sizeof(junk));
 	assert_true(dta_translator_process(t, junk, sizeof(junk), 0) < 0);
 	assert_true(dta_translator_process(t, junk, 0, 0) < 0);
 	assert_int_equal(stats(t).malformed, 2);
-	assert_int_equal(stats(t).packets, 9);
-	assert_int_equal(stats(t).reports[DTA_OP_KEY_INCREMENT], 7);
+	assert_int_equal(stats(t).packets, 12);
+	assert_int_equal(stats(t).reports[DTA_OP_KEY_INCREMENT], 10);
 
 	/* A failing sink is counted, not hidden. */
 	lo.fail = 1;

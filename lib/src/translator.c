@@ -21,6 +21,9 @@
 #define MAX_STRUCTS 64
 #define STRIPES 256 /* locks per striped table */
 #define MAX_REPORTS 256
+/* A report this far behind its reporter's newest is taken as a restart of
+ * the reporter's sequence rather than as a late report. */
+#define SEQ_RESTART 65536
 
 #if defined(__x86_64__) || defined(__i386__)
 #define cpu_relax() __builtin_ia32_pause()
@@ -87,7 +90,7 @@ struct tr_struct {
 /* Counter indices: one atomic array so stats can be read without locks. */
 enum {
 	C_PACKETS, C_R0, C_R1, C_R2, C_R3, C_R4, C_MALFORMED, C_UNKNOWN,
-	C_MISMATCH, C_SEQ_LOST, C_SEQ_LATE, C_OPS_W, C_OPS_FA, C_BYTES,
+	C_MISMATCH, C_SEQ_LOST, C_SEQ_LATE, C_SEQ_RESTART, C_OPS_W, C_OPS_FA, C_BYTES,
 	C_SINK_ERR, C_PC_EMIT, C_PC_EVICT, C_PC_TIMEOUT, C_PC_DROP, C_PC_DUP,
 	C_AP_BATCH, C_AP_PARTIAL, C_KI_MERGED, C_COUNT
 };
@@ -319,6 +322,15 @@ static void track_seq(struct dta_translator *t, const struct dta_report *r)
 			continue;
 		}
 		d = (int32_t)(r->seq - (uint32_t)(cur - 1) - 1);
+		if (d < -SEQ_RESTART) {
+			/* Far behind: the reporter restarted its sequence. */
+			if (atomic_compare_exchange_weak(p, &cur,
+							 (uint64_t)(uint32_t)next | 1ull << 32)) {
+				count(t, C_SEQ_RESTART, 1);
+				return;
+			}
+			continue;
+		}
 		if (d < 0) {
 			count(t, C_SEQ_LATE, 1);
 			return;

@@ -103,6 +103,8 @@ struct dta_translator_stats {
 	uint64_t mismatch;           /* reports a structure rejects (sizes) */
 	uint64_t seq_lost;           /* per-reporter sequence gaps (v1) */
 	uint64_t seq_late;           /* reports older than one already seen */
+	uint64_t seq_restarts;       /* reporters that restarted their sequence
+				      * (more than 65536 behind) */
 	uint64_t ops_write;          /* operations handed to the sink */
 	uint64_t ops_fetch_add;
 	uint64_t bytes_written;

@@ -1,0 +1,560 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * dta-collector: owns the memory DTA reports are written into.
+ *
+ * Creates one region per configured structure in POSIX shared memory
+ * (huge pages when possible) for local translators to write into, answers
+ * queries over a Unix socket (docs/collector-protocol.md), keeps Append
+ * consumers per client, and writes snapshots on request and on a clean
+ * shutdown (SIGTERM, SIGINT). Runs in the foreground; use a service manager
+ * to run it as a service (collector/dta-collector.service).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tools.h"
+
+#define MAX_CLIENTS 64
+#define LINE_MAX_BYTES 4096
+
+struct client {
+	int fd;
+	size_t len;
+	char buf[LINE_MAX_BYTES];
+	struct tool_session sess;
+};
+
+struct collector {
+	struct dta_config *cfg;
+	const char *name;
+	char socket_path[108];
+	const char *snapshot_dir;
+	size_t n;
+	struct dta_region *r[DTA_CONFIG_MAX_STRUCTURES];
+	struct tool_view v[DTA_CONFIG_MAX_STRUCTURES];
+	int listen_fd;
+	struct client cl[MAX_CLIENTS];
+	uint64_t started_ns, requests, errors, snapshots;
+	int quiet;
+};
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static int quiet_log;
+
+static void say(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (quiet_log)
+		return;
+	va_start(ap, fmt);
+	fputs("dta-collector: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+static void lib_log(enum dta_log_level level, const char *fmt, va_list ap)
+{
+	(void)level;
+	if (quiet_log)
+		return;
+	fputs("dta-collector: libdta: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: dta-collector -c CONFIG [options]\n"
+		"Create the configured structures in shared memory, answer queries\n"
+		"and keep snapshots. Runs in the foreground until SIGTERM/SIGINT.\n"
+		"\n"
+		"  -c, --config FILE      configuration (docs/config.md), required\n"
+		"  -s, --socket PATH      query socket (default: [collector] socket,\n"
+		"                         else $XDG_RUNTIME_DIR or /tmp /dta-NAME.sock)\n"
+		"  -d, --snapshot-dir DIR where snapshots go (default: [collector]\n"
+		"                         snapshot_dir; none: no snapshot on shutdown)\n"
+		"  -r, --restore          load DIR/STRUCTURE.dta at start when present\n"
+		"                         (also [collector] restore = yes)\n"
+		"      --no-huge          do not try huge pages\n"
+		"  -f, --force            replace shared-memory objects that exist with\n"
+		"                         a different layout (default: refuse; same\n"
+		"                         layout: reattach, keeping their contents)\n"
+		"  -q, --quiet            no log messages\n"
+		"  -h, --help             this text\n"
+		"\n"
+		"Structure S of collector NAME lives in shared memory /dta-NAME.S\n"
+		"([collector] name, default \"dta\"). Translators open it there.\n");
+}
+
+static bool yes(const char *v)
+{
+	return v && (!strcmp(v, "yes") || !strcmp(v, "true") || !strcmp(v, "1"));
+}
+
+static bool same_layout(const struct dta_layout *a, const struct dta_layout *b)
+{
+	uint8_t x[DTA_LAYOUT_WIRE_SIZE], y[DTA_LAYOUT_WIRE_SIZE];
+
+	return dta_layout_encode(a, x, sizeof(x)) == DTA_LAYOUT_WIRE_SIZE &&
+	       dta_layout_encode(b, y, sizeof(y)) == DTA_LAYOUT_WIRE_SIZE &&
+	       !memcmp(x, y, sizeof(x));
+}
+
+static void shm_name(const char *coll, const char *st, char *out, size_t cap)
+{
+	snprintf(out, cap, "/dta-%s.%s", coll, st);
+}
+
+static void snap_path(const struct collector *c, const char *st, char *out,
+		      size_t cap)
+{
+	snprintf(out, cap, "%s/%s.dta", c->snapshot_dir, st);
+}
+
+static int open_regions(struct collector *c, bool huge, bool force,
+			bool restore)
+{
+	for (size_t i = 0; i < dta_config_count(c->cfg); i++) {
+		const struct dta_config_structure *cs =
+			dta_config_structure(c->cfg, i);
+		char path[128];
+		struct dta_region_opts o = { .sz = sizeof(o),
+					     .backing = DTA_BACKING_SHM,
+					     .path = path, .name = cs->name,
+					     .flags = DTA_REGION_EXCL |
+						      DTA_REGION_UNLINK |
+						      (huge ? DTA_REGION_HUGE : 0) };
+		int err;
+
+		shm_name(c->name, cs->name, path, sizeof(path));
+		err = dta_region_create(&cs->layout, &o, &c->r[i]);
+		if (err == -EEXIST) {
+			struct dta_region_opts oo = o;
+
+			oo.flags = DTA_REGION_UNLINK;
+			err = dta_region_open(&oo, &c->r[i]);
+			if (!err && same_layout(dta_region_layout(c->r[i]),
+						&cs->layout)) {
+				say("%s: reattached to existing %s (contents "
+				    "kept)", cs->name, path);
+			} else if (force) {
+				if (!err)
+					dta_region_destroy(c->r[i]);
+				else
+					shm_unlink(path);
+				c->r[i] = NULL;
+				err = dta_region_create(&cs->layout, &o, &c->r[i]);
+			} else {
+				if (!err)
+					dta_region_destroy(c->r[i]);
+				c->r[i] = NULL;
+				fprintf(stderr,
+					"dta-collector: %s exists with another "
+					"layout (another collector named %s, or "
+					"an old configuration); use --force to "
+					"replace it\n", path, c->name);
+				return -1;
+			}
+		}
+		if (err) {
+			fprintf(stderr, "dta-collector: %s: cannot create %s: %s\n",
+				cs->name, path, dta_strerror(err));
+			return -1;
+		}
+		c->n = i + 1;
+		if (restore && c->snapshot_dir) {
+			char sp[4096];
+
+			snap_path(c, cs->name, sp, sizeof(sp));
+			err = dta_region_load(c->r[i], sp);
+			if (err == -ENOENT) {
+				say("%s: no snapshot %s, starting empty",
+				    cs->name, sp);
+			} else if (err) {
+				fprintf(stderr, "dta-collector: %s: cannot "
+					"restore %s: %s\n", cs->name, sp,
+					dta_strerror(err));
+				return -1;
+			} else {
+				say("%s: restored from %s", cs->name, sp);
+			}
+		}
+		c->v[i].cs = cs;
+		c->v[i].l = dta_region_layout(c->r[i]);
+		c->v[i].area = dta_region_data(c->r[i]);
+		say("%s: %s, %" PRIu64 " bytes at %s (%" PRIu64 "-byte pages)",
+		    cs->name, dta_primitive_name(cs->layout.primitive),
+		    cs->layout.data_size, path, dta_region_page_size(c->r[i]));
+	}
+	return 0;
+}
+
+static int save_all(struct collector *c, FILE *out)
+{
+	int bad = 0;
+
+	if (!c->snapshot_dir) {
+		if (out)
+			fputs("{\"error\":\"no snapshot directory configured\"}",
+			      out);
+		return -1;
+	}
+	mkdir(c->snapshot_dir, 0755);
+	if (out)
+		fputs("{\"saved\":[", out);
+	for (size_t i = 0; i < c->n; i++) {
+		char sp[4096];
+		int err;
+
+		snap_path(c, c->v[i].cs->name, sp, sizeof(sp));
+		err = dta_region_save(c->r[i], sp);
+		if (err) {
+			fprintf(stderr, "dta-collector: snapshot %s: %s\n", sp,
+				dta_strerror(err));
+			bad = 1;
+			continue;
+		}
+		if (out) {
+			fputs(i ? "," : "", out);
+			tool_json_str(out, sp);
+		}
+	}
+	if (out)
+		fprintf(out, "],\"ok\":%s}", bad ? "false" : "true");
+	c->snapshots++;
+	return bad ? -1 : 0;
+}
+
+static int listen_on(struct collector *c)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (strlen(c->socket_path) >= sizeof(sa.sun_path)) {
+		fprintf(stderr, "dta-collector: socket path too long\n");
+		return -1;
+	}
+	strcpy(sa.sun_path, c->socket_path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		goto fail;
+	/* A socket file left by a collector that died: replace it, unless
+	 * something still answers there. */
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+		fprintf(stderr, "dta-collector: a collector already answers on "
+			"%s\n", c->socket_path);
+		close(fd);
+		return -1;
+	}
+	unlink(c->socket_path);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    listen(fd, 16) < 0)
+		goto fail;
+	c->listen_fd = fd;
+	return 0;
+fail:
+	fprintf(stderr, "dta-collector: socket %s: %s\n", c->socket_path,
+		strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
+static void write_all(int fd, const char *p, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return; /* client gone; poll reports it */
+		p += n;
+		len -= (size_t)n;
+	}
+}
+
+static void stats_json(struct collector *c, FILE *out)
+{
+	unsigned clients = 0;
+
+	for (int i = 0; i < MAX_CLIENTS; i++)
+		clients += c->cl[i].fd >= 0;
+	fprintf(out, "{\"name\":");
+	tool_json_str(out, c->name);
+	fprintf(out, ",\"version\":\"%s\",\"uptime_s\":%.3f,\"structures\":%zu,"
+		"\"requests\":%" PRIu64 ",\"errors\":%" PRIu64 ",\"clients\":%u,"
+		"\"snapshots\":%" PRIu64 "}", DTA_VERSION_STRING,
+		(double)(tool_now_ns() - c->started_ns) / 1e9, c->n, c->requests,
+		c->errors, clients, c->snapshots);
+}
+
+static void handle_line(struct collector *c, struct client *cl, char *line)
+{
+	char *buf = NULL, copy[LINE_MAX_BYTES], *w[4];
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	int nw;
+
+	if (!out)
+		return;
+	c->requests++;
+	snprintf(copy, sizeof(copy), "%s", line);
+	nw = tool_split(copy, w, 4);
+	if (nw == 0) {
+		c->requests--;
+		fclose(out);
+		free(buf);
+		return;
+	}
+	if (!strcmp(w[0], "stats")) {
+		stats_json(c, out);
+	} else if (!strcmp(w[0], "snapshot")) {
+		save_all(c, out);
+	} else if (!strcmp(w[0], "ki-reset")) {
+		size_t i;
+
+		for (i = 0; i < c->n; i++)
+			if (nw == 3 && !strcmp(c->v[i].cs->name, w[1]))
+				break;
+		if (i == c->n) {
+			fputs("{\"error\":\"usage: ki-reset NAME BANK\"}", out);
+		} else {
+			int err = dta_ki_reset(c->v[i].l, dta_region_data(c->r[i]),
+					       (unsigned)strtoul(w[2], NULL, 0));
+
+			if (err)
+				fprintf(out, "{\"error\":\"%s\"}", dta_strerror(err));
+			else
+				fputs("{\"ok\":true}", out);
+		}
+	} else if (tool_exec(c->v, c->n, &cl->sess, line, out) < 0) {
+		fputs("{\"error\":\"unknown request; see docs/collector-protocol.md"
+		      "\"}", out);
+	}
+	fputc('\n', out);
+	fclose(out);
+	if (strstr(buf, "{\"error\"") == buf)
+		c->errors++;
+	write_all(cl->fd, buf, len);
+	free(buf);
+}
+
+static void drop_client(struct client *cl)
+{
+	close(cl->fd);
+	cl->fd = -1;
+	cl->len = 0;
+	tool_session_free(&cl->sess);
+}
+
+static void client_input(struct collector *c, struct client *cl)
+{
+	ssize_t n = read(cl->fd, cl->buf + cl->len, sizeof(cl->buf) - cl->len);
+	char *nl;
+
+	if (n <= 0) {
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			return;
+		drop_client(cl);
+		return;
+	}
+	cl->len += (size_t)n;
+	while ((nl = memchr(cl->buf, '\n', cl->len)) != NULL) {
+		size_t used = (size_t)(nl - cl->buf) + 1;
+
+		*nl = 0;
+		handle_line(c, cl, cl->buf);
+		if (cl->fd < 0)
+			return;
+		memmove(cl->buf, cl->buf + used, cl->len - used);
+		cl->len -= used;
+	}
+	if (cl->len == sizeof(cl->buf)) {
+		write_all(cl->fd, "{\"error\":\"request too long\"}\n", 29);
+		drop_client(cl);
+	}
+}
+
+static void serve(struct collector *c)
+{
+	while (!stop_signal) {
+		struct pollfd p[MAX_CLIENTS + 1];
+		int idx[MAX_CLIENTS + 1], np = 0;
+
+		p[np].fd = c->listen_fd;
+		p[np].events = POLLIN;
+		idx[np++] = -1;
+		for (int i = 0; i < MAX_CLIENTS; i++) {
+			if (c->cl[i].fd < 0)
+				continue;
+			p[np].fd = c->cl[i].fd;
+			p[np].events = POLLIN;
+			idx[np++] = i;
+		}
+		if (poll(p, (nfds_t)np, 500) < 0) {
+			if (errno == EINTR)
+				continue;
+			fprintf(stderr, "dta-collector: poll: %s\n", strerror(errno));
+			return;
+		}
+		for (int k = 1; k < np; k++)
+			if (p[k].revents & (POLLIN | POLLHUP | POLLERR))
+				client_input(c, &c->cl[idx[k]]);
+		if (p[0].revents & POLLIN) {
+			int fd = accept4(c->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+			int i;
+
+			if (fd < 0)
+				continue;
+			for (i = 0; i < MAX_CLIENTS && c->cl[i].fd >= 0; i++)
+				;
+			if (i == MAX_CLIENTS) {
+				write_all(fd, "{\"error\":\"too many clients\"}\n", 29);
+				close(fd);
+				continue;
+			}
+			{
+				struct timeval tv = { .tv_sec = 2 };
+
+				/* A client that stops reading cannot stall
+				 * everyone else for long. */
+				setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv,
+					   sizeof(tv));
+			}
+			c->cl[i].fd = fd;
+			c->cl[i].len = 0;
+			memset(&c->cl[i].sess, 0, sizeof(c->cl[i].sess));
+		}
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "socket", required_argument, NULL, 's' },
+		{ "snapshot-dir", required_argument, NULL, 'd' },
+		{ "restore", no_argument, NULL, 'r' },
+		{ "no-huge", no_argument, NULL, 'H' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static struct collector c;
+	const char *cfg_path = NULL, *sock = NULL, *v;
+	bool huge = true, force = false, restore = false;
+	struct sigaction sa = { .sa_handler = on_signal };
+	char err[256];
+	int opt, rc = 1;
+
+	while ((opt = getopt_long(argc, argv, "c:s:d:rfqh", lo, NULL)) != -1) {
+		switch (opt) {
+		case 'c': cfg_path = optarg; break;
+		case 's': sock = optarg; break;
+		case 'd': c.snapshot_dir = optarg; break;
+		case 'r': restore = true; break;
+		case 'H': huge = false; break;
+		case 'f': force = true; break;
+		case 'q': quiet_log = 1; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (!cfg_path || optind != argc) {
+		usage(stderr);
+		return 2;
+	}
+	dta_set_log(lib_log);
+	opt = dta_config_load(cfg_path, &c.cfg, err, sizeof(err));
+	if (opt) {
+		fprintf(stderr, "dta-collector: %s: %s\n", cfg_path,
+			opt == -DTA_E_MALFORMED ? err : dta_strerror(opt));
+		return 1;
+	}
+	if (dta_config_count(c.cfg) == 0) {
+		fprintf(stderr, "dta-collector: %s declares no structures\n",
+			cfg_path);
+		goto out;
+	}
+	c.name = dta_config_get(c.cfg, "collector", "name");
+	if (!c.name)
+		c.name = "dta";
+	if (!sock)
+		sock = dta_config_get(c.cfg, "collector", "socket");
+	if (sock)
+		snprintf(c.socket_path, sizeof(c.socket_path), "%s", sock);
+	else
+		tool_default_socket(c.name, c.socket_path, sizeof(c.socket_path));
+	if (!c.snapshot_dir)
+		c.snapshot_dir = dta_config_get(c.cfg, "collector", "snapshot_dir");
+	v = dta_config_get(c.cfg, "collector", "restore");
+	restore |= yes(v);
+	v = dta_config_get(c.cfg, "collector", "huge_pages");
+	if (v && !yes(v))
+		huge = false;
+	if (restore && !c.snapshot_dir) {
+		fprintf(stderr, "dta-collector: --restore needs a snapshot "
+			"directory\n");
+		goto out;
+	}
+	for (int i = 0; i < MAX_CLIENTS; i++)
+		c.cl[i].fd = -1;
+	c.listen_fd = -1;
+	c.started_ns = tool_now_ns();
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	if (open_regions(&c, huge, force, restore) || listen_on(&c))
+		goto out;
+	say("serving %zu structures on %s", c.n, c.socket_path);
+	/* One line on stdout when ready, for scripts that start us. */
+	printf("ready %s\n", c.socket_path);
+	fflush(stdout);
+	serve(&c);
+	say("%s: shutting down", stop_signal == SIGTERM ? "SIGTERM" : "SIGINT");
+	rc = 0;
+	if (c.snapshot_dir && save_all(&c, NULL))
+		rc = 1;
+	else if (c.snapshot_dir)
+		say("snapshots written to %s", c.snapshot_dir);
+out:
+	for (int i = 0; i < MAX_CLIENTS; i++)
+		if (c.cl[i].fd >= 0)
+			drop_client(&c.cl[i]);
+	if (c.listen_fd >= 0) {
+		close(c.listen_fd);
+		unlink(c.socket_path);
+	}
+	for (size_t i = 0; i < c.n; i++) {
+		dta_pc_codebook_destroy(c.v[i].cb);
+		dta_region_destroy(c.r[i]);
+	}
+	dta_config_destroy(c.cfg);
+	return rc;
+}

@@ -1,0 +1,616 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Helpers shared by the DTA programs; see tools.h. */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tools.h"
+
+static int key_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+void tool_hex(const uint8_t *p, size_t len, char *out)
+{
+	static const char d[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < len; i++) {
+		out[2 * i] = d[p[i] >> 4];
+		out[2 * i + 1] = d[p[i] & 15];
+	}
+	out[2 * len] = 0;
+}
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = tolower(c);
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+int tool_unhex(const char *s, uint8_t *out, size_t cap)
+{
+	size_t n;
+
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		s += 2;
+	n = strlen(s);
+	if (n == 0 || n % 2 || n / 2 > cap)
+		return -1;
+	for (size_t i = 0; i < n / 2; i++) {
+		int hi = hexval(s[2 * i]), lo = hexval(s[2 * i + 1]);
+
+		if (hi < 0 || lo < 0)
+			return -1;
+		out[i] = (uint8_t)(hi << 4 | lo);
+	}
+	return (int)(n / 2);
+}
+
+static int parse_proto(const char *s)
+{
+	char *end;
+	unsigned long v;
+
+	if (!strcasecmp(s, "tcp"))
+		return 6;
+	if (!strcasecmp(s, "udp"))
+		return 17;
+	if (!strcasecmp(s, "icmp"))
+		return 1;
+	v = strtoul(s, &end, 10);
+	return *s && !*end && v < 256 ? (int)v : -1;
+}
+
+/* "ADDR:PORT" or "[ADDR6]:PORT" into @addr (4 or 16 bytes). */
+static int parse_endpoint(char *s, int v6, uint8_t *addr, uint16_t *port)
+{
+	char *colon, *end;
+	unsigned long p;
+
+	if (v6) {
+		char *close = strchr(s, ']');
+
+		if (s[0] != '[' || !close || close[1] != ':')
+			return -1;
+		*close = 0;
+		if (inet_pton(AF_INET6, s + 1, addr) != 1)
+			return -1;
+		colon = close + 1;
+	} else {
+		colon = strrchr(s, ':');
+		if (!colon)
+			return -1;
+		*colon = 0;
+		if (inet_pton(AF_INET, s, addr) != 1)
+			return -1;
+	}
+	p = strtoul(colon + 1, &end, 10);
+	if (!colon[1] || *end || p > 65535)
+		return -1;
+	*port = (uint16_t)p;
+	return 0;
+}
+
+int tool_parse_key(const char *s, uint8_t *key, size_t cap, char *err,
+		   size_t errlen)
+{
+	char buf[256], *arrow, *slash;
+	uint16_t sp, dp;
+	int v6, proto, alen;
+
+	if (!s || !*s)
+		return key_err(err, errlen, "empty key");
+	if (strlen(s) >= sizeof(buf))
+		return key_err(err, errlen, "key too long");
+	strcpy(buf, s);
+	arrow = strstr(buf, "->");
+	if (arrow) {
+		v6 = buf[0] == '[';
+		alen = v6 ? 16 : 4;
+		slash = strrchr(arrow, '/');
+		if (!slash || (proto = parse_proto(slash + 1)) < 0)
+			return key_err(err, errlen,
+				       "5-tuple needs /tcp, /udp or /PROTO");
+		if ((size_t)(2 * alen + 5) > cap)
+			return key_err(err, errlen, "key too long");
+		*slash = 0;
+		*arrow = 0;
+		if (parse_endpoint(buf, v6, key, &sp) ||
+		    parse_endpoint(arrow + 2, v6, key + alen, &dp))
+			return key_err(err, errlen,
+				       "bad 5-tuple '%s' (want A:p->B:q/tcp or "
+				       "[A6]:p->[B6]:q/udp)", s);
+		key[2 * alen] = (uint8_t)(sp >> 8);
+		key[2 * alen + 1] = (uint8_t)sp;
+		key[2 * alen + 2] = (uint8_t)(dp >> 8);
+		key[2 * alen + 3] = (uint8_t)dp;
+		key[2 * alen + 4] = (uint8_t)proto;
+		return 2 * alen + 5;
+	}
+	if (buf[0] == '0' && (buf[1] == 'x' || buf[1] == 'X')) {
+		int n = tool_unhex(buf, key, cap);
+
+		return n > 0 ? n : key_err(err, errlen, "bad hex key '%s'", s);
+	}
+	if (strchr(buf, '.') && cap >= 4) {
+		if (inet_pton(AF_INET, buf, key) == 1)
+			return 4;
+		return key_err(err, errlen, "bad IPv4 address '%s'", s);
+	}
+	if (strchr(buf, ':') && cap >= 16) {
+		if (inet_pton(AF_INET6, buf, key) == 1)
+			return 16;
+		return key_err(err, errlen, "bad IPv6 address '%s'", s);
+	}
+	{
+		char *end;
+		unsigned long long v;
+
+		errno = 0;
+		v = strtoull(buf, &end, 10);
+		if (errno || *end || buf[0] == '-')
+			return key_err(err, errlen,
+				       "unrecognised key '%s' (docs/keys.md)", s);
+		if (v <= UINT32_MAX && cap >= 4) {
+			for (int i = 0; i < 4; i++)
+				key[i] = (uint8_t)(v >> (24 - 8 * i));
+			return 4;
+		}
+		if (cap < 8)
+			return key_err(err, errlen, "key too long");
+		for (int i = 0; i < 8; i++)
+			key[i] = (uint8_t)(v >> (56 - 8 * i));
+		return 8;
+	}
+}
+
+static const char *proto_name(uint8_t p, char *buf)
+{
+	if (p == 6)
+		return "tcp";
+	if (p == 17)
+		return "udp";
+	if (p == 1)
+		return "icmp";
+	sprintf(buf, "%u", p);
+	return buf;
+}
+
+void tool_format_key(const uint8_t *key, size_t len, char *out, size_t cap)
+{
+	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN], pb[8];
+
+	if (len == 13 || len == 37) {
+		int v6 = len == 37, alen = v6 ? 16 : 4;
+		const uint8_t *t = key + 2 * alen;
+
+		inet_ntop(v6 ? AF_INET6 : AF_INET, key, a, sizeof(a));
+		inet_ntop(v6 ? AF_INET6 : AF_INET, key + alen, b, sizeof(b));
+		snprintf(out, cap, v6 ? "[%s]:%u->[%s]:%u/%s" : "%s:%u->%s:%u/%s",
+			 a, (unsigned)(t[0] << 8 | t[1]), b,
+			 (unsigned)(t[2] << 8 | t[3]), proto_name(t[4], pb));
+		return;
+	}
+	if (cap < 2 * len + 3) {
+		snprintf(out, cap, "(key)");
+		return;
+	}
+	out[0] = '0';
+	out[1] = 'x';
+	tool_hex(key, len, out + 2);
+}
+
+const struct dta_config_structure *tool_route(const struct dta_config *c,
+					      int opcode, unsigned data_len,
+					      unsigned path_len, uint32_t list)
+{
+	for (size_t i = 0; i < dta_config_count(c); i++) {
+		const struct dta_config_structure *s = dta_config_structure(c, i);
+		const struct dta_layout *l = &s->layout;
+
+		if (l->primitive != opcode)
+			continue;
+		switch (opcode) {
+		case DTA_PRIM_KEY_WRITE:
+			if (l->g.kw.data_len == data_len)
+				return s;
+			break;
+		case DTA_PRIM_POSTCARD:
+			if (path_len <= l->g.pc.hops)
+				return s;
+			break;
+		case DTA_PRIM_APPEND:
+			if (list >= s->list_base &&
+			    list - s->list_base < l->g.ap.lists)
+				return s;
+			break;
+		default:
+			return s;
+		}
+	}
+	return NULL;
+}
+
+void tool_json_str(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			fprintf(out, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(out, "\\u%04x", ch);
+		else
+			fputc(ch, out);
+	}
+	fputc('"', out);
+}
+
+static void json_error(FILE *out, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fputs("{\"error\":", out);
+	tool_json_str(out, msg);
+	fputc('}', out);
+}
+
+static const char *status_name(int st)
+{
+	return st == DTA_Q_FOUND ? "found"
+	       : st == DTA_Q_CONFLICT ? "conflict" : "not-found";
+}
+
+static void info_one(FILE *out, const struct tool_view *v)
+{
+	const struct dta_layout *l = v->l;
+
+	fputs("{\"name\":", out);
+	tool_json_str(out, v->cs->name);
+	fprintf(out, ",\"primitive\":\"%s\",\"hash\":\"%s\",\"seed\":%" PRIu64
+		",\"bytes\":%" PRIu64, dta_primitive_name(l->primitive),
+		dta_hash_family_name(l->hash_family), l->hash_seed,
+		l->data_size);
+	switch (l->primitive) {
+	case DTA_PRIM_KEY_WRITE:
+		fprintf(out, ",\"slots\":%" PRIu64 ",\"data\":%u,\"checksum\":%u,"
+			"\"redundancy\":%u", l->g.kw.slots, l->g.kw.data_len,
+			l->g.kw.csum_bytes, l->g.kw.max_redundancy);
+		break;
+	case DTA_PRIM_POSTCARD:
+		fprintf(out, ",\"chunks\":%" PRIu64 ",\"hops\":%u,\"slot_bytes\":%u,"
+			"\"redundancy\":%u,\"values\":%zu", l->g.pc.chunks,
+			l->g.pc.hops, l->g.pc.slot_bytes, l->g.pc.redundancy,
+			v->cs->nvalues);
+		break;
+	case DTA_PRIM_APPEND:
+		fprintf(out, ",\"lists\":%u,\"first_list\":%u,\"batches\":%u,"
+			"\"batch\":%u,\"entry\":%u", l->g.ap.lists,
+			v->cs->list_base, l->g.ap.ring_batches,
+			l->g.ap.batch_entries, l->g.ap.entry_size);
+		break;
+	case DTA_PRIM_KEY_INCREMENT:
+		fprintf(out, ",\"width\":%" PRIu64 ",\"rows\":%u,\"banks\":%u",
+			l->g.ki.width, l->g.ki.rows, l->g.ki.banks);
+		break;
+	}
+	fputc('}', out);
+}
+
+static struct tool_view *find_view(struct tool_view *views, size_t n,
+				   const char *name, int prim, FILE *out)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(views[i].cs->name, name))
+			continue;
+		if (views[i].l->primitive != prim) {
+			json_error(out, "%s is a %s structure", name,
+				   dta_primitive_name(views[i].l->primitive));
+			return NULL;
+		}
+		return &views[i];
+	}
+	json_error(out, "no structure named %s", name);
+	return NULL;
+}
+
+static struct dta_ap_reader *session_reader(struct tool_session *s,
+					    struct tool_view *v, uint32_t list,
+					    int from_now, int *err)
+{
+	*err = 0;
+	for (unsigned i = 0; i < s->nrd; i++)
+		if (s->rd[i].list == list && !strcmp(s->rd[i].name, v->cs->name))
+			return s->rd[i].rd;
+	if (s->nrd == sizeof(s->rd) / sizeof(s->rd[0])) {
+		*err = -ENOSPC;
+		return NULL;
+	}
+	*err = dta_ap_reader_create(v->l, v->area, list, from_now,
+				    &s->rd[s->nrd].rd);
+	if (*err)
+		return NULL;
+	snprintf(s->rd[s->nrd].name, sizeof(s->rd[0].name), "%s", v->cs->name);
+	s->rd[s->nrd].list = list;
+	return s->rd[s->nrd++].rd;
+}
+
+void tool_session_free(struct tool_session *s)
+{
+	for (unsigned i = 0; i < s->nrd; i++)
+		dta_ap_reader_destroy(s->rd[i].rd);
+	s->nrd = 0;
+}
+
+static int exec_ap(struct tool_view *views, size_t nviews,
+		   struct tool_session *sess, char **w, int nw, FILE *out)
+{
+	struct tool_view *v;
+	struct dta_ap_reader *rd;
+	unsigned long list, max;
+	uint64_t lost = 0;
+	uint8_t *buf;
+	char *end, hex[2 * DTA_DATA_MAX + 1];
+	int n, err, from_now = nw > 4 && !strcmp(w[4], "now");
+
+	if (nw < 4 || (nw > 4 && strcmp(w[4], "now") && strcmp(w[4], "oldest"))) {
+		json_error(out, "usage: ap NAME LIST MAX [oldest|now]");
+		return 0;
+	}
+	v = find_view(views, nviews, w[1], DTA_PRIM_APPEND, out);
+	if (!v)
+		return 0;
+	list = strtoul(w[2], &end, 0);
+	if (*end || list >= v->l->g.ap.lists) {
+		json_error(out, "list must be 0..%u (index within %s)",
+			   v->l->g.ap.lists - 1, w[1]);
+		return 0;
+	}
+	max = strtoul(w[3], &end, 0);
+	if (*end || max == 0 || max > 65536) {
+		json_error(out, "MAX must be 1..65536");
+		return 0;
+	}
+	rd = session_reader(sess, v, (uint32_t)list, from_now, &err);
+	if (!rd) {
+		json_error(out, "cannot follow %s list %lu: %s", w[1], list,
+			   dta_strerror(err));
+		return 0;
+	}
+	buf = malloc(max * v->l->g.ap.entry_size);
+	if (!buf) {
+		json_error(out, "out of memory");
+		return 0;
+	}
+	n = dta_ap_read(rd, buf, max, &lost);
+	if (n < 0) {
+		json_error(out, "read: %s", dta_strerror(n));
+		free(buf);
+		return 0;
+	}
+	fputs("{\"entries\":[", out);
+	for (int i = 0; i < n; i++) {
+		tool_hex(buf + (size_t)i * v->l->g.ap.entry_size,
+			 v->l->g.ap.entry_size, hex);
+		fprintf(out, "%s\"%s\"", i ? "," : "", hex);
+	}
+	fprintf(out, "],\"lost\":%" PRIu64 ",\"position\":%" PRIu64 "}", lost,
+		dta_ap_reader_position(rd));
+	free(buf);
+	return 0;
+}
+
+int tool_exec(struct tool_view *views, size_t nviews,
+	      struct tool_session *sess, const char *line, FILE *out)
+{
+	char copy[1024], *w[8];
+	uint8_t key[DTA_KEY_MAX];
+	struct tool_view *v;
+	int nw, klen;
+
+	if (strlen(line) >= sizeof(copy)) {
+		json_error(out, "request too long");
+		return 0;
+	}
+	strcpy(copy, line);
+	nw = tool_split(copy, w, 8);
+	if (nw == 0)
+		return -1;
+	if (!strcmp(w[0], "info")) {
+		fputs("{\"structures\":[", out);
+		for (size_t i = 0; i < nviews; i++) {
+			if (i)
+				fputc(',', out);
+			info_one(out, &views[i]);
+		}
+		fputs("]}", out);
+		return 0;
+	}
+	if (!strcmp(w[0], "ap"))
+		return exec_ap(views, nviews, sess, w, nw, out);
+	if (strcmp(w[0], "kw") && strcmp(w[0], "pc") && strcmp(w[0], "ki"))
+		return -1;
+	if (nw < 3) {
+		json_error(out, "usage: %s NAME KEYHEX ...", w[0]);
+		return 0;
+	}
+	v = find_view(views, nviews, w[1],
+		      w[0][0] == 'k' ? (w[0][1] == 'w' ? DTA_PRIM_KEY_WRITE
+						      : DTA_PRIM_KEY_INCREMENT)
+				     : DTA_PRIM_POSTCARD, out);
+	if (!v)
+		return 0;
+	klen = tool_unhex(w[2], key, sizeof(key));
+	if (klen <= 0) {
+		json_error(out, "KEYHEX must be 1..%d bytes of hex", DTA_KEY_MAX);
+		return 0;
+	}
+	if (!strcmp(w[0], "kw")) {
+		struct dta_kw_query_opts o = { 0 };
+		struct dta_kw_result res;
+		uint8_t data[DTA_DATA_MAX];
+		char hex[2 * DTA_DATA_MAX + 1];
+		int err;
+
+		if (nw > 3)
+			o.redundancy = (unsigned)strtoul(w[3], NULL, 0);
+		if (nw > 4)
+			o.threshold = (unsigned)strtoul(w[4], NULL, 0);
+		err = dta_kw_query(v->l, v->area, key, (size_t)klen, &o, data,
+				   sizeof(data), &res);
+		if (err) {
+			json_error(out, "query: %s", dta_strerror(err));
+			return 0;
+		}
+		fprintf(out, "{\"status\":\"%s\"", status_name(res.status));
+		if (res.status == DTA_Q_FOUND) {
+			tool_hex(data, v->l->g.kw.data_len, hex);
+			fprintf(out, ",\"data\":\"%s\"", hex);
+		}
+		fprintf(out, ",\"votes\":%u,\"candidates\":%u}", res.votes,
+			res.candidates);
+		return 0;
+	}
+	if (!strcmp(w[0], "pc")) {
+		struct dta_pc_result res;
+		int err;
+
+		if (!v->cb) {
+			if (!v->cs->nvalues) {
+				json_error(out, "structure %s has no 'values' "
+					   "set in the configuration: paths "
+					   "cannot be decoded", v->cs->name);
+				return 0;
+			}
+			err = dta_pc_codebook_create(v->l, v->cs->values,
+						     v->cs->nvalues, &v->cb);
+			if (err) {
+				json_error(out, "codebook: %s", dta_strerror(err));
+				return 0;
+			}
+		}
+		err = dta_pc_query(v->l, v->area, v->cb, key, (size_t)klen, 0,
+				   &res);
+		if (err) {
+			json_error(out, "query: %s", dta_strerror(err));
+			return 0;
+		}
+		fprintf(out, "{\"status\":\"%s\"", status_name(res.status));
+		if (res.status == DTA_Q_FOUND) {
+			fputs(",\"path\":[", out);
+			for (unsigned i = 0; i < res.path_len; i++)
+				fprintf(out, "%s%u", i ? "," : "", res.values[i]);
+			fputc(']', out);
+		}
+		fprintf(out, ",\"valid_copies\":%u}", res.valid_copies);
+		return 0;
+	}
+	{
+		uint64_t cnt;
+		unsigned bank = nw > 3 ? (unsigned)strtoul(w[3], NULL, 0) : 0;
+		int err = dta_ki_query(v->l, v->area, key, (size_t)klen, bank,
+				       &cnt);
+
+		if (err) {
+			json_error(out, "query: %s", dta_strerror(err));
+			return 0;
+		}
+		fprintf(out, "{\"count\":%" PRIu64 "}", cnt);
+		return 0;
+	}
+}
+
+uint64_t tool_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int tool_split(char *line, char **w, int max)
+{
+	int n = 0;
+	char *save = NULL, *tok;
+
+	for (tok = strtok_r(line, " \t\r\n", &save); tok && n < max;
+	     tok = strtok_r(NULL, " \t\r\n", &save))
+		w[n++] = tok;
+	return n;
+}
+
+int tool_connect(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sa.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+int tool_request(int fd, FILE *in, const char *req, char **buf,
+		 size_t *cap)
+{
+	size_t len = strlen(req), off = 0;
+	ssize_t n;
+
+	while (off < len + 1) {
+		/* The request, then its newline. */
+		n = off < len ? write(fd, req + off, len - off)
+			      : write(fd, "\n", 1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		off += (size_t)n;
+	}
+	n = getline(buf, cap, in);
+	if (n <= 0)
+		return -ECONNRESET;
+	if ((*buf)[n - 1] == '\n')
+		(*buf)[--n] = 0;
+	return (int)n;
+}
+
+void tool_default_socket(const char *name, char *out, size_t cap)
+{
+	const char *dir = getenv("XDG_RUNTIME_DIR");
+
+	snprintf(out, cap, "%s/dta-%s.sock", dir && *dir ? dir : "/tmp", name);
+}

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Helpers shared by the programs (dta-collector, dta-translator, dta-query,
+ * dta-gen): key forms, hex, the query executor behind the collector's socket
+ * protocol (docs/collector-protocol.md), routing, and small utilities. Not
+ * part of libdta's API.
+ */
+#ifndef DTA_TOOLS_H
+#define DTA_TOOLS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "dta/dta.h"
+
+/* ---- keys ---- */
+
+/**
+ * tool_parse_key() - a key in one of its natural forms (docs/keys.md):
+ *   10.0.0.1:1234->10.0.0.2:80/tcp   IPv4 5-tuple, 13 bytes
+ *   [2001:db8::1]:1234->[2001:db8::2]:80/udp   IPv6 5-tuple, 37 bytes
+ *   10.0.0.1                          IPv4 address, 4 bytes
+ *   42                                integer: 4 bytes big-endian (8 if it
+ *                                     does not fit in 32 bits)
+ *   0x0a000001                        hex bytes, as written
+ * Return: key length, or -1 with a message in @err.
+ */
+int tool_parse_key(const char *s, uint8_t *key, size_t cap, char *err,
+		   size_t errlen);
+/* The natural form of @key when it has one (5-tuples), else 0x hex. */
+void tool_format_key(const uint8_t *key, size_t len, char *out, size_t cap);
+
+/* Lowercase hex of @len bytes into @out (cap >= 2 * len + 1). */
+void tool_hex(const uint8_t *p, size_t len, char *out);
+/* Parse hex (optional 0x); return bytes or -1. */
+int tool_unhex(const char *s, uint8_t *out, size_t cap);
+
+/* ---- routing: which configured structure a report goes to (the same
+ * rule as the translator core, translator.h) ---- */
+const struct dta_config_structure *tool_route(const struct dta_config *c,
+					      int opcode, unsigned data_len,
+					      unsigned path_len, uint32_t list);
+
+/* ---- the query executor ---- */
+
+/* A structure as the executor sees it: layout, memory, known values. */
+struct tool_view {
+	const struct dta_config_structure *cs; /* name, values (may be NULL) */
+	const struct dta_layout *l;
+	const uint8_t *area;
+	struct dta_pc_codebook *cb; /* built lazily for Postcarding */
+};
+
+/* Per-client state: Append readers kept between requests. */
+struct tool_session {
+	struct {
+		char name[DTA_CONFIG_NAME_MAX];
+		uint32_t list;
+		struct dta_ap_reader *rd;
+	} rd[16];
+	unsigned nrd;
+};
+
+void tool_session_free(struct tool_session *s);
+
+/**
+ * tool_exec() - run one request line against @views and write one JSON
+ * object (no newline) to @out. Requests (docs/collector-protocol.md):
+ *   info | kw NAME KEYHEX [N [T]] | pc NAME KEYHEX | ki NAME KEYHEX [BANK]
+ *   | ap NAME LIST MAX [oldest|now]
+ * Unknown requests produce {"error": "..."}. Return 0, or -1 if the
+ * request is not one of these (the caller may handle it itself).
+ */
+int tool_exec(struct tool_view *views, size_t nviews,
+	      struct tool_session *sess, const char *line, FILE *out);
+
+/* JSON string escaping. */
+void tool_json_str(FILE *out, const char *s);
+
+/* ---- misc ---- */
+
+uint64_t tool_now_ns(void);
+/* Split @line in place on blanks into at most @max words. */
+int tool_split(char *line, char **w, int max);
+
+/* Connect to a collector socket; -errno on failure. */
+int tool_connect(const char *path);
+/* Send @req on @fd, read one response line from @in (a FILE over the same
+ * socket) into *@buf (getline() semantics). Return its length or -errno. */
+int tool_request(int fd, FILE *in, const char *req, char **buf, size_t *cap);
+
+/* Default socket path for a collector name. */
+void tool_default_socket(const char *name, char *out, size_t cap);
+
+#endif /* DTA_TOOLS_H */

@@ -1,0 +1,733 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * dta-gen: DTA report generator for the paper's workloads, with a ground-
+ * truth file to check a collector's answers against (dta-query verify).
+ *
+ *   kw  INT path tracing: Key-Write of a flow's 5 x 4-byte switch ids
+ *   pc  INT postcards: one Postcarding report per hop of a fat-tree path
+ *   ap  congestion / loss events: Append entries to event lists
+ *   ki  TurboFlow / Marple counters: Key-Increment of packet or byte counts
+ *
+ * Reports go over UDP or into a pcap file. Keys are IPv4 5-tuples, drawn
+ * uniformly or with Zipf popularity, or taken from a packet trace.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <netinet/in.h>
+#include <pcap/pcap.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <xxhash.h>
+
+#include "tools.h"
+
+enum { W_KW, W_PC, W_AP, W_KI };
+
+struct gen {
+	int type;
+	uint64_t count, keys;
+	double zipf, rate;
+	uint64_t seed;
+	unsigned redundancy, data_len, batch, lists, first_list, fat_k;
+	unsigned entry, pc_window;
+	uint16_t reporter;
+	uint32_t seq;
+	int legacy;
+	const char *dest, *pcap_out, *truth, *trace;
+
+	/* output */
+	int fd;
+	struct sockaddr_in to;
+	pcap_t *dead;
+	pcap_dumper_t *dump;
+	uint64_t ts_ns, sent_packets, sent_reports, send_errors;
+	uint64_t t0;
+	uint8_t pkt[DTA_PAYLOAD_MAX];
+	size_t pkt_len;
+	unsigned pkt_reports;
+
+	/* keys */
+	uint8_t (*trace_keys)[13];
+	uint64_t ntrace;
+	uint32_t *trace_seq; /* key index per trace packet */
+	uint16_t *trace_len;
+	uint64_t ntrace_pkts;
+	double *cdf;
+	uint64_t rng;
+};
+
+static uint64_t rnd(struct gen *g)
+{
+	uint64_t z = (g->rng += 0x9E3779B97F4A7C15ull);
+
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+static double rnd01(struct gen *g)
+{
+	return (double)(rnd(g) >> 11) * 0x1.0p-53;
+}
+
+__attribute__((format(printf, 1, 2), noreturn))
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stderr, "dta-gen: ");
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	exit(1);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: dta-gen -t kw|pc|ap|ki [options]\n"
+		"Generate DTA reports like the paper's workloads.\n"
+		"\n"
+		"  -t, --type T          kw (INT path tracing), pc (INT postcards),\n"
+		"                        ap (congestion/loss events), ki (flow counters)\n"
+		"  -n, --count N         reports (pc: flows, one report per hop)\n"
+		"                        (default 100000)\n"
+		"  -k, --keys K          distinct flows/keys (default: N for kw and pc,\n"
+		"                        N/10 for ki)\n"
+		"  -z, --zipf S          Zipf popularity exponent (default 0: uniform)\n"
+		"  -s, --seed S          random seed (default 1)\n"
+		"  -r, --rate R          reports per second (default 0: as fast as possible)\n"
+		"  -d, --dest HOST:PORT  send over UDP (default 127.0.0.1:40040)\n"
+		"  -w, --pcap FILE       write the packets to a pcap file instead\n"
+		"  -T, --truth FILE      write the ground truth (for dta-query verify)\n"
+		"  -R, --redundancy N    kw/ki: N in each report (default 2)\n"
+		"      --data BYTES      kw: data bytes, a multiple of 4 (default 20:\n"
+		"                        5 switch ids)\n"
+		"      --entry BYTES     ap: entry bytes, >= 4 (default 4)\n"
+		"      --lists L         ap: lists written round-robin (default 1)\n"
+		"      --first-list ID   ap: first list id (default 0)\n"
+		"      --fat-tree K      pc/kw: fat-tree arity; switch ids are\n"
+		"                        1..5K^2/4 (default 8: ids 1-80)\n"
+		"      --batch M         reports per UDP packet, v1 only (default 1)\n"
+		"      --legacy          the research prototype's wire format\n"
+		"      --reporter ID     v1 reporter id (default 1)\n"
+		"      --trace FILE      take flows and packet order from a pcap trace\n"
+		"                        (IPv4 TCP/UDP); ki counts bytes\n"
+		"  -h, --help            this text\n");
+}
+
+/* ---- keys and paths ---- */
+
+static void flow_key(struct gen *g, uint64_t i, uint8_t k[13])
+{
+	uint64_t h;
+
+	if (g->trace_keys) {
+		memcpy(k, g->trace_keys[i], 13);
+		return;
+	}
+	/* A distinct 5-tuple per flow index: 10.x.y.z -> 10.128+..., ports
+	 * from a hash so keys are not sequential. */
+	h = i * 0x9E3779B97F4A7C15ull + g->seed;
+	h ^= h >> 29;
+	k[0] = 10;
+	k[1] = (uint8_t)(i >> 16);
+	k[2] = (uint8_t)(i >> 8);
+	k[3] = (uint8_t)i;
+	k[4] = 10;
+	k[5] = (uint8_t)(128 | (h & 127));
+	k[6] = (uint8_t)(h >> 8);
+	k[7] = (uint8_t)(h >> 16);
+	k[8] = (uint8_t)(h >> 24);
+	k[9] = (uint8_t)(h >> 32);
+	k[10] = (uint8_t)(i >> 24); /* keeps flows distinct beyond 2^24 */
+	k[11] = (uint8_t)(h >> 48);
+	k[12] = (h >> 56) & 1 ? 17 : 6;
+}
+
+/* The fat-tree path of flow @i: 1 hop (same edge), 3 (same pod) or 5. */
+static unsigned flow_path(struct gen *g, uint64_t i, uint32_t *ids)
+{
+	unsigned k = g->fat_k, half = k / 2;
+	unsigned edges = k * half, aggs = k * half;
+	uint64_t h = (i + 1) * 0xD1B54A32D192ED03ull ^ g->seed;
+	unsigned src_edge, dst_edge, pod_s, pod_d;
+
+	h ^= h >> 31;
+	src_edge = (unsigned)(h % edges);
+	dst_edge = (unsigned)((h >> 20) % edges);
+	pod_s = src_edge / half;
+	pod_d = dst_edge / half;
+	ids[0] = 1 + src_edge;
+	if (src_edge == dst_edge)
+		return 1;
+	ids[1] = 1 + edges + pod_s * half + (unsigned)((h >> 40) % half);
+	if (pod_s == pod_d) {
+		ids[2] = 1 + dst_edge;
+		return 3;
+	}
+	ids[2] = 1 + edges + aggs + (unsigned)((h >> 44) % (half * half));
+	ids[3] = 1 + edges + pod_d * half + (unsigned)((h >> 52) % half);
+	ids[4] = 1 + dst_edge;
+	return 5;
+}
+
+static void make_zipf(struct gen *g)
+{
+	double sum = 0;
+
+	g->cdf = malloc(g->keys * sizeof(*g->cdf));
+	if (!g->cdf)
+		die("out of memory for %s", "the Zipf table");
+	for (uint64_t i = 0; i < g->keys; i++) {
+		sum += 1.0 / pow((double)(i + 1), g->zipf);
+		g->cdf[i] = sum;
+	}
+	for (uint64_t i = 0; i < g->keys; i++)
+		g->cdf[i] /= sum;
+}
+
+static uint64_t pick(struct gen *g, uint64_t n)
+{
+	double u;
+	uint64_t lo = 0, hi;
+
+	if (g->trace_seq)
+		return g->trace_seq[n % g->ntrace_pkts];
+	if (!g->cdf)
+		return rnd(g) % g->keys;
+	u = rnd01(g);
+	hi = g->keys - 1;
+	while (lo < hi) {
+		uint64_t mid = (lo + hi) / 2;
+
+		if (g->cdf[mid] < u)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Popular ranks are scattered over the key space. */
+	return (lo * 0x9E3779B97F4A7C15ull) % g->keys;
+}
+
+/* ---- trace input ---- */
+
+static void load_trace(struct gen *g)
+{
+	char errbuf[PCAP_ERRBUF_SIZE];
+	pcap_t *pc = pcap_open_offline(g->trace, errbuf);
+	struct pcap_pkthdr *h;
+	const uint8_t *p;
+	uint64_t cap_keys = 0, cap_pkts = 0;
+	uint64_t *tab; /* open addressing: key index + 1 */
+	const uint64_t tabsize = 1u << 24;
+
+	if (!pc)
+		die("%s", errbuf);
+	tab = calloc(tabsize, sizeof(*tab));
+	if (!tab)
+		die("out of memory for %s", "the trace");
+	while (pcap_next_ex(pc, &h, &p) == 1) {
+		size_t off = 14, ihl;
+		uint8_t key[13], proto;
+		uint64_t hh, slot;
+
+		if (pcap_datalink(pc) != DLT_EN10MB)
+			die("%s: only Ethernet captures are supported", g->trace);
+		if (h->caplen < 14 + 20 || p[12] != 0x08 || p[13] != 0x00)
+			continue;
+		ihl = (size_t)(p[off] & 15) * 4;
+		proto = p[off + 9];
+		if ((proto != 6 && proto != 17) || h->caplen < off + ihl + 4)
+			continue;
+		memcpy(key, p + off + 12, 8);
+		memcpy(key + 8, p + off + ihl, 4);
+		key[12] = proto;
+		hh = XXH3_64bits(key, 13);
+		for (slot = hh & (tabsize - 1); tab[slot];
+		     slot = (slot + 1) & (tabsize - 1))
+			if (!memcmp(g->trace_keys[tab[slot] - 1], key, 13))
+				break;
+		if (!tab[slot]) {
+			if (g->ntrace == tabsize / 2)
+				die("%s: more than 8M flows", g->trace);
+			if (g->ntrace == cap_keys) {
+				cap_keys = cap_keys ? 2 * cap_keys : 4096;
+				g->trace_keys = realloc(g->trace_keys, cap_keys * 13);
+			}
+			memcpy(g->trace_keys[g->ntrace], key, 13);
+			tab[slot] = ++g->ntrace;
+		}
+		if (g->ntrace_pkts == cap_pkts) {
+			cap_pkts = cap_pkts ? 2 * cap_pkts : 4096;
+			g->trace_seq = realloc(g->trace_seq, cap_pkts * 4);
+			g->trace_len = realloc(g->trace_len, cap_pkts * 2);
+			if (!g->trace_seq || !g->trace_len)
+				die("out of memory for %s", "the trace");
+		}
+		g->trace_seq[g->ntrace_pkts] = (uint32_t)(tab[slot] - 1);
+		g->trace_len[g->ntrace_pkts++] = (uint16_t)(h->len > 65535 ? 65535 : h->len);
+	}
+	pcap_close(pc);
+	free(tab);
+	if (!g->ntrace_pkts)
+		die("%s: no IPv4 TCP/UDP packets", g->trace);
+	g->keys = g->ntrace;
+}
+
+/* ---- output ---- */
+
+static void pace(struct gen *g)
+{
+	uint64_t due, now;
+
+	if (g->rate <= 0)
+		return;
+	due = g->t0 + (uint64_t)((double)g->sent_reports / g->rate * 1e9);
+	now = tool_now_ns();
+	if (due > now + 50000) {
+		struct timespec ts = { .tv_sec = (time_t)((due - now) / 1000000000u),
+				       .tv_nsec = (long)((due - now) % 1000000000u) };
+
+		nanosleep(&ts, NULL);
+	}
+}
+
+static uint16_t ip_csum(const uint8_t *p, size_t len)
+{
+	uint32_t s = 0;
+
+	for (size_t i = 0; i + 1 < len; i += 2)
+		s += (uint32_t)(p[i] << 8 | p[i + 1]);
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)~s;
+}
+
+static void flush_packet(struct gen *g)
+{
+	if (!g->pkt_len)
+		return;
+	if (g->dump) {
+		uint8_t frame[14 + 20 + 8 + DTA_PAYLOAD_MAX];
+		struct pcap_pkthdr h;
+		uint8_t *ip = frame + 14, *udp = ip + 20;
+		size_t ulen = 8 + g->pkt_len;
+
+		memset(frame, 0, 42);
+		memcpy(frame, "\x02\x00\x00\x00\x00\x02\x02\x00\x00\x00\x00\x01", 12);
+		frame[12] = 0x08;
+		ip[0] = 0x45;
+		ip[2] = (uint8_t)((20 + ulen) >> 8);
+		ip[3] = (uint8_t)(20 + ulen);
+		ip[8] = 64;
+		ip[9] = 17;
+		memcpy(ip + 12, "\x0a\x00\x00\x01\x0a\x00\x00\x02", 8);
+		{
+			uint16_t c = ip_csum(ip, 20);
+
+			ip[10] = (uint8_t)(c >> 8);
+			ip[11] = (uint8_t)c;
+		}
+		udp[0] = 0x9c;
+		udp[1] = 0x40;
+		udp[2] = (uint8_t)(ntohs(g->to.sin_port) >> 8);
+		udp[3] = (uint8_t)ntohs(g->to.sin_port);
+		udp[4] = (uint8_t)(ulen >> 8);
+		udp[5] = (uint8_t)ulen;
+		memcpy(udp + 8, g->pkt, g->pkt_len);
+		h.ts.tv_sec = (time_t)(g->ts_ns / 1000000000u);
+		h.ts.tv_usec = (suseconds_t)(g->ts_ns % 1000000000u / 1000);
+		h.caplen = h.len = (bpf_u_int32)(42 + g->pkt_len);
+		pcap_dump((u_char *)g->dump, &h, frame);
+		g->ts_ns += g->rate > 0 ? (uint64_t)(1e9 / g->rate * g->pkt_reports)
+					: 1000;
+	} else {
+		pace(g);
+		while (sendto(g->fd, g->pkt, g->pkt_len, 0,
+			      (struct sockaddr *)&g->to, sizeof(g->to)) < 0) {
+			if (errno == ENOBUFS || errno == EAGAIN) {
+				usleep(100);
+				continue;
+			}
+			g->send_errors++;
+			break;
+		}
+	}
+	g->sent_packets++;
+	g->pkt_len = 0;
+	g->pkt_reports = 0;
+}
+
+static void emit(struct gen *g, struct dta_report *r)
+{
+	int n;
+
+	r->format = g->legacy ? DTA_FORMAT_LEGACY : DTA_FORMAT_V1;
+	r->reporter = g->reporter;
+	r->seq = g->seq++;
+	n = dta_wire_encoded_size(r);
+	if (n < 0)
+		die("cannot encode a report: %s", dta_strerror(n));
+	if (g->legacy || g->pkt_reports == g->batch ||
+	    g->pkt_len + (size_t)n > 1400)
+		flush_packet(g);
+	n = dta_wire_encode(r, g->pkt + g->pkt_len, sizeof(g->pkt) - g->pkt_len);
+	if (n < 0)
+		die("cannot encode a report: %s", dta_strerror(n));
+	g->pkt_len += (size_t)n;
+	g->pkt_reports++;
+	g->sent_reports++;
+	if (g->legacy)
+		flush_packet(g);
+}
+
+/* ---- workloads ---- */
+
+static void put_be32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+static void hex_line(FILE *t, const char *tag, const uint8_t *k, size_t kl)
+{
+	char hex[2 * DTA_KEY_MAX + 1];
+
+	tool_hex(k, kl, hex);
+	fprintf(t, "%s %s", tag, hex);
+}
+
+static void run_kw(struct gen *g, FILE *t)
+{
+	uint64_t *last = calloc(g->keys, sizeof(*last)); /* report index + 1 */
+	uint64_t *order;
+	uint8_t key[13], data[DTA_DATA_MAX];
+	struct dta_report r = { .opcode = DTA_OP_KEY_WRITE };
+
+	if (!last)
+		die("out of memory for %s", "key-write truth");
+	for (uint64_t n = 0; n < g->count; n++) {
+		uint64_t i = pick(g, n);
+		uint32_t ids[5] = { 0 };
+		unsigned len = flow_path(g, i, ids);
+
+		flow_key(g, i, key);
+		memset(data, 0, g->data_len);
+		for (unsigned h = 0; h < len && 4 * h + 4 <= g->data_len; h++)
+			put_be32(data + 4 * h, ids[h]);
+		r.u.kw.redundancy = (uint8_t)g->redundancy;
+		r.u.kw.key_len = g->legacy ? 4 : 13;
+		r.u.kw.key = g->legacy ? key + 0 : key;
+		r.u.kw.data_len = (uint16_t)(g->legacy ? 4 : g->data_len);
+		r.u.kw.data = data;
+		emit(g, &r);
+		last[i] = n + 1;
+	}
+	if (!t) {
+		free(last);
+		return;
+	}
+	/* Truth in order of each key's last write: oldest first, so a
+	 * verifier can compute every key's age. */
+	order = malloc(g->count * sizeof(*order));
+	if (!order)
+		die("out of memory for %s", "key-write truth");
+	memset(order, 0xff, g->count * sizeof(*order));
+	for (uint64_t i = 0; i < g->keys; i++)
+		if (last[i])
+			order[last[i] - 1] = i;
+	for (uint64_t n = 0; n < g->count; n++) {
+		uint64_t i = order[n];
+		uint32_t ids[5] = { 0 };
+		unsigned len;
+		char hex[2 * DTA_DATA_MAX + 1];
+
+		if (i == UINT64_MAX)
+			continue;
+		len = flow_path(g, i, ids);
+		flow_key(g, i, key);
+		memset(data, 0, g->data_len);
+		for (unsigned h = 0; h < len && 4 * h + 4 <= g->data_len; h++)
+			put_be32(data + 4 * h, ids[h]);
+		hex_line(t, "kw", key, g->legacy ? 4 : 13);
+		tool_hex(data, g->legacy ? 4 : g->data_len, hex);
+		fprintf(t, " %s\n", hex);
+	}
+	free(order);
+	free(last);
+}
+
+static void run_pc(struct gen *g, FILE *t)
+{
+	/* Postcards of a window of flows in flight are interleaved, as
+	 * switches along different paths report at different times. */
+	uint64_t W = g->pc_window;
+	struct dta_report r = { .opcode = DTA_OP_POSTCARD };
+
+	for (uint64_t base = 0; base < g->count; base += W) {
+		uint64_t n = g->count - base < W ? g->count - base : W;
+		uint32_t ids[64][5];
+		unsigned len[64], next[64] = { 0 }, left = 0;
+		uint8_t keys[64][13];
+
+		for (uint64_t j = 0; j < n; j++) {
+			uint64_t i = g->trace_seq ? pick(g, base + j) : base + j;
+
+			flow_key(g, i, keys[j]);
+			len[j] = flow_path(g, i, ids[j]);
+			left += len[j];
+			if (t) {
+				hex_line(t, "pc", keys[j], g->legacy ? 4 : 13);
+				for (unsigned h = 0; h < len[j]; h++)
+					fprintf(t, "%c%u", h ? ',' : ' ', ids[j][h]);
+				fputc('\n', t);
+			}
+		}
+		while (left) {
+			uint64_t j = rnd(g) % n;
+
+			if (next[j] == len[j])
+				continue;
+			r.u.pc.hop = (uint8_t)next[j];
+			r.u.pc.path_len = (uint8_t)len[j];
+			r.u.pc.key_len = g->legacy ? 4 : 13;
+			r.u.pc.key = keys[j];
+			r.u.pc.value = ids[j][next[j]++];
+			emit(g, &r);
+			left--;
+		}
+	}
+}
+
+static void run_ap(struct gen *g, FILE *t)
+{
+	struct dta_report r = { .opcode = DTA_OP_APPEND };
+	uint8_t data[DTA_DATA_MAX];
+	char hex[2 * DTA_DATA_MAX + 1];
+
+	for (uint64_t n = 0; n < g->count; n++) {
+		uint32_t list = g->first_list + (uint32_t)(n % g->lists);
+
+		/* An event: its sequence number, then a flow id. */
+		memset(data, 0, g->entry);
+		put_be32(data, (uint32_t)n);
+		if (g->entry >= 8)
+			put_be32(data + 4, (uint32_t)pick(g, n));
+		r.u.ap.list_id = list;
+		r.u.ap.data_len = (uint16_t)g->entry;
+		r.u.ap.data = data;
+		emit(g, &r);
+		if (t) {
+			tool_hex(data, g->entry, hex);
+			fprintf(t, "ap %u %s\n", list, hex);
+		}
+	}
+}
+
+static void run_ki(struct gen *g, FILE *t)
+{
+	uint64_t *sum = calloc(g->keys, sizeof(*sum));
+	struct dta_report r = { .opcode = DTA_OP_KEY_INCREMENT };
+	uint8_t key[13];
+
+	if (!sum)
+		die("out of memory for %s", "key-increment truth");
+	for (uint64_t n = 0; n < g->count; n++) {
+		uint64_t i = pick(g, n);
+		uint64_t add = g->trace_len ? g->trace_len[n % g->ntrace_pkts] : 1;
+
+		flow_key(g, i, key);
+		r.u.ki.redundancy = (uint8_t)g->redundancy;
+		r.u.ki.key_len = g->legacy ? 4 : 13;
+		r.u.ki.key = key;
+		r.u.ki.counter = add;
+		emit(g, &r);
+		sum[i] += add;
+	}
+	for (uint64_t i = 0; t && i < g->keys; i++) {
+		if (!sum[i])
+			continue;
+		flow_key(g, i, key);
+		hex_line(t, "ki", key, g->legacy ? 4 : 13);
+		fprintf(t, " %" PRIu64 "\n", sum[i]);
+	}
+	free(sum);
+}
+
+static unsigned long num(const char *s, const char *what, unsigned long lo,
+			 unsigned long hi)
+{
+	uint64_t v;
+
+	if (dta_parse_size(s, &v) || v < lo || v > hi) {
+		fprintf(stderr, "dta-gen: %s must be %lu..%lu\n", what, lo, hi);
+		exit(2);
+	}
+	return (unsigned long)v;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "type", required_argument, NULL, 't' },
+		{ "count", required_argument, NULL, 'n' },
+		{ "keys", required_argument, NULL, 'k' },
+		{ "zipf", required_argument, NULL, 'z' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "rate", required_argument, NULL, 'r' },
+		{ "dest", required_argument, NULL, 'd' },
+		{ "pcap", required_argument, NULL, 'w' },
+		{ "truth", required_argument, NULL, 'T' },
+		{ "redundancy", required_argument, NULL, 'R' },
+		{ "data", required_argument, NULL, 1 },
+		{ "entry", required_argument, NULL, 2 },
+		{ "lists", required_argument, NULL, 3 },
+		{ "first-list", required_argument, NULL, 4 },
+		{ "fat-tree", required_argument, NULL, 5 },
+		{ "batch", required_argument, NULL, 6 },
+		{ "legacy", no_argument, NULL, 7 },
+		{ "reporter", required_argument, NULL, 8 },
+		{ "trace", required_argument, NULL, 9 },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static struct gen g = { .type = -1, .count = 100000, .seed = 1,
+				.redundancy = 2, .data_len = 20, .batch = 1,
+				.lists = 1, .fat_k = 8, .entry = 4,
+				.pc_window = 16, .reporter = 1,
+				.dest = "127.0.0.1:40040" };
+	FILE *t = NULL;
+	char host[256], *colon;
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "t:n:k:z:s:r:d:w:T:R:h", lo,
+				  NULL)) != -1) {
+		switch (opt) {
+		case 't':
+			g.type = !strcmp(optarg, "kw") ? W_KW
+				 : !strcmp(optarg, "pc") ? W_PC
+				 : !strcmp(optarg, "ap") ? W_AP
+				 : !strcmp(optarg, "ki") ? W_KI : -2;
+			if (g.type == -2)
+				die("unknown type %s (kw, pc, ap or ki)", optarg);
+			break;
+		case 'n': g.count = num(optarg, "--count", 1, 1ul << 40); break;
+		case 'k': g.keys = num(optarg, "--keys", 1, 1ul << 32); break;
+		case 'z': g.zipf = strtod(optarg, NULL); break;
+		case 's': g.seed = num(optarg, "--seed", 0, ~0ul); break;
+		case 'r': g.rate = strtod(optarg, NULL); break;
+		case 'd': g.dest = optarg; break;
+		case 'w': g.pcap_out = optarg; break;
+		case 'T': g.truth = optarg; break;
+		case 'R': g.redundancy = (unsigned)num(optarg, "--redundancy", 1,
+						       DTA_MAX_REDUNDANCY); break;
+		case 1: g.data_len = (unsigned)num(optarg, "--data", 4, DTA_DATA_MAX); break;
+		case 2: g.entry = (unsigned)num(optarg, "--entry", 4, DTA_DATA_MAX); break;
+		case 3: g.lists = (unsigned)num(optarg, "--lists", 1, 1u << 20); break;
+		case 4: g.first_list = (unsigned)num(optarg, "--first-list", 0, ~0u); break;
+		case 5: g.fat_k = (unsigned)num(optarg, "--fat-tree", 2, 254); break;
+		case 6: g.batch = (unsigned)num(optarg, "--batch", 1, 255); break;
+		case 7: g.legacy = 1; break;
+		case 8: g.reporter = (uint16_t)num(optarg, "--reporter", 0, 65535); break;
+		case 9: g.trace = optarg; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (g.type < 0 || optind != argc) {
+		usage(stderr);
+		return 2;
+	}
+	if (g.zipf < 0 || g.rate < 0 || g.fat_k % 2)
+		die("%s", "--zipf and --rate must be >= 0, --fat-tree even");
+	if (g.data_len % 4)
+		die("%s", "--data must be a multiple of 4 (switch ids)");
+	if (g.legacy) {
+		g.data_len = 4;
+		g.entry = 4;
+		g.batch = 1;
+	}
+	if (!g.keys)
+		g.keys = g.type == W_KI ? (g.count / 10 ? g.count / 10 : 1)
+					: g.count;
+	g.rng = g.seed;
+	if (g.trace)
+		load_trace(&g);
+	else if (g.zipf > 0 && g.type != W_PC)
+		make_zipf(&g);
+
+	snprintf(host, sizeof(host), "%s", g.dest);
+	colon = strrchr(host, ':');
+	if (!colon)
+		die("--dest %s: want HOST:PORT", g.dest);
+	*colon = 0;
+	g.to.sin_family = AF_INET;
+	g.to.sin_port = htons((uint16_t)num(colon + 1, "port", 1, 65535));
+	if (inet_pton(AF_INET, host, &g.to.sin_addr) != 1)
+		die("--dest %s: want an IPv4 address", g.dest);
+	if (g.pcap_out) {
+		g.dead = pcap_open_dead(DLT_EN10MB, 65535);
+		g.dump = g.dead ? pcap_dump_open(g.dead, g.pcap_out) : NULL;
+		if (!g.dump)
+			die("cannot write %s", g.pcap_out);
+		g.ts_ns = 1700000000ull * 1000000000ull;
+	} else {
+		int sndbuf = 4 << 20;
+
+		g.fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+		if (g.fd < 0)
+			die("socket: %s", strerror(errno));
+		setsockopt(g.fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
+	}
+	if (g.truth) {
+		t = fopen(g.truth, "w");
+		if (!t)
+			die("cannot write %s", g.truth);
+		fprintf(t, "# dta-gen truth v1 type=%s count=%" PRIu64 " keys=%" PRIu64
+			" redundancy=%u seed=%" PRIu64 " zipf=%g legacy=%d\n",
+			(const char *[]){ "kw", "pc", "ap", "ki" }[g.type], g.count,
+			g.keys, g.redundancy, g.seed, g.zipf, g.legacy);
+	}
+	g.t0 = tool_now_ns();
+	switch (g.type) {
+	case W_KW: run_kw(&g, t); break;
+	case W_PC: run_pc(&g, t); break;
+	case W_AP: run_ap(&g, t); break;
+	case W_KI: run_ki(&g, t); break;
+	}
+	flush_packet(&g);
+	{
+		double secs = (double)(tool_now_ns() - g.t0) / 1e9;
+
+		fprintf(stderr, "dta-gen: %" PRIu64 " reports in %" PRIu64
+			" packets, %.3f s (%.2f M reports/s)%s\n", g.sent_reports,
+			g.sent_packets, secs, (double)g.sent_reports / secs / 1e6,
+			g.send_errors ? ", SOME SENDS FAILED" : "");
+	}
+	if (t && fclose(t))
+		die("writing %s failed", g.truth);
+	if (g.dump) {
+		pcap_dump_close(g.dump);
+		pcap_close(g.dead);
+	} else {
+		close(g.fd);
+	}
+	free(g.cdf);
+	free(g.trace_keys);
+	free(g.trace_seq);
+	free(g.trace_len);
+	return g.send_errors ? 1 : 0;
+}

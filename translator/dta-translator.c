@@ -1,0 +1,631 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * dta-translator: the software translator. Receives DTA reports (UDP,
+ * a pcap file, or a live interface through libpcap), runs them through the
+ * libdta translator core and writes the resulting memory operations into the
+ * collector's structures. This build's sink is local shared memory (the
+ * paper's section 7 "translator next to the collector" case); other sinks
+ * (RDMA, raw RoCEv2) plug into the same struct dta_sink.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <pcap/pcap.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "tools.h"
+
+#define BATCH 64
+#define MAX_WORKERS 64
+
+struct shm_sink {
+	size_t n;
+	struct dta_region *r[DTA_CONFIG_MAX_STRUCTURES];
+	void *area[DTA_CONFIG_MAX_STRUCTURES];
+	uint64_t size[DTA_CONFIG_MAX_STRUCTURES];
+};
+
+struct translator {
+	struct dta_config *cfg;
+	struct dta_translator *core;
+	struct shm_sink sink;
+	unsigned map[DTA_CONFIG_MAX_STRUCTURES]; /* core index -> sink index */
+	uint16_t port;
+	const char *bind_addr;
+	unsigned workers;
+	uint64_t tick_ns;
+	double stats_interval;
+	const char *stats_file;
+	atomic_uint_fast64_t rx_errors;
+};
+
+static volatile sig_atomic_t stop;
+static int quiet;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static void say(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (quiet)
+		return;
+	va_start(ap, fmt);
+	fputs("dta-translator: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: dta-translator -c CONFIG [options]\n"
+		"Translate DTA reports into writes to a local collector's shared\n"
+		"memory. Listens on UDP until SIGTERM/SIGINT, or replays a pcap file.\n"
+		"\n"
+		"  -c, --config FILE        configuration shared with the collector\n"
+		"                           (docs/config.md), required\n"
+		"  -p, --port N             UDP port (default: [translator] port, 40040)\n"
+		"  -b, --bind ADDR          IPv4 address to listen on (default: [translator]\n"
+		"                           bind, else 0.0.0.0)\n"
+		"  -w, --workers N          receive threads on the port (SO_REUSEPORT;\n"
+		"                           default: [translator] workers, else 1)\n"
+		"  -r, --pcap FILE          replay UDP packets to PORT from a pcap file,\n"
+		"                           using the packets' own timestamps, then exit\n"
+		"  -i, --interface IF       read packets to PORT from a live interface\n"
+		"                           with libpcap instead of a socket\n"
+		"  -s, --stats-interval S   print counters to stderr every S seconds\n"
+		"                           (default: [translator] stats_interval_s, 0=off)\n"
+		"  -o, --stats-file FILE    keep the counters there as JSON (rewritten\n"
+		"                           every interval and at exit)\n"
+		"  -q, --quiet              no log messages\n"
+		"  -h, --help               this text\n"
+		"\n"
+		"Translator core settings ([translator] section): pc_cache (entries,\n"
+		"32768), pc_timeout_ms (10), ap_timeout_ms (1), ki_window_us (0: no\n"
+		"pre-aggregation), legacy (auto, plain, nack or off).\n"
+		"At exit the counters are printed to stdout as one JSON object.\n");
+}
+
+static int shm_submit(void *ctx, unsigned s, const struct dta_memop *ops,
+		      size_t n)
+{
+	struct translator *t = ctx;
+	unsigned i = t->map[s];
+	int k = dta_memops_apply(t->sink.area[i], t->sink.size[i], ops, n);
+
+	return k < 0 ? k : 0;
+}
+
+static bool same_layout(const struct dta_layout *a, const struct dta_layout *b)
+{
+	uint8_t x[DTA_LAYOUT_WIRE_SIZE], y[DTA_LAYOUT_WIRE_SIZE];
+
+	return dta_layout_encode(a, x, sizeof(x)) == DTA_LAYOUT_WIRE_SIZE &&
+	       dta_layout_encode(b, y, sizeof(y)) == DTA_LAYOUT_WIRE_SIZE &&
+	       !memcmp(x, y, sizeof(x));
+}
+
+/* Open every configured structure where the collector created it. */
+static int open_sink(struct translator *t)
+{
+	const char *name = dta_config_get(t->cfg, "collector", "name");
+
+	if (!name)
+		name = "dta";
+	for (size_t i = 0; i < dta_config_count(t->cfg); i++) {
+		const struct dta_config_structure *cs =
+			dta_config_structure(t->cfg, i);
+		char path[128];
+		struct dta_region_opts o = { .sz = sizeof(o),
+					     .backing = DTA_BACKING_SHM,
+					     .path = path };
+		int err, s;
+
+		snprintf(path, sizeof(path), "/dta-%s.%s", name, cs->name);
+		err = dta_region_open(&o, &t->sink.r[i]);
+		if (err) {
+			fprintf(stderr, "dta-translator: %s: cannot open %s: %s%s\n",
+				cs->name, path, dta_strerror(err),
+				err == -ENOENT ? " (is dta-collector running "
+						 "with this configuration?)" : "");
+			return -1;
+		}
+		t->sink.n = i + 1;
+		if (!same_layout(dta_region_layout(t->sink.r[i]), &cs->layout)) {
+			fprintf(stderr, "dta-translator: %s: the collector's %s has "
+				"a different layout than this configuration says\n",
+				cs->name, path);
+			return -1;
+		}
+		t->sink.area[i] = dta_region_data(t->sink.r[i]);
+		t->sink.size[i] = dta_region_data_size(t->sink.r[i]);
+		s = dta_translator_add(t->core, &cs->layout, cs->list_base);
+		if (s < 0) {
+			fprintf(stderr, "dta-translator: %s: %s\n", cs->name,
+				dta_strerror(s));
+			return -1;
+		}
+		t->map[s] = (unsigned)i;
+	}
+	return 0;
+}
+
+static int cfg_u64(struct dta_config *c, const char *key, uint64_t def,
+		   uint64_t *out)
+{
+	const char *v = dta_config_get(c, "translator", key);
+
+	if (!v) {
+		*out = def;
+		return 0;
+	}
+	if (dta_parse_size(v, out)) {
+		fprintf(stderr, "dta-translator: [translator] %s: not a number: "
+			"%s\n", key, v);
+		return -1;
+	}
+	return 0;
+}
+
+static const char *const stat_names[] = {
+	"packets", "reports_0", "reports_key_write", "reports_append",
+	"reports_key_increment", "reports_postcard", "malformed",
+	"unknown_structure", "mismatch", "seq_lost", "seq_late", "seq_restarts",
+	"ops_write",
+	"ops_fetch_add", "bytes_written", "sink_errors", "pc_emitted",
+	"pc_evictions", "pc_timeouts", "pc_hops_dropped", "pc_duplicates",
+	"ap_batches", "ap_partial", "ki_merged",
+};
+
+static void write_stats(struct translator *t, FILE *f, int pretty)
+{
+	struct dta_translator_stats st;
+	const uint64_t *p = (const uint64_t *)&st;
+
+	dta_translator_stats(t->core, &st);
+	fputc('{', f);
+	for (size_t i = 0; i < sizeof(stat_names) / sizeof(stat_names[0]); i++) {
+		if (i == 1)
+			continue; /* reports[0]: no opcode 0 */
+		fprintf(f, "%s\"%s\":%" PRIu64, i ? "," : "", stat_names[i], p[i]);
+		if (pretty && i % 6 == 5)
+			fputc('\n', f);
+	}
+	fprintf(f, ",\"rx_errors\":%" PRIu64 "}\n",
+		(uint64_t)atomic_load(&t->rx_errors));
+}
+
+static void save_stats_file(struct translator *t)
+{
+	char tmp[4096];
+	FILE *f;
+
+	if (!t->stats_file)
+		return;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", t->stats_file);
+	f = fopen(tmp, "w");
+	if (!f)
+		return;
+	write_stats(t, f, 0);
+	if (fclose(f) == 0)
+		rename(tmp, t->stats_file);
+}
+
+static void print_interval(struct translator *t)
+{
+	struct dta_translator_stats st;
+
+	dta_translator_stats(t->core, &st);
+	fprintf(stderr,
+		"dta-translator: packets %" PRIu64 " kw %" PRIu64 " pc %" PRIu64
+		" ap %" PRIu64 " ki %" PRIu64 " malformed %" PRIu64
+		" unknown %" PRIu64 " lost %" PRIu64 " ops %" PRIu64 "\n",
+		st.packets, st.reports[DTA_OP_KEY_WRITE],
+		st.reports[DTA_OP_POSTCARD], st.reports[DTA_OP_APPEND],
+		st.reports[DTA_OP_KEY_INCREMENT], st.malformed,
+		st.unknown_structure, st.seq_lost,
+		st.ops_write + st.ops_fetch_add);
+}
+
+/* ---- UDP workers ---- */
+
+static int udp_socket(struct translator *t)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_port = htons(t->port) };
+	int fd, one = 1, rcvbuf = 8 << 20;
+
+	if (inet_pton(AF_INET, t->bind_addr, &sa.sin_addr) != 1) {
+		fprintf(stderr, "dta-translator: bad bind address %s\n",
+			t->bind_addr);
+		return -1;
+	}
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		goto fail;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one));
+	/* Best effort: a larger queue absorbs bursts between receives. */
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		goto fail;
+	return fd;
+fail:
+	fprintf(stderr, "dta-translator: UDP %s:%u: %s\n", t->bind_addr, t->port,
+		strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
+struct worker {
+	struct translator *t;
+	int fd;
+	pthread_t th;
+};
+
+static void *udp_worker(void *arg)
+{
+	struct worker *w = arg;
+	struct translator *t = w->t;
+	static __thread uint8_t bufs[BATCH][DTA_PAYLOAD_MAX];
+	struct mmsghdr msgs[BATCH];
+	struct iovec iov[BATCH];
+	uint64_t last_tick = tool_now_ns();
+	int wait_ms = (int)(t->tick_ns / 1000000) ? (int)(t->tick_ns / 1000000) : 1;
+
+	for (int i = 0; i < BATCH; i++) {
+		iov[i].iov_base = bufs[i];
+		iov[i].iov_len = sizeof(bufs[i]);
+		memset(&msgs[i], 0, sizeof(msgs[i]));
+		msgs[i].msg_hdr.msg_iov = &iov[i];
+		msgs[i].msg_hdr.msg_iovlen = 1;
+	}
+	while (!stop) {
+		struct pollfd p = { .fd = w->fd, .events = POLLIN };
+		uint64_t now;
+		int n;
+
+		if (poll(&p, 1, wait_ms) > 0) {
+			n = recvmmsg(w->fd, msgs, BATCH, MSG_DONTWAIT, NULL);
+			if (n < 0 && errno != EAGAIN && errno != EINTR)
+				atomic_fetch_add(&t->rx_errors, 1);
+			now = tool_now_ns();
+			for (int i = 0; i < n; i++) {
+				if (msgs[i].msg_hdr.msg_flags & MSG_TRUNC) {
+					atomic_fetch_add(&t->rx_errors, 1);
+					continue;
+				}
+				dta_translator_process(t->core, bufs[i],
+						       msgs[i].msg_len, now);
+			}
+		}
+		now = tool_now_ns();
+		if (now - last_tick >= t->tick_ns) {
+			dta_translator_tick(t->core, now);
+			last_tick = now;
+		}
+	}
+	return NULL;
+}
+
+static int run_udp(struct translator *t)
+{
+	struct worker w[MAX_WORKERS];
+	unsigned started = 0;
+	uint64_t next_stats;
+	int rc = 0;
+
+	for (unsigned i = 0; i < t->workers; i++) {
+		w[i].t = t;
+		w[i].fd = udp_socket(t);
+		if (w[i].fd < 0) {
+			rc = -1;
+			goto out;
+		}
+		started++;
+	}
+	for (unsigned i = 0; i < t->workers; i++)
+		pthread_create(&w[i].th, NULL, udp_worker, &w[i]);
+	say("listening on %s:%u with %u worker%s", t->bind_addr, t->port,
+	    t->workers, t->workers == 1 ? "" : "s");
+	printf("ready udp %s:%u\n", t->bind_addr, t->port);
+	fflush(stdout);
+	next_stats = tool_now_ns() + (uint64_t)(t->stats_interval * 1e9);
+	while (!stop) {
+		usleep(50000);
+		if (t->stats_interval > 0 && tool_now_ns() >= next_stats) {
+			if (!quiet)
+				print_interval(t);
+			save_stats_file(t);
+			next_stats += (uint64_t)(t->stats_interval * 1e9);
+		}
+	}
+	for (unsigned i = 0; i < t->workers; i++)
+		pthread_join(w[i].th, NULL);
+out:
+	for (unsigned i = 0; i < started; i++)
+		close(w[i].fd);
+	return rc;
+}
+
+/* ---- pcap input ---- */
+
+/* The UDP payload of a captured frame sent to @port, or NULL. */
+static const uint8_t *udp_payload(int dlt, const uint8_t *p, size_t caplen,
+				  uint16_t port, size_t *len)
+{
+	size_t off = 0, ihl;
+	uint16_t ethertype;
+	const uint8_t *ip;
+	uint8_t proto;
+
+	switch (dlt) {
+	case DLT_EN10MB:
+		if (caplen < 14)
+			return NULL;
+		ethertype = (uint16_t)(p[12] << 8 | p[13]);
+		off = 14;
+		while ((ethertype == 0x8100 || ethertype == 0x88a8) &&
+		       caplen >= off + 4) {
+			ethertype = (uint16_t)(p[off + 2] << 8 | p[off + 3]);
+			off += 4;
+		}
+		break;
+	case DLT_LINUX_SLL:
+		if (caplen < 16)
+			return NULL;
+		ethertype = (uint16_t)(p[14] << 8 | p[15]);
+		off = 16;
+		break;
+	case DLT_RAW:
+#ifdef DLT_IPV4
+	case DLT_IPV4:
+#endif
+		ethertype = caplen && (p[0] >> 4) == 6 ? 0x86dd : 0x0800;
+		break;
+	default:
+		return NULL;
+	}
+	ip = p + off;
+	if (ethertype == 0x0800) {
+		if (caplen < off + 20 || (ip[0] >> 4) != 4)
+			return NULL;
+		ihl = (size_t)(ip[0] & 15) * 4;
+		proto = ip[9];
+		if ((ip[6] & 0x3f) || ip[7]) /* fragments: not reassembled */
+			return NULL;
+	} else if (ethertype == 0x86dd) {
+		if (caplen < off + 40)
+			return NULL;
+		ihl = 40;
+		proto = ip[6]; /* extension headers are not followed */
+	} else {
+		return NULL;
+	}
+	if (proto != 17 || caplen < off + ihl + 8)
+		return NULL;
+	ip += ihl;
+	if ((uint16_t)(ip[2] << 8 | ip[3]) != port)
+		return NULL;
+	{
+		size_t ulen = (size_t)(ip[4] << 8 | ip[5]);
+
+		if (ulen < 8 || off + ihl + ulen > caplen)
+			return NULL; /* truncated capture */
+		*len = ulen - 8;
+	}
+	return ip + 8;
+}
+
+static int run_pcap(struct translator *t, const char *file, const char *dev)
+{
+	char errbuf[PCAP_ERRBUF_SIZE];
+	struct pcap_pkthdr *h;
+	const uint8_t *pkt;
+	pcap_t *pc;
+	uint64_t seen = 0, used = 0, last_tick = 0;
+	int dlt, rc = 0;
+
+	pc = file ? pcap_open_offline(file, errbuf)
+		  : pcap_open_live(dev, 65535, 0, 10, errbuf);
+	if (!pc) {
+		fprintf(stderr, "dta-translator: %s\n", errbuf);
+		return -1;
+	}
+	dlt = pcap_datalink(pc);
+	if (dev) {
+		struct bpf_program prog;
+		char filter[64];
+
+		snprintf(filter, sizeof(filter), "udp dst port %u", t->port);
+		if (pcap_compile(pc, &prog, filter, 1, PCAP_NETMASK_UNKNOWN) == 0) {
+			pcap_setfilter(pc, &prog);
+			pcap_freecode(&prog);
+		}
+		printf("ready pcap %s\n", dev);
+		fflush(stdout);
+	}
+	while (!stop && (rc = pcap_next_ex(pc, &h, &pkt)) >= 0) {
+		uint64_t now;
+		const uint8_t *pl;
+		size_t len;
+
+		if (rc == 0) { /* live timeout */
+			dta_translator_tick(t->core, tool_now_ns());
+			continue;
+		}
+		seen++;
+		now = file ? (uint64_t)h->ts.tv_sec * 1000000000ull +
+				     (uint64_t)h->ts.tv_usec * 1000ull
+			   : tool_now_ns();
+		pl = udp_payload(dlt, pkt, h->caplen, t->port, &len);
+		if (pl) {
+			used++;
+			dta_translator_process(t->core, pl, len, now);
+		}
+		if (now - last_tick >= t->tick_ns) {
+			dta_translator_tick(t->core, now);
+			last_tick = now;
+		}
+	}
+	if (rc == PCAP_ERROR)
+		fprintf(stderr, "dta-translator: pcap: %s\n", pcap_geterr(pc));
+	say("%" PRIu64 " packets read, %" PRIu64 " UDP to port %u", seen, used,
+	    t->port);
+	pcap_close(pc);
+	return rc == PCAP_ERROR ? -1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "bind", required_argument, NULL, 'b' },
+		{ "workers", required_argument, NULL, 'w' },
+		{ "pcap", required_argument, NULL, 'r' },
+		{ "interface", required_argument, NULL, 'i' },
+		{ "stats-interval", required_argument, NULL, 's' },
+		{ "stats-file", required_argument, NULL, 'o' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static struct translator t;
+	struct dta_translator_opts o = { .sz = sizeof(o) };
+	struct dta_sink sink = { .submit = shm_submit, .ctx = &t };
+	struct sigaction sa = { .sa_handler = on_signal };
+	const char *cfg_path = NULL, *pcap_file = NULL, *dev = NULL;
+	const char *port_s = NULL, *workers_s = NULL, *stats_s = NULL, *v;
+	uint64_t x;
+	char err[256];
+	int opt, rc = 1;
+
+	while ((opt = getopt_long(argc, argv, "c:p:b:w:r:i:s:o:qh", lo, NULL)) != -1) {
+		switch (opt) {
+		case 'c': cfg_path = optarg; break;
+		case 'p': port_s = optarg; break;
+		case 'b': t.bind_addr = optarg; break;
+		case 'w': workers_s = optarg; break;
+		case 'r': pcap_file = optarg; break;
+		case 'i': dev = optarg; break;
+		case 's': stats_s = optarg; break;
+		case 'o': t.stats_file = optarg; break;
+		case 'q': quiet = 1; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (!cfg_path || optind != argc || (pcap_file && dev)) {
+		usage(stderr);
+		return 2;
+	}
+	opt = dta_config_load(cfg_path, &t.cfg, err, sizeof(err));
+	if (opt) {
+		fprintf(stderr, "dta-translator: %s: %s\n", cfg_path,
+			opt == -DTA_E_MALFORMED ? err : dta_strerror(opt));
+		return 1;
+	}
+	if (!port_s)
+		port_s = dta_config_get(t.cfg, "translator", "port");
+	if (dta_parse_size(port_s ? port_s : "40040", &x) || x == 0 || x > 65535) {
+		fprintf(stderr, "dta-translator: bad port %s\n", port_s);
+		goto out;
+	}
+	t.port = (uint16_t)x;
+	if (!t.bind_addr)
+		t.bind_addr = dta_config_get(t.cfg, "translator", "bind");
+	if (!t.bind_addr)
+		t.bind_addr = "0.0.0.0";
+	if (!workers_s)
+		workers_s = dta_config_get(t.cfg, "translator", "workers");
+	if (dta_parse_size(workers_s ? workers_s : "1", &x) || x == 0 ||
+	    x > MAX_WORKERS) {
+		fprintf(stderr, "dta-translator: workers must be 1..%d\n",
+			MAX_WORKERS);
+		goto out;
+	}
+	t.workers = (unsigned)x;
+	if (!stats_s)
+		stats_s = dta_config_get(t.cfg, "translator", "stats_interval_s");
+	t.stats_interval = stats_s ? strtod(stats_s, NULL) : 0;
+	if (t.stats_interval < 0) {
+		fprintf(stderr, "dta-translator: bad stats interval\n");
+		goto out;
+	}
+
+	if (cfg_u64(t.cfg, "pc_cache", 32768, &x) || x == 0 || x > (1u << 30))
+		goto out;
+	o.pc_cache_entries = (uint32_t)x;
+	if (cfg_u64(t.cfg, "pc_timeout_ms", 10, &x) || x == 0)
+		goto out;
+	o.pc_timeout_ns = x * 1000000;
+	if (cfg_u64(t.cfg, "ap_timeout_ms", 1, &x) || x == 0)
+		goto out;
+	o.ap_timeout_ns = x * 1000000;
+	if (cfg_u64(t.cfg, "ki_window_us", 0, &x))
+		goto out;
+	o.ki_window_ns = x * 1000;
+	v = dta_config_get(t.cfg, "translator", "legacy");
+	if (!v || !strcmp(v, "auto"))
+		o.decode_flags = 0;
+	else if (!strcmp(v, "plain"))
+		o.decode_flags = DTA_DECODE_LEGACY_PLAIN;
+	else if (!strcmp(v, "nack"))
+		o.decode_flags = DTA_DECODE_LEGACY_NACK;
+	else if (!strcmp(v, "off"))
+		o.decode_flags = DTA_DECODE_NO_LEGACY;
+	else {
+		fprintf(stderr, "dta-translator: [translator] legacy must be auto, "
+			"plain, nack or off\n");
+		goto out;
+	}
+	/* Tick four times per shortest timeout. */
+	t.tick_ns = o.ap_timeout_ns < o.pc_timeout_ns ? o.ap_timeout_ns
+						      : o.pc_timeout_ns;
+	if (o.ki_window_ns && o.ki_window_ns < t.tick_ns)
+		t.tick_ns = o.ki_window_ns;
+	t.tick_ns /= 4;
+
+	opt = dta_translator_create(&o, &sink, &t.core);
+	if (opt) {
+		fprintf(stderr, "dta-translator: %s\n", dta_strerror(opt));
+		goto out;
+	}
+	if (open_sink(&t))
+		goto out;
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (pcap_file || dev)
+		rc = run_pcap(&t, pcap_file, dev) ? 1 : 0;
+	else
+		rc = run_udp(&t) ? 1 : 0;
+	dta_translator_flush(t.core);
+	save_stats_file(&t);
+	write_stats(&t, stdout, 0);
+out:
+	dta_translator_destroy(t.core);
+	for (size_t i = 0; i < t.sink.n; i++)
+		dta_region_destroy(t.sink.r[i]);
+	dta_config_destroy(t.cfg);
+	return rc;
+}
