@@ -39,6 +39,7 @@ struct gen {
 	uint64_t seed;
 	unsigned redundancy, data_len, batch, lists, first_list, fat_k;
 	unsigned entry, pc_window;
+	uint64_t malformed, malformed_sent; /* junk packets to mix in */
 	uint16_t reporter;
 	uint32_t seq;
 	int legacy;
@@ -123,6 +124,8 @@ static void usage(FILE *f)
 		"      --reporter ID     v1 reporter id (default 1)\n"
 		"      --trace FILE      take flows and packet order from a pcap trace\n"
 		"                        (IPv4 TCP/UDP); ki counts bytes\n"
+		"      --malformed M     also send M malformed packets, spread over the\n"
+		"                        run (truncated, bad version, bad lengths)\n"
 		"  -h, --help            this text\n");
 }
 
@@ -369,9 +372,35 @@ static void flush_packet(struct gen *g)
 	g->pkt_reports = 0;
 }
 
+/* A packet the translator must reject whole: cycles through truncation,
+ * an unknown version, a length field past the end and a bad opcode. */
+static void junk(struct gen *g)
+{
+	static const uint8_t kinds[4][16] = {
+		{ 0xD1, 0x01, 0x00, 0x00, 0x00, 0x40 },             /* truncated */
+		{ 0xD7, 0x01, 0x00, 0x00, 0x00, 0x04, 0, 1, 0, 0, 0, 1, 1, 1, 1, 1 },
+		{ 0xD1, 0x01, 0x00, 0x00, 0x7f, 0xff, 0, 1, 0, 0, 0, 1, 1, 1, 1, 1 },
+		{ 0xD1, 0x09, 0x00, 0x00, 0x00, 0x04, 0, 1, 0, 0, 0, 1, 1, 1, 1, 1 },
+	};
+	static const size_t lens[4] = { 6, 16, 16, 16 };
+	unsigned k = (unsigned)(g->malformed_sent++ % 4);
+
+	flush_packet(g);
+	memcpy(g->pkt, kinds[k], lens[k]);
+	g->pkt_len = lens[k];
+	g->pkt_reports = 0;
+	flush_packet(g);
+	g->sent_packets--; /* counted separately */
+}
+
 static void emit(struct gen *g, struct dta_report *r)
 {
 	int n;
+
+	/* Spread the malformed packets evenly over the reports. */
+	while (g->malformed_sent < g->malformed &&
+	       g->malformed_sent * g->count <= g->sent_reports * g->malformed)
+		junk(g);
 
 	r->format = g->legacy ? DTA_FORMAT_LEGACY : DTA_FORMAT_V1;
 	r->reporter = g->reporter;
@@ -601,6 +630,7 @@ int main(int argc, char **argv)
 		{ "legacy", no_argument, NULL, 7 },
 		{ "reporter", required_argument, NULL, 8 },
 		{ "trace", required_argument, NULL, 9 },
+		{ "malformed", required_argument, NULL, 10 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -643,6 +673,7 @@ int main(int argc, char **argv)
 		case 7: g.legacy = 1; break;
 		case 8: g.reporter = (uint16_t)num(optarg, "--reporter", 0, 65535); break;
 		case 9: g.trace = optarg; break;
+		case 10: g.malformed = num(optarg, "--malformed", 0, 1ul << 32); break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -709,13 +740,19 @@ int main(int argc, char **argv)
 	case W_KI: run_ki(&g, t); break;
 	}
 	flush_packet(&g);
+	while (g.malformed_sent < g.malformed)
+		junk(&g);
 	{
 		double secs = (double)(tool_now_ns() - g.t0) / 1e9;
 
 		fprintf(stderr, "dta-gen: %" PRIu64 " reports in %" PRIu64
-			" packets, %.3f s (%.2f M reports/s)%s\n", g.sent_reports,
+			" packets, %.3f s (%.2f M reports/s)%s", g.sent_reports,
 			g.sent_packets, secs, (double)g.sent_reports / secs / 1e6,
 			g.send_errors ? ", SOME SENDS FAILED" : "");
+		if (g.malformed)
+			fprintf(stderr, ", %" PRIu64 " malformed packets",
+				g.malformed_sent);
+		fputc('\n', stderr);
 	}
 	if (t && fclose(t))
 		die("writing %s failed", g.truth);

@@ -811,11 +811,12 @@ static int cmd_verify(int argc, char **argv)
 	static const struct option lo[] = {
 		{ "truth", required_argument, NULL, 't' },
 		{ "min-success", required_argument, NULL, 'm' },
+		{ "max-below-bound", required_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *truth = NULL;
-	double min_success = -1;
+	double min_success = -1, below = -1;
 	struct tally tl[DTA_CONFIG_MAX_STRUCTURES];
 	size_t nt = 0, lineno = 0, nlines = 0, naps = 0;
 	struct ap_truth *aps = NULL;
@@ -830,9 +831,11 @@ static int cmd_verify(int argc, char **argv)
 	int opt, bad = 0;
 
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "t:m:h", lo, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "t:m:b:h", lo, NULL)) != -1) {
 		if (opt == 't') {
 			truth = optarg;
+		} else if (opt == 'b') {
+			below = strtod(optarg, NULL);
 		} else if (opt == 'm') {
 			min_success = strtod(optarg, NULL);
 		} else {
@@ -843,7 +846,9 @@ static int cmd_verify(int argc, char **argv)
 			       "  conflicts, and for Key-Write and Postcarding the success the\n"
 			       "  paper's bounds (eq. 1-8) guarantee at each key's age.\n"
 			       "  --min-success P  exit 1 if a structure's exact share is\n"
-			       "                   below P (0..1)\n");
+			       "                   below P (0..1)\n"
+			       "  --max-below-bound D  exit 1 if a structure's exact share is\n"
+			       "                   more than D below what the bound guarantees\n");
 			return opt == 'h' ? 0 : 2;
 		}
 	}
@@ -1048,6 +1053,9 @@ static int cmd_verify(int argc, char **argv)
 		double ok = t->total ? (double)t->exact / (double)t->total : 1;
 
 		if (min_success >= 0 && ok < min_success)
+			bad = 1;
+		if (below >= 0 && t->has_bound &&
+		    ok < t->expect / (double)t->total - below)
 			bad = 1;
 		if (G.json) {
 			printf("%s{\"name\":\"%s\",\"primitive\":\"%s\",\"total\":%" PRIu64

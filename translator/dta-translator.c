@@ -262,8 +262,10 @@ static int udp_socket(struct translator *t)
 	if (fd < 0)
 		goto fail;
 	setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one));
-	/* Best effort: a larger queue absorbs bursts between receives. */
-	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	/* A larger queue absorbs bursts between receives. Beyond
+	 * net.core.rmem_max only with CAP_NET_ADMIN (SO_RCVBUFFORCE). */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)))
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
 		goto fail;
 	return fd;

@@ -1,0 +1,59 @@
+#!/bin/sh
+# Every primitive through real processes and UDP, structures sized so that
+# collisions cannot matter: every Key-Write key and Postcarding path comes
+# back exactly, every Append entry once and in order, every counter equals
+# the sum sent. Malformed packets in the stream are counted and disturb
+# nothing else.
+. "$(dirname "$0")/lib.sh"
+e2e_init all "$1"
+{
+	e2e_conf_head
+	cat <<EOF
+[structure paths]
+primitive = key-write
+slots = 16M
+data = 20
+redundancy = 4
+
+[structure postcards]
+primitive = postcard
+chunks = 4M
+values = 1-80
+
+[structure events]
+primitive = append
+lists = 3
+first_list = 100
+batches = 4096
+entry = 8
+
+[structure counters]
+primitive = key-increment
+width = 4M
+rows = 3
+EOF
+} > "$E2E/dta.conf"
+e2e_start_collector
+e2e_start_translator
+
+# Paced so the loopback socket never overflows: any loss is a bug here.
+e2e_gen -t kw -n 20000 -k 5000 -r 200000 --malformed 50 -T "$E2E/kw.truth"
+e2e_gen -t pc -n 5000 -r 200000 --malformed 50 -T "$E2E/pc.truth"
+e2e_gen -t ap -n 30000 --lists 3 --first-list 100 --entry 8 --batch 4 \
+	-r 200000 --malformed 50 -T "$E2E/ap.truth"
+e2e_gen -t ki -n 50000 -k 3000 -z 1.0 --batch 8 -r 250000 \
+	--malformed 50 -T "$E2E/ki.truth"
+sleep 0.2 # let partial Append batches time out (1 ms)
+
+for t in kw pc ap ki; do
+	e2e_query verify --truth "$E2E/$t.truth" --min-success 1
+done
+e2e_stop_translator
+e2e_expect "malformed packets counted" "$(e2e_stat malformed)" 200
+e2e_expect "reports lost in transit" "$(e2e_stat seq_lost)" 0
+e2e_expect "unknown structure" "$(e2e_stat unknown_structure)" 0
+e2e_expect "key-write reports" "$(e2e_stat reports_key_write)" 20000
+e2e_expect "append reports" "$(e2e_stat reports_append)" 30000
+e2e_expect "key-increment reports" "$(e2e_stat reports_key_increment)" 50000
+e2e_stop_collector
+e2e_pass

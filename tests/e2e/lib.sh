@@ -1,0 +1,104 @@
+# Shared by the end-to-end tests: real processes, real UDP sockets.
+# Usage in a test: . "$(dirname "$0")/lib.sh"; e2e_init NAME BUILD_DIR
+# Then write "$E2E/dta.conf" (e2e_conf helps), e2e_start, run dta-gen and
+# dta-query, and call e2e_pass at the end. Any failing command fails the test.
+set -eu
+
+e2e_init() {
+	E2E_NAME=$1
+	BUILD=$2
+	COLLECTOR=$BUILD/collector/dta-collector
+	TRANSLATOR=$BUILD/translator/dta-translator
+	GEN=$BUILD/gen/dta-gen
+	QUERY=$BUILD/query/dta-query
+	E2E=$(mktemp -d "${TMPDIR:-/tmp}/dta-e2e-$E2E_NAME.XXXXXX")
+	E2E_PORT=$((42000 + $$ % 20000))
+	E2E_CPID=
+	E2E_TPID=
+	trap e2e_cleanup EXIT INT TERM
+}
+
+e2e_cleanup() {
+	rc=$?
+	[ -n "$E2E_TPID" ] && kill "$E2E_TPID" 2>/dev/null || true
+	[ -n "$E2E_CPID" ] && kill "$E2E_CPID" 2>/dev/null || true
+	wait 2>/dev/null || true
+	if [ $rc -ne 0 ]; then
+		echo "--- $E2E_NAME failed; logs:"
+		for f in "$E2E"/*.log; do
+			[ -f "$f" ] && { echo "--- $f"; tail -n 30 "$f"; }
+		done
+	fi
+	rm -rf "$E2E"
+	exit $rc
+}
+
+# Collector and translator sections for this test's private instance.
+e2e_conf_head() {
+	cat <<EOF2
+[collector]
+name = e2e-$E2E_NAME-$$
+socket = $E2E/collector.sock
+snapshot_dir = $E2E/snapshots
+
+[translator]
+port = $E2E_PORT
+bind = 127.0.0.1
+EOF2
+}
+
+e2e_wait_ready() { # LOG WHAT
+	i=0
+	while ! grep -q '^ready' "$1" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -le 200 ] || { echo "$2 did not start" >&2; cat "$1" >&2; return 1; }
+		sleep 0.05
+	done
+}
+
+e2e_start_collector() { # extra args
+	: > "$E2E/collector.log"
+	"$COLLECTOR" -c "$E2E/dta.conf" "$@" >>"$E2E/collector.log" 2>&1 &
+	E2E_CPID=$!
+	e2e_wait_ready "$E2E/collector.log" dta-collector
+}
+
+e2e_start_translator() { # extra args
+	: > "$E2E/translator.log"
+	"$TRANSLATOR" -c "$E2E/dta.conf" -o "$E2E/translator.json" "$@" \
+		>"$E2E/translator.out" 2>>"$E2E/translator.log" &
+	E2E_TPID=$!
+	e2e_wait_ready "$E2E/translator.out" dta-translator
+}
+
+e2e_stop_translator() {
+	kill -TERM "$E2E_TPID"
+	wait "$E2E_TPID"
+	E2E_TPID=
+}
+
+e2e_stop_collector() {
+	kill -TERM "$E2E_CPID"
+	wait "$E2E_CPID"
+	E2E_CPID=
+}
+
+# A counter from the translator's final JSON (after e2e_stop_translator).
+e2e_stat() {
+	tr ',{}' '\n\n\n' < "$E2E/translator.out" | sed -n "s/^\"$1\":\([0-9]*\)$/\1/p"
+}
+
+e2e_expect() { # WHAT GOT WANT
+	if [ "$2" != "$3" ]; then
+		echo "FAIL: $1: got '$2', want '$3'" >&2
+		exit 1
+	fi
+	echo "ok: $1 = $2"
+}
+
+e2e_gen() { "$GEN" -d "127.0.0.1:$E2E_PORT" "$@" 2>>"$E2E/gen.log"; }
+e2e_query() { "$QUERY" -c "$E2E/dta.conf" "$@"; }
+
+e2e_pass() {
+	echo "PASS: $E2E_NAME"
+}
