@@ -115,12 +115,47 @@ struct dta_translator {
 	/* Per-reporter highest sequence + 1 (0: never seen). */
 	_Atomic uint64_t *seq;
 
-	atomic_uint_fast64_t c[C_COUNT];
+	/* Counters: a block per thread, so counting needs no locked
+	 * instruction (each block has one writer); the last block is shared
+	 * by threads beyond CTR_SLOTS and uses atomic adds. */
+	struct ctr_block *ctr;
 };
+
+#define CTR_SLOTS 64
+struct ctr_block {
+	_Atomic uint64_t c[C_COUNT];
+} __attribute__((aligned(64)));
+
+/* Process-wide thread index, assigned on a thread's first count. */
+static _Thread_local int tl_slot = -1;
+static atomic_int next_slot;
 
 static void count(struct dta_translator *t, unsigned c, uint64_t n)
 {
-	atomic_fetch_add_explicit(&t->c[c], n, memory_order_relaxed);
+	int s = tl_slot;
+
+	if (!n)
+		return;
+	if (s < 0)
+		s = tl_slot = atomic_fetch_add(&next_slot, 1);
+	if (s < CTR_SLOTS) {
+		_Atomic uint64_t *p = &t->ctr[s].c[c];
+
+		atomic_store_explicit(p, atomic_load_explicit(p, memory_order_relaxed) + n,
+				      memory_order_relaxed);
+	} else {
+		atomic_fetch_add_explicit(&t->ctr[CTR_SLOTS].c[c], n,
+					  memory_order_relaxed);
+	}
+}
+
+static uint64_t counter(const struct dta_translator *t, unsigned c)
+{
+	uint64_t sum = 0;
+
+	for (unsigned s = 0; s <= CTR_SLOTS; s++)
+		sum += atomic_load_explicit(&t->ctr[s].c[c], memory_order_relaxed);
+	return sum;
 }
 
 static int submit(struct dta_translator *t, unsigned s,
@@ -180,8 +215,10 @@ DTA_API int dta_translator_create(const struct dta_translator_opts *opts,
 	err = -ENOMEM;
 	t->pc = calloc(t->o.pc_cache_entries, sizeof(*t->pc));
 	t->seq = calloc(65536, sizeof(*t->seq));
-	if (!t->pc || !t->seq)
+	t->ctr = aligned_alloc(64, (CTR_SLOTS + 1) * sizeof(*t->ctr));
+	if (!t->pc || !t->seq || !t->ctr)
 		goto fail;
+	memset(t->ctr, 0, (CTR_SLOTS + 1) * sizeof(*t->ctr));
 	if (t->o.ki_window_ns) {
 		t->ki = calloc(t->o.ki_agg_entries, sizeof(*t->ki));
 		if (!t->ki)
@@ -214,6 +251,7 @@ DTA_API void dta_translator_destroy(struct dta_translator *t)
 	free(t->pc);
 	free(t->ki);
 	free((void *)t->seq);
+	free(t->ctr);
 	free(t);
 }
 
@@ -605,6 +643,7 @@ DTA_API int dta_translator_process(struct dta_translator *t, const void *buf,
 				   size_t len, uint64_t now_ns)
 {
 	struct dta_report r[MAX_REPORTS];
+	uint64_t by_op[5] = { 0 };
 	int n, done = 0;
 
 	if (!t)
@@ -634,10 +673,11 @@ DTA_API int dta_translator_process(struct dta_translator *t, const void *buf,
 			ok = do_ki(t, &r[i], now_ns);
 			break;
 		}
-		if (ok)
-			count(t, C_R0 + r[i].opcode, 1);
+		by_op[r[i].opcode] += (uint64_t)ok;
 		done += ok;
 	}
+	for (unsigned op = 1; op < 5; op++)
+		count(t, C_R0 + op, by_op[op]);
 	return done;
 }
 
@@ -659,7 +699,7 @@ static int tick(struct dta_translator *t, uint64_t now, bool all)
 	uint64_t last = atomic_exchange(&t->last_tick, now);
 	uint64_t elapsed = now > last ? now - last : 0;
 	uint64_t q, base;
-	uint64_t before = atomic_load(&t->c[C_OPS_W]) + atomic_load(&t->c[C_OPS_FA]);
+	uint64_t before = counter(t, C_OPS_W) + counter(t, C_OPS_FA);
 
 	/* Postcarding cache. */
 	q = scan_quota(t->o.pc_cache_entries, elapsed, t->o.pc_timeout_ns, all);
@@ -727,8 +767,7 @@ static int tick(struct dta_translator *t, uint64_t now, bool all)
 			spin_unlock(&al->lock);
 		}
 	}
-	return (int)(atomic_load(&t->c[C_OPS_W]) + atomic_load(&t->c[C_OPS_FA]) -
-		     before);
+	return (int)(counter(t, C_OPS_W) + counter(t, C_OPS_FA) - before);
 }
 
 DTA_API int dta_translator_tick(struct dta_translator *t, uint64_t now_ns)
@@ -754,6 +793,5 @@ DTA_API void dta_translator_stats(const struct dta_translator *t,
 	if (!t || !st)
 		return;
 	for (unsigned i = 0; i < C_COUNT; i++)
-		p[i] = atomic_load_explicit(&((struct dta_translator *)t)->c[i],
-					    memory_order_relaxed);
+		p[i] = counter(t, i);
 }

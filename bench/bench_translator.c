@@ -1,0 +1,495 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * bench_translator: reports per second per core of the software translator
+ * (libdta's translator core writing into collector memory) next to a
+ * baseline CPU collector doing what the DTA paper's section 2 measured:
+ * parse each report and insert it into a conventional data structure
+ * (a hash table keyed by flow, an append log, a counter table).
+ *
+ * Both sides get the same pre-built UDP payloads, one report per payload as
+ * INT reporters send them, and are measured twice:
+ *  - "process": payloads from memory, single thread;
+ *  - "udp": payloads over loopback UDP, received with recvmmsg; the rate
+ *    is reports per CPU-second of the receiving thread (the sender runs on
+ *    the other core), so it is per core.
+ *
+ * The point of DTA is that in a deployment the translator runs on the
+ * switch (or a NIC) and the collector's CPU does nothing per report; this
+ * benchmark shows what the translation itself costs when done in software.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <xxhash.h>
+
+#include "dta/dta.h"
+
+static uint64_t rng = 42;
+
+static uint64_t rnd(void)
+{
+	uint64_t z = (rng += 0x9E3779B97F4A7C15ull);
+
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+static double now(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void die(const char *what, int err)
+{
+	fprintf(stderr, "bench_translator: %s: %s\n", what, dta_strerror(err));
+	exit(1);
+}
+
+/* ---- workload: pre-encoded payloads ---- */
+
+struct payloads {
+	size_t n;
+	uint8_t *buf; /* n slots of SLOT bytes */
+	uint16_t *len;
+};
+#define SLOT 96
+
+static void key13(uint8_t *k, uint64_t i)
+{
+	memset(k, 0, 13);
+	k[0] = 10;
+	k[1] = (uint8_t)(i >> 16);
+	k[2] = (uint8_t)(i >> 8);
+	k[3] = (uint8_t)i;
+	k[4] = 10;
+	k[5] = 200;
+	k[8] = (uint8_t)(i >> 24);
+	k[12] = 6;
+}
+
+static void make(struct payloads *p, int prim, size_t n, uint64_t keys)
+{
+	struct dta_report r = { .format = DTA_FORMAT_V1, .reporter = 1 };
+	uint8_t key[13], data[20];
+	uint64_t flow = 0;
+	unsigned hop = 0;
+
+	p->n = n;
+	p->buf = malloc(n * SLOT);
+	p->len = malloc(n * sizeof(*p->len));
+	if (!p->buf || !p->len)
+		die("payloads", -ENOMEM);
+	for (size_t i = 0; i < n; i++) {
+		int len;
+
+		r.opcode = (uint8_t)prim;
+		r.seq = (uint32_t)i;
+		switch (prim) {
+		case DTA_OP_KEY_WRITE:
+			key13(key, rnd() % keys);
+			for (int j = 0; j < 20; j++)
+				data[j] = (uint8_t)(key[3] + j);
+			r.u.kw.redundancy = 2;
+			r.u.kw.key_len = 13;
+			r.u.kw.key = key;
+			r.u.kw.data_len = 20;
+			r.u.kw.data = data;
+			break;
+		case DTA_OP_POSTCARD: /* 5-hop paths, hops in order */
+			if (hop == 5) {
+				hop = 0;
+				flow++;
+			}
+			key13(key, flow % keys);
+			r.u.pc.hop = (uint8_t)hop;
+			r.u.pc.path_len = 5;
+			r.u.pc.key_len = 13;
+			r.u.pc.key = key;
+			r.u.pc.value = 1 + (uint32_t)((flow * 7 + hop) % 80);
+			hop++;
+			break;
+		case DTA_OP_APPEND:
+			memcpy(data, &i, 4);
+			r.u.ap.list_id = (uint32_t)(i % 4);
+			r.u.ap.data_len = 4;
+			r.u.ap.data = data;
+			break;
+		case DTA_OP_KEY_INCREMENT: /* Zipf-ish: squares favour low ids */
+			{
+				uint64_t u = rnd() % keys;
+
+				key13(key, (u * u) / keys);
+			}
+			r.u.ki.redundancy = 2;
+			r.u.ki.key_len = 13;
+			r.u.ki.key = key;
+			r.u.ki.counter = 1;
+			break;
+		}
+		len = dta_wire_encode(&r, p->buf + i * SLOT, SLOT);
+		if (len < 0)
+			die("encode", len);
+		p->len[i] = (uint16_t)len;
+	}
+}
+
+/* ---- DTA side: translator core into collector memory ---- */
+
+struct dta_side {
+	struct dta_translator *t;
+	struct dta_region *r;
+	void *area;
+	uint64_t size;
+};
+
+static int sink_submit(void *ctx, unsigned s, const struct dta_memop *ops,
+		       size_t n)
+{
+	struct dta_side *d = ctx;
+	int k;
+
+	(void)s;
+	k = dta_memops_apply(d->area, d->size, ops, n);
+	return k < 0 ? k : 0;
+}
+
+static void dta_setup(struct dta_side *d, int prim, uint64_t keys,
+		      uint64_t ki_window)
+{
+	struct dta_translator_opts o = { .sz = sizeof(o), .ki_window_ns = ki_window };
+	struct dta_sink sink = { .submit = sink_submit, .ctx = d };
+	struct dta_region_opts ro = { .sz = sizeof(ro), .backing = DTA_BACKING_ANON,
+				      .flags = DTA_REGION_HUGE };
+	struct dta_layout l;
+	int err = 0;
+
+	switch (prim) {
+	case DTA_OP_KEY_WRITE:
+		err = dta_layout_kw(&l, 4 * keys, 20, 4, 2, DTA_HASH_CRC32C, 1);
+		break;
+	case DTA_OP_POSTCARD:
+		err = dta_layout_pc(&l, 2 * keys, 5, 4, 2, DTA_HASH_CRC32C, 1);
+		break;
+	case DTA_OP_APPEND:
+		err = dta_layout_ap(&l, 4, 65536, 16, 4, 0);
+		break;
+	case DTA_OP_KEY_INCREMENT:
+		err = dta_layout_ki(&l, 2 * keys, 2, 1, DTA_HASH_CRC32C, 1);
+		break;
+	}
+	if (err)
+		die("layout", err);
+	if ((err = dta_region_create(&l, &ro, &d->r)))
+		die("region", err);
+	d->area = dta_region_data(d->r);
+	d->size = dta_region_data_size(d->r);
+	memset(d->area, 0, d->size);
+	if ((err = dta_translator_create(&o, &sink, &d->t)))
+		die("translator", err);
+	if ((err = dta_translator_add(d->t, &l, 0)) < 0)
+		die("add", err);
+}
+
+static void dta_teardown(struct dta_side *d)
+{
+	dta_translator_destroy(d->t);
+	dta_region_destroy(d->r);
+}
+
+/* ---- baseline: a conventional CPU collector ---- */
+
+struct entry {
+	uint8_t key[13];
+	uint8_t used;
+	uint8_t hops_seen;
+	uint8_t pad[1];
+	union {
+		uint8_t data[20];
+		uint32_t hops[5];
+		uint64_t count;
+	} v;
+};
+
+struct baseline {
+	struct entry *tab;
+	uint64_t mask;
+	uint8_t *log; /* Append: one growing log per list */
+	size_t log_len, log_cap;
+	uint64_t sink;
+};
+
+static void base_setup(struct baseline *b, uint64_t keys)
+{
+	uint64_t size = 1;
+
+	while (size < 2 * keys)
+		size <<= 1;
+	memset(b, 0, sizeof(*b));
+	b->tab = calloc(size, sizeof(*b->tab));
+	b->mask = size - 1;
+	b->log_cap = 64 << 20;
+	b->log = malloc(b->log_cap);
+	if (!b->tab || !b->log)
+		die("baseline", -ENOMEM);
+	/* Touch every page now, as the DTA side's region is, so neither side
+	 * pays page faults while measured. */
+	memset(b->tab, 0, size * sizeof(*b->tab));
+	memset(b->log, 0, b->log_cap);
+}
+
+static struct entry *base_find(struct baseline *b, const uint8_t *key)
+{
+	uint64_t i = XXH3_64bits(key, 13) & b->mask;
+
+	while (b->tab[i].used && memcmp(b->tab[i].key, key, 13))
+		i = (i + 1) & b->mask;
+	if (!b->tab[i].used) {
+		b->tab[i].used = 1;
+		memcpy(b->tab[i].key, key, 13);
+	}
+	return &b->tab[i];
+}
+
+/* Parse and insert one payload, as a CPU collector would. */
+static void base_process(struct baseline *b, const uint8_t *buf, size_t len)
+{
+	struct dta_report r[4];
+	int n = dta_wire_decode(buf, len, r, 4, DTA_DECODE_NO_LEGACY);
+
+	for (int i = 0; i < n; i++) {
+		struct entry *e;
+
+		switch (r[i].opcode) {
+		case DTA_OP_KEY_WRITE:
+			e = base_find(b, r[i].u.kw.key);
+			memcpy(e->v.data, r[i].u.kw.data, 20);
+			break;
+		case DTA_OP_POSTCARD:
+			e = base_find(b, r[i].u.pc.key);
+			e->v.hops[r[i].u.pc.hop] = r[i].u.pc.value;
+			e->hops_seen++;
+			break;
+		case DTA_OP_APPEND:
+			if (b->log_len + 4 > b->log_cap)
+				b->log_len = 0; /* a ring, like the DTA side */
+			memcpy(b->log + b->log_len, r[i].u.ap.data, 4);
+			b->log_len += 4;
+			break;
+		case DTA_OP_KEY_INCREMENT:
+			e = base_find(b, r[i].u.ki.key);
+			e->v.count += r[i].u.ki.counter;
+			break;
+		}
+	}
+}
+
+/* ---- UDP path ---- */
+
+struct sender {
+	const struct payloads *p;
+	uint16_t port;
+	volatile int *stop;
+};
+
+static void *send_all(void *arg)
+{
+	struct sender *s = arg;
+	struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(s->port) };
+	struct mmsghdr m[64];
+	struct iovec iov[64];
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+
+	inet_pton(AF_INET, "127.0.0.1", &to.sin_addr);
+	memset(m, 0, sizeof(m));
+	for (size_t i = 0; i < s->p->n && !*s->stop; i += 64) {
+		unsigned k = 0;
+
+		for (; k < 64 && i + k < s->p->n; k++) {
+			iov[k].iov_base = s->p->buf + (i + k) * SLOT;
+			iov[k].iov_len = s->p->len[i + k];
+			m[k].msg_hdr.msg_iov = &iov[k];
+			m[k].msg_hdr.msg_iovlen = 1;
+			m[k].msg_hdr.msg_name = &to;
+			m[k].msg_hdr.msg_namelen = sizeof(to);
+		}
+		while (sendmmsg(fd, m, k, 0) < 0 && errno == ENOBUFS)
+			usleep(10);
+	}
+	close(fd);
+	return NULL;
+}
+
+/* Receive until @n payloads or a quiet 200 ms; return payloads handled and
+ * the receiver's CPU seconds in *@cpu. */
+static size_t recv_loop(int fd, size_t n, struct dta_side *d,
+			struct baseline *b, double *cpu)
+{
+	static uint8_t bufs[64][2048];
+	struct mmsghdr m[64];
+	struct iovec iov[64];
+	size_t got = 0;
+	double c0 = now(CLOCK_THREAD_CPUTIME_ID);
+	uint64_t t = 0;
+
+	memset(m, 0, sizeof(m));
+	for (int i = 0; i < 64; i++) {
+		iov[i].iov_base = bufs[i];
+		iov[i].iov_len = sizeof(bufs[i]);
+		m[i].msg_hdr.msg_iov = &iov[i];
+		m[i].msg_hdr.msg_iovlen = 1;
+	}
+	while (got < n) {
+		struct timespec ts = { .tv_nsec = 200000000 };
+		int k = recvmmsg(fd, m, 64, MSG_WAITFORONE, &ts);
+
+		if (k <= 0)
+			break;
+		for (int i = 0; i < k; i++) {
+			if (d)
+				dta_translator_process(d->t, bufs[i], m[i].msg_len,
+						       t++);
+			else
+				base_process(b, bufs[i], m[i].msg_len);
+		}
+		got += (size_t)k;
+	}
+	*cpu = now(CLOCK_THREAD_CPUTIME_ID) - c0;
+	return got;
+}
+
+static int udp_bound(uint16_t *port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	socklen_t sl = sizeof(sa);
+	int fd = socket(AF_INET, SOCK_DGRAM, 0), big = 64 << 20;
+	struct timeval tv = { .tv_sec = 1 };
+
+	inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof(big)))
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &big, sizeof(big));
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    getsockname(fd, (struct sockaddr *)&sa, &sl))
+		die("udp", -errno);
+	*port = ntohs(sa.sin_port);
+	return fd;
+}
+
+static double udp_rate(const struct payloads *p, struct dta_side *d,
+		       struct baseline *b, size_t *received)
+{
+	volatile int stop = 0;
+	uint16_t port;
+	int fd = udp_bound(&port);
+	struct sender s = { .p = p, .port = port, .stop = &stop };
+	pthread_t th;
+	double cpu;
+	size_t got;
+
+	pthread_create(&th, NULL, send_all, &s);
+	got = recv_loop(fd, p->n, d, b, &cpu);
+	stop = 1;
+	pthread_join(th, NULL);
+	close(fd);
+	*received = got;
+	return (double)got / cpu;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct { int prim; const char *name; } prims[] = {
+		{ DTA_OP_KEY_WRITE, "Key-Write (INT paths, N=2)" },
+		{ DTA_OP_POSTCARD, "Postcarding (5-hop postcards)" },
+		{ DTA_OP_APPEND, "Append (4-byte events)" },
+		{ DTA_OP_KEY_INCREMENT, "Key-Increment (N=2)" },
+		{ -DTA_OP_KEY_INCREMENT, "Key-Increment, 100 us aggregation" },
+	};
+	size_t n = 2000000;
+	uint64_t keys = 1u << 20;
+	int udp = 1, c;
+
+	while ((c = getopt(argc, argv, "n:k:Uh")) != -1) {
+		switch (c) {
+		case 'n': n = strtoull(optarg, NULL, 0); break;
+		case 'k': keys = strtoull(optarg, NULL, 0); break;
+		case 'U': udp = 0; break;
+		default:
+			printf("Usage: bench_translator [-n REPORTS] [-k KEYS] [-U]\n"
+			       "  -n  reports per measurement (default 2000000)\n"
+			       "  -k  distinct flows/keys (default 1048576)\n"
+			       "  -U  skip the loopback UDP measurement\n");
+			return c == 'h' ? 0 : 2;
+		}
+	}
+	if (n < 1000 || keys < 16) {
+		fprintf(stderr, "bench_translator: -n >= 1000, -k >= 16\n");
+		return 2;
+	}
+	printf("bench_translator: libdta %s, %zu reports, %llu keys, one report "
+	       "per payload\n", DTA_VERSION_STRING, n, (unsigned long long)keys);
+	printf("M reports/s per core; 'baseline' parses and inserts into a hash "
+	       "table / log\n\n");
+	printf("%-36s %-8s %9s %9s %7s\n", "primitive", "input", "DTA", "baseline",
+	       "ratio");
+	for (size_t i = 0; i < sizeof(prims) / sizeof(prims[0]); i++) {
+		int prim = prims[i].prim < 0 ? -prims[i].prim : prims[i].prim;
+		struct payloads p;
+		struct dta_side d;
+		struct baseline b;
+		double t0, td, tb;
+
+		rng = 42;
+		make(&p, prim, n, keys);
+
+		dta_setup(&d, prim, keys, prims[i].prim < 0 ? 100000 : 0);
+		t0 = now(CLOCK_MONOTONIC);
+		for (size_t j = 0; j < p.n; j++)
+			dta_translator_process(d.t, p.buf + j * SLOT, p.len[j],
+					       j * 100); /* 10 M reports/s clock */
+		dta_translator_flush(d.t);
+		td = (double)p.n / (now(CLOCK_MONOTONIC) - t0);
+		dta_teardown(&d);
+
+		base_setup(&b, keys);
+		t0 = now(CLOCK_MONOTONIC);
+		for (size_t j = 0; j < p.n; j++)
+			base_process(&b, p.buf + j * SLOT, p.len[j]);
+		tb = (double)p.n / (now(CLOCK_MONOTONIC) - t0);
+		free(b.tab);
+		free(b.log);
+		printf("%-36s %-8s %9.2f %9.2f %6.2fx\n", prims[i].name, "process",
+		       td / 1e6, tb / 1e6, td / tb);
+
+		if (udp) {
+			size_t gd, gb;
+
+			dta_setup(&d, prim, keys, prims[i].prim < 0 ? 100000 : 0);
+			td = udp_rate(&p, &d, NULL, &gd);
+			dta_teardown(&d);
+			base_setup(&b, keys);
+			tb = udp_rate(&p, NULL, &b, &gb);
+			free(b.tab);
+			free(b.log);
+			printf("%-36s %-8s %9.2f %9.2f %6.2fx   (received %.0f%% / %.0f%%)\n",
+			       "", "udp", td / 1e6, tb / 1e6, td / tb,
+			       100.0 * (double)gd / (double)p.n,
+			       100.0 * (double)gb / (double)p.n);
+		}
+		free(p.buf);
+		free(p.len);
+	}
+	return 0;
+}
