@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tools.h"
@@ -30,11 +31,20 @@
 #define BATCH 64
 #define MAX_WORKERS 64
 
+/* Where one structure's writes go: a mapping of the collector's region. */
+struct target {
+	struct dta_region *r;
+	void *area;
+	uint64_t size;
+	dev_t dev;
+	ino_t ino; /* identity of the shm object, to notice a new collector */
+	struct target *old; /* replaced targets, unmapped at exit */
+};
+
 struct shm_sink {
 	size_t n;
-	struct dta_region *r[DTA_CONFIG_MAX_STRUCTURES];
-	void *area[DTA_CONFIG_MAX_STRUCTURES];
-	uint64_t size[DTA_CONFIG_MAX_STRUCTURES];
+	char path[DTA_CONFIG_MAX_STRUCTURES][128];
+	_Atomic(struct target *) t[DTA_CONFIG_MAX_STRUCTURES];
 };
 
 struct translator {
@@ -49,15 +59,21 @@ struct translator {
 	double stats_interval;
 	const char *stats_file;
 	atomic_uint_fast64_t rx_errors;
+	bool collector_gone;
 };
 
 static volatile sig_atomic_t stop;
 static int quiet;
+static pcap_t *volatile live_pcap; /* for pcap_breakloop() on a signal */
 
 static void on_signal(int sig)
 {
+	pcap_t *pc = live_pcap;
+
 	(void)sig;
 	stop = 1;
+	if (pc)
+		pcap_breakloop(pc);
 }
 
 static void say(const char *fmt, ...)
@@ -101,15 +117,18 @@ static void usage(FILE *f)
 		"Translator core settings ([translator] section): pc_cache (entries,\n"
 		"32768), pc_timeout_ms (10), ap_timeout_ms (1), ki_window_us (0: no\n"
 		"pre-aggregation), legacy (auto, plain, nack or off).\n"
-		"At exit the counters are printed to stdout as one JSON object.\n");
+		"At exit the counters are printed to stdout as one JSON object.\n"
+		"If the collector restarts, the translator notices its new shared\n"
+		"memory within a second and writes there.\n");
 }
 
 static int shm_submit(void *ctx, unsigned s, const struct dta_memop *ops,
 		      size_t n)
 {
 	struct translator *t = ctx;
-	unsigned i = t->map[s];
-	int k = dta_memops_apply(t->sink.area[i], t->sink.size[i], ops, n);
+	struct target *tg = atomic_load_explicit(&t->sink.t[t->map[s]],
+						 memory_order_acquire);
+	int k = dta_memops_apply(tg->area, tg->size, ops, n);
 
 	return k < 0 ? k : 0;
 }
@@ -123,6 +142,50 @@ static bool same_layout(const struct dta_layout *a, const struct dta_layout *b)
 	       !memcmp(x, y, sizeof(x));
 }
 
+/* Map structure @i's region; NULL with a message on failure. */
+static struct target *open_target(struct translator *t, size_t i, bool quiet_enoent)
+{
+	const struct dta_config_structure *cs = dta_config_structure(t->cfg, i);
+	const char *path = t->sink.path[i];
+	struct dta_region_opts o = { .sz = sizeof(o), .backing = DTA_BACKING_SHM,
+				     .path = path };
+	struct target *tg = calloc(1, sizeof(*tg));
+	char fs[256];
+	struct stat st;
+	int err;
+
+	if (!tg)
+		return NULL;
+	/* The object's identity first: if the collector replaces it between
+	 * the stat and the open, the next check sees a new inode again. */
+	snprintf(fs, sizeof(fs), "/dev/shm%s", path);
+	if (stat(fs, &st) == 0) {
+		tg->dev = st.st_dev;
+		tg->ino = st.st_ino;
+	}
+	err = dta_region_open(&o, &tg->r);
+	if (err) {
+		if (!(quiet_enoent && err == -ENOENT))
+			fprintf(stderr, "dta-translator: %s: cannot open %s: %s%s\n",
+				cs->name, path, dta_strerror(err),
+				err == -ENOENT ? " (is dta-collector running "
+						 "with this configuration?)" : "");
+		free(tg);
+		return NULL;
+	}
+	if (!same_layout(dta_region_layout(tg->r), &cs->layout)) {
+		fprintf(stderr, "dta-translator: %s: the collector's %s has a "
+			"different layout than this configuration says\n",
+			cs->name, path);
+		dta_region_destroy(tg->r);
+		free(tg);
+		return NULL;
+	}
+	tg->area = dta_region_data(tg->r);
+	tg->size = dta_region_data_size(tg->r);
+	return tg;
+}
+
 /* Open every configured structure where the collector created it. */
 static int open_sink(struct translator *t)
 {
@@ -133,30 +196,16 @@ static int open_sink(struct translator *t)
 	for (size_t i = 0; i < dta_config_count(t->cfg); i++) {
 		const struct dta_config_structure *cs =
 			dta_config_structure(t->cfg, i);
-		char path[128];
-		struct dta_region_opts o = { .sz = sizeof(o),
-					     .backing = DTA_BACKING_SHM,
-					     .path = path };
-		int err, s;
+		struct target *tg;
+		int s;
 
-		snprintf(path, sizeof(path), "/dta-%s.%s", name, cs->name);
-		err = dta_region_open(&o, &t->sink.r[i]);
-		if (err) {
-			fprintf(stderr, "dta-translator: %s: cannot open %s: %s%s\n",
-				cs->name, path, dta_strerror(err),
-				err == -ENOENT ? " (is dta-collector running "
-						 "with this configuration?)" : "");
+		snprintf(t->sink.path[i], sizeof(t->sink.path[i]), "/dta-%s.%s",
+			 name, cs->name);
+		tg = open_target(t, i, false);
+		if (!tg)
 			return -1;
-		}
+		atomic_store(&t->sink.t[i], tg);
 		t->sink.n = i + 1;
-		if (!same_layout(dta_region_layout(t->sink.r[i]), &cs->layout)) {
-			fprintf(stderr, "dta-translator: %s: the collector's %s has "
-				"a different layout than this configuration says\n",
-				cs->name, path);
-			return -1;
-		}
-		t->sink.area[i] = dta_region_data(t->sink.r[i]);
-		t->sink.size[i] = dta_region_data_size(t->sink.r[i]);
 		s = dta_translator_add(t->core, &cs->layout, cs->list_base);
 		if (s < 0) {
 			fprintf(stderr, "dta-translator: %s: %s\n", cs->name,
@@ -166,6 +215,56 @@ static int open_sink(struct translator *t)
 		t->map[s] = (unsigned)i;
 	}
 	return 0;
+}
+
+/*
+ * A collector that restarts creates new shared-memory objects; writes to
+ * the old mappings would be lost. Every second, compare each object's
+ * identity with the one mapped and switch to the new one. Workers may still
+ * be writing into the old mapping, so it stays mapped until exit.
+ */
+static void check_collector(struct translator *t)
+{
+	for (size_t i = 0; i < t->sink.n; i++) {
+		struct target *cur = atomic_load(&t->sink.t[i]), *tg;
+		char fs[256];
+		struct stat st;
+
+		snprintf(fs, sizeof(fs), "/dev/shm%s", t->sink.path[i]);
+		if (stat(fs, &st) != 0) {
+			if (!t->collector_gone)
+				say("%s is gone (collector stopped?); writes go "
+				    "to the old mapping until it is back",
+				    t->sink.path[i]);
+			t->collector_gone = true;
+			continue;
+		}
+		if (st.st_dev == cur->dev && st.st_ino == cur->ino)
+			continue;
+		tg = open_target(t, i, true);
+		if (!tg)
+			continue; /* being created; try again next time */
+		tg->old = cur;
+		atomic_store_explicit(&t->sink.t[i], tg, memory_order_release);
+		t->collector_gone = false;
+		say("%s was re-created by a new collector: writing there now",
+		    t->sink.path[i]);
+	}
+}
+
+static void close_sink(struct translator *t)
+{
+	for (size_t i = 0; i < t->sink.n; i++) {
+		struct target *tg = atomic_load(&t->sink.t[i]);
+
+		while (tg) {
+			struct target *old = tg->old;
+
+			dta_region_destroy(tg->r);
+			free(tg);
+			tg = old;
+		}
+	}
 }
 
 static int cfg_u64(struct dta_config *c, const char *key, uint64_t def,
@@ -332,7 +431,7 @@ static int run_udp(struct translator *t)
 {
 	struct worker w[MAX_WORKERS];
 	unsigned started = 0;
-	uint64_t next_stats;
+	uint64_t next_stats, next_check;
 	int rc = 0;
 
 	for (unsigned i = 0; i < t->workers; i++) {
@@ -351,8 +450,13 @@ static int run_udp(struct translator *t)
 	printf("ready udp %s:%u\n", t->bind_addr, t->port);
 	fflush(stdout);
 	next_stats = tool_now_ns() + (uint64_t)(t->stats_interval * 1e9);
+	next_check = tool_now_ns() + 1000000000ull;
 	while (!stop) {
 		usleep(50000);
+		if (tool_now_ns() >= next_check) {
+			check_collector(t);
+			next_check += 1000000000ull;
+		}
 		if (t->stats_interval > 0 && tool_now_ns() >= next_stats) {
 			if (!quiet)
 				print_interval(t);
@@ -444,14 +548,29 @@ static int run_pcap(struct translator *t, const char *file, const char *dev)
 	const uint8_t *pkt;
 	pcap_t *pc;
 	uint64_t seen = 0, used = 0, last_tick = 0;
+	uint64_t next_check = tool_now_ns() + 1000000000ull;
 	int dlt, rc = 0;
 
-	pc = file ? pcap_open_offline(file, errbuf)
-		  : pcap_open_live(dev, 65535, 0, 10, errbuf);
+	if (file) {
+		pc = pcap_open_offline(file, errbuf);
+	} else {
+		/* Immediate mode with a short timeout: packets are handed over
+		 * at once and an idle capture still returns to check for
+		 * shutdown and to run timeouts. */
+		pc = pcap_create(dev, errbuf);
+		if (pc && (pcap_set_snaplen(pc, 65535) || pcap_set_immediate_mode(pc, 1) ||
+			   pcap_set_timeout(pc, 10) || pcap_set_buffer_size(pc, 32 << 20) ||
+			   pcap_activate(pc) < 0)) {
+			snprintf(errbuf, sizeof(errbuf), "%s: %s", dev, pcap_geterr(pc));
+			pcap_close(pc);
+			pc = NULL;
+		}
+	}
 	if (!pc) {
 		fprintf(stderr, "dta-translator: %s\n", errbuf);
 		return -1;
 	}
+	live_pcap = pc;
 	dlt = pcap_datalink(pc);
 	if (dev) {
 		struct bpf_program prog;
@@ -487,13 +606,26 @@ static int run_pcap(struct translator *t, const char *file, const char *dev)
 			dta_translator_tick(t->core, now);
 			last_tick = now;
 		}
+		if (dev && tool_now_ns() >= next_check) {
+			check_collector(t);
+			next_check = tool_now_ns() + 1000000000ull;
+		}
 	}
-	if (rc == PCAP_ERROR)
+	live_pcap = NULL;
+	if (rc == PCAP_ERROR && !stop)
 		fprintf(stderr, "dta-translator: pcap: %s\n", pcap_geterr(pc));
 	say("%" PRIu64 " packets read, %" PRIu64 " UDP to port %u", seen, used,
 	    t->port);
+	if (dev) {
+		struct pcap_stat ps;
+
+		if (pcap_stats(pc, &ps) == 0 && (ps.ps_drop || ps.ps_ifdrop))
+			fprintf(stderr, "dta-translator: the capture dropped %u "
+				"packets (%u by the interface)\n", ps.ps_drop,
+				ps.ps_ifdrop);
+	}
 	pcap_close(pc);
-	return rc == PCAP_ERROR ? -1 : 0;
+	return rc == PCAP_ERROR && !stop ? -1 : 0;
 }
 
 int main(int argc, char **argv)
@@ -626,8 +758,7 @@ int main(int argc, char **argv)
 	write_stats(&t, stdout, 0);
 out:
 	dta_translator_destroy(t.core);
-	for (size_t i = 0; i < t.sink.n; i++)
-		dta_region_destroy(t.sink.r[i]);
+	close_sink(&t);
 	dta_config_destroy(t.cfg);
 	return rc;
 }

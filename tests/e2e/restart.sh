@@ -43,6 +43,42 @@ e2e_gen -t kw -n 2000 -s 7 -r 200000 -T "$E2E/kw2.truth"
 sleep 0.1
 e2e_query verify --truth "$E2E/kw2.truth" --min-success 1
 e2e_query verify --truth "$E2E/kw.truth" --min-success 0.99
+
+# A translator outlives a collector restart: it notices the new shared
+# memory objects within a second and writes there.
+e2e_stop_collector
+e2e_start_collector --restore
+sleep 1.5
+e2e_gen -t kw -n 2000 -s 8 -r 200000 -T "$E2E/kw3.truth"
+sleep 0.1
+e2e_query verify --truth "$E2E/kw3.truth" --min-success 1
+grep -q "re-created by a new collector" "$E2E/translator.log"
+
+# A collector that dies without cleaning up (SIGKILL) leaves its regions;
+# the next one with the same layout reattaches and nothing is lost.
+kill -KILL "$E2E_CPID"
+wait "$E2E_CPID" 2>/dev/null || true
+E2E_CPID=
+e2e_start_collector
+grep -q "reattached" "$E2E/collector.log"
+e2e_query verify --truth "$E2E/kw3.truth" --min-success 1
 e2e_stop_translator
+e2e_stop_collector
+
+# Another configuration must not silently take over existing regions.
+e2e_start_collector
+kill -KILL "$E2E_CPID"
+wait "$E2E_CPID" 2>/dev/null || true
+E2E_CPID=
+sed 's/^slots = 4M$/slots = 2M/' "$E2E/dta.conf" > "$E2E/other.conf"
+if "$COLLECTOR" -c "$E2E/other.conf" > "$E2E/refused.log" 2>&1; then
+	echo "collector took over regions of another layout" >&2
+	exit 1
+fi
+grep -q "exists with another layout" "$E2E/refused.log"
+# --force replaces them (and the clean exit removes them).
+"$COLLECTOR" -c "$E2E/other.conf" --force > "$E2E/forced.log" 2>&1 &
+E2E_CPID=$!
+e2e_wait_ready "$E2E/forced.log" "dta-collector --force"
 e2e_stop_collector
 e2e_pass
