@@ -113,20 +113,6 @@ static bool yes(const char *v)
 	return v && (!strcmp(v, "yes") || !strcmp(v, "true") || !strcmp(v, "1"));
 }
 
-static bool same_layout(const struct dta_layout *a, const struct dta_layout *b)
-{
-	uint8_t x[DTA_LAYOUT_WIRE_SIZE], y[DTA_LAYOUT_WIRE_SIZE];
-
-	return dta_layout_encode(a, x, sizeof(x)) == DTA_LAYOUT_WIRE_SIZE &&
-	       dta_layout_encode(b, y, sizeof(y)) == DTA_LAYOUT_WIRE_SIZE &&
-	       !memcmp(x, y, sizeof(x));
-}
-
-static void shm_name(const char *coll, const char *st, char *out, size_t cap)
-{
-	snprintf(out, cap, "/dta-%s.%s", coll, st);
-}
-
 static void snap_path(const struct collector *c, const char *st, char *out,
 		      size_t cap)
 {
@@ -148,14 +134,14 @@ static int open_regions(struct collector *c, bool huge, bool force,
 						      (huge ? DTA_REGION_HUGE : 0) };
 		int err;
 
-		shm_name(c->name, cs->name, path, sizeof(path));
+		tool_shm_name(c->name, cs->name, path, sizeof(path));
 		err = dta_region_create(&cs->layout, &o, &c->r[i]);
 		if (err == -EEXIST) {
 			struct dta_region_opts oo = o;
 
 			oo.flags = DTA_REGION_UNLINK;
 			err = dta_region_open(&oo, &c->r[i]);
-			if (!err && same_layout(dta_region_layout(c->r[i]),
+			if (!err && tool_same_layout(dta_region_layout(c->r[i]),
 						&cs->layout)) {
 				say("%s: reattached to existing %s (contents "
 				    "kept)", cs->name, path);

@@ -614,3 +614,17 @@ void tool_default_socket(const char *name, char *out, size_t cap)
 
 	snprintf(out, cap, "%s/dta-%s.sock", dir && *dir ? dir : "/tmp", name);
 }
+
+bool tool_same_layout(const struct dta_layout *a, const struct dta_layout *b)
+{
+	uint8_t x[DTA_LAYOUT_WIRE_SIZE], y[DTA_LAYOUT_WIRE_SIZE];
+
+	return dta_layout_encode(a, x, sizeof(x)) == DTA_LAYOUT_WIRE_SIZE &&
+	       dta_layout_encode(b, y, sizeof(y)) == DTA_LAYOUT_WIRE_SIZE &&
+	       !memcmp(x, y, sizeof(x));
+}
+
+void tool_shm_name(const char *coll, const char *st, char *out, size_t cap)
+{
+	snprintf(out, cap, "/dta-%s.%s", coll, st);
+}

@@ -91,6 +91,13 @@ int tool_connect(const char *path);
  * socket) into *@buf (getline() semantics). Return its length or -errno. */
 int tool_request(int fd, FILE *in, const char *req, char **buf, size_t *cap);
 
+/* True if two layouts serialise identically (same geometry, functions). */
+bool tool_same_layout(const struct dta_layout *a, const struct dta_layout *b);
+
+/* The POSIX shared-memory name of structure @st of collector @coll:
+ * "/dta-COLL.ST". Collector and translators must agree on it. */
+void tool_shm_name(const char *coll, const char *st, char *out, size_t cap);
+
 /* Default socket path for a collector name. */
 void tool_default_socket(const char *name, char *out, size_t cap);
 

@@ -133,15 +133,6 @@ static int shm_submit(void *ctx, unsigned s, const struct dta_memop *ops,
 	return k < 0 ? k : 0;
 }
 
-static bool same_layout(const struct dta_layout *a, const struct dta_layout *b)
-{
-	uint8_t x[DTA_LAYOUT_WIRE_SIZE], y[DTA_LAYOUT_WIRE_SIZE];
-
-	return dta_layout_encode(a, x, sizeof(x)) == DTA_LAYOUT_WIRE_SIZE &&
-	       dta_layout_encode(b, y, sizeof(y)) == DTA_LAYOUT_WIRE_SIZE &&
-	       !memcmp(x, y, sizeof(x));
-}
-
 /* Map structure @i's region; NULL with a message on failure. */
 static struct target *open_target(struct translator *t, size_t i, bool quiet_enoent)
 {
@@ -173,7 +164,7 @@ static struct target *open_target(struct translator *t, size_t i, bool quiet_eno
 		free(tg);
 		return NULL;
 	}
-	if (!same_layout(dta_region_layout(tg->r), &cs->layout)) {
+	if (!tool_same_layout(dta_region_layout(tg->r), &cs->layout)) {
 		fprintf(stderr, "dta-translator: %s: the collector's %s has a "
 			"different layout than this configuration says\n",
 			cs->name, path);
@@ -199,8 +190,8 @@ static int open_sink(struct translator *t)
 		struct target *tg;
 		int s;
 
-		snprintf(t->sink.path[i], sizeof(t->sink.path[i]), "/dta-%s.%s",
-			 name, cs->name);
+		tool_shm_name(name, cs->name, t->sink.path[i],
+			      sizeof(t->sink.path[i]));
 		tg = open_target(t, i, false);
 		if (!tg)
 			return -1;
