@@ -204,6 +204,16 @@ static int open_sink(struct translator *t)
 			return -1;
 		}
 		t->map[s] = (unsigned)i;
+		/* Append lists continue after what is stored, so a restarted
+		 * translator's batches follow the previous one's. */
+		for (uint32_t j = 0; cs->layout.primitive == DTA_PRIM_APPEND &&
+				     j < cs->layout.g.ap.lists; j++) {
+			struct dta_ap_cursor cur;
+
+			if (dta_ap_cursor_recover(&cs->layout, tg->area, j, &cur) > 0)
+				dta_translator_set_ap_cursor(t->core, (unsigned)s, j,
+							     &cur);
+		}
 	}
 	return 0;
 }

@@ -99,10 +99,10 @@ static uint32_t ap_load32(const uint8_t *p, memory_order mo)
 }
 
 /* A frame whose header and trailer agree, for the initial scan. */
-static int ap_frame_valid(const struct dta_ap_reader *rd, const uint8_t *f,
+static int ap_frame_valid(const struct dta_layout *l, const uint8_t *f,
 			  uint32_t *seq, uint32_t *first, unsigned *count)
 {
-	uint32_t fs = rd->l->g.ap.frame_size;
+	uint32_t fs = l->g.ap.frame_size;
 
 	*seq = ap_load32(f, memory_order_acquire);
 	if (*seq == 0 || ap_load32(f + fs - AP_TRL, memory_order_acquire) != *seq ||
@@ -110,7 +110,66 @@ static int ap_frame_valid(const struct dta_ap_reader *rd, const uint8_t *f,
 		return 0;
 	*first = dta__be32(f + 4);
 	*count = dta__be16(f + fs - 4);
-	return *count >= 1 && *count <= rd->l->g.ap.batch_entries;
+	return *count >= 1 && *count <= l->g.ap.batch_entries;
+}
+
+/*
+ * The oldest (or, with @newest, the newest) intact frame of @list. Sequence
+ * numbers in one ring are within ring_batches of each other, so comparing
+ * them by signed distance from any one of them orders them correctly.
+ * Return: 1 with the frame's fields, 0 if the ring holds no intact frame.
+ */
+static int ap_scan(const struct dta_layout *l, const uint8_t *area,
+		   uint32_t list, int newest, uint32_t *best_seq,
+		   uint32_t *best_first, unsigned *best_count)
+{
+	uint32_t ref = 0;
+	int have = 0;
+
+	for (uint32_t pos = 0; pos < l->g.ap.ring_batches; pos++) {
+		const uint8_t *f = area + ((uint64_t)list * l->g.ap.ring_batches +
+					   pos) * l->g.ap.frame_size;
+		uint32_t seq, first;
+		unsigned count;
+		int32_t d;
+
+		if (!ap_frame_valid(l, f, &seq, &first, &count))
+			continue;
+		if (!have) {
+			ref = seq;
+			have = 1;
+		} else {
+			d = (int32_t)(seq - ref) - (int32_t)(*best_seq - ref);
+			if (newest ? d <= 0 : d >= 0)
+				continue;
+		}
+		*best_seq = seq;
+		*best_first = first;
+		*best_count = count;
+	}
+	return have;
+}
+
+DTA_API int dta_ap_cursor_recover(const struct dta_layout *l, const void *area,
+				  uint32_t list, struct dta_ap_cursor *cur)
+{
+	uint32_t seq = 0, first = 0;
+	unsigned count = 0;
+
+	if (!l || !area || !cur)
+		return -EINVAL;
+	if (l->primitive != DTA_PRIM_APPEND)
+		return -DTA_E_PRIMITIVE;
+	if (list >= l->g.ap.lists)
+		return -DTA_E_MISMATCH;
+	if (!ap_scan(l, area, list, 1, &seq, &first, &count)) {
+		cur->next_seq = 0;
+		cur->next_entry = 0;
+		return 0;
+	}
+	cur->next_seq = seq;
+	cur->next_entry = first + count;
+	return 1;
 }
 
 DTA_API int dta_ap_reader_create(const struct dta_layout *l, const void *area,
@@ -118,7 +177,7 @@ DTA_API int dta_ap_reader_create(const struct dta_layout *l, const void *area,
 				 struct dta_ap_reader **out)
 {
 	struct dta_ap_reader *rd;
-	uint32_t ref = 0, best_seq = 0, best_first = 0;
+	uint32_t best_seq = 0, best_first = 0;
 	unsigned best_count = 0;
 	int have = 0;
 
@@ -136,34 +195,8 @@ DTA_API int dta_ap_reader_create(const struct dta_layout *l, const void *area,
 	rd->list = list;
 	rd->expect = 1;
 
-	/* Find the oldest (or newest) intact frame. Sequence numbers in one
-	 * ring are within ring_batches of each other, so comparing them by
-	 * signed distance from any one of them orders them correctly. */
-	for (uint32_t pos = 0; pos < l->g.ap.ring_batches; pos++) {
-		const uint8_t *f = rd->area +
-				   ((uint64_t)list * l->g.ap.ring_batches + pos) *
-					   l->g.ap.frame_size;
-		uint32_t seq, first;
-		unsigned count;
-		int32_t d;
-
-		if (!ap_frame_valid(rd, f, &seq, &first, &count))
-			continue;
-		if (!have) {
-			ref = seq;
-			have = 1;
-			best_seq = seq;
-			best_first = first;
-			best_count = count;
-			continue;
-		}
-		d = (int32_t)(seq - ref) - (int32_t)(best_seq - ref);
-		if (from_now ? d > 0 : d < 0) {
-			best_seq = seq;
-			best_first = first;
-			best_count = count;
-		}
-	}
+	have = ap_scan(l, area, list, from_now, &best_seq, &best_first,
+		       &best_count);
 	if (have && from_now) {
 		rd->expect = ap_next_seq(best_seq);
 		rd->expect_entry = best_first + best_count;

@@ -37,11 +37,17 @@ e2e_query -D "$E2E/snapshots" verify --truth "$E2E/ap.truth" --min-success 1
 e2e_start_collector --restore
 e2e_query verify --truth "$E2E/kw.truth" --min-success 1
 e2e_query verify --truth "$E2E/ap.truth" --min-success 1
-# Writing goes on after the restart: a new translator adds more keys.
+# Writing goes on after the restart: a new translator adds more keys, and
+# its events follow the restored ones in the same list, in order.
 e2e_start_translator
 e2e_gen -t kw -n 2000 -s 7 -r 200000 -T "$E2E/kw2.truth"
+e2e_gen -t ap -n 3000 -s 7 -r 200000 -T "$E2E/ap2.truth"
 sleep 0.1
 e2e_query verify --truth "$E2E/kw2.truth" --min-success 1
+{ cat "$E2E/ap.truth"; grep -v '^#' "$E2E/ap2.truth"; } > "$E2E/ap12.truth"
+e2e_query --json verify --truth "$E2E/ap12.truth" --min-success 1 > "$E2E/ap12.json"
+grep -q '"exact":8000,' "$E2E/ap12.json" || { cat "$E2E/ap12.json"; exit 1; }
+grep -q '"wrong":0,' "$E2E/ap12.json" || { cat "$E2E/ap12.json"; exit 1; }
 e2e_query verify --truth "$E2E/kw.truth" --min-success 0.99
 
 # A translator outlives a collector restart: it notices the new shared

@@ -59,6 +59,18 @@ DTA_API int dta_ap_ops(const struct dta_layout *l, uint32_t list,
 		       unsigned count, uint8_t *framebuf, size_t framebuf_len,
 		       struct dta_memop *ops, size_t max_ops);
 
+/**
+ * dta_ap_cursor_recover() - a writer cursor that continues after the newest
+ * intact batch of list @list in @area, for a writer that restarts (or takes
+ * over) while the ring keeps its contents: batches it writes then follow
+ * the stored ones, and readers see one ordered stream.
+ * Return: 1 (batches found), 0 (empty ring: a zero cursor), -EINVAL,
+ * -DTA_E_PRIMITIVE, -DTA_E_MISMATCH. The writer of the list must be
+ * stopped meanwhile.
+ */
+DTA_API int dta_ap_cursor_recover(const struct dta_layout *l, const void *area,
+				  uint32_t list, struct dta_ap_cursor *cur);
+
 struct dta_ap_reader; /* opaque consumer of one list */
 
 /**
