@@ -6,7 +6,8 @@
  * parse each report and insert it into a conventional data structure
  * (a hash table keyed by flow, an append log, a counter table).
  *
- * Both sides get the same pre-built UDP payloads, one report per payload as
+ * The DTA side writes into a POSIX shared-memory region, as dta-translator
+ * does into a collector's. Both sides get the same pre-built UDP payloads, one report per payload as
  * INT reporters send them, and are measured twice:
  *  - "process": payloads from memory, single thread;
  *  - "udp": payloads over loopback UDP, received with recvmmsg; the rate
@@ -171,8 +172,10 @@ static void dta_setup(struct dta_side *d, int prim, uint64_t keys,
 {
 	struct dta_translator_opts o = { .sz = sizeof(o), .ki_window_ns = ki_window };
 	struct dta_sink sink = { .submit = sink_submit, .ctx = d };
-	struct dta_region_opts ro = { .sz = sizeof(ro), .backing = DTA_BACKING_ANON,
-				      .flags = DTA_REGION_HUGE };
+	char name[64];
+	struct dta_region_opts ro = { .sz = sizeof(ro), .backing = DTA_BACKING_SHM,
+				      .path = name,
+				      .flags = DTA_REGION_HUGE | DTA_REGION_UNLINK };
 	struct dta_layout l;
 	int err = 0;
 
@@ -192,6 +195,8 @@ static void dta_setup(struct dta_side *d, int prim, uint64_t keys,
 	}
 	if (err)
 		die("layout", err);
+	/* Shared memory, as a collector would give a local translator. */
+	snprintf(name, sizeof(name), "/dta-bench-%d", (int)getpid());
 	if ((err = dta_region_create(&l, &ro, &d->r)))
 		die("region", err);
 	d->area = dta_region_data(d->r);

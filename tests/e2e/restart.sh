@@ -14,7 +14,7 @@ data = 20
 
 [structure events]
 primitive = append
-batches = 1024
+batches = 8192
 EOF
 } > "$E2E/dta.conf"
 e2e_start_collector
