@@ -391,7 +391,9 @@ static void *udp_worker(void *arg)
 	struct mmsghdr msgs[BATCH];
 	struct iovec iov[BATCH];
 	uint64_t last_tick = tool_now_ns();
-	int wait_ms = (int)(t->tick_ns / 1000000) ? (int)(t->tick_ns / 1000000) : 1;
+	/* Wake at least every 100 ms to notice shutdown. */
+	uint64_t wait_ns = t->tick_ns < 100000000 ? t->tick_ns : 100000000;
+	int wait_ms = wait_ns >= 1000000 ? (int)(wait_ns / 1000000) : 1;
 
 	for (int i = 0; i < BATCH; i++) {
 		iov[i].iov_base = bufs[i];
