@@ -15,6 +15,7 @@
 #include "dta/analysis.h"
 #include "dta/config.h"
 #include "dta/translator.h"
+#include "dta/meta.h"
 
 #define DTA_VERSION_MAJOR 0
 #define DTA_VERSION_MINOR 1

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Structure descriptions a collector sends to the translators it accepts:
+ * for every structure, where it lives in the collector's memory and how it
+ * is laid out, so a translator can write into it with RDMA. The format is
+ * described in docs/rdma.md.
+ */
+#ifndef DTA_META_H
+#define DTA_META_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dta/common.h"
+#include "dta/config.h"
+#include "dta/layout.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DTA_META_MAGIC 0x4454414Du /* "DTAM" */
+#define DTA_META_VERSION 1
+#define DTA_META_SIZE 860 /* bytes of one encoded description */
+
+/**
+ * struct dta_meta - one structure as a translator needs to know it.
+ * @index, @count: this is structure @index of @count the collector offers.
+ * @name:      the structure's name (configuration section name).
+ * @addr:      remote virtual address of the structure's data area.
+ * @rkey:      remote key of the memory region registered for it.
+ * @length:    bytes of the data area (== @layout.data_size).
+ * @list_base: Append: report list id of list 0.
+ * @layout:    geometry and hash functions.
+ */
+struct dta_meta {
+	uint16_t index;
+	uint16_t count;
+	char name[DTA_CONFIG_NAME_MAX];
+	uint64_t addr;
+	uint32_t rkey;
+	uint64_t length;
+	uint32_t list_base;
+	struct dta_layout layout;
+};
+
+/**
+ * dta_meta_encode() - serialise @m into DTA_META_SIZE bytes (big-endian,
+ * CRC-32C protected).
+ * Return: DTA_META_SIZE, -EINVAL (bad fields: index >= count, name not
+ * terminated or empty, length not the layout's data size), -ENOSPC.
+ */
+DTA_API int dta_meta_encode(const struct dta_meta *m, void *buf, size_t cap);
+
+/**
+ * dta_meta_decode() - parse and validate one description.
+ * Return: 0; -DTA_E_TRUNCATED; -DTA_E_MALFORMED (bad magic, CRC, fields or
+ * inconsistent length); -DTA_E_VERSION; or dta_layout_decode()'s errors.
+ */
+DTA_API int dta_meta_decode(const void *buf, size_t len, struct dta_meta *m);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DTA_META_H */
