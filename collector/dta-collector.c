@@ -26,6 +26,9 @@
 #include <unistd.h>
 
 #include "tools.h"
+#ifdef DTA_HAVE_RDMA
+#include "rdma.h"
+#endif
 
 #define MAX_CLIENTS 64
 #define LINE_MAX_BYTES 4096
@@ -49,6 +52,9 @@ struct collector {
 	struct client cl[MAX_CLIENTS];
 	uint64_t started_ns, requests, errors, snapshots;
 	int quiet;
+#ifdef DTA_HAVE_RDMA
+	struct coll_rdma *rdma;
+#endif
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -60,6 +66,7 @@ static void on_signal(int sig)
 
 static int quiet_log;
 
+__attribute__((format(printf, 1, 2)))
 static void say(const char *fmt, ...)
 {
 	va_list ap;
@@ -197,6 +204,43 @@ static int open_regions(struct collector *c, bool huge, bool force,
 	return 0;
 }
 
+/* RDMA for remote translators, when [collector] rdma_bind is set. */
+static int start_rdma(struct collector *c)
+{
+	const char *bind = dta_config_get(c->cfg, "collector", "rdma_bind");
+	const char *port = dta_config_get(c->cfg, "collector", "rdma_port");
+	uint64_t p = 40050;
+
+	if (!bind)
+		return 0;
+#ifdef DTA_HAVE_RDMA
+	{
+		struct coll_rdma_opts o = { .bind = bind, .log = say,
+			.allow = dta_config_get(c->cfg, "collector", "rdma_allow") };
+
+		if (port && (dta_parse_size(port, &p) || p == 0 || p > 65535)) {
+			fprintf(stderr, "dta-collector: bad rdma_port %s\n", port);
+			return -1;
+		}
+		o.port = (uint16_t)p;
+		o.n = c->n;
+		for (size_t i = 0; i < c->n; i++) {
+			o.s[i].name = c->v[i].cs->name;
+			o.s[i].area = dta_region_data(c->r[i]);
+			o.s[i].layout = c->v[i].l;
+			o.s[i].list_base = c->v[i].cs->list_base;
+		}
+		return coll_rdma_start(&o, &c->rdma) ? -1 : 0;
+	}
+#else
+	(void)port;
+	(void)p;
+	fprintf(stderr, "dta-collector: rdma_bind is set but this build has no "
+		"RDMA support (libibverbs-dev and librdmacm-dev were missing)\n");
+	return -1;
+#endif
+}
+
 static int save_all(struct collector *c, FILE *out)
 {
 	int bad = 0;
@@ -292,9 +336,16 @@ static void stats_json(struct collector *c, FILE *out)
 	tool_json_str(out, c->name);
 	fprintf(out, ",\"version\":\"%s\",\"uptime_s\":%.3f,\"structures\":%zu,"
 		"\"requests\":%" PRIu64 ",\"errors\":%" PRIu64 ",\"clients\":%u,"
-		"\"snapshots\":%" PRIu64 "}", DTA_VERSION_STRING,
+		"\"snapshots\":%" PRIu64, DTA_VERSION_STRING,
 		(double)(tool_now_ns() - c->started_ns) / 1e9, c->n, c->requests,
 		c->errors, clients, c->snapshots);
+#ifdef DTA_HAVE_RDMA
+	if (c->rdma) {
+		fputc(',', out);
+		coll_rdma_stats_json(c->rdma, out);
+	}
+#endif
+	fputc('}', out);
 }
 
 static void handle_line(struct collector *c, struct client *cl, char *line)
@@ -387,12 +438,19 @@ static void client_input(struct collector *c, struct client *cl)
 static void serve(struct collector *c)
 {
 	while (!stop_signal) {
-		struct pollfd p[MAX_CLIENTS + 1];
-		int idx[MAX_CLIENTS + 1], np = 0;
+		struct pollfd p[MAX_CLIENTS + 2];
+		int idx[MAX_CLIENTS + 2], np = 0;
 
 		p[np].fd = c->listen_fd;
 		p[np].events = POLLIN;
 		idx[np++] = -1;
+#ifdef DTA_HAVE_RDMA
+		if (c->rdma) {
+			p[np].fd = coll_rdma_fd(c->rdma);
+			p[np].events = POLLIN;
+			idx[np++] = -2;
+		}
+#endif
 		for (int i = 0; i < MAX_CLIENTS; i++) {
 			if (c->cl[i].fd < 0)
 				continue;
@@ -406,9 +464,17 @@ static void serve(struct collector *c)
 			fprintf(stderr, "dta-collector: poll: %s\n", strerror(errno));
 			return;
 		}
-		for (int k = 1; k < np; k++)
-			if (p[k].revents & (POLLIN | POLLHUP | POLLERR))
-				client_input(c, &c->cl[idx[k]]);
+		for (int k = 1; k < np; k++) {
+			if (!(p[k].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+#ifdef DTA_HAVE_RDMA
+			if (idx[k] == -2) {
+				coll_rdma_handle(c->rdma);
+				continue;
+			}
+#endif
+			client_input(c, &c->cl[idx[k]]);
+		}
 		if (p[0].revents & POLLIN) {
 			int fd = accept4(c->listen_fd, NULL, NULL, SOCK_CLOEXEC);
 			int i;
@@ -518,6 +584,8 @@ int main(int argc, char **argv)
 
 	if (open_regions(&c, huge, force, restore) || listen_on(&c))
 		goto out;
+	if (start_rdma(&c))
+		goto out;
 	say("serving %zu structures on %s", c.n, c.socket_path);
 	/* One line on stdout when ready, for scripts that start us. */
 	printf("ready %s\n", c.socket_path);
@@ -537,6 +605,9 @@ out:
 		close(c.listen_fd);
 		unlink(c.socket_path);
 	}
+#ifdef DTA_HAVE_RDMA
+	coll_rdma_stop(c.rdma);
+#endif
 	for (size_t i = 0; i < c.n; i++) {
 		dta_pc_codebook_destroy(c.v[i].cb);
 		dta_region_destroy(c.r[i]);

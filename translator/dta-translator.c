@@ -27,6 +27,9 @@
 #include <unistd.h>
 
 #include "tools.h"
+#ifdef DTA_HAVE_RDMA
+#include "rdma_sink.h"
+#endif
 
 #define BATCH 64
 #define MAX_WORKERS 64
@@ -60,6 +63,10 @@ struct translator {
 	const char *stats_file;
 	atomic_uint_fast64_t rx_errors;
 	bool collector_gone;
+	const char *rdma_collector; /* HOST:PORT: RDMA sink instead of shm */
+#ifdef DTA_HAVE_RDMA
+	struct rdma_sink *rdma;
+#endif
 };
 
 static volatile sig_atomic_t stop;
@@ -111,6 +118,9 @@ static void usage(FILE *f)
 		"                           (default: [translator] stats_interval_s, 0=off)\n"
 		"  -o, --stats-file FILE    keep the counters there as JSON (rewritten\n"
 		"                           every interval and at exit)\n"
+		"  -R, --rdma HOST[:PORT]   write into a remote collector with RDMA\n"
+		"                           (default: [translator] rdma_collector;\n"
+		"                           port 40050) instead of local shared memory\n"
 		"  -q, --quiet              no log messages\n"
 		"  -h, --help               this text\n"
 		"\n"
@@ -268,6 +278,58 @@ static void close_sink(struct translator *t)
 	}
 }
 
+/* Connect to a remote collector with RDMA instead of opening its shared
+ * memory: structure i of the configuration is sink index i. */
+static int open_rdma(struct translator *t, struct dta_sink *sink)
+{
+#ifdef DTA_HAVE_RDMA
+	char host[256], err[512] = "", *colon;
+	uint64_t port = 40050;
+
+	snprintf(host, sizeof(host), "%s", t->rdma_collector);
+	colon = strrchr(host, ':');
+	if (colon) {
+		*colon = 0;
+		if (dta_parse_size(colon + 1, &port) || !port || port > 65535) {
+			fprintf(stderr, "dta-translator: bad port in %s\n",
+				t->rdma_collector);
+			return -1;
+		}
+	}
+	if (rdma_sink_connect(host, (uint16_t)port, t->cfg, &t->rdma, err,
+			      sizeof(err))) {
+		fprintf(stderr, "dta-translator: RDMA to %s: %s\n",
+			t->rdma_collector, err);
+		return -1;
+	}
+	sink->submit = rdma_sink_submit;
+	sink->flush = rdma_sink_flush;
+	sink->ctx = t->rdma;
+	say("connected to collector %s over RDMA", t->rdma_collector);
+	return 0;
+#else
+	(void)sink;
+	fprintf(stderr, "dta-translator: rdma_collector %s is set but this build "
+		"has no RDMA support\n", t->rdma_collector);
+	return -1;
+#endif
+}
+
+static int add_structures(struct translator *t)
+{
+	for (size_t i = 0; i < dta_config_count(t->cfg); i++) {
+		const struct dta_config_structure *cs = dta_config_structure(t->cfg, i);
+		int s = dta_translator_add(t->core, &cs->layout, cs->list_base);
+
+		if (s < 0) {
+			fprintf(stderr, "dta-translator: %s: %s\n", cs->name,
+				dta_strerror(s));
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int cfg_u64(struct dta_config *c, const char *key, uint64_t def,
 		   uint64_t *out)
 {
@@ -309,8 +371,17 @@ static void write_stats(struct translator *t, FILE *f, int pretty)
 		if (pretty && i % 6 == 5)
 			fputc('\n', f);
 	}
-	fprintf(f, ",\"rx_errors\":%" PRIu64 "}\n",
-		(uint64_t)atomic_load(&t->rx_errors));
+	fprintf(f, ",\"rx_errors\":%" PRIu64, (uint64_t)atomic_load(&t->rx_errors));
+#ifdef DTA_HAVE_RDMA
+	if (t->rdma) {
+		uint64_t ops, bytes, errors;
+
+		rdma_sink_stats(t->rdma, &ops, &bytes, &errors);
+		fprintf(f, ",\"rdma_ops\":%" PRIu64 ",\"rdma_bytes\":%" PRIu64
+			",\"rdma_errors\":%" PRIu64, ops, bytes, errors);
+	}
+#endif
+	fputs("}\n", f);
 }
 
 static void save_stats_file(struct translator *t)
@@ -642,6 +713,7 @@ int main(int argc, char **argv)
 		{ "interface", required_argument, NULL, 'i' },
 		{ "stats-interval", required_argument, NULL, 's' },
 		{ "stats-file", required_argument, NULL, 'o' },
+		{ "rdma", required_argument, NULL, 'R' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -656,7 +728,7 @@ int main(int argc, char **argv)
 	char err[256];
 	int opt, rc = 1;
 
-	while ((opt = getopt_long(argc, argv, "c:p:b:w:r:i:s:o:qh", lo, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "c:p:b:w:r:i:s:o:R:qh", lo, NULL)) != -1) {
 		switch (opt) {
 		case 'c': cfg_path = optarg; break;
 		case 'p': port_s = optarg; break;
@@ -666,6 +738,7 @@ int main(int argc, char **argv)
 		case 'i': dev = optarg; break;
 		case 's': stats_s = optarg; break;
 		case 'o': t.stats_file = optarg; break;
+		case 'R': t.rdma_collector = optarg; break;
 		case 'q': quiet = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
@@ -742,12 +815,16 @@ int main(int argc, char **argv)
 		t.tick_ns = o.ki_window_ns;
 	t.tick_ns /= 4;
 
+	if (!t.rdma_collector)
+		t.rdma_collector = dta_config_get(t.cfg, "translator", "rdma_collector");
+	if (t.rdma_collector && open_rdma(&t, &sink))
+		goto out;
 	opt = dta_translator_create(&o, &sink, &t.core);
 	if (opt) {
 		fprintf(stderr, "dta-translator: %s\n", dta_strerror(opt));
 		goto out;
 	}
-	if (open_sink(&t))
+	if (t.rdma_collector ? add_structures(&t) : open_sink(&t))
 		goto out;
 
 	sigaction(SIGINT, &sa, NULL);
@@ -762,6 +839,9 @@ int main(int argc, char **argv)
 out:
 	dta_translator_destroy(t.core);
 	close_sink(&t);
+#ifdef DTA_HAVE_RDMA
+	rdma_sink_destroy(t.rdma);
+#endif
 	dta_config_destroy(t.cfg);
 	return rc;
 }

@@ -1,0 +1,407 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The collector's RDMA side: register every structure's memory with the
+ * least access it needs, accept translators through rdma_cm (only those on
+ * the allow-list), and send each one the structure descriptions
+ * (struct dta_meta) it needs to write. After that the collector's CPU is
+ * not involved: the translator's WRITEs and FETCH_ADDs land directly.
+ * Protocol: docs/rdma.md.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <netdb.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+
+#include "rdma.h"
+
+#define MAX_ALLOW 32
+#define MAX_CONNS 64
+
+struct allow {
+	uint32_t net, mask; /* host order */
+};
+
+struct conn {
+	struct rdma_cm_id *id;
+	struct ibv_cq *cq;
+	char peer[INET6_ADDRSTRLEN];
+};
+
+struct coll_rdma {
+	struct rdma_event_channel *ec;
+	struct rdma_cm_id *listen;
+	struct ibv_pd *pd;
+	struct ibv_mr *mr[DTA_CONFIG_MAX_STRUCTURES];
+	struct ibv_mr *meta_mr;
+	uint8_t *meta;  /* count encoded descriptions */
+	size_t n;
+	unsigned nallow;
+	struct allow allow[MAX_ALLOW];
+	struct conn conns[MAX_CONNS];
+	int max_rd_atom;
+	void (*log)(const char *fmt, ...);
+	uint64_t accepted, refused, disconnected;
+};
+
+static int parse_allow(struct coll_rdma *r, const char *list)
+{
+	char buf[1024], *save = NULL, *tok;
+
+	if (!list || !*list)
+		return 0;
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (tok = strtok_r(buf, ", \t", &save); tok;
+	     tok = strtok_r(NULL, ", \t", &save)) {
+		char *slash = strchr(tok, '/');
+		unsigned bits = 32;
+		struct in_addr a;
+
+		if (r->nallow == MAX_ALLOW)
+			return -E2BIG;
+		if (slash) {
+			char *end;
+
+			*slash = 0;
+			bits = (unsigned)strtoul(slash + 1, &end, 10);
+			if (*end || bits > 32)
+				return -EINVAL;
+		}
+		if (inet_pton(AF_INET, tok, &a) != 1)
+			return -EINVAL;
+		r->allow[r->nallow].mask = bits ? ~0u << (32 - bits) : 0;
+		r->allow[r->nallow].net = ntohl(a.s_addr) & r->allow[r->nallow].mask;
+		r->nallow++;
+	}
+	return 0;
+}
+
+static int allowed(const struct coll_rdma *r, const struct sockaddr *sa)
+{
+	uint32_t a;
+
+	if (sa->sa_family != AF_INET)
+		return 0;
+	a = ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr);
+	for (unsigned i = 0; i < r->nallow; i++)
+		if ((a & r->allow[i].mask) == r->allow[i].net)
+			return 1;
+	return 0;
+}
+
+static unsigned access_for(const struct dta_layout *l)
+{
+	/* Writers only ever write (and add): no remote read. */
+	unsigned a = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE;
+
+	if (l->primitive == DTA_PRIM_KEY_INCREMENT)
+		a = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_ATOMIC;
+	return a;
+}
+
+int coll_rdma_start(const struct coll_rdma_opts *o, struct coll_rdma **out)
+{
+	struct coll_rdma *r = calloc(1, sizeof(*r));
+	struct addrinfo hints = { .ai_family = AF_INET, .ai_flags = AI_NUMERICHOST };
+	struct addrinfo *ai = NULL;
+	struct ibv_device_attr da;
+	char port[8];
+	int err;
+
+	if (!r)
+		return -ENOMEM;
+	r->log = o->log;
+	r->n = o->n;
+	err = parse_allow(r, o->allow);
+	if (err) {
+		r->log("rdma_allow: expected addresses or a.b.c.d/len, comma-separated");
+		goto fail;
+	}
+	r->ec = rdma_create_event_channel();
+	if (!r->ec) {
+		err = -errno;
+		r->log("rdma: no event channel: %s (no RDMA device or rdma_cm?)",
+		       strerror(errno));
+		goto fail;
+	}
+	fcntl(r->ec->fd, F_SETFL, fcntl(r->ec->fd, F_GETFL) | O_NONBLOCK);
+	if (rdma_create_id(r->ec, &r->listen, r, RDMA_PS_TCP)) {
+		err = -errno;
+		goto fail_errno;
+	}
+	snprintf(port, sizeof(port), "%u", o->port);
+	if (getaddrinfo(o->bind, port, &hints, &ai)) {
+		err = -EINVAL;
+		r->log("rdma_bind %s: not an IPv4 address", o->bind);
+		goto fail;
+	}
+	if (rdma_bind_addr(r->listen, ai->ai_addr)) {
+		err = -errno;
+		r->log("rdma: cannot bind %s:%u: %s (is it an RDMA device's address?)",
+		       o->bind, o->port, strerror(errno));
+		goto fail;
+	}
+	if (!r->listen->verbs) {
+		err = -ENODEV;
+		r->log("rdma: %s is not the address of an RDMA device", o->bind);
+		goto fail;
+	}
+	if (ibv_query_device(r->listen->verbs, &da) == 0)
+		r->max_rd_atom = da.max_qp_rd_atom;
+	r->pd = ibv_alloc_pd(r->listen->verbs);
+	if (!r->pd) {
+		err = -errno;
+		goto fail_errno;
+	}
+	r->meta = calloc(o->n, DTA_META_SIZE);
+	if (!r->meta) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	for (size_t i = 0; i < o->n; i++) {
+		struct dta_meta m;
+
+		r->mr[i] = ibv_reg_mr(r->pd, o->s[i].area, o->s[i].layout->data_size,
+				      (int)access_for(o->s[i].layout));
+		if (!r->mr[i]) {
+			err = -errno;
+			r->log("rdma: cannot register %s (%" PRIu64 " bytes): %s",
+			       o->s[i].name, o->s[i].layout->data_size,
+			       strerror(errno));
+			goto fail;
+		}
+		memset(&m, 0, sizeof(m));
+		m.index = (uint16_t)i;
+		m.count = (uint16_t)o->n;
+		snprintf(m.name, sizeof(m.name), "%s", o->s[i].name);
+		m.addr = (uint64_t)(uintptr_t)o->s[i].area;
+		m.rkey = r->mr[i]->rkey;
+		m.length = o->s[i].layout->data_size;
+		m.list_base = o->s[i].list_base;
+		m.layout = *o->s[i].layout;
+		err = dta_meta_encode(&m, r->meta + i * DTA_META_SIZE, DTA_META_SIZE);
+		if (err < 0)
+			goto fail;
+	}
+	r->meta_mr = ibv_reg_mr(r->pd, r->meta, o->n * DTA_META_SIZE, 0);
+	if (!r->meta_mr) {
+		err = -errno;
+		goto fail_errno;
+	}
+	if (rdma_listen(r->listen, 16)) {
+		err = -errno;
+		goto fail_errno;
+	}
+	freeaddrinfo(ai);
+	r->log("rdma: %zu structures registered on %s, accepting translators on "
+	       "%s:%u from %s", o->n, ibv_get_device_name(r->listen->verbs->device),
+	       o->bind, o->port, r->nallow ? o->allow : "nowhere (rdma_allow empty)");
+	*out = r;
+	return 0;
+fail_errno:
+	r->log("rdma: %s", strerror(-err));
+fail:
+	if (ai)
+		freeaddrinfo(ai);
+	coll_rdma_stop(r);
+	return err;
+}
+
+int coll_rdma_fd(const struct coll_rdma *r)
+{
+	return r->ec->fd;
+}
+
+static struct conn *conn_of(struct coll_rdma *r, struct rdma_cm_id *id)
+{
+	for (int i = 0; i < MAX_CONNS; i++)
+		if (r->conns[i].id == id)
+			return &r->conns[i];
+	return NULL;
+}
+
+static void conn_drop(struct conn *c)
+{
+	if (c->id && c->id->qp)
+		rdma_destroy_qp(c->id);
+	if (c->cq)
+		ibv_destroy_cq(c->cq);
+	if (c->id)
+		rdma_destroy_id(c->id);
+	memset(c, 0, sizeof(*c));
+}
+
+static void on_request(struct coll_rdma *r, struct rdma_cm_id *id)
+{
+	struct rdma_conn_param cp = { 0 };
+	struct ibv_qp_init_attr qa = { 0 };
+	struct conn *c = NULL;
+	char peer[INET6_ADDRSTRLEN] = "?";
+	struct sockaddr *sa = rdma_get_peer_addr(id);
+
+	if (sa->sa_family == AF_INET)
+		inet_ntop(AF_INET, &((struct sockaddr_in *)sa)->sin_addr, peer,
+			  sizeof(peer));
+	if (!allowed(r, sa)) {
+		r->log("rdma: refused translator %s: not in rdma_allow", peer);
+		r->refused++;
+		rdma_reject(id, NULL, 0);
+		rdma_destroy_id(id);
+		return;
+	}
+	for (int i = 0; i < MAX_CONNS && !c; i++)
+		if (!r->conns[i].id)
+			c = &r->conns[i];
+	if (!c || id->verbs != r->listen->verbs) {
+		r->log("rdma: refused translator %s: %s", peer,
+		       c ? "arrived on another device" : "too many translators");
+		r->refused++;
+		rdma_reject(id, NULL, 0);
+		rdma_destroy_id(id);
+		return;
+	}
+	c->id = id;
+	snprintf(c->peer, sizeof(c->peer), "%s", peer);
+	c->cq = ibv_create_cq(id->verbs, (int)r->n + 4, NULL, NULL, 0);
+	qa.send_cq = qa.recv_cq = c->cq;
+	qa.qp_type = IBV_QPT_RC;
+	qa.cap.max_send_wr = (uint32_t)r->n + 2;
+	qa.cap.max_recv_wr = 1;
+	qa.cap.max_send_sge = qa.cap.max_recv_sge = 1;
+	if (!c->cq || rdma_create_qp(id, r->pd, &qa)) {
+		r->log("rdma: translator %s: cannot create a queue pair: %s", peer,
+		       strerror(errno));
+		rdma_reject(id, NULL, 0);
+		conn_drop(c);
+		return;
+	}
+	/* Responder resources bound how many atomics (FETCH_ADD) a translator
+	 * may have in flight towards us: as many as the device allows. */
+	cp.responder_resources = (uint8_t)(r->max_rd_atom > 255 ? 255 :
+					   r->max_rd_atom > 0 ? r->max_rd_atom : 1);
+	cp.initiator_depth = 0;
+	cp.rnr_retry_count = 7;
+	if (rdma_accept(id, &cp)) {
+		r->log("rdma: translator %s: accept failed: %s", peer, strerror(errno));
+		conn_drop(c);
+	}
+}
+
+/* Connection established: send every description, then nothing more. */
+static void on_established(struct coll_rdma *r, struct rdma_cm_id *id)
+{
+	struct conn *c = conn_of(r, id);
+
+	if (!c)
+		return;
+	for (size_t i = 0; i < r->n; i++) {
+		struct ibv_sge sge = {
+			.addr = (uintptr_t)(r->meta + i * DTA_META_SIZE),
+			.length = DTA_META_SIZE,
+			.lkey = r->meta_mr->lkey,
+		};
+		struct ibv_send_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1,
+					  .opcode = IBV_WR_SEND,
+					  .send_flags = IBV_SEND_SIGNALED }, *bad;
+
+		if (ibv_post_send(id->qp, &wr, &bad)) {
+			r->log("rdma: translator %s: cannot send descriptions: %s",
+			       c->peer, strerror(errno));
+			rdma_disconnect(id);
+			return;
+		}
+	}
+	r->accepted++;
+	r->log("rdma: translator %s connected; %zu structure descriptions sent",
+	       c->peer, r->n);
+}
+
+void coll_rdma_handle(struct coll_rdma *r)
+{
+	struct rdma_cm_event *ev;
+
+	while (rdma_get_cm_event(r->ec, &ev) == 0) {
+		struct rdma_cm_id *id = ev->id;
+		enum rdma_cm_event_type type = ev->event;
+		struct conn *c;
+
+		rdma_ack_cm_event(ev);
+		switch (type) {
+		case RDMA_CM_EVENT_CONNECT_REQUEST:
+			on_request(r, id);
+			break;
+		case RDMA_CM_EVENT_ESTABLISHED:
+			on_established(r, id);
+			break;
+		case RDMA_CM_EVENT_DISCONNECTED:
+		case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+			c = conn_of(r, id);
+			if (c) {
+				r->log("rdma: translator %s disconnected", c->peer);
+				r->disconnected++;
+				rdma_disconnect(id);
+				conn_drop(c);
+			}
+			break;
+		case RDMA_CM_EVENT_CONNECT_ERROR:
+		case RDMA_CM_EVENT_UNREACHABLE:
+		case RDMA_CM_EVENT_REJECTED:
+			c = conn_of(r, id);
+			if (c)
+				conn_drop(c);
+			break;
+		default:
+			break;
+		}
+	}
+	/* Reap the descriptions' send completions. */
+	for (int i = 0; i < MAX_CONNS; i++) {
+		struct ibv_wc wc[8];
+
+		if (r->conns[i].cq)
+			while (ibv_poll_cq(r->conns[i].cq, 8, wc) > 0)
+				;
+	}
+}
+
+void coll_rdma_stats_json(const struct coll_rdma *r, FILE *out)
+{
+	unsigned live = 0;
+
+	for (int i = 0; i < MAX_CONNS; i++)
+		live += r->conns[i].id != NULL;
+	fprintf(out, "\"rdma\":{\"translators\":%u,\"accepted\":%" PRIu64
+		",\"refused\":%" PRIu64 ",\"disconnected\":%" PRIu64 "}",
+		live, r->accepted, r->refused, r->disconnected);
+}
+
+void coll_rdma_stop(struct coll_rdma *r)
+{
+	if (!r)
+		return;
+	for (int i = 0; i < MAX_CONNS; i++)
+		if (r->conns[i].id) {
+			rdma_disconnect(r->conns[i].id);
+			conn_drop(&r->conns[i]);
+		}
+	if (r->meta_mr)
+		ibv_dereg_mr(r->meta_mr);
+	for (size_t i = 0; i < r->n; i++)
+		if (r->mr[i])
+			ibv_dereg_mr(r->mr[i]);
+	if (r->pd)
+		ibv_dealloc_pd(r->pd);
+	if (r->listen)
+		rdma_destroy_id(r->listen);
+	if (r->ec)
+		rdma_destroy_event_channel(r->ec);
+	free(r->meta);
+	free(r);
+}

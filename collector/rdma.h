@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The collector's RDMA side (collector/rdma.c, docs/rdma.md). */
+#ifndef DTA_COLLECTOR_RDMA_H
+#define DTA_COLLECTOR_RDMA_H
+
+#include <stdio.h>
+
+#include "dta/dta.h"
+
+struct coll_rdma_structure {
+	const char *name;
+	void *area; /* data area, registered as is */
+	const struct dta_layout *layout;
+	uint32_t list_base;
+};
+
+struct coll_rdma_opts {
+	const char *bind;  /* IPv4 address of the RDMA device to listen on */
+	uint16_t port;
+	const char *allow; /* "a.b.c.d[/len],..."; empty: refuse everyone */
+	size_t n;
+	struct coll_rdma_structure s[DTA_CONFIG_MAX_STRUCTURES];
+	void (*log)(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+};
+
+struct coll_rdma;
+
+/* Register the structures and listen. Return 0 or -errno (logged). */
+int coll_rdma_start(const struct coll_rdma_opts *o, struct coll_rdma **out);
+/* The descriptor to poll for rdma_cm events (non-blocking). */
+int coll_rdma_fd(const struct coll_rdma *r);
+/* Handle every pending connection event. */
+void coll_rdma_handle(struct coll_rdma *r);
+/* "rdma":{...} for the stats answer. */
+void coll_rdma_stats_json(const struct coll_rdma *r, FILE *out);
+void coll_rdma_stop(struct coll_rdma *r);
+
+#endif

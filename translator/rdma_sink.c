@@ -1,0 +1,471 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The translator's RDMA sink: connects to a collector with rdma_cm, learns
+ * where every structure lives (struct dta_meta messages), and turns memory
+ * operations into RDMA WRITE and FETCH_AND_ADD work requests on one RC
+ * queue pair: small writes inline, the others from a registered staging
+ * ring; one doorbell per submit; only every SIGNAL_EVERY-th request
+ * signalled; a bounded number outstanding. Protocol: docs/rdma.md.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <netdb.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+#include <rdma/rdma_cma.h>
+
+#include "rdma_sink.h"
+
+#define SEND_DEPTH 256    /* send queue entries */
+#define SIGNAL_EVERY 32   /* one signalled request per this many */
+#define STAGE_SIZE (8u << 20)
+#define META_RECVS 64
+
+struct remote {
+	uint64_t addr;
+	uint32_t rkey;
+	uint64_t length;
+};
+
+struct rdma_sink {
+	pthread_mutex_t lock;
+	struct rdma_event_channel *ec;
+	struct rdma_cm_id *id;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_mr *stage_mr, *meta_mr;
+	uint8_t *stage; /* ring of staging bytes */
+	uint8_t *meta;
+	uint32_t max_inline;
+	struct remote remote[DTA_CONFIG_MAX_STRUCTURES]; /* by sink index */
+	size_t nremote;
+
+	/* Outstanding work: requests posted but not known complete. Requests
+	 * complete in order on an RC queue pair, so a signalled completion
+	 * retires it and everything posted before it. */
+	uint64_t posted, retired, unsignalled;
+	uint64_t signalled; /* wr_id + 1 of the last signalled request */
+	uint64_t stage_head, stage_tail; /* bytes allocated / released */
+	uint64_t stage_end[SEND_DEPTH];  /* stage_head after request i */
+	uint64_t errors, ops, bytes;
+	int broken;
+};
+
+static int wait_event(struct rdma_sink *s, enum rdma_cm_event_type want,
+		      char *err, size_t errlen)
+{
+	struct rdma_cm_event *ev;
+	enum rdma_cm_event_type got;
+	int status;
+
+	if (rdma_get_cm_event(s->ec, &ev)) {
+		snprintf(err, errlen, "rdma_cm: %s", strerror(errno));
+		return -1;
+	}
+	got = ev->event;
+	status = ev->status;
+	rdma_ack_cm_event(ev);
+	if (got == want)
+		return 0;
+	if (got == RDMA_CM_EVENT_REJECTED)
+		snprintf(err, errlen, "the collector refused the connection "
+			 "(is this translator's address in its rdma_allow?)");
+	else
+		snprintf(err, errlen, "rdma_cm: expected %s, got %s (status %d)",
+			 rdma_event_str(want), rdma_event_str(got), status);
+	return -1;
+}
+
+static int post_recvs(struct rdma_sink *s)
+{
+	for (int i = 0; i < META_RECVS; i++) {
+		struct ibv_sge sge = { .addr = (uintptr_t)(s->meta + i * DTA_META_SIZE),
+				       .length = DTA_META_SIZE,
+				       .lkey = s->meta_mr->lkey };
+		struct ibv_recv_wr wr = { .wr_id = (uint64_t)i, .sg_list = &sge,
+					  .num_sge = 1 }, *bad;
+
+		if (ibv_post_recv(s->id->qp, &wr, &bad))
+			return -1;
+	}
+	return 0;
+}
+
+/* Receive the collector's descriptions and map configured structures. */
+static int learn(struct rdma_sink *s, const struct dta_config *cfg,
+		 char *err, size_t errlen)
+{
+	struct dta_meta got[DTA_CONFIG_MAX_STRUCTURES];
+	unsigned have = 0, want = 0;
+	time_t deadline = time(NULL) + 30;
+
+	while (!want || have < want) {
+		struct ibv_wc wc;
+		int n = ibv_poll_cq(s->cq, 1, &wc);
+
+		if (n == 0) {
+			if (time(NULL) > deadline) {
+				snprintf(err, errlen, "no structure descriptions "
+					 "from the collector within 30 s");
+				return -1;
+			}
+			usleep(1000);
+			continue;
+		}
+		if (n < 0 || wc.status != IBV_WC_SUCCESS || wc.opcode != IBV_WC_RECV) {
+			snprintf(err, errlen, "receiving descriptions: %s",
+				 n < 0 ? "poll failed" : ibv_wc_status_str(wc.status));
+			return -1;
+		}
+		{
+			struct dta_meta m;
+			int rc = dta_meta_decode(s->meta + wc.wr_id * DTA_META_SIZE,
+						 wc.byte_len, &m);
+
+			if (rc) {
+				snprintf(err, errlen, "bad structure description: %s",
+					 dta_strerror(rc));
+				return -1;
+			}
+			if (m.count > DTA_CONFIG_MAX_STRUCTURES ||
+			    (want && m.count != want)) {
+				snprintf(err, errlen, "inconsistent descriptions");
+				return -1;
+			}
+			want = m.count;
+			got[m.index] = m;
+			have++;
+		}
+	}
+	for (size_t i = 0; i < dta_config_count(cfg); i++) {
+		const struct dta_config_structure *cs = dta_config_structure(cfg, i);
+		unsigned j;
+
+		for (j = 0; j < want; j++)
+			if (!strcmp(got[j].name, cs->name))
+				break;
+		if (j == want) {
+			snprintf(err, errlen, "the collector has no structure %s",
+				 cs->name);
+			return -1;
+		}
+		if (!tool_same_layout(&got[j].layout, &cs->layout)) {
+			snprintf(err, errlen, "the collector's %s has a different "
+				 "layout than this configuration says", cs->name);
+			return -1;
+		}
+		s->remote[i].addr = got[j].addr;
+		s->remote[i].rkey = got[j].rkey;
+		s->remote[i].length = got[j].length;
+	}
+	s->nremote = dta_config_count(cfg);
+	return 0;
+}
+
+int rdma_sink_connect(const char *host, uint16_t port,
+		      const struct dta_config *cfg, struct rdma_sink **out,
+		      char *err, size_t errlen)
+{
+	struct addrinfo hints = { .ai_family = AF_INET };
+	struct addrinfo *ai = NULL;
+	struct ibv_qp_init_attr qa = { 0 };
+	struct rdma_conn_param cp = { 0 };
+	struct ibv_device_attr da;
+	struct rdma_sink *s = calloc(1, sizeof(*s));
+	char ps[8];
+
+	if (!s)
+		return -ENOMEM;
+	pthread_mutex_init(&s->lock, NULL);
+	snprintf(ps, sizeof(ps), "%u", port);
+	s->ec = rdma_create_event_channel();
+	if (!s->ec || rdma_create_id(s->ec, &s->id, s, RDMA_PS_TCP)) {
+		snprintf(err, errlen, "rdma_cm: %s (no RDMA device?)", strerror(errno));
+		goto fail;
+	}
+	if (getaddrinfo(host, ps, &hints, &ai)) {
+		snprintf(err, errlen, "rdma_collector %s: unknown host", host);
+		goto fail;
+	}
+	if (rdma_resolve_addr(s->id, NULL, ai->ai_addr, 5000) ||
+	    wait_event(s, RDMA_CM_EVENT_ADDR_RESOLVED, err, errlen) ||
+	    rdma_resolve_route(s->id, 5000) ||
+	    wait_event(s, RDMA_CM_EVENT_ROUTE_RESOLVED, err, errlen)) {
+		if (!*err)
+			snprintf(err, errlen, "resolving %s: %s", host, strerror(errno));
+		goto fail;
+	}
+	s->pd = ibv_alloc_pd(s->id->verbs);
+	s->cq = ibv_create_cq(s->id->verbs, SEND_DEPTH + META_RECVS, NULL, NULL, 0);
+	s->stage = aligned_alloc(4096, STAGE_SIZE);
+	s->meta = calloc(META_RECVS, DTA_META_SIZE);
+	if (!s->pd || !s->cq || !s->stage || !s->meta) {
+		snprintf(err, errlen, "rdma resources: %s", strerror(errno));
+		goto fail;
+	}
+	s->stage_mr = ibv_reg_mr(s->pd, s->stage, STAGE_SIZE, IBV_ACCESS_LOCAL_WRITE);
+	s->meta_mr = ibv_reg_mr(s->pd, s->meta, META_RECVS * DTA_META_SIZE,
+				IBV_ACCESS_LOCAL_WRITE);
+	qa.send_cq = qa.recv_cq = s->cq;
+	qa.qp_type = IBV_QPT_RC;
+	qa.cap.max_send_wr = SEND_DEPTH;
+	qa.cap.max_recv_wr = META_RECVS;
+	qa.cap.max_send_sge = qa.cap.max_recv_sge = 1;
+	qa.cap.max_inline_data = 64;
+	qa.sq_sig_all = 0;
+	if (!s->stage_mr || !s->meta_mr || rdma_create_qp(s->id, s->pd, &qa)) {
+		snprintf(err, errlen, "rdma queue pair: %s", strerror(errno));
+		goto fail;
+	}
+	s->max_inline = qa.cap.max_inline_data;
+	if (post_recvs(s)) {
+		snprintf(err, errlen, "rdma receives: %s", strerror(errno));
+		goto fail;
+	}
+	/* Atomics in flight at once are bounded by initiator depth. */
+	cp.initiator_depth = 16;
+	if (ibv_query_device(s->id->verbs, &da) == 0 &&
+	    da.max_qp_init_rd_atom < cp.initiator_depth)
+		cp.initiator_depth = (uint8_t)da.max_qp_init_rd_atom;
+	cp.retry_count = 7;
+	cp.rnr_retry_count = 7;
+	if (rdma_connect(s->id, &cp) ||
+	    wait_event(s, RDMA_CM_EVENT_ESTABLISHED, err, errlen)) {
+		if (!*err)
+			snprintf(err, errlen, "connecting: %s", strerror(errno));
+		goto fail;
+	}
+	if (learn(s, cfg, err, errlen))
+		goto fail;
+	freeaddrinfo(ai);
+	*out = s;
+	return 0;
+fail:
+	if (ai)
+		freeaddrinfo(ai);
+	rdma_sink_destroy(s);
+	return -1;
+}
+
+/* A signalled zero-length write: its completion retires everything
+ * posted before it. Called with the lock held and a free queue entry. */
+static int post_marker(struct rdma_sink *s)
+{
+	struct ibv_send_wr w = { 0 }, *bad;
+
+	w.wr_id = s->posted;
+	w.opcode = IBV_WR_RDMA_WRITE;
+	w.send_flags = IBV_SEND_SIGNALED;
+	w.wr.rdma.remote_addr = s->remote[0].addr;
+	w.wr.rdma.rkey = s->remote[0].rkey;
+	s->stage_end[w.wr_id % SEND_DEPTH] = s->stage_head;
+	if (ibv_post_send(s->id->qp, &w, &bad)) {
+		s->broken = 1;
+		return -EIO;
+	}
+	s->posted++;
+	s->signalled = s->posted;
+	s->unsignalled = 0;
+	return 0;
+}
+
+/* Retire completed requests until @need send queue entries and @bytes of
+ * staging are free. Called with the lock held. */
+static int reap(struct rdma_sink *s, unsigned need, uint64_t bytes)
+{
+	for (;;) {
+		struct ibv_wc wc[16];
+		int n = ibv_poll_cq(s->cq, 16, wc);
+
+		for (int i = 0; i < n; i++) {
+			if (wc[i].status != IBV_WC_SUCCESS) {
+				/* A remote access error (forged offset, revoked
+				 * key) or a broken connection: everything after
+				 * it is flushed too. */
+				s->errors++;
+				s->broken = 1;
+				continue;
+			}
+			if (wc[i].opcode == IBV_WC_RECV)
+				continue;
+			s->retired = wc[i].wr_id + 1;
+			s->stage_tail = s->stage_end[wc[i].wr_id % SEND_DEPTH];
+		}
+		if (n < 0)
+			s->broken = 1;
+		if (s->broken) {
+			/* No more completions will come for what was posted. */
+			s->retired = s->posted;
+			s->stage_tail = s->stage_head;
+			return -ECONNRESET;
+		}
+		if (s->posted - s->retired + need <= SEND_DEPTH - 1 &&
+		    STAGE_SIZE - (s->stage_head - s->stage_tail) >= bytes)
+			return 0;
+		/* Waiting for space, but nothing signalled is outstanding:
+		 * post a marker whose completion will retire the rest. */
+		if (n == 0 && s->retired >= s->signalled && s->posted > s->retired &&
+		    post_marker(s))
+			return -EIO;
+	}
+}
+
+/* Staging bytes for @len, contiguous (the ring wraps by skipping the tail
+ * end). Returns the offset; space was checked by reap(). */
+static uint64_t stage_alloc(struct rdma_sink *s, uint32_t len)
+{
+	uint64_t off = s->stage_head % STAGE_SIZE;
+
+	if (off + len > STAGE_SIZE) {
+		s->stage_head += STAGE_SIZE - off;
+		off = 0;
+	}
+	s->stage_head += len;
+	return off;
+}
+
+int rdma_sink_submit(void *ctx, unsigned structure, const struct dta_memop *ops,
+		     size_t n)
+{
+	struct rdma_sink *s = ctx;
+	struct ibv_send_wr wr[16], *bad;
+	struct ibv_sge sge[16];
+	uint64_t bytes = 0;
+	int rc = 0;
+
+	if (n > 16 || structure >= s->nremote)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++)
+		bytes += (ops[i].kind == DTA_MEMOP_WRITE ? ops[i].len : 8) + 64;
+	pthread_mutex_lock(&s->lock);
+	if (s->broken) {
+		rc = -ECONNRESET;
+		goto out;
+	}
+	rc = reap(s, (unsigned)n + 1, 2 * bytes);
+	if (rc)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		const struct dta_memop *op = &ops[i];
+		const struct remote *rm = &s->remote[structure];
+		struct ibv_send_wr *w = &wr[i];
+
+		if (op->offset > rm->length || op->len > rm->length - op->offset) {
+			rc = -DTA_E_RANGE;
+			goto out;
+		}
+		memset(w, 0, sizeof(*w));
+		w->wr_id = s->posted + i;
+		w->sg_list = &sge[i];
+		w->num_sge = 1;
+		w->next = i + 1 < n ? &wr[i + 1] : NULL;
+		if (op->kind == DTA_MEMOP_FETCH_ADD) {
+			uint64_t off = stage_alloc(s, 8);
+
+			w->opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+			w->wr.atomic.remote_addr = rm->addr + op->offset;
+			w->wr.atomic.rkey = rm->rkey;
+			w->wr.atomic.compare_add = op->add;
+			sge[i].addr = (uintptr_t)(s->stage + off);
+			sge[i].length = 8;
+			sge[i].lkey = s->stage_mr->lkey;
+		} else {
+			w->opcode = IBV_WR_RDMA_WRITE;
+			w->wr.rdma.remote_addr = rm->addr + op->offset;
+			w->wr.rdma.rkey = rm->rkey;
+			if (op->len <= s->max_inline) {
+				w->send_flags |= IBV_SEND_INLINE;
+				sge[i].addr = (uintptr_t)op->data;
+			} else {
+				uint64_t off = stage_alloc(s, op->len);
+
+				memcpy(s->stage + off, op->data, op->len);
+				sge[i].addr = (uintptr_t)(s->stage + off);
+				sge[i].lkey = s->stage_mr->lkey;
+			}
+			sge[i].length = op->len;
+			s->bytes += op->len;
+		}
+		s->stage_end[w->wr_id % SEND_DEPTH] = s->stage_head;
+		if (++s->unsignalled >= SIGNAL_EVERY) {
+			w->send_flags |= IBV_SEND_SIGNALED;
+			s->unsignalled = 0;
+			s->signalled = w->wr_id + 1;
+		}
+	}
+	if (ibv_post_send(s->id->qp, wr, &bad)) {
+		rc = -errno ? -errno : -EIO;
+		s->broken = 1;
+		goto out;
+	}
+	s->posted += n;
+	s->ops += n;
+out:
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+/* Make everything posted so far complete: post a signalled marker and
+ * wait for it (and so for all before it). */
+int rdma_sink_flush(void *ctx)
+{
+	struct rdma_sink *s = ctx;
+	int rc = 0;
+
+	pthread_mutex_lock(&s->lock);
+	if (!s->broken && s->posted > s->retired) {
+		rc = reap(s, 1, 0);
+		if (!rc && s->posted > s->retired)
+			rc = post_marker(s);
+		while (!rc && s->retired < s->posted)
+			rc = reap(s, SEND_DEPTH - 1, 0);
+	}
+	if (s->broken)
+		rc = -ECONNRESET;
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+void rdma_sink_stats(struct rdma_sink *s, uint64_t *ops, uint64_t *bytes,
+		     uint64_t *errors)
+{
+	pthread_mutex_lock(&s->lock);
+	*ops = s->ops;
+	*bytes = s->bytes;
+	*errors = s->errors;
+	pthread_mutex_unlock(&s->lock);
+}
+
+void rdma_sink_destroy(struct rdma_sink *s)
+{
+	if (!s)
+		return;
+	if (s->id && s->id->qp) {
+		rdma_disconnect(s->id);
+		rdma_destroy_qp(s->id);
+	}
+	if (s->stage_mr)
+		ibv_dereg_mr(s->stage_mr);
+	if (s->meta_mr)
+		ibv_dereg_mr(s->meta_mr);
+	if (s->cq)
+		ibv_destroy_cq(s->cq);
+	if (s->pd)
+		ibv_dealloc_pd(s->pd);
+	if (s->id)
+		rdma_destroy_id(s->id);
+	if (s->ec)
+		rdma_destroy_event_channel(s->ec);
+	free(s->stage);
+	free(s->meta);
+	pthread_mutex_destroy(&s->lock);
+	free(s);
+}
