@@ -35,17 +35,65 @@ EOF
 } > "$E2E/dta.conf"
 cat "$E2E/dta.conf" | sed -n '1,12p'
 e2e_start_collector
-e2e_start_translator
-grep -q "connected to collector" "$E2E/translator.log"
-# Emulated RDMA is slow: modest workloads, paced.
-e2e_gen -t kw -n 3000 -k 1000 -r 20000 -T "$E2E/kw.truth"
-e2e_gen -t pc -n 1000 -r 20000 -T "$E2E/pc.truth"
-e2e_gen -t ap -n 4000 --lists 2 --entry 8 -r 20000 -T "$E2E/ap.truth"
-e2e_gen -t ki -n 5000 -k 500 -r 20000 -T "$E2E/ki.truth"
-sleep 1
+e2e_start_translator -s 0.2 -q
+grep -q "connected; 4 structure descriptions sent" "$E2E/collector.log"
+
+# Emulated RDMA is slow: modest workloads, paced. After each workload the
+# translator's counters give the RDMA operations per report (the paper's
+# figure 8, "memory instructions per report").
+ops_now() { tr ',{}' '\n\n\n' < "$E2E/translator.json" | sed -n 's/^"rdma_ops":\([0-9]*\)$/\1/p'; }
+before=0
+send() { # TYPE REPORTS ARGS...
+	t=$1 n=$2
+	shift 2
+	e2e_gen -t "$t" -n "$n" -r 20000 -T "$E2E/$t.truth" "$@"
+	sleep 1
+	after=$(ops_now)
+	reports=$(grep -c . "$E2E/gen.log" >/dev/null; tail -n 1 "$E2E/gen.log" | sed 's/dta-gen: \([0-9]*\) reports.*/\1/')
+	echo "ops per report: $t $reports reports, $((after - before)) RDMA operations" |
+		awk '{ printf "%s %s %.3f\n", $0, "=", $7 / $5 }' | tee -a "$E2E/opsreport"
+	before=$after
+}
+send kw 3000 -k 1000
+send pc 1000
+send ap 4000 --lists 2 --entry 8
+send ki 5000 -k 500
 for t in kw pc ap ki; do
 	e2e_query verify --truth "$E2E/$t.truth" --min-success 1
 done
+
+# Several translators at once: a second one (another UDP port) writes
+# events while the first writes paths; killing the second mid-stream does
+# not disturb the first or the data; it can connect again.
+"$TRANSLATOR" -c "$E2E/dta.conf" -p $((E2E_PORT + 1)) > "$E2E/t2.out" 2> "$E2E/t2.log" &
+t2=$!
+e2e_wait_ready "$E2E/t2.out" "second translator"
+"$GEN" -d 127.0.0.1:$((E2E_PORT + 1)) -t ap -n 200000 -r 20000 -s 5 2>/dev/null &
+g2=$!
+e2e_gen -t kw -n 2000 -s 11 -r 20000 -T "$E2E/kw2.truth"
+kill -KILL "$t2"
+wait "$t2" 2>/dev/null || true
+kill "$g2" 2>/dev/null || true
+wait "$g2" 2>/dev/null || true
+e2e_gen -t kw -n 2000 -s 12 -r 20000 -T "$E2E/kw3.truth"
+sleep 1
+e2e_query verify --truth "$E2E/kw2.truth" --min-success 1
+e2e_query verify --truth "$E2E/kw3.truth" --min-success 1
+"$TRANSLATOR" -c "$E2E/dta.conf" -p $((E2E_PORT + 1)) > "$E2E/t3.out" 2> "$E2E/t3.log" &
+t3=$!
+e2e_wait_ready "$E2E/t3.out" "reconnecting translator"
+kill -TERM "$t3"
+wait "$t3"
+echo "ok: a killed translator disturbed nothing and could connect again"
+
+# A write past a structure's registered memory is refused by the NIC, and
+# the collector goes on serving everyone.
+"$BUILD/tests/rdma_forge" "$DTA_RDMA_IP" 40050
+e2e_gen -t kw -n 1000 -s 13 -r 20000 -T "$E2E/kw4.truth"
+sleep 1
+e2e_query verify --truth "$E2E/kw4.truth" --min-success 1
+e2e_query verify --truth "$E2E/kw.truth" --min-success 0.99
+echo "ok: forged offset refused by the NIC; collector and other translator unaffected"
 e2e_stop_translator
 e2e_expect "reports lost" "$(e2e_stat seq_lost)" 0
 e2e_expect "rdma completion errors" "$(e2e_stat rdma_errors)" 0
