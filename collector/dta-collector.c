@@ -593,6 +593,13 @@ int main(int argc, char **argv)
 	serve(&c);
 	say("%s: shutting down", stop_signal == SIGTERM ? "SIGTERM" : "SIGINT");
 	rc = 0;
+#ifdef DTA_HAVE_RDMA
+	/* Disconnect RDMA translators before the snapshot: every write they
+	 * saw complete is then in it, and what did not complete they keep
+	 * and re-send to the next collector (Append). */
+	coll_rdma_stop(c.rdma);
+	c.rdma = NULL;
+#endif
 	if (c.snapshot_dir && save_all(&c, NULL))
 		rc = 1;
 	else if (c.snapshot_dir)

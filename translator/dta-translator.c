@@ -374,11 +374,14 @@ static void write_stats(struct translator *t, FILE *f, int pretty)
 	fprintf(f, ",\"rx_errors\":%" PRIu64, (uint64_t)atomic_load(&t->rx_errors));
 #ifdef DTA_HAVE_RDMA
 	if (t->rdma) {
-		uint64_t ops, bytes, errors;
+		struct rdma_sink_stats rs;
 
-		rdma_sink_stats(t->rdma, &ops, &bytes, &errors);
+		rdma_sink_stats(t->rdma, &rs);
 		fprintf(f, ",\"rdma_ops\":%" PRIu64 ",\"rdma_bytes\":%" PRIu64
-			",\"rdma_errors\":%" PRIu64, ops, bytes, errors);
+			",\"rdma_errors\":%" PRIu64 ",\"rdma_reconnects\":%" PRIu64
+			",\"rdma_dropped\":%" PRIu64 ",\"rdma_queued\":%" PRIu64,
+			rs.ops, rs.bytes, rs.errors, rs.reconnects, rs.dropped,
+			rs.queued);
 	}
 #endif
 	fputs("}\n", f);

@@ -9,8 +9,10 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <netdb.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -35,8 +37,29 @@ struct remote {
 	uint64_t length;
 };
 
+/* An Append frame written but not known complete, or not yet written
+ * because the connection is down: re-sent after a reconnect so no entry
+ * is lost (frames are idempotent: same bytes, same place). */
+struct pending {
+	uint64_t wr_id; /* UINT64_MAX: not posted yet */
+	unsigned structure;
+	uint64_t offset;
+	uint32_t len;
+	uint8_t *data;
+};
+
+#define MAX_PENDING 65536
+
 struct rdma_sink {
 	pthread_mutex_t lock;
+	char host[256];
+	uint16_t port;
+	const struct dta_config *cfg;
+	uint64_t next_try_ns, backoff_ns;
+	int step_ms; /* how long each connection step may take */
+	uint64_t reconnects, dropped;
+	struct pending *pend; /* ring of MAX_PENDING */
+	uint64_t pend_head, pend_tail;
 	struct rdma_event_channel *ec;
 	struct rdma_cm_id *id;
 	struct ibv_pd *pd;
@@ -59,13 +82,21 @@ struct rdma_sink {
 	int broken;
 };
 
+/* The next connection event, within @ms; a dead or restarting collector
+ * must not stall the translator's workers for long. */
 static int wait_event(struct rdma_sink *s, enum rdma_cm_event_type want,
 		      char *err, size_t errlen)
 {
+	struct pollfd p = { .fd = s->ec->fd, .events = POLLIN };
 	struct rdma_cm_event *ev;
 	enum rdma_cm_event_type got;
 	int status;
 
+	if (poll(&p, 1, s->step_ms) != 1) {
+		snprintf(err, errlen, "no answer from %s:%u within %d ms (%s)",
+			 s->host, s->port, s->step_ms, rdma_event_str(want));
+		return -1;
+	}
 	if (rdma_get_cm_event(s->ec, &ev)) {
 		snprintf(err, errlen, "rdma_cm: %s", strerror(errno));
 		return -1;
@@ -105,16 +136,16 @@ static int learn(struct rdma_sink *s, const struct dta_config *cfg,
 {
 	struct dta_meta got[DTA_CONFIG_MAX_STRUCTURES];
 	unsigned have = 0, want = 0;
-	time_t deadline = time(NULL) + 30;
+	uint64_t deadline = tool_now_ns() + (uint64_t)s->step_ms * 1000000;
 
 	while (!want || have < want) {
 		struct ibv_wc wc;
 		int n = ibv_poll_cq(s->cq, 1, &wc);
 
 		if (n == 0) {
-			if (time(NULL) > deadline) {
+			if (tool_now_ns() > deadline) {
 				snprintf(err, errlen, "no structure descriptions "
-					 "from the collector within 30 s");
+					 "from the collector within %d ms", s->step_ms);
 				return -1;
 			}
 			usleep(1000);
@@ -170,29 +201,50 @@ static int learn(struct rdma_sink *s, const struct dta_config *cfg,
 	return 0;
 }
 
-int rdma_sink_connect(const char *host, uint16_t port,
-		      const struct dta_config *cfg, struct rdma_sink **out,
-		      char *err, size_t errlen)
+static void sink_close(struct rdma_sink *s)
+{
+	if (s->id && s->id->qp) {
+		rdma_disconnect(s->id);
+		rdma_destroy_qp(s->id);
+	}
+	if (s->stage_mr)
+		ibv_dereg_mr(s->stage_mr);
+	if (s->meta_mr)
+		ibv_dereg_mr(s->meta_mr);
+	if (s->cq)
+		ibv_destroy_cq(s->cq);
+	if (s->pd)
+		ibv_dealloc_pd(s->pd);
+	if (s->id)
+		rdma_destroy_id(s->id);
+	if (s->ec)
+		rdma_destroy_event_channel(s->ec);
+	s->id = NULL;
+	s->stage_mr = s->meta_mr = NULL;
+	s->cq = NULL;
+	s->pd = NULL;
+	s->ec = NULL;
+}
+
+/* Connect, receive the descriptions, check them. 0 or -1 with @err. */
+static int sink_open(struct rdma_sink *s, char *err, size_t errlen)
 {
 	struct addrinfo hints = { .ai_family = AF_INET };
 	struct addrinfo *ai = NULL;
 	struct ibv_qp_init_attr qa = { 0 };
 	struct rdma_conn_param cp = { 0 };
 	struct ibv_device_attr da;
-	struct rdma_sink *s = calloc(1, sizeof(*s));
 	char ps[8];
 
-	if (!s)
-		return -ENOMEM;
-	pthread_mutex_init(&s->lock, NULL);
-	snprintf(ps, sizeof(ps), "%u", port);
+	*err = 0;
+	snprintf(ps, sizeof(ps), "%u", s->port);
 	s->ec = rdma_create_event_channel();
 	if (!s->ec || rdma_create_id(s->ec, &s->id, s, RDMA_PS_TCP)) {
 		snprintf(err, errlen, "rdma_cm: %s (no RDMA device?)", strerror(errno));
 		goto fail;
 	}
-	if (getaddrinfo(host, ps, &hints, &ai)) {
-		snprintf(err, errlen, "rdma_collector %s: unknown host", host);
+	if (getaddrinfo(s->host, ps, &hints, &ai)) {
+		snprintf(err, errlen, "rdma_collector %s: unknown host", s->host);
 		goto fail;
 	}
 	if (rdma_resolve_addr(s->id, NULL, ai->ai_addr, 5000) ||
@@ -200,14 +252,12 @@ int rdma_sink_connect(const char *host, uint16_t port,
 	    rdma_resolve_route(s->id, 5000) ||
 	    wait_event(s, RDMA_CM_EVENT_ROUTE_RESOLVED, err, errlen)) {
 		if (!*err)
-			snprintf(err, errlen, "resolving %s: %s", host, strerror(errno));
+			snprintf(err, errlen, "resolving %s: %s", s->host, strerror(errno));
 		goto fail;
 	}
 	s->pd = ibv_alloc_pd(s->id->verbs);
 	s->cq = ibv_create_cq(s->id->verbs, SEND_DEPTH + META_RECVS, NULL, NULL, 0);
-	s->stage = aligned_alloc(4096, STAGE_SIZE);
-	s->meta = calloc(META_RECVS, DTA_META_SIZE);
-	if (!s->pd || !s->cq || !s->stage || !s->meta) {
+	if (!s->pd || !s->cq) {
 		snprintf(err, errlen, "rdma resources: %s", strerror(errno));
 		goto fail;
 	}
@@ -243,16 +293,51 @@ int rdma_sink_connect(const char *host, uint16_t port,
 			snprintf(err, errlen, "connecting: %s", strerror(errno));
 		goto fail;
 	}
-	if (learn(s, cfg, err, errlen))
+	if (learn(s, s->cfg, err, errlen))
 		goto fail;
 	freeaddrinfo(ai);
-	*out = s;
+	/* From now on events are only polled for (a disconnect). */
+	fcntl(s->ec->fd, F_SETFL, fcntl(s->ec->fd, F_GETFL) | O_NONBLOCK);
+	/* A fresh queue pair: nothing outstanding. */
+	s->posted = s->retired = s->signalled = s->unsignalled = 0;
+	s->stage_head = s->stage_tail = 0;
+	s->broken = 0;
 	return 0;
 fail:
 	if (ai)
 		freeaddrinfo(ai);
-	rdma_sink_destroy(s);
+	sink_close(s);
 	return -1;
+}
+
+int rdma_sink_connect(const char *host, uint16_t port,
+		      const struct dta_config *cfg, struct rdma_sink **out,
+		      char *err, size_t errlen)
+{
+	struct rdma_sink *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	pthread_mutex_init(&s->lock, NULL);
+	snprintf(s->host, sizeof(s->host), "%s", host);
+	s->port = port;
+	s->cfg = cfg;
+	s->step_ms = 10000; /* first connection: emulated RDMA can be slow */
+	s->stage = aligned_alloc(4096, STAGE_SIZE);
+	s->meta = calloc(META_RECVS, DTA_META_SIZE);
+	s->pend = calloc(MAX_PENDING, sizeof(*s->pend));
+	if (!s->stage || !s->meta || !s->pend) {
+		snprintf(err, errlen, "out of memory");
+		rdma_sink_destroy(s);
+		return -1;
+	}
+	if (sink_open(s, err, errlen)) {
+		rdma_sink_destroy(s);
+		return -1;
+	}
+	s->step_ms = 2000; /* reconnections: workers wait meanwhile */
+	*out = s;
+	return 0;
 }
 
 /* A signalled zero-length write: its completion retires everything
@@ -279,8 +364,29 @@ static int post_marker(struct rdma_sink *s)
 
 /* Retire completed requests until @need send queue entries and @bytes of
  * staging are free. Called with the lock held. */
+/* True if the connection has ended (the collector disconnected us or
+ * went away): an event on the channel, which is non-blocking by now. */
+static int disconnected(struct rdma_sink *s)
+{
+	struct pollfd p = { .fd = s->ec->fd, .events = POLLIN };
+	struct rdma_cm_event *ev;
+	int gone = 0;
+
+	if (poll(&p, 1, 0) != 1)
+		return 0;
+	while (rdma_get_cm_event(s->ec, &ev) == 0) {
+		gone |= ev->event == RDMA_CM_EVENT_DISCONNECTED ||
+			ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL ||
+			ev->event == RDMA_CM_EVENT_TIMEWAIT_EXIT;
+		rdma_ack_cm_event(ev);
+	}
+	return gone;
+}
+
 static int reap(struct rdma_sink *s, unsigned need, uint64_t bytes)
 {
+	uint64_t since = 0, last_retired = s->retired;
+
 	for (;;) {
 		struct ibv_wc wc[16];
 		int n = ibv_poll_cq(s->cq, 16, wc);
@@ -299,12 +405,18 @@ static int reap(struct rdma_sink *s, unsigned need, uint64_t bytes)
 			s->retired = wc[i].wr_id + 1;
 			s->stage_tail = s->stage_end[wc[i].wr_id % SEND_DEPTH];
 		}
+		/* Append frames known to be in the collector's memory. */
+		while (!s->broken && s->pend_tail < s->pend_head &&
+		       s->pend[s->pend_tail % MAX_PENDING].wr_id < s->retired) {
+			free(s->pend[s->pend_tail % MAX_PENDING].data);
+			s->pend[s->pend_tail % MAX_PENDING].data = NULL;
+			s->pend_tail++;
+		}
 		if (n < 0)
 			s->broken = 1;
 		if (s->broken) {
-			/* No more completions will come for what was posted. */
-			s->retired = s->posted;
-			s->stage_tail = s->stage_head;
+			/* No more completions will come for what was posted;
+			 * pending Append frames stay queued for a resend. */
 			return -ECONNRESET;
 		}
 		if (s->posted - s->retired + need <= SEND_DEPTH - 1 &&
@@ -315,6 +427,21 @@ static int reap(struct rdma_sink *s, unsigned need, uint64_t bytes)
 		if (n == 0 && s->retired >= s->signalled && s->posted > s->retired &&
 		    post_marker(s))
 			return -EIO;
+		if (n == 0) {
+			/* No progress: has the collector gone? Give up after
+			 * step_ms rather than let the workers hang. */
+			uint64_t now = tool_now_ns();
+
+			if (s->retired != last_retired || !since) {
+				since = now;
+				last_retired = s->retired;
+			}
+			if (disconnected(s) ||
+			    now - since > (uint64_t)s->step_ms * 1000000) {
+				s->broken = 1;
+				return -ECONNRESET;
+			}
+		}
 	}
 }
 
@@ -332,36 +459,95 @@ static uint64_t stage_alloc(struct rdma_sink *s, uint32_t len)
 	return off;
 }
 
-int rdma_sink_submit(void *ctx, unsigned structure, const struct dta_memop *ops,
-		     size_t n)
+/* Remember an Append frame (posted as @wr_id, or UINT64_MAX if not). */
+static int pend_add(struct rdma_sink *s, unsigned structure,
+		    const struct dta_memop *op, uint64_t wr_id)
 {
-	struct rdma_sink *s = ctx;
+	struct pending *p;
+
+	if (s->pend_head - s->pend_tail == MAX_PENDING)
+		return -ENOBUFS;
+	p = &s->pend[s->pend_head % MAX_PENDING];
+	p->data = malloc(op->len);
+	if (!p->data)
+		return -ENOMEM;
+	memcpy(p->data, op->data, op->len);
+	p->wr_id = wr_id;
+	p->structure = structure;
+	p->offset = op->offset;
+	p->len = op->len;
+	s->pend_head++;
+	return 0;
+}
+
+static int is_append(const struct rdma_sink *s, unsigned structure)
+{
+	const struct dta_config_structure *cs = dta_config_structure(s->cfg, structure);
+
+	return cs && cs->layout.primitive == DTA_PRIM_APPEND;
+}
+
+static int post_ops(struct rdma_sink *s, unsigned structure,
+		    const struct dta_memop *ops, size_t n, int track);
+
+/* Reconnect (at most once per backoff period) and re-send the pending
+ * Append frames. Called with the lock held; 0 when connected. */
+static int reconnect(struct rdma_sink *s)
+{
+	char err[256];
+	uint64_t now = tool_now_ns(), first, last;
+
+	if (now < s->next_try_ns)
+		return -ECONNRESET;
+	sink_close(s);
+	if (sink_open(s, err, sizeof(err))) {
+		s->backoff_ns = s->backoff_ns ? s->backoff_ns * 2 : 100000000;
+		if (s->backoff_ns > 5000000000ull)
+			s->backoff_ns = 5000000000ull;
+		s->next_try_ns = now + s->backoff_ns;
+		return -ECONNRESET;
+	}
+	s->backoff_ns = 0;
+	s->reconnects++;
+	/* Everything pending is re-posted (and re-tracked) in order. */
+	first = s->pend_tail;
+	last = s->pend_head;
+	s->pend_tail = s->pend_head = last;
+	for (uint64_t i = first; i < last; i++) {
+		struct pending p = s->pend[i % MAX_PENDING];
+		struct dta_memop op = { .kind = DTA_MEMOP_WRITE, .len = p.len,
+					.offset = p.offset, .data = p.data };
+
+		s->pend[i % MAX_PENDING].data = NULL;
+		if (post_ops(s, p.structure, &op, 1, 1))
+			s->dropped++;
+		free(p.data);
+	}
+	return s->broken ? -ECONNRESET : 0;
+}
+
+/* Post @n operations as one chain. With @track, Append writes are kept
+ * until complete. Called with the lock held. */
+static int post_ops(struct rdma_sink *s, unsigned structure,
+		    const struct dta_memop *ops, size_t n, int track)
+{
 	struct ibv_send_wr wr[16], *bad;
 	struct ibv_sge sge[16];
 	uint64_t bytes = 0;
-	int rc = 0;
+	int rc;
 
-	if (n > 16 || structure >= s->nremote)
-		return -EINVAL;
 	for (size_t i = 0; i < n; i++)
 		bytes += (ops[i].kind == DTA_MEMOP_WRITE ? ops[i].len : 8) + 64;
-	pthread_mutex_lock(&s->lock);
-	if (s->broken) {
-		rc = -ECONNRESET;
-		goto out;
-	}
 	rc = reap(s, (unsigned)n + 1, 2 * bytes);
 	if (rc)
-		goto out;
+		return rc;
 	for (size_t i = 0; i < n; i++) {
 		const struct dta_memop *op = &ops[i];
 		const struct remote *rm = &s->remote[structure];
 		struct ibv_send_wr *w = &wr[i];
 
-		if (op->offset > rm->length || op->len > rm->length - op->offset) {
-			rc = -DTA_E_RANGE;
-			goto out;
-		}
+		if (op->offset > rm->length || op->len > rm->length - op->offset)
+			return -DTA_E_RANGE;
 		memset(w, 0, sizeof(*w));
 		w->wr_id = s->posted + i;
 		w->sg_list = &sge[i];
@@ -393,6 +579,8 @@ int rdma_sink_submit(void *ctx, unsigned structure, const struct dta_memop *ops,
 			}
 			sge[i].length = op->len;
 			s->bytes += op->len;
+			if (track && pend_add(s, structure, op, w->wr_id))
+				s->dropped++; /* resend buffer full */
 		}
 		s->stage_end[w->wr_id % SEND_DEPTH] = s->stage_head;
 		if (++s->unsignalled >= SIGNAL_EVERY) {
@@ -402,12 +590,50 @@ int rdma_sink_submit(void *ctx, unsigned structure, const struct dta_memop *ops,
 		}
 	}
 	if (ibv_post_send(s->id->qp, wr, &bad)) {
-		rc = -errno ? -errno : -EIO;
 		s->broken = 1;
-		goto out;
+		return -ECONNRESET;
 	}
 	s->posted += n;
 	s->ops += n;
+	return 0;
+}
+
+int rdma_sink_submit(void *ctx, unsigned structure, const struct dta_memop *ops,
+		     size_t n)
+{
+	struct rdma_sink *s = ctx;
+	int track, rc;
+
+	if (n > 16 || structure >= s->nremote)
+		return -EINVAL;
+	track = is_append(s, structure);
+	pthread_mutex_lock(&s->lock);
+	if (s->broken)
+		reconnect(s);
+	if (s->broken) {
+		rc = -ECONNRESET;
+		/* Not lost: queued for when the collector is back. */
+		for (size_t i = 0; track && i < n; i++)
+			if (ops[i].kind == DTA_MEMOP_WRITE &&
+			    pend_add(s, structure, &ops[i], UINT64_MAX) == 0)
+				rc = 0;
+		goto out;
+	}
+	rc = post_ops(s, structure, ops, n, track);
+	if (rc == -ECONNRESET && track) {
+		/* Broken while posting: what was not tracked is queued. */
+		for (size_t i = 0; i < n; i++)
+			if (ops[i].kind == DTA_MEMOP_WRITE) {
+				int known = 0;
+
+				for (uint64_t j = s->pend_tail; j < s->pend_head; j++)
+					known |= s->pend[j % MAX_PENDING].offset == ops[i].offset &&
+						 s->pend[j % MAX_PENDING].structure == structure;
+				if (!known)
+					pend_add(s, structure, &ops[i], UINT64_MAX);
+			}
+		rc = 0;
+	}
 out:
 	pthread_mutex_unlock(&s->lock);
 	return rc;
@@ -421,6 +647,10 @@ int rdma_sink_flush(void *ctx)
 	int rc = 0;
 
 	pthread_mutex_lock(&s->lock);
+	if (s->broken && s->pend_head > s->pend_tail) {
+		s->next_try_ns = 0; /* last chance: try once more now */
+		reconnect(s);
+	}
 	if (!s->broken && s->posted > s->retired) {
 		rc = reap(s, 1, 0);
 		if (!rc && s->posted > s->retired)
@@ -434,13 +664,15 @@ int rdma_sink_flush(void *ctx)
 	return rc;
 }
 
-void rdma_sink_stats(struct rdma_sink *s, uint64_t *ops, uint64_t *bytes,
-		     uint64_t *errors)
+void rdma_sink_stats(struct rdma_sink *s, struct rdma_sink_stats *st)
 {
 	pthread_mutex_lock(&s->lock);
-	*ops = s->ops;
-	*bytes = s->bytes;
-	*errors = s->errors;
+	st->ops = s->ops;
+	st->bytes = s->bytes;
+	st->errors = s->errors;
+	st->reconnects = s->reconnects;
+	st->dropped = s->dropped;
+	st->queued = s->pend_head - s->pend_tail;
 	pthread_mutex_unlock(&s->lock);
 }
 
@@ -448,22 +680,10 @@ void rdma_sink_destroy(struct rdma_sink *s)
 {
 	if (!s)
 		return;
-	if (s->id && s->id->qp) {
-		rdma_disconnect(s->id);
-		rdma_destroy_qp(s->id);
-	}
-	if (s->stage_mr)
-		ibv_dereg_mr(s->stage_mr);
-	if (s->meta_mr)
-		ibv_dereg_mr(s->meta_mr);
-	if (s->cq)
-		ibv_destroy_cq(s->cq);
-	if (s->pd)
-		ibv_dealloc_pd(s->pd);
-	if (s->id)
-		rdma_destroy_id(s->id);
-	if (s->ec)
-		rdma_destroy_event_channel(s->ec);
+	sink_close(s);
+	for (uint64_t i = s->pend_tail; i < s->pend_head; i++)
+		free(s->pend[i % MAX_PENDING].data);
+	free(s->pend);
 	free(s->stage);
 	free(s->meta);
 	pthread_mutex_destroy(&s->lock);

@@ -15,12 +15,25 @@ struct rdma_sink;
 int rdma_sink_connect(const char *host, uint16_t port,
 		      const struct dta_config *cfg, struct rdma_sink **out,
 		      char *err, size_t errlen);
-/* struct dta_sink callbacks (ctx: the rdma_sink); thread-safe. */
+/*
+ * struct dta_sink callbacks (ctx: the rdma_sink); thread-safe. When the
+ * connection breaks (completion error, collector gone), submit reconnects
+ * with backoff (0.1 s doubling to 5 s); meanwhile Key-Write, Postcarding
+ * and Key-Increment operations fail (the core counts them) while Append
+ * frames are kept, with those written but not known complete, and re-sent
+ * after the reconnect: no Append entry is lost.
+ */
 int rdma_sink_submit(void *ctx, unsigned structure, const struct dta_memop *ops,
 		     size_t n);
 int rdma_sink_flush(void *ctx);
-void rdma_sink_stats(struct rdma_sink *s, uint64_t *ops, uint64_t *bytes,
-		     uint64_t *errors);
+struct rdma_sink_stats {
+	uint64_t ops, bytes; /* work requests posted, bytes written */
+	uint64_t errors;     /* completion errors (each breaks the connection) */
+	uint64_t reconnects; /* successful reconnections */
+	uint64_t dropped;    /* Append frames that could not be kept for resend */
+	uint64_t queued;     /* Append frames not yet known written */
+};
+void rdma_sink_stats(struct rdma_sink *s, struct rdma_sink_stats *st);
 void rdma_sink_destroy(struct rdma_sink *s);
 
 #endif

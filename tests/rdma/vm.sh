@@ -9,7 +9,7 @@
 # The guest boots Debian's stock kernel (downloaded with apt-get download and
 # unpacked into a cache; nothing is installed into the host's /boot), mounts
 # the host's / read-only over virtio-9p under a tmpfs overlay, so binaries
-# built on the host run unchanged, creates a dummy interface 192.0.2.1/24
+# built on the host run unchanged (from anywhere, /tmp included), creates a dummy interface 192.0.2.1/24
 # with rxe0 on it, runs CMD as root in the current directory, and powers off.
 # CMD's output and exit status come back to the host (exit 124: timeout,
 # 125: the guest failed before reporting a status).
@@ -156,7 +156,6 @@ mount -t overlay -o lowerdir=/host,upperdir=/tmpfs/up,workdir=/tmpfs/work none /
 for d in dev proc sys; do mount --move /$d /root/$d; done
 mkdir -p /root/dev/shm
 mount -t tmpfs -o mode=1777 none /root/dev/shm
-mount -t tmpfs -o mode=1777 none /root/tmp
 mount -t tmpfs none /root/run
 mkdir -p /root$run
 mount -t 9p -o $o,cache=none dtarun /root$run
