@@ -32,8 +32,12 @@ struct allow {
 struct conn {
 	struct rdma_cm_id *id;
 	struct ibv_cq *cq;
+	uint8_t *cur;   /* encoded Append cursor messages for this translator */
+	struct ibv_mr *cur_mr;
 	char peer[INET6_ADDRSTRLEN];
 };
+
+#define CUR_MSG 4096 /* room per cursor message */
 
 struct coll_rdma {
 	struct rdma_event_channel *ec;
@@ -43,6 +47,8 @@ struct coll_rdma {
 	struct ibv_mr *meta_mr;
 	uint8_t *meta;  /* count encoded descriptions */
 	size_t n;
+	size_t ncur;    /* cursor messages a translator gets */
+	struct coll_rdma_structure s[DTA_CONFIG_MAX_STRUCTURES];
 	unsigned nallow;
 	struct allow allow[MAX_ALLOW];
 	struct conn conns[MAX_CONNS];
@@ -119,6 +125,17 @@ int coll_rdma_start(const struct coll_rdma_opts *o, struct coll_rdma **out)
 		return -ENOMEM;
 	r->log = o->log;
 	r->n = o->n;
+	memcpy(r->s, o->s, sizeof(r->s));
+	for (size_t i = 0; i < o->n; i++)
+		if (o->s[i].layout->primitive == DTA_PRIM_APPEND)
+			r->ncur += (o->s[i].layout->g.ap.lists + DTA_CURSORS_MAX - 1) /
+				   DTA_CURSORS_MAX;
+	if (r->n + r->ncur > 4000) {
+		r->log("rdma: too many Append lists to hand over cursors (%zu "
+		       "messages; at most about 2 million lists)", r->ncur);
+		err = -E2BIG;
+		goto fail;
+	}
 	err = parse_allow(r, o->allow);
 	if (err) {
 		r->log("rdma_allow: expected addresses or a.b.c.d/len, comma-separated");
@@ -229,6 +246,9 @@ static struct conn *conn_of(struct coll_rdma *r, struct rdma_cm_id *id)
 
 static void conn_drop(struct conn *c)
 {
+	if (c->cur_mr)
+		ibv_dereg_mr(c->cur_mr);
+	free(c->cur);
 	if (c->id && c->id->qp)
 		rdma_destroy_qp(c->id);
 	if (c->cq)
@@ -269,10 +289,10 @@ static void on_request(struct coll_rdma *r, struct rdma_cm_id *id)
 	}
 	c->id = id;
 	snprintf(c->peer, sizeof(c->peer), "%s", peer);
-	c->cq = ibv_create_cq(id->verbs, (int)r->n + 4, NULL, NULL, 0);
+	c->cq = ibv_create_cq(id->verbs, (int)(r->n + r->ncur) + 4, NULL, NULL, 0);
 	qa.send_cq = qa.recv_cq = c->cq;
 	qa.qp_type = IBV_QPT_RC;
-	qa.cap.max_send_wr = (uint32_t)r->n + 2;
+	qa.cap.max_send_wr = (uint32_t)(r->n + r->ncur) + 2;
 	qa.cap.max_recv_wr = 1;
 	qa.cap.max_send_sge = qa.cap.max_recv_sge = 1;
 	if (!c->cq || rdma_create_qp(id, r->pd, &qa)) {
@@ -318,9 +338,62 @@ static void on_established(struct coll_rdma *r, struct rdma_cm_id *id)
 			return;
 		}
 	}
+	/* Then where each Append list's writer should continue: the newest
+	 * batch stored now (single writer per list assumed). */
+	if (r->ncur) {
+		size_t k = 0;
+
+		c->cur = calloc(r->ncur, CUR_MSG);
+		c->cur_mr = c->cur ? ibv_reg_mr(r->pd, c->cur, r->ncur * CUR_MSG, 0)
+				   : NULL;
+		if (!c->cur_mr) {
+			r->log("rdma: translator %s: no memory for cursors", c->peer);
+			rdma_disconnect(id);
+			return;
+		}
+		for (size_t i = 0; i < r->n; i++) {
+			const struct dta_layout *l = r->s[i].layout;
+
+			if (l->primitive != DTA_PRIM_APPEND)
+				continue;
+			for (uint32_t first = 0; first < l->g.ap.lists;
+			     first += DTA_CURSORS_MAX, k++) {
+				static struct dta_meta_cursors mc;
+				uint32_t left = l->g.ap.lists - first;
+				struct ibv_sge sge;
+				struct ibv_send_wr wr = { .wr_id = r->n + k,
+							  .sg_list = &sge, .num_sge = 1,
+							  .opcode = IBV_WR_SEND,
+							  .send_flags = IBV_SEND_SIGNALED }, *bad;
+				int len;
+
+				mc.structure = (uint16_t)i;
+				mc.first_list = first;
+				mc.n = (uint16_t)(left < DTA_CURSORS_MAX ? left : DTA_CURSORS_MAX);
+				for (unsigned j = 0; j < mc.n; j++) {
+					struct dta_ap_cursor cur;
+
+					dta_ap_cursor_recover(l, r->s[i].area, first + j, &cur);
+					mc.cur[j].next_seq = cur.next_seq;
+					mc.cur[j].next_entry = cur.next_entry;
+				}
+				len = dta_meta_cursors_encode(&mc, c->cur + k * CUR_MSG,
+							      CUR_MSG);
+				sge.addr = (uintptr_t)(c->cur + k * CUR_MSG);
+				sge.length = (uint32_t)len;
+				sge.lkey = c->cur_mr->lkey;
+				if (len < 0 || ibv_post_send(id->qp, &wr, &bad)) {
+					r->log("rdma: translator %s: cannot send "
+					       "cursors", c->peer);
+					rdma_disconnect(id);
+					return;
+				}
+			}
+		}
+	}
 	r->accepted++;
-	r->log("rdma: translator %s connected; %zu structure descriptions sent",
-	       c->peer, r->n);
+	r->log("rdma: translator %s connected; %zu structure descriptions and "
+	       "%zu cursor messages sent", c->peer, r->n, r->ncur);
 }
 
 void coll_rdma_handle(struct coll_rdma *r)

@@ -78,11 +78,47 @@ static void test_rejects(void **state)
 	assert_int_equal(dta_meta_decode(buf, sizeof(buf), &back), -DTA_E_MALFORMED);
 }
 
+static void test_cursors(void **state)
+{
+	static struct dta_meta_cursors c, back;
+	uint8_t buf[DTA_CURSORS_SIZE(DTA_CURSORS_MAX)];
+	int len;
+
+	(void)state;
+	c.structure = 3;
+	c.first_list = 1016;
+	c.n = DTA_CURSORS_MAX;
+	for (unsigned i = 0; i < c.n; i++) {
+		c.cur[i].next_seq = 7 * i + 1;
+		c.cur[i].next_entry = 100 * i;
+	}
+	len = dta_meta_cursors_encode(&c, buf, sizeof(buf));
+	assert_int_equal(len, (int)sizeof(buf));
+	assert_true(len <= 4096);
+	assert_int_equal(dta_meta_cursors_decode(buf, (size_t)len, &back), 0);
+	assert_int_equal(back.first_list, 1016);
+	assert_int_equal(back.n, DTA_CURSORS_MAX);
+	assert_int_equal(back.cur[507].next_seq, 7 * 507 + 1);
+	assert_int_equal(back.cur[9].next_entry, 900);
+	/* Truncated, extended, corrupted, and a description instead. */
+	assert_int_equal(dta_meta_cursors_decode(buf, (size_t)len - 1, &back),
+			 -DTA_E_TRUNCATED);
+	assert_int_equal(dta_meta_cursors_decode(buf, 10, &back), -DTA_E_TRUNCATED);
+	buf[100] ^= 1;
+	assert_int_equal(dta_meta_cursors_decode(buf, (size_t)len, &back),
+			 -DTA_E_MALFORMED);
+	c.n = 0;
+	assert_int_equal(dta_meta_cursors_encode(&c, buf, sizeof(buf)), -EINVAL);
+	c.n = 2;
+	assert_int_equal(dta_meta_cursors_encode(&c, buf, 10), -ENOSPC);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_rejects),
+		cmocka_unit_test(test_cursors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

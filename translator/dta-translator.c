@@ -326,6 +326,17 @@ static int add_structures(struct translator *t)
 				dta_strerror(s));
 			return -1;
 		}
+#ifdef DTA_HAVE_RDMA
+		/* Continue Append lists after what the collector holds. */
+		for (uint32_t j = 0; cs->layout.primitive == DTA_PRIM_APPEND &&
+				     j < cs->layout.g.ap.lists; j++) {
+			struct dta_ap_cursor cur;
+
+			if (rdma_sink_ap_cursor(t->rdma, (unsigned)s, j, &cur) > 0)
+				dta_translator_set_ap_cursor(t->core, (unsigned)s, j,
+							     &cur);
+		}
+#endif
 	}
 	return 0;
 }
@@ -534,6 +545,10 @@ static int run_udp(struct translator *t)
 			check_collector(t);
 			next_check += 1000000000ull;
 		}
+#ifdef DTA_HAVE_RDMA
+		if (t->rdma)
+			rdma_sink_retry(t->rdma);
+#endif
 		if (t->stats_interval > 0 && tool_now_ns() >= next_stats) {
 			if (!quiet)
 				print_interval(t);

@@ -30,6 +30,7 @@
 #define SIGNAL_EVERY 32   /* one signalled request per this many */
 #define STAGE_SIZE (8u << 20)
 #define META_RECVS 64
+#define RECV_SIZE 4096 /* a description or a cursor message */
 
 struct remote {
 	uint64_t addr;
@@ -70,6 +71,9 @@ struct rdma_sink {
 	uint32_t max_inline;
 	struct remote remote[DTA_CONFIG_MAX_STRUCTURES]; /* by sink index */
 	size_t nremote;
+	/* Append lists' cursors as the collector reported them (by sink
+	 * index; NULL for other primitives), from the first connection. */
+	struct dta_ap_cursor *cursors[DTA_CONFIG_MAX_STRUCTURES];
 
 	/* Outstanding work: requests posted but not known complete. Requests
 	 * complete in order on an RC queue pair, so a signalled completion
@@ -115,31 +119,37 @@ static int wait_event(struct rdma_sink *s, enum rdma_cm_event_type want,
 	return -1;
 }
 
+static int post_recv(struct rdma_sink *s, uint64_t i)
+{
+	struct ibv_sge sge = { .addr = (uintptr_t)(s->meta + i * RECV_SIZE),
+			       .length = RECV_SIZE, .lkey = s->meta_mr->lkey };
+	struct ibv_recv_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1 }, *bad;
+
+	return ibv_post_recv(s->id->qp, &wr, &bad) ? -1 : 0;
+}
+
 static int post_recvs(struct rdma_sink *s)
 {
-	for (int i = 0; i < META_RECVS; i++) {
-		struct ibv_sge sge = { .addr = (uintptr_t)(s->meta + i * DTA_META_SIZE),
-				       .length = DTA_META_SIZE,
-				       .lkey = s->meta_mr->lkey };
-		struct ibv_recv_wr wr = { .wr_id = (uint64_t)i, .sg_list = &sge,
-					  .num_sge = 1 }, *bad;
-
-		if (ibv_post_recv(s->id->qp, &wr, &bad))
+	for (int i = 0; i < META_RECVS; i++)
+		if (post_recv(s, (uint64_t)i))
 			return -1;
-	}
 	return 0;
 }
 
-/* Receive the collector's descriptions and map configured structures. */
+/* Receive the collector's descriptions and Append cursors, and map the
+ * configured structures. */
 static int learn(struct rdma_sink *s, const struct dta_config *cfg,
 		 char *err, size_t errlen)
 {
 	struct dta_meta got[DTA_CONFIG_MAX_STRUCTURES];
-	unsigned have = 0, want = 0;
+	static struct dta_meta_cursors mc;
+	unsigned have = 0, want = 0, cur_have = 0, cur_want = 0;
+	int map[DTA_CONFIG_MAX_STRUCTURES]; /* collector index -> sink index */
 	uint64_t deadline = tool_now_ns() + (uint64_t)s->step_ms * 1000000;
 
-	while (!want || have < want) {
+	while (!want || have < want || cur_have < cur_want) {
 		struct ibv_wc wc;
+		const uint8_t *msg;
 		int n = ibv_poll_cq(s->cq, 1, &wc);
 
 		if (n == 0) {
@@ -156,49 +166,95 @@ static int learn(struct rdma_sink *s, const struct dta_config *cfg,
 				 n < 0 ? "poll failed" : ibv_wc_status_str(wc.status));
 			return -1;
 		}
-		{
+		msg = s->meta + wc.wr_id * RECV_SIZE;
+		if (have < want || !want) {
 			struct dta_meta m;
-			int rc = dta_meta_decode(s->meta + wc.wr_id * DTA_META_SIZE,
-						 wc.byte_len, &m);
+			int rc = dta_meta_decode(msg, wc.byte_len, &m);
 
-			if (rc) {
-				snprintf(err, errlen, "bad structure description: %s",
-					 dta_strerror(rc));
-				return -1;
-			}
-			if (m.count > DTA_CONFIG_MAX_STRUCTURES ||
+			if (rc || m.count > DTA_CONFIG_MAX_STRUCTURES ||
 			    (want && m.count != want)) {
-				snprintf(err, errlen, "inconsistent descriptions");
+				snprintf(err, errlen, "bad structure description: %s",
+					 rc ? dta_strerror(rc) : "inconsistent count");
 				return -1;
 			}
 			want = m.count;
 			got[m.index] = m;
-			have++;
-		}
-	}
-	for (size_t i = 0; i < dta_config_count(cfg); i++) {
-		const struct dta_config_structure *cs = dta_config_structure(cfg, i);
-		unsigned j;
+			if (m.layout.primitive == DTA_PRIM_APPEND)
+				cur_want += (m.layout.g.ap.lists + DTA_CURSORS_MAX - 1) /
+					    DTA_CURSORS_MAX;
+			if (++have == want) {
+				/* All known: map them before cursors arrive. */
+				for (unsigned j = 0; j < want; j++)
+					map[j] = -1;
+				for (size_t i = 0; i < dta_config_count(cfg); i++) {
+					const struct dta_config_structure *cs =
+						dta_config_structure(cfg, i);
+					unsigned j;
 
-		for (j = 0; j < want; j++)
-			if (!strcmp(got[j].name, cs->name))
-				break;
-		if (j == want) {
-			snprintf(err, errlen, "the collector has no structure %s",
-				 cs->name);
+					for (j = 0; j < want; j++)
+						if (!strcmp(got[j].name, cs->name))
+							break;
+					if (j == want) {
+						snprintf(err, errlen, "the collector has "
+							 "no structure %s", cs->name);
+						return -1;
+					}
+					if (!tool_same_layout(&got[j].layout, &cs->layout)) {
+						snprintf(err, errlen, "the collector's %s "
+							 "has a different layout than this "
+							 "configuration says", cs->name);
+						return -1;
+					}
+					map[j] = (int)i;
+					s->remote[i].addr = got[j].addr;
+					s->remote[i].rkey = got[j].rkey;
+					s->remote[i].length = got[j].length;
+					if (cs->layout.primitive == DTA_PRIM_APPEND &&
+					    !s->cursors[i]) {
+						s->cursors[i] = calloc(cs->layout.g.ap.lists,
+								       sizeof(*s->cursors[i]));
+						if (!s->cursors[i]) {
+							snprintf(err, errlen, "out of memory");
+							return -1;
+						}
+					}
+				}
+			}
+		} else {
+			int rc = dta_meta_cursors_decode(msg, wc.byte_len, &mc);
+			int i;
+
+			if (rc || mc.structure >= want ||
+			    got[mc.structure].layout.primitive != DTA_PRIM_APPEND ||
+			    mc.first_list + mc.n > got[mc.structure].layout.g.ap.lists) {
+				snprintf(err, errlen, "bad cursor message: %s",
+					 rc ? dta_strerror(rc) : "out of range");
+				return -1;
+			}
+			i = map[mc.structure];
+			for (unsigned j = 0; i >= 0 && j < mc.n; j++) {
+				s->cursors[i][mc.first_list + j].next_seq = mc.cur[j].next_seq;
+				s->cursors[i][mc.first_list + j].next_entry =
+					mc.cur[j].next_entry;
+			}
+			cur_have++;
+		}
+		if (post_recv(s, wc.wr_id)) {
+			snprintf(err, errlen, "rdma receives: %s", strerror(errno));
 			return -1;
 		}
-		if (!tool_same_layout(&got[j].layout, &cs->layout)) {
-			snprintf(err, errlen, "the collector's %s has a different "
-				 "layout than this configuration says", cs->name);
-			return -1;
-		}
-		s->remote[i].addr = got[j].addr;
-		s->remote[i].rkey = got[j].rkey;
-		s->remote[i].length = got[j].length;
 	}
 	s->nremote = dta_config_count(cfg);
 	return 0;
+}
+
+int rdma_sink_ap_cursor(const struct rdma_sink *s, unsigned structure,
+			uint32_t list, struct dta_ap_cursor *out)
+{
+	if (structure >= s->nremote || !s->cursors[structure])
+		return 0;
+	*out = s->cursors[structure][list];
+	return out->next_seq != 0;
 }
 
 static void sink_close(struct rdma_sink *s)
@@ -262,7 +318,7 @@ static int sink_open(struct rdma_sink *s, char *err, size_t errlen)
 		goto fail;
 	}
 	s->stage_mr = ibv_reg_mr(s->pd, s->stage, STAGE_SIZE, IBV_ACCESS_LOCAL_WRITE);
-	s->meta_mr = ibv_reg_mr(s->pd, s->meta, META_RECVS * DTA_META_SIZE,
+	s->meta_mr = ibv_reg_mr(s->pd, s->meta, META_RECVS * RECV_SIZE,
 				IBV_ACCESS_LOCAL_WRITE);
 	qa.send_cq = qa.recv_cq = s->cq;
 	qa.qp_type = IBV_QPT_RC;
@@ -324,7 +380,7 @@ int rdma_sink_connect(const char *host, uint16_t port,
 	s->cfg = cfg;
 	s->step_ms = 10000; /* first connection: emulated RDMA can be slow */
 	s->stage = aligned_alloc(4096, STAGE_SIZE);
-	s->meta = calloc(META_RECVS, DTA_META_SIZE);
+	s->meta = calloc(META_RECVS, RECV_SIZE);
 	s->pend = calloc(MAX_PENDING, sizeof(*s->pend));
 	if (!s->stage || !s->meta || !s->pend) {
 		snprintf(err, errlen, "out of memory");
@@ -664,6 +720,14 @@ int rdma_sink_flush(void *ctx)
 	return rc;
 }
 
+void rdma_sink_retry(struct rdma_sink *s)
+{
+	pthread_mutex_lock(&s->lock);
+	if (s->broken)
+		reconnect(s);
+	pthread_mutex_unlock(&s->lock);
+}
+
 void rdma_sink_stats(struct rdma_sink *s, struct rdma_sink_stats *st)
 {
 	pthread_mutex_lock(&s->lock);
@@ -681,6 +745,8 @@ void rdma_sink_destroy(struct rdma_sink *s)
 	if (!s)
 		return;
 	sink_close(s);
+	for (size_t i = 0; i < DTA_CONFIG_MAX_STRUCTURES; i++)
+		free(s->cursors[i]);
 	for (uint64_t i = s->pend_tail; i < s->pend_head; i++)
 		free(s->pend[i % MAX_PENDING].data);
 	free(s->pend);

@@ -34,6 +34,15 @@ struct rdma_sink_stats {
 	uint64_t queued;     /* Append frames not yet known written */
 };
 void rdma_sink_stats(struct rdma_sink *s, struct rdma_sink_stats *st);
+/* If the connection is broken, try to reconnect now (within the backoff)
+ * and re-send queued Append frames; call it regularly so a quiet stream
+ * does not leave frames queued. */
+void rdma_sink_retry(struct rdma_sink *s);
+/* Where Append list @list of sink structure @structure should continue, as
+ * the collector reported when this sink first connected. Return 1 with
+ * *@out, or 0 when the list is empty (or not an Append structure). */
+int rdma_sink_ap_cursor(const struct rdma_sink *s, unsigned structure,
+			uint32_t list, struct dta_ap_cursor *out);
 void rdma_sink_destroy(struct rdma_sink *s);
 
 #endif

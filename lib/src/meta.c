@@ -90,3 +90,61 @@ DTA_API int dta_meta_decode(const void *buf, size_t len, struct dta_meta *m)
 	*m = t;
 	return 0;
 }
+
+DTA_API int dta_meta_cursors_encode(const struct dta_meta_cursors *c, void *buf,
+				    size_t cap)
+{
+	uint8_t *p = buf;
+	size_t size;
+
+	if (!c || !buf || c->n == 0 || c->n > DTA_CURSORS_MAX)
+		return -EINVAL;
+	size = DTA_CURSORS_SIZE(c->n);
+	if (cap < size)
+		return -ENOSPC;
+	dta__put_be32(p, DTA_CURSORS_MAGIC);
+	dta__put_be16(p + 4, DTA_META_VERSION);
+	dta__put_be16(p + 6, c->structure);
+	dta__put_be32(p + 8, c->first_list);
+	dta__put_be16(p + 12, c->n);
+	dta__put_be16(p + 14, 0);
+	for (unsigned i = 0; i < c->n; i++) {
+		dta__put_be32(p + 16 + 8 * i, c->cur[i].next_seq);
+		dta__put_be32(p + 20 + 8 * i, c->cur[i].next_entry);
+	}
+	dta__put_be32(p + size - 4, dta_crc32c(0, p, size - 4));
+	return (int)size;
+}
+
+DTA_API int dta_meta_cursors_decode(const void *buf, size_t len,
+				    struct dta_meta_cursors *c)
+{
+	const uint8_t *p = buf;
+	unsigned n;
+	size_t size;
+
+	if (!buf || !c)
+		return -EINVAL;
+	if (len < DTA_CURSORS_SIZE(0))
+		return -DTA_E_TRUNCATED;
+	if (dta__be32(p) != DTA_CURSORS_MAGIC)
+		return -DTA_E_MALFORMED;
+	if (dta__be16(p + 4) != DTA_META_VERSION)
+		return -DTA_E_VERSION;
+	n = dta__be16(p + 12);
+	if (n == 0 || n > DTA_CURSORS_MAX || dta__be16(p + 14))
+		return -DTA_E_MALFORMED;
+	size = DTA_CURSORS_SIZE(n);
+	if (len < size)
+		return -DTA_E_TRUNCATED;
+	if (len != size || dta__be32(p + size - 4) != dta_crc32c(0, p, size - 4))
+		return -DTA_E_MALFORMED;
+	c->structure = dta__be16(p + 6);
+	c->first_list = dta__be32(p + 8);
+	c->n = (uint16_t)n;
+	for (unsigned i = 0; i < n; i++) {
+		c->cur[i].next_seq = dta__be32(p + 16 + 8 * i);
+		c->cur[i].next_entry = dta__be32(p + 20 + 8 * i);
+	}
+	return 0;
+}

@@ -59,6 +59,33 @@ DTA_API int dta_meta_encode(const struct dta_meta *m, void *buf, size_t cap);
  */
 DTA_API int dta_meta_decode(const void *buf, size_t len, struct dta_meta *m);
 
+/*
+ * Append cursors: after the descriptions, for every Append structure, the
+ * collector sends where each list's writer should continue (the newest
+ * batch stored, dta_ap_cursor_recover()), so a translator that starts while
+ * the rings hold batches writes after them. Lists are sent in runs of at
+ * most DTA_CURSORS_MAX per message.
+ */
+#define DTA_CURSORS_MAGIC 0x44544143u /* "DTAC" */
+#define DTA_CURSORS_MAX 508
+#define DTA_CURSORS_SIZE(n) (20 + 8 * (size_t)(n)) /* encoded bytes */
+
+struct dta_ap_cursor;
+
+struct dta_meta_cursors {
+	uint16_t structure;  /* index, as in struct dta_meta */
+	uint32_t first_list; /* list index (within the structure) of cur[0] */
+	uint16_t n;          /* 1..DTA_CURSORS_MAX */
+	struct { uint32_t next_seq, next_entry; } cur[DTA_CURSORS_MAX];
+};
+
+/* Return: DTA_CURSORS_SIZE(n), -EINVAL, -ENOSPC. */
+DTA_API int dta_meta_cursors_encode(const struct dta_meta_cursors *c, void *buf,
+				    size_t cap);
+/* Return: 0, -DTA_E_TRUNCATED, -DTA_E_MALFORMED, -DTA_E_VERSION. */
+DTA_API int dta_meta_cursors_decode(const void *buf, size_t len,
+				    struct dta_meta_cursors *c);
+
 #ifdef __cplusplus
 }
 #endif
