@@ -117,7 +117,15 @@ int main(int argc, char **argv)
 		}
 	} while (wc.opcode == IBV_WC_RECV && wc.status == IBV_WC_SUCCESS);
 	printf("rdma_forge: write past %s: %s\n", m.name, ibv_wc_status_str(wc.status));
+	/* Clean up everything (the sanitizer build checks for leaks). */
 	rdma_disconnect(id);
+	rdma_destroy_qp(id);
+	ibv_dereg_mr(mr);
+	ibv_destroy_cq(cq);
+	ibv_dealloc_pd(pd);
+	rdma_destroy_id(id);
+	rdma_destroy_event_channel(ec);
+	freeaddrinfo(ai);
 	return wc.status == IBV_WC_REM_ACCESS_ERR ? 0
 	       : wc.status == IBV_WC_SUCCESS ? 1 : 2;
 }
