@@ -156,6 +156,67 @@ static void test_errors(void **state)
 	expect_error("[structure a]\nprimitive=kw\nmemory=3\n", "line 3: memory");
 }
 
+static void test_collectors(void **state)
+{
+	char err[256];
+	struct dta_config *c = parse(
+		"[collector]\nname = a\n"
+		"[structure kw]\nprimitive = kw\ncollector = east, default\n"
+		"[collector east]\nsocket = /tmp/e.sock\nrdma_port = 7\n"
+		"[structure ev]\nprimitive = ap\nlists = 4\nfirst_list = 10\n"
+		"collector = default,east\n"
+		"[structure ki]\nprimitive = ki\n", err);
+	const struct dta_config_structure *kw, *ev, *ki;
+
+	(void)state;
+	assert_non_null(c);
+	assert_int_equal(dta_config_collectors(c), 2);
+	assert_string_equal(dta_config_collector_name(c, 0), "");
+	assert_string_equal(dta_config_collector_name(c, 1), "east");
+	assert_null(dta_config_collector_name(c, 2));
+	assert_int_equal(dta_config_collector_find(c, "east"), 1);
+	assert_int_equal(dta_config_collector_find(c, NULL), 0);
+	assert_int_equal(dta_config_collector_find(c, "default"), 0);
+	assert_int_equal(dta_config_collector_find(c, "west"), -ENOENT);
+	assert_string_equal(dta_config_get(c, "collector east", "rdma_port"), "7");
+	assert_string_equal(dta_config_collector_get(c, 1, "socket"), "/tmp/e.sock");
+	assert_string_equal(dta_config_collector_get(c, 0, "name"), "a");
+	assert_null(dta_config_collector_get(c, 1, "name"));
+	kw = dta_config_find(c, "kw");
+	ev = dta_config_find(c, "ev");
+	ki = dta_config_find(c, "ki");
+	/* Declared before [collector east]: resolved after the whole file. */
+	assert_int_equal(kw->ncollectors, 2);
+	assert_int_equal(kw->collectors[0], 1);
+	assert_int_equal(kw->collectors[1], 0);
+	assert_int_equal(dta_config_share(kw, 1), 0);
+	assert_int_equal(dta_config_share(kw, 0), 1);
+	assert_int_equal(ev->ncollectors, 2);
+	assert_int_equal(ki->ncollectors, 1);
+	assert_int_equal(ki->collectors[0], 0);
+	assert_int_equal(dta_config_share(ki, 1), -ENOENT);
+	dta_config_destroy(c);
+
+	expect_error("[structure a]\nprimitive=kw\ncollector = west\n",
+		     "line 3: collector 'west' is not declared");
+	expect_error("[collector e]\n[structure a]\nprimitive=kw\n"
+		     "collector = e, e\n", "line 4: collector e listed twice");
+	expect_error("[collector e]\n[collector e]\n",
+		     "line 2: [collector e] given twice");
+	expect_error("[collector default]\n", "line 1: collector names");
+	expect_error("[collector e]\nport = 1\n",
+		     "line 2: unknown key 'port' in [collector e]");
+	expect_error("[collector e]\n[structure a]\nprimitive=ap\nlists=2\n"
+		     "collector = default, e\n[structure b]\nprimitive=ap\n"
+		     "first_list = 3\n", "a and b take overlapping Append list ids");
+	expect_error("[collector e]\n[structure a]\nprimitive=ap\nlists=2\n"
+		     "first_list=0xfffffffc\ncollector = default, e, default\n",
+		     "listed twice");
+	expect_error("[collector e]\n[structure a]\nprimitive=ap\nlists=2\n"
+		     "first_list=0xfffffffd\ncollector = default, e\n",
+		     "lists x collectors exceeds");
+}
+
 static void test_sizes_and_files(void **state)
 {
 	uint64_t v;
@@ -190,6 +251,7 @@ int main(void)
 		cmocka_unit_test(test_prototype_memory_rounds_to_pow2),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_sizes_and_files),
+		cmocka_unit_test(test_collectors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -591,6 +591,87 @@ static void test_threads(void **state)
 	}
 }
 
+/* A structure partitioned over three collectors: each report goes to the
+ * share dta_shard() names, and only there. */
+static void test_shards(void **state)
+{
+	struct local lo = { 0 };
+	struct dta_translator *t = make(&lo, NULL);
+	struct dta_layout kw, ki, ap;
+	unsigned per[3] = { 0 };
+	uint8_t key[13];
+	uint8_t out[20];
+
+	(void)state;
+	assert_int_equal(dta_layout_kw(&kw, 4096, 4, 4, 2, DTA_HASH_CRC32C, 0), 0);
+	assert_int_equal(dta_layout_ki(&ki, 4096, 2, 1, DTA_HASH_CRC32C, 0), 0);
+	assert_int_equal(dta_layout_ap(&ap, 2, 64, 4, 4, 0), 0);
+	/* Shares out of order, or Append shares, are refused. */
+	assert_int_equal(dta_translator_add_shard(t, &kw, 0, 1, 3), -EINVAL);
+	assert_int_equal(dta_translator_add_shard(t, &kw, 0, 3, 3), -EINVAL);
+	assert_int_equal(dta_translator_add_shard(t, &ap, 0, 0, 2), -EINVAL);
+	for (unsigned k = 0; k < 3; k++) {
+		int s = dta_translator_add_shard(t, &kw, 0, k, 3);
+
+		assert_int_equal(s, (int)k);
+		lo.a[s].mem = calloc(1, kw.data_size);
+		lo.a[s].size = kw.data_size;
+	}
+	assert_int_equal(dta_translator_add_shard(t, &ki, 0, 1, 2), -EINVAL);
+	for (unsigned k = 0; k < 2; k++) {
+		int s = dta_translator_add_shard(t, &ki, 0, k, 2);
+
+		assert_int_equal(s, (int)(3 + k));
+		lo.a[s].mem = calloc(1, ki.data_size);
+		lo.a[s].size = ki.data_size;
+	}
+	for (uint32_t i = 0; i < 300; i++) {
+		struct dta_report r = { .format = DTA_FORMAT_V1,
+					.opcode = DTA_OP_KEY_WRITE };
+		uint8_t d[4] = { 0, 0, (uint8_t)(i >> 8), (uint8_t)i };
+
+		key13(key, i);
+		r.u.kw.redundancy = 2;
+		r.u.kw.key_len = 13;
+		r.u.kw.key = key;
+		r.u.kw.data_len = 4;
+		r.u.kw.data = d;
+		assert_int_equal(send1(t, &r, 0), 1);
+		assert_int_equal(incr(t, key, i + 1, 0), 1);
+	}
+	for (uint32_t i = 0; i < 300; i++) {
+		unsigned want, want2;
+		struct dta_kw_result res;
+		uint64_t cnt;
+
+		key13(key, i);
+		want = dta_shard(key, 13, 3);
+		want2 = dta_shard(key, 13, 2);
+		per[want]++;
+		for (unsigned k = 0; k < 3; k++) {
+			int rc = dta_kw_query(&kw, lo.a[k].mem, key, 13, NULL,
+					      out, sizeof(out), &res);
+
+			assert_int_equal(rc, 0);
+			assert_int_equal(res.status == DTA_Q_FOUND, k == want);
+		}
+		for (unsigned k = 0; k < 2; k++) {
+			assert_int_equal(dta_ki_query(&ki, lo.a[3 + k].mem, key, 13,
+						      0, &cnt), 0);
+			if (k == want2)
+				assert_int_equal(cnt, i + 1);
+			else
+				assert_true(cnt < i + 1 || cnt == 0);
+		}
+	}
+	/* The shard function spreads keys: no share is starved. */
+	for (unsigned k = 0; k < 3; k++)
+		assert_true(per[k] > 60);
+	assert_int_equal(dta_shard(key, 13, 1), 0);
+	assert_int_equal(dta_shard(key, 13, 0), 0);
+	release(t, &lo);
+}
+
 static void test_bad_args(void **state)
 {
 	struct dta_sink nosubmit = { 0 };
@@ -625,6 +706,7 @@ int main(void)
 		cmocka_unit_test(test_seq_and_malformed),
 		cmocka_unit_test(test_legacy_reports),
 		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_shards),
 		cmocka_unit_test(test_bad_args),
 	};
 

@@ -42,7 +42,10 @@ enum { SEC_NONE, SEC_COLLECTOR, SEC_TRANSLATOR, SEC_STRUCTURE };
 struct dta_config {
 	size_t n;
 	struct dta_config_structure s[DTA_CONFIG_MAX_STRUCTURES];
-	struct section prog[2]; /* [collector], [translator] */
+	size_t ncoll;
+	struct section coll[DTA_CONFIG_MAX_COLLECTORS]; /* [collector (NAME)] */
+	struct section trans;                           /* [translator] */
+	struct kv coll_ref[DTA_CONFIG_MAX_STRUCTURES];  /* "collector" keys */
 };
 
 static const char *const collector_keys[] = {
@@ -52,7 +55,7 @@ static const char *const collector_keys[] = {
 static const char *const translator_keys[] = {
 	"port", "bind", "workers", "pc_cache", "pc_timeout_ms",
 	"ap_timeout_ms", "ki_window_us", "legacy", "stats_interval_s",
-	"rdma_collector", "rdma_depth", NULL,
+	"rdma_collector", "rdma_qps", "sink", NULL,
 };
 
 static int fail(char *err, size_t errlen, unsigned line, const char *fmt, ...)
@@ -271,6 +274,11 @@ static int finish_structure(struct dta_config *c, struct section *s,
 		return rc;
 	memset(cs, 0, sizeof(*cs));
 	snprintf(cs->name, sizeof(cs->name), "%s", s->name);
+	kv = find_kv(s, "collector");
+	if (kv)
+		c->coll_ref[c->n] = *kv;
+	else
+		memset(&c->coll_ref[c->n], 0, sizeof(c->coll_ref[0]));
 
 	switch (prim) {
 	case DTA_PRIM_KEY_WRITE:
@@ -373,9 +381,10 @@ static int check_prog_keys(struct section *s, char *err, size_t errlen)
 			ok |= !strcmp(*k, s->kv[i].key);
 		if (!ok)
 			return fail(err, errlen, s->kv[i].line,
-				    "unknown key '%s' in [%s]", s->kv[i].key,
+				    "unknown key '%s' in [%s%s%s]", s->kv[i].key,
 				    s->kind == SEC_COLLECTOR ? "collector"
-							     : "translator");
+							     : "translator",
+				    s->name[0] ? " " : "", s->name);
 	}
 	return 0;
 }
@@ -390,10 +399,16 @@ static int end_section(struct dta_config *c, struct section *s, char *err,
 		rc = finish_structure(c, s, err, errlen);
 		break;
 	case SEC_COLLECTOR:
+		rc = check_prog_keys(s, err, errlen);
+		if (!rc && !s->name[0])
+			c->coll[0] = *s;
+		else if (!rc)
+			c->coll[c->ncoll++] = *s;
+		break;
 	case SEC_TRANSLATOR:
 		rc = check_prog_keys(s, err, errlen);
 		if (!rc)
-			c->prog[s->kind - SEC_COLLECTOR] = *s;
+			c->trans = *s;
 		break;
 	default:
 		break;
@@ -425,6 +440,7 @@ static int parse_header(struct dta_config *c, struct section *s, char *p,
 	*end = 0;
 	p = trim(p + 1);
 	s->line = line;
+	s->name[0] = 0;
 	if (!strcmp(p, "collector") || !strcmp(p, "translator")) {
 		s->kind = !strcmp(p, "collector") ? SEC_COLLECTOR : SEC_TRANSLATOR;
 		if (seen[s->kind])
@@ -432,10 +448,27 @@ static int parse_header(struct dta_config *c, struct section *s, char *p,
 		seen[s->kind] = true;
 		return 0;
 	}
+	if (!strncmp(p, "collector", 9) && (p[9] == ' ' || p[9] == '\t')) {
+		name = trim(p + 9);
+		if (!valid_name(name) || !strcmp(name, "default"))
+			return fail(err, errlen, line,
+				    "collector names are 1-%d letters, digits, "
+				    "_ or - (and not 'default')",
+				    DTA_CONFIG_NAME_MAX - 1);
+		if (dta_config_collector_find(c, name) >= 0)
+			return fail(err, errlen, line, "[collector %s] given "
+				    "twice", name);
+		if (c->ncoll == DTA_CONFIG_MAX_COLLECTORS)
+			return fail(err, errlen, line, "more than %d collectors",
+				    DTA_CONFIG_MAX_COLLECTORS);
+		s->kind = SEC_COLLECTOR;
+		snprintf(s->name, sizeof(s->name), "%s", name);
+		return 0;
+	}
 	if (strncmp(p, "structure", 9) != 0 || (p[9] != ' ' && p[9] != '\t'))
 		return fail(err, errlen, line,
-			    "unknown section [%s] (collector, translator or "
-			    "structure NAME)", p);
+			    "unknown section [%s] (collector, collector NAME, "
+			    "translator or structure NAME)", p);
 	name = trim(p + 9);
 	if (!valid_name(name))
 		return fail(err, errlen, line,
@@ -482,6 +515,66 @@ static int parse_kv(struct section *s, char *p, unsigned line, char *err,
 	return 0;
 }
 
+/* Each structure's "collector" key: names of declared collectors. */
+static int resolve_collectors(struct dta_config *c, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		struct dta_config_structure *cs = &c->s[i];
+		const struct kv *kv = &c->coll_ref[i];
+		const char *p = kv->val;
+
+		cs->ncollectors = 1;
+		cs->collectors[0] = 0;
+		if (!kv->line)
+			continue;
+		cs->ncollectors = 0;
+		while (*p) {
+			char buf[VALUE_MAX];
+			size_t len = strcspn(p, ",");
+			int k;
+
+			memcpy(buf, p, len);
+			buf[len] = 0;
+			p += len + (p[len] == ',');
+			k = dta_config_collector_find(c, trim(buf));
+			if (!*trim(buf) || k < 0)
+				return fail(err, errlen, kv->line, "collector "
+					    "'%s' is not declared (a [collector "
+					    "NAME] section, or 'default' for "
+					    "[collector])", trim(buf));
+			for (unsigned j = 0; j < cs->ncollectors; j++)
+				if (cs->collectors[j] == k)
+					return fail(err, errlen, kv->line,
+						    "collector %s listed twice",
+						    trim(buf));
+			cs->collectors[cs->ncollectors++] = (uint8_t)k;
+		}
+		if (cs->layout.primitive == DTA_PRIM_APPEND &&
+		    cs->list_base + (uint64_t)cs->ncollectors *
+				    cs->layout.g.ap.lists > (1ull << 32))
+			return fail(err, errlen, kv->line, "structure %s: "
+				    "first_list + lists x collectors exceeds "
+				    "32-bit list ids", cs->name);
+	}
+	/* Append list ranges of all shares must not overlap. */
+	for (size_t i = 0; i < c->n; i++)
+		for (size_t j = i + 1; j < c->n; j++) {
+			const struct dta_config_structure *a = &c->s[i], *b = &c->s[j];
+			uint64_t ae, be;
+
+			if (a->layout.primitive != DTA_PRIM_APPEND ||
+			    b->layout.primitive != DTA_PRIM_APPEND)
+				continue;
+			ae = a->list_base + (uint64_t)a->ncollectors * a->layout.g.ap.lists;
+			be = b->list_base + (uint64_t)b->ncollectors * b->layout.g.ap.lists;
+			if (a->list_base < be && b->list_base < ae)
+				return fail(err, errlen, 0, "structures %s and %s "
+					    "take overlapping Append list ids",
+					    a->name, b->name);
+		}
+	return 0;
+}
+
 DTA_API int dta_config_parse(const char *text, size_t len,
 			     struct dta_config **out, char *err, size_t errlen)
 {
@@ -503,6 +596,8 @@ DTA_API int dta_config_parse(const char *text, size_t len,
 		rc = -ENOMEM;
 		goto out;
 	}
+	c->ncoll = 1; /* the unnamed [collector], written or not */
+	c->coll[0].kind = SEC_COLLECTOR;
 	while (pos < len) {
 		char buf[1024], *p, *hash;
 		size_t n = 0;
@@ -536,6 +631,8 @@ DTA_API int dta_config_parse(const char *text, size_t len,
 			goto out;
 	}
 	rc = end_section(c, s, err, errlen);
+	if (!rc)
+		rc = resolve_collectors(c, err, errlen);
 out:
 	free(s);
 	if (rc) {
@@ -617,13 +714,64 @@ DTA_API const char *dta_config_get(const struct dta_config *c,
 	if (!c || !section || !key)
 		return NULL;
 	if (!strcmp(section, "collector"))
-		s = &c->prog[0];
-	else if (!strcmp(section, "translator"))
-		s = &c->prog[1];
+		s = &c->coll[0];
+	else if (!strncmp(section, "collector ", 10)) {
+		int k = dta_config_collector_find(c, section + 10);
+
+		if (k < 0)
+			return NULL;
+		s = &c->coll[k];
+	} else if (!strcmp(section, "translator"))
+		s = &c->trans;
 	else
 		return NULL;
 	for (unsigned i = 0; i < s->nkv; i++)
 		if (!strcmp(s->kv[i].key, key))
 			return s->kv[i].val;
 	return NULL;
+}
+
+DTA_API size_t dta_config_collectors(const struct dta_config *c)
+{
+	return c ? c->ncoll : 0;
+}
+
+DTA_API const char *dta_config_collector_name(const struct dta_config *c,
+					      size_t i)
+{
+	return c && i < c->ncoll ? c->coll[i].name : NULL;
+}
+
+DTA_API int dta_config_collector_find(const struct dta_config *c,
+				      const char *name)
+{
+	if (!c)
+		return -ENOENT;
+	if (!name || !*name || !strcmp(name, "default"))
+		return 0;
+	for (size_t i = 1; i < c->ncoll; i++)
+		if (!strcmp(c->coll[i].name, name))
+			return (int)i;
+	return -ENOENT;
+}
+
+DTA_API const char *dta_config_collector_get(const struct dta_config *c,
+					     size_t i, const char *key)
+{
+	if (!c || i >= c->ncoll || !key)
+		return NULL;
+	for (unsigned j = 0; j < c->coll[i].nkv; j++)
+		if (!strcmp(c->coll[i].kv[j].key, key))
+			return c->coll[i].kv[j].val;
+	return NULL;
+}
+
+DTA_API int dta_config_share(const struct dta_config_structure *cs, size_t i)
+{
+	if (!cs)
+		return -ENOENT;
+	for (unsigned k = 0; k < cs->ncollectors; k++)
+		if (cs->collectors[k] == i)
+			return (int)k;
+	return -ENOENT;
 }

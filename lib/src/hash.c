@@ -320,3 +320,10 @@ DTA_API int dta_hash_family_parse(const char *name)
 			return f;
 	return -DTA_E_HASHFAMILY;
 }
+
+DTA_API unsigned dta_shard(const void *key, size_t len, unsigned nshards)
+{
+	if (nshards <= 1)
+		return 0;
+	return dta_crc32c(DTA_SHARD_INIT, key, len) % nshards;
+}

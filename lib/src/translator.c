@@ -83,6 +83,7 @@ struct ap_list {
 struct tr_struct {
 	struct dta_layout l;
 	uint32_t list_base;
+	unsigned shard, nshards; /* share of a key-partitioned structure */
 	atomic_uint ki_bank;
 	struct ap_list *lists; /* Append only */
 };
@@ -258,9 +259,24 @@ DTA_API void dta_translator_destroy(struct dta_translator *t)
 DTA_API int dta_translator_add(struct dta_translator *t,
 			       const struct dta_layout *l, uint32_t list_base)
 {
+	return dta_translator_add_shard(t, l, list_base, 0, 1);
+}
+
+DTA_API int dta_translator_add_shard(struct dta_translator *t,
+				     const struct dta_layout *l,
+				     uint32_t list_base, unsigned shard,
+				     unsigned nshards)
+{
 	struct tr_struct *s;
 
-	if (!t || !l || !dta_primitive_name(l->primitive))
+	if (!t || !l || !dta_primitive_name(l->primitive) || !nshards ||
+	    shard >= nshards ||
+	    (nshards > 1 && l->primitive == DTA_PRIM_APPEND))
+		return -EINVAL;
+	/* Share k > 0 follows share k - 1 of the same structure. */
+	if (shard && (!t->nstruct || t->s[t->nstruct - 1].shard != shard - 1 ||
+		      t->s[t->nstruct - 1].nshards != nshards ||
+		      t->s[t->nstruct - 1].l.primitive != l->primitive))
 		return -EINVAL;
 	if (t->nstruct == MAX_STRUCTS)
 		return -ENOMEM;
@@ -282,6 +298,8 @@ DTA_API int dta_translator_add(struct dta_translator *t,
 	memset(s, 0, sizeof(*s));
 	s->l = *l;
 	s->list_base = list_base;
+	s->shard = shard;
+	s->nshards = nshards;
 	if (l->primitive == DTA_PRIM_APPEND) {
 		s->lists = calloc(l->g.ap.lists, sizeof(*s->lists));
 		if (!s->lists)
@@ -396,6 +414,9 @@ static int do_kw(struct dta_translator *t, const struct dta_report *r)
 		if (l->primitive != DTA_PRIM_KEY_WRITE ||
 		    l->g.kw.data_len != r->u.kw.data_len)
 			continue;
+		/* The first share of a partitioned structure matched. */
+		i += dta_shard(r->u.kw.key, r->u.kw.key_len, t->s[i].nshards);
+		l = &t->s[i].l;
 		n = dta_kw_ops(l, r->u.kw.key, r->u.kw.key_len, r->u.kw.data,
 			       r->u.kw.data_len, r->u.kw.redundancy, slot,
 			       sizeof(slot), ops, DTA_MAX_REDUNDANCY);
@@ -447,6 +468,7 @@ static int do_ki(struct dta_translator *t, const struct dta_report *r,
 		count(t, C_UNKNOWN, 1);
 		return 0;
 	}
+	s += dta_shard(r->u.ki.key, r->u.ki.key_len, t->s[s].nshards);
 	if (!t->ki) {
 		ki_issue(t, s, r->u.ki.key, r->u.ki.key_len, r->u.ki.counter);
 		return 1;
@@ -534,6 +556,7 @@ static int do_pc(struct dta_translator *t, const struct dta_report *r,
 		count(t, C_UNKNOWN, 1);
 		return 0;
 	}
+	s += dta_shard(r->u.pc.key, r->u.pc.key_len, t->s[s].nshards);
 	if (r->u.pc.hop >= t->s[s].l.g.pc.hops) {
 		count(t, C_MISMATCH, 1);
 		return 0;

@@ -33,6 +33,7 @@ extern "C" {
 
 #define DTA_CONFIG_NAME_MAX 48 /* structure names: [A-Za-z0-9_-], 1..47 */
 #define DTA_CONFIG_MAX_STRUCTURES 64
+#define DTA_CONFIG_MAX_COLLECTORS 16 /* [collector] and [collector NAME] */
 
 /**
  * struct dta_config_structure - one [structure NAME] section.
@@ -42,6 +43,13 @@ extern "C" {
  * @values:    Postcarding: the known value set V (sorted, unique), from the
  *             "values" key; NULL when not given.
  * @nvalues:   entries in @values.
+ * @ncollectors: how many collectors hold a share of it (the "collector"
+ *             key; 1 by default). With more than one the structure is
+ *             partitioned: Key-Write, Postcarding and Key-Increment by
+ *             dta_shard() of the key, Append by list id (share k takes list
+ *             ids @list_base + k * lists ..). Every share has @layout.
+ * @collectors: the collectors (indices for dta_config_collector_name()),
+ *             share k on @collectors[k].
  */
 struct dta_config_structure {
 	char name[DTA_CONFIG_NAME_MAX];
@@ -49,6 +57,8 @@ struct dta_config_structure {
 	uint32_t list_base;
 	uint32_t *values;
 	size_t nvalues;
+	unsigned ncollectors;
+	uint8_t collectors[DTA_CONFIG_MAX_COLLECTORS];
 };
 
 struct dta_config; /* opaque */
@@ -77,12 +87,31 @@ DTA_API const struct dta_config_structure *
 dta_config_find(const struct dta_config *c, const char *name);
 
 /**
- * dta_config_get() - a setting of the [collector] or [translator] section.
+ * dta_config_get() - a setting of the [collector], [collector NAME] or
+ * [translator] section (@section "collector", "collector NAME" or
+ * "translator").
  * Return: the value as written, or NULL when not set (the program applies
  * its documented default).
  */
 DTA_API const char *dta_config_get(const struct dta_config *c,
 				   const char *section, const char *key);
+
+/*
+ * Collectors: index 0 is the unnamed [collector] section (present even when
+ * not written), then each [collector NAME] in file order.
+ */
+DTA_API size_t dta_config_collectors(const struct dta_config *c);
+/* "" for index 0, NAME otherwise; NULL when out of range. */
+DTA_API const char *dta_config_collector_name(const struct dta_config *c,
+					      size_t i);
+/* Index of collector @name (NULL or "" is the unnamed one), or -ENOENT. */
+DTA_API int dta_config_collector_find(const struct dta_config *c,
+				      const char *name);
+/* A setting of collector @i's section, or NULL when not set. */
+DTA_API const char *dta_config_collector_get(const struct dta_config *c,
+					     size_t i, const char *key);
+/* Share of structure @cs that collector @i holds, or -ENOENT. */
+DTA_API int dta_config_share(const struct dta_config_structure *cs, size_t i);
 
 /**
  * dta_parse_size() - parse an unsigned integer with an optional binary

@@ -150,6 +150,19 @@ DTA_API uint64_t dta_hashfn_eval(const struct dta_hashfn *fn, const void *buf,
 DTA_API const char *dta_hash_family_name(int family);
 DTA_API int dta_hash_family_parse(const char *name);
 
+/* Initial CRC-32C state of the shard function (see dta_shard()). */
+#define DTA_SHARD_INIT 0x9E3779B9u
+
+/**
+ * dta_shard() - which of @nshards collectors holds @key when a structure is
+ * partitioned by key (docs/config.md, "Several collectors"): CRC-32C of the
+ * key continued from state DTA_SHARD_INIT (a CRC engine with that initial
+ * value computes it), modulo @nshards. Independent of every structure's own
+ * hash functions, so a collector's share spreads over all its slots.
+ * Return: 0 .. @nshards - 1 (0 when @nshards <= 1).
+ */
+DTA_API unsigned dta_shard(const void *key, size_t len, unsigned nshards);
+
 #ifdef __cplusplus
 }
 #endif

@@ -147,6 +147,22 @@ DTA_API int dta_translator_add(struct dta_translator *t,
 			       const struct dta_layout *l, uint32_t list_base);
 
 /**
+ * dta_translator_add_shard() - serve share @shard of a Key-Write,
+ * Postcarding or Key-Increment structure partitioned by key over @nshards
+ * collectors: a report the structure takes goes to the share
+ * dta_shard(key, @nshards). Add the shares one after another, 0 first, all
+ * with the same layout; each gets its own index for the sink. (Append
+ * structures are partitioned by list id instead: add each collector's
+ * lists as a structure with its own @list_base.)
+ * Return: as dta_translator_add(), and -EINVAL for shares out of order or
+ * an Append layout with @nshards > 1.
+ */
+DTA_API int dta_translator_add_shard(struct dta_translator *t,
+				     const struct dta_layout *l,
+				     uint32_t list_base, unsigned shard,
+				     unsigned nshards);
+
+/**
  * dta_translator_set_ap_cursor() - resume an Append list where a previous
  * writer stopped (see dta_ap_cursor_recover()). Must not race with
  * _process(). Return: 0, -EINVAL, -DTA_E_PRIMITIVE, -DTA_E_MISMATCH.
