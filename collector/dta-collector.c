@@ -42,7 +42,9 @@ struct client {
 
 struct collector {
 	struct dta_config *cfg;
+	int idx; /* which collector of the configuration this is */
 	const char *name;
+	struct dta_config_structure cs[DTA_CONFIG_MAX_STRUCTURES]; /* our shares */
 	char socket_path[108];
 	const char *snapshot_dir;
 	size_t n;
@@ -98,6 +100,9 @@ static void usage(FILE *f)
 		"and keep snapshots. Runs in the foreground until SIGTERM/SIGINT.\n"
 		"\n"
 		"  -c, --config FILE      configuration (docs/config.md), required\n"
+		"  -C, --collector NAME   be the collector of section [collector NAME]\n"
+		"                         and hold the structures (or shares) it lists\n"
+		"                         (default: the unnamed [collector])\n"
 		"  -s, --socket PATH      query socket (default: [collector] socket,\n"
 		"                         else $XDG_RUNTIME_DIR or /tmp /dta-NAME.sock)\n"
 		"  -d, --snapshot-dir DIR where snapshots go (default: [collector]\n"
@@ -112,7 +117,8 @@ static void usage(FILE *f)
 		"  -h, --help             this text\n"
 		"\n"
 		"Structure S of collector NAME lives in shared memory /dta-NAME.S\n"
-		"([collector] name, default \"dta\"). Translators open it there.\n");
+		"(the section's name key, else its NAME, else \"dta\"). Local\n"
+		"translators open it there.\n");
 }
 
 static bool yes(const char *v)
@@ -129,9 +135,10 @@ static void snap_path(const struct collector *c, const char *st, char *out,
 static int open_regions(struct collector *c, bool huge, bool force,
 			bool restore)
 {
-	for (size_t i = 0; i < dta_config_count(c->cfg); i++) {
-		const struct dta_config_structure *cs =
-			dta_config_structure(c->cfg, i);
+	for (size_t j = 0, i = 0; j < dta_config_count(c->cfg); j++) {
+		const struct dta_config_structure *cs = &c->cs[i];
+		int share = dta_config_share(dta_config_structure(c->cfg, j),
+					     (size_t)c->idx);
 		char path[128];
 		struct dta_region_opts o = { .sz = sizeof(o),
 					     .backing = DTA_BACKING_SHM,
@@ -141,6 +148,10 @@ static int open_regions(struct collector *c, bool huge, bool force,
 						      (huge ? DTA_REGION_HUGE : 0) };
 		int err;
 
+		if (share < 0)
+			continue; /* another collector's structure */
+		c->cs[i] = tool_share(dta_config_structure(c->cfg, j),
+				      (unsigned)share);
 		tool_shm_name(c->name, cs->name, path, sizeof(path));
 		err = dta_region_create(&cs->layout, &o, &c->r[i]);
 		if (err == -EEXIST) {
@@ -200,6 +211,7 @@ static int open_regions(struct collector *c, bool huge, bool force,
 		say("%s: %s, %" PRIu64 " bytes at %s (%" PRIu64 "-byte pages)",
 		    cs->name, dta_primitive_name(cs->layout.primitive),
 		    cs->layout.data_size, path, dta_region_page_size(c->r[i]));
+		i++;
 	}
 	return 0;
 }
@@ -207,8 +219,10 @@ static int open_regions(struct collector *c, bool huge, bool force,
 /* RDMA for remote translators, when [collector] rdma_bind is set. */
 static int start_rdma(struct collector *c)
 {
-	const char *bind = dta_config_get(c->cfg, "collector", "rdma_bind");
-	const char *port = dta_config_get(c->cfg, "collector", "rdma_port");
+	const char *bind = dta_config_collector_get(c->cfg, (size_t)c->idx,
+						    "rdma_bind");
+	const char *port = dta_config_collector_get(c->cfg, (size_t)c->idx,
+						    "rdma_port");
 	uint64_t p = 40050;
 
 	if (!bind)
@@ -216,7 +230,8 @@ static int start_rdma(struct collector *c)
 #ifdef DTA_HAVE_RDMA
 	{
 		struct coll_rdma_opts o = { .bind = bind, .log = say,
-			.allow = dta_config_get(c->cfg, "collector", "rdma_allow") };
+			.allow = dta_config_collector_get(c->cfg, (size_t)c->idx,
+							  "rdma_allow") };
 
 		if (port && (dta_parse_size(port, &p) || p == 0 || p > 65535)) {
 			fprintf(stderr, "dta-collector: bad rdma_port %s\n", port);
@@ -507,6 +522,7 @@ int main(int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "config", required_argument, NULL, 'c' },
+		{ "collector", required_argument, NULL, 'C' },
 		{ "socket", required_argument, NULL, 's' },
 		{ "snapshot-dir", required_argument, NULL, 'd' },
 		{ "restore", no_argument, NULL, 'r' },
@@ -517,15 +533,16 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct collector c;
-	const char *cfg_path = NULL, *sock = NULL, *v;
+	const char *cfg_path = NULL, *sock = NULL, *v, *me = NULL;
 	bool huge = true, force = false, restore = false;
 	struct sigaction sa = { .sa_handler = on_signal };
 	char err[256];
 	int opt, rc = 1;
 
-	while ((opt = getopt_long(argc, argv, "c:s:d:rfqh", lo, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "c:C:s:d:rfqh", lo, NULL)) != -1) {
 		switch (opt) {
 		case 'c': cfg_path = optarg; break;
+		case 'C': me = optarg; break;
 		case 's': sock = optarg; break;
 		case 'd': c.snapshot_dir = optarg; break;
 		case 'r': restore = true; break;
@@ -547,25 +564,33 @@ int main(int argc, char **argv)
 			opt == -DTA_E_MALFORMED ? err : dta_strerror(opt));
 		return 1;
 	}
-	if (dta_config_count(c.cfg) == 0) {
-		fprintf(stderr, "dta-collector: %s declares no structures\n",
-			cfg_path);
+	c.idx = dta_config_collector_find(c.cfg, me);
+	if (c.idx < 0) {
+		fprintf(stderr, "dta-collector: %s has no [collector %s]\n",
+			cfg_path, me);
 		goto out;
 	}
-	c.name = dta_config_get(c.cfg, "collector", "name");
-	if (!c.name)
-		c.name = "dta";
-	if (!sock)
-		sock = dta_config_get(c.cfg, "collector", "socket");
+	for (size_t i = 0; i < dta_config_count(c.cfg); i++)
+		opt |= dta_config_share(dta_config_structure(c.cfg, i),
+					(size_t)c.idx) >= 0;
+	if (!opt) {
+		fprintf(stderr, "dta-collector: %s declares no structures for "
+			"this collector%s%s\n", cfg_path, me ? " " : "",
+			me ? me : "");
+		goto out;
+	}
+	c.name = tool_collector_name(c.cfg, (size_t)c.idx);
 	if (sock)
 		snprintf(c.socket_path, sizeof(c.socket_path), "%s", sock);
 	else
-		tool_default_socket(c.name, c.socket_path, sizeof(c.socket_path));
+		tool_collector_socket(c.cfg, (size_t)c.idx, c.socket_path,
+				      sizeof(c.socket_path));
 	if (!c.snapshot_dir)
-		c.snapshot_dir = dta_config_get(c.cfg, "collector", "snapshot_dir");
-	v = dta_config_get(c.cfg, "collector", "restore");
+		c.snapshot_dir = dta_config_collector_get(c.cfg, (size_t)c.idx,
+							  "snapshot_dir");
+	v = dta_config_collector_get(c.cfg, (size_t)c.idx, "restore");
 	restore |= yes(v);
-	v = dta_config_get(c.cfg, "collector", "huge_pages");
+	v = dta_config_collector_get(c.cfg, (size_t)c.idx, "huge_pages");
 	if (v && !yes(v))
 		huge = false;
 	if (restore && !c.snapshot_dir) {

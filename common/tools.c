@@ -240,7 +240,8 @@ const struct dta_config_structure *tool_route(const struct dta_config *c,
 			break;
 		case DTA_PRIM_APPEND:
 			if (list >= s->list_base &&
-			    list - s->list_base < l->g.ap.lists)
+			    list - s->list_base <
+				    (uint64_t)l->g.ap.lists * s->ncollectors)
 				return s;
 			break;
 		default:
@@ -613,6 +614,35 @@ void tool_default_socket(const char *name, char *out, size_t cap)
 	const char *dir = getenv("XDG_RUNTIME_DIR");
 
 	snprintf(out, cap, "%s/dta-%s.sock", dir && *dir ? dir : "/tmp", name);
+}
+
+const char *tool_collector_name(const struct dta_config *cfg, size_t i)
+{
+	const char *n = dta_config_collector_get(cfg, i, "name");
+	const char *sec = dta_config_collector_name(cfg, i);
+
+	return n ? n : sec && *sec ? sec : "dta";
+}
+
+void tool_collector_socket(const struct dta_config *cfg, size_t i, char *out,
+			   size_t cap)
+{
+	const char *s = dta_config_collector_get(cfg, i, "socket");
+
+	if (s)
+		snprintf(out, cap, "%s", s);
+	else
+		tool_default_socket(tool_collector_name(cfg, i), out, cap);
+}
+
+struct dta_config_structure tool_share(const struct dta_config_structure *cs,
+				       unsigned k)
+{
+	struct dta_config_structure s = *cs;
+
+	if (cs->layout.primitive == DTA_PRIM_APPEND)
+		s.list_base = cs->list_base + k * cs->layout.g.ap.lists;
+	return s;
 }
 
 bool tool_same_layout(const struct dta_layout *a, const struct dta_layout *b)

@@ -100,5 +100,15 @@ void tool_shm_name(const char *coll, const char *st, char *out, size_t cap);
 
 /* Default socket path for a collector name. */
 void tool_default_socket(const char *name, char *out, size_t cap);
+/* Collector @i of @cfg: its name (shared-memory prefix: "name" key, else
+ * the section's NAME, else "dta") and its query socket ("socket" key, else
+ * tool_default_socket() of the name). */
+const char *tool_collector_name(const struct dta_config *cfg, size_t i);
+void tool_collector_socket(const struct dta_config *cfg, size_t i, char *out,
+			   size_t cap);
+/* Share @k of @cs as its collector holds it: a copy with the share's
+ * Append list base. */
+struct dta_config_structure tool_share(const struct dta_config_structure *cs,
+				       unsigned k);
 
 #endif /* DTA_TOOLS_H */

@@ -98,8 +98,13 @@ static int cmd_size(int argc, char **argv)
 /* ---- where answers come from ---- */
 
 struct backend {
-	int fd;            /* socket mode */
+	int fd;            /* socket mode: the default collector's link */
 	FILE *in;
+	/* Socket mode with a configuration: links to every collector, opened
+	 * when a request is routed there (lfd[G.coll] is fd). */
+	int lfd[DTA_CONFIG_MAX_COLLECTORS];
+	FILE *lin[DTA_CONFIG_MAX_COLLECTORS];
+	bool route;
 	char *line;        /* last response */
 	size_t cap;
 	size_t n;          /* file mode: views */
@@ -110,7 +115,8 @@ struct backend {
 };
 
 static struct {
-	const char *config, *socket, *dir;
+	const char *config, *socket, *dir, *coll_name;
+	int coll; /* the default collector's index */
 	const char *files[DTA_CONFIG_MAX_STRUCTURES];
 	unsigned nfiles;
 	int json;
@@ -184,27 +190,29 @@ static void backend_open(struct backend *b)
 				die("--snapshot-dir needs --config (which "
 				    "structures to open)");
 			for (size_t i = 0; i < dta_config_count(G.cfg); i++) {
-				const char *nm = dta_config_structure(G.cfg, i)->name;
+				const struct dta_config_structure *cs =
+					dta_config_structure(G.cfg, i);
+				int k = dta_config_share(cs, (size_t)G.coll);
 
-				snprintf(path, sizeof(path), "%s/%s.dta", G.dir, nm);
-				add_file(b, path, nm);
+				if (k < 0)
+					continue; /* another collector's */
+				snprintf(path, sizeof(path), "%s/%s.dta", G.dir,
+					 cs->name);
+				add_file(b, path, cs->name);
+				b->cs[b->n - 1].list_base =
+					tool_share(cs, (unsigned)k).list_base;
 			}
 		}
 		return;
 	}
-	if (G.socket) {
+	for (int i = 0; i < DTA_CONFIG_MAX_COLLECTORS; i++)
+		b->lfd[i] = -1;
+	if (G.socket)
 		snprintf(path, sizeof(path), "%s", G.socket);
-	} else {
-		const char *s = G.cfg ? dta_config_get(G.cfg, "collector", "socket")
-				      : NULL;
-		const char *nm = G.cfg ? dta_config_get(G.cfg, "collector", "name")
-				       : NULL;
-
-		if (s)
-			snprintf(path, sizeof(path), "%s", s);
-		else
-			tool_default_socket(nm ? nm : "dta", path, sizeof(path));
-	}
+	else if (G.cfg)
+		tool_collector_socket(G.cfg, (size_t)G.coll, path, sizeof(path));
+	else
+		tool_default_socket("dta", path, sizeof(path));
 	b->fd = tool_connect(path);
 	if (b->fd < 0)
 		die("cannot reach a collector at %s: %s (start dta-collector, or "
@@ -213,10 +221,89 @@ static void backend_open(struct backend *b)
 	b->in = fdopen(dup(b->fd), "r");
 	if (!b->in)
 		die("fdopen: %s", strerror(errno));
+	/* Requests about structures of other collectors go there. */
+	b->route = G.cfg && !G.socket;
+	b->lfd[G.coll] = b->fd;
+	b->lin[G.coll] = b->in;
+}
+
+/* The link to collector @c, connected on first use. */
+static void link_open(struct backend *b, int c)
+{
+	char path[4096];
+
+	if (b->lfd[c] >= 0)
+		return;
+	tool_collector_socket(G.cfg, (size_t)c, path, sizeof(path));
+	b->lfd[c] = tool_connect(path);
+	if (b->lfd[c] < 0)
+		die("cannot reach collector %s at %s: %s",
+		    dta_config_collector_name(G.cfg, (size_t)c), path,
+		    strerror(-b->lfd[c]));
+	b->lin[c] = fdopen(dup(b->lfd[c]), "r");
+	if (!b->lin[c])
+		die("fdopen: %s", strerror(errno));
+}
+
+static void unhex(const char *hex, uint8_t *out, size_t *len)
+{
+	size_t n = strlen(hex) / 2;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned v;
+
+		sscanf(hex + 2 * i, "%2x", &v);
+		out[i] = (uint8_t)v;
+	}
+	*len = n;
+}
+
+/*
+ * Which collector answers about @cs: the one holding the share of key
+ * @keyhex (Key-Write, Postcarding, Key-Increment), or of list @list (Append;
+ * *@local gets the list's index within that share). -1: the default link
+ * (file mode, --socket, or no configuration).
+ */
+static int route_key(const struct backend *b,
+		     const struct dta_config_structure *cs, const char *keyhex)
+{
+	uint8_t key[DTA_KEY_MAX];
+	size_t len;
+
+	if (!b->route || !cs)
+		return -1;
+	unhex(keyhex, key, &len);
+	return cs->collectors[dta_shard(key, len, cs->ncollectors)];
+}
+
+static int route_list(const struct backend *b,
+		      const struct dta_config_structure *cs, uint32_t list,
+		      uint32_t *local)
+{
+	*local = list;
+	if (!cs || cs->layout.primitive != DTA_PRIM_APPEND)
+		return -1;
+	if (!b->route) {
+		/* One collector's lists: ask with its own index. */
+		int k = dta_config_share(cs, (size_t)G.coll);
+
+		if (k > 0 && list >= (uint32_t)k * cs->layout.g.ap.lists)
+			*local = list - (uint32_t)k * cs->layout.g.ap.lists;
+		return -1;
+	}
+	if (list / cs->layout.g.ap.lists >= cs->ncollectors)
+		return -1; /* out of range: the collector says so */
+	*local = list % cs->layout.g.ap.lists;
+	return cs->collectors[list / cs->layout.g.ap.lists];
 }
 
 static void backend_close(struct backend *b)
 {
+	for (int i = 0; b->fd >= 0 && i < DTA_CONFIG_MAX_COLLECTORS; i++)
+		if (b->lfd[i] >= 0 && b->lfd[i] != b->fd) {
+			fclose(b->lin[i]);
+			close(b->lfd[i]);
+		}
 	tool_session_free(&b->sess);
 	for (size_t i = 0; i < b->n; i++) {
 		dta_pc_codebook_destroy(b->v[i].cb);
@@ -229,11 +316,17 @@ static void backend_close(struct backend *b)
 	free(b->line);
 }
 
-/* One request; returns the JSON response (valid until the next call). */
-static const char *ask(struct backend *b, const char *req)
+/* One request to collector @c (-1: the default); returns the JSON response
+ * (valid until the next call). */
+static const char *ask_at(struct backend *b, int c, const char *req)
 {
 	if (b->fd >= 0) {
-		int n = tool_request(b->fd, b->in, req, &b->line, &b->cap);
+		int n;
+
+		if (c < 0)
+			c = G.coll;
+		link_open(b, c);
+		n = tool_request(b->lfd[c], b->lin[c], req, &b->line, &b->cap);
 
 		if (n < 0)
 			die("collector connection: %s", strerror(-n));
@@ -254,10 +347,19 @@ static const char *ask(struct backend *b, const char *req)
 	return b->line;
 }
 
-/* Answers to many requests (NULL entries are skipped). Over a socket they
+static const char *ask(struct backend *b, const char *req)
+{
+	return ask_at(b, -1, req);
+}
+
+static void ask_window(struct backend *b, int c, char **reqs, const int *to,
+		       char **resp, size_t n, size_t window);
+
+/* Answers to many requests (NULL entries are skipped; @to[i]: collector,
+ * -1 the default). Over a socket they
  * are pipelined, a window at a time, so the round trip is paid once per
  * window rather than once per request. */
-static char **ask_all(struct backend *b, char **reqs, size_t n)
+static char **ask_all(struct backend *b, char **reqs, const int *to, size_t n)
 {
 	char **resp = calloc(n + 1, sizeof(*resp));
 	const size_t window = 64;
@@ -270,6 +372,23 @@ static char **ask_all(struct backend *b, char **reqs, size_t n)
 				resp[i] = strdup(ask(b, reqs[i]));
 		return resp;
 	}
+	/* Each collector's requests in turn, pipelined. */
+	for (int c = 0; c < DTA_CONFIG_MAX_COLLECTORS; c++) {
+		bool any = false;
+
+		for (size_t i = 0; i < n && !any; i++)
+			any = reqs[i] && (to[i] < 0 ? G.coll : to[i]) == c;
+		if (any)
+			ask_window(b, c, reqs, to, resp, n, window);
+	}
+	return resp;
+}
+
+static void ask_window(struct backend *b, int c, char **reqs, const int *to,
+		       char **resp, size_t n, size_t window)
+{
+#define MINE(i) (reqs[i] && (to[i] < 0 ? G.coll : to[i]) == c)
+	link_open(b, c);
 	for (size_t base = 0; base < n; base += window) {
 		size_t end = base + window < n ? base + window : n;
 		char *buf = NULL;
@@ -279,11 +398,11 @@ static char **ask_all(struct backend *b, char **reqs, size_t n)
 		if (!out)
 			die("out of memory");
 		for (size_t i = base; i < end; i++)
-			if (reqs[i])
+			if (MINE(i))
 				fprintf(out, "%s\n", reqs[i]);
 		fclose(out);
 		for (size_t off = 0; off < len;) {
-			ssize_t w = write(b->fd, buf + off, len - off);
+			ssize_t w = write(b->lfd[c], buf + off, len - off);
 
 			if (w < 0 && errno == EINTR)
 				continue;
@@ -295,9 +414,9 @@ static char **ask_all(struct backend *b, char **reqs, size_t n)
 		for (size_t i = base; i < end; i++) {
 			ssize_t r;
 
-			if (!reqs[i])
+			if (!MINE(i))
 				continue;
-			r = getline(&b->line, &b->cap, b->in);
+			r = getline(&b->line, &b->cap, b->lin[c]);
 			if (r <= 0)
 				die("collector connection closed");
 			if (b->line[r - 1] == '\n')
@@ -305,7 +424,7 @@ static char **ask_all(struct backend *b, char **reqs, size_t n)
 			resp[i] = strdup(b->line);
 		}
 	}
-	return resp;
+#undef MINE
 }
 
 /* ---- reading our own flat JSON ---- */
@@ -399,7 +518,7 @@ static int cmd_kw(int argc, char **argv)
 	unsigned n = 0, t = 0;
 	struct backend b;
 	const char *js;
-	int opt;
+	int opt, found;
 
 	static const struct option lo[] = {
 		{ "redundancy", required_argument, NULL, 'n' },
@@ -427,7 +546,8 @@ static int cmd_kw(int argc, char **argv)
 	key_arg(argv[optind + 2], hex);
 	snprintf(req, sizeof(req), "kw %s %s %u %u", argv[optind + 1], hex, n, t);
 	backend_open(&b);
-	js = ask(&b, req);
+	js = ask_at(&b, route_key(&b, dta_config_find(G.cfg, argv[optind + 1]),
+				  hex), req);
 	check(js);
 	if (G.json) {
 		printf("%s\n", js);
@@ -441,8 +561,9 @@ static int cmd_kw(int argc, char **argv)
 			printf("%s (%" PRIu64 " slots matched the key's checksum)\n",
 			       st, jnum(js, "candidates"));
 	}
-	backend_close(&b);
-	return strstr(js, "\"found\"") ? 0 : 1;
+	found = strstr(js, "\"found\"") != NULL;
+	backend_close(&b); /* frees js */
+	return found ? 0 : 1;
 }
 
 static int cmd_pc(int argc, char **argv)
@@ -462,7 +583,7 @@ static int cmd_pc(int argc, char **argv)
 	key_arg(argv[3], hex);
 	snprintf(req, sizeof(req), "pc %s %s", argv[2], hex);
 	backend_open(&b);
-	js = ask(&b, req);
+	js = ask_at(&b, route_key(&b, dta_config_find(G.cfg, argv[2]), hex), req);
 	check(js);
 	found = strstr(js, "\"found\"") != NULL;
 	if (G.json) {
@@ -509,7 +630,8 @@ static int cmd_ki(int argc, char **argv)
 	key_arg(argv[optind + 2], hex);
 	snprintf(req, sizeof(req), "ki %s %s %u", argv[optind + 1], hex, bank);
 	backend_open(&b);
-	js = ask(&b, req);
+	js = ask_at(&b, route_key(&b, dta_config_find(G.cfg, argv[optind + 1]),
+				  hex), req);
 	check(js);
 	if (G.json)
 		printf("%s\n", js);
@@ -538,6 +660,8 @@ static int cmd_ap(int argc, char **argv)
 	struct backend b;
 	const char *js;
 	uint64_t printed = 0, lost = 0;
+	uint32_t local;
+	int to;
 
 	static const struct option lo[] = {
 		{ "lines", required_argument, NULL, 'n' },
@@ -557,7 +681,9 @@ static int cmd_ap(int argc, char **argv)
 			       "  tail: the newest N entries still in the list's ring (default 10)\n"
 			       "  follow: print entries as they arrive (from now, or from the\n"
 			       "  oldest still stored) until interrupted; needs a collector.\n"
-			       "  LIST is the list index within structure NAME (0-based).\n"
+			       "  LIST is the list index within structure NAME (0-based;\n"
+			       "  with the structure on several collectors, lists count on\n"
+			       "  across them: the first collector's, then the next's).\n"
 			       "  Entries are printed in hex, oldest first.\n");
 			return opt == 'h' ? 0 : 2;
 		}
@@ -567,14 +693,23 @@ static int cmd_ap(int argc, char **argv)
 		die("usage: dta-query ap tail|follow NAME LIST");
 	follow = !strcmp(argv[optind], "follow");
 	backend_open(&b);
+	{
+		char *end;
+		unsigned long l = strtoul(argv[optind + 2], &end, 0);
+
+		if (*end || end == argv[optind + 2] || l > UINT32_MAX)
+			die("LIST must be a list index, not %s", argv[optind + 2]);
+		to = route_list(&b, dta_config_find(G.cfg, argv[optind + 1]),
+				(uint32_t)l, &local);
+	}
 	if (follow) {
 		if (b.fd < 0)
 			die("follow needs a running collector");
-		snprintf(req, sizeof(req), "ap %s %s 4096 %s", argv[optind + 1],
-			 argv[optind + 2], from_start ? "oldest" : "now");
+		snprintf(req, sizeof(req), "ap %s %u 4096 %s", argv[optind + 1],
+			 local, from_start ? "oldest" : "now");
 		setvbuf(stdout, NULL, _IOLBF, 0);
 		for (;;) {
-			js = ask(&b, req);
+			js = ask_at(&b, to, req);
 			check(js);
 			if (G.json) {
 				if (!strstr(js, "\"entries\":[]"))
@@ -595,13 +730,13 @@ static int cmd_ap(int argc, char **argv)
 		char **keep = calloc(tail ? tail : 1, sizeof(char *));
 		uint64_t total = 0;
 
-		snprintf(req, sizeof(req), "ap %s %s 4096 oldest", argv[optind + 1],
-			 argv[optind + 2]);
+		snprintf(req, sizeof(req), "ap %s %u 4096 oldest", argv[optind + 1],
+			 local);
 		for (;;) {
 			const char *p = NULL, *s;
 			size_t len;
 
-			js = ask(&b, req);
+			js = ask_at(&b, to, req);
 			check(js);
 			lost += jnum(js, "lost");
 			if (strstr(js, "\"entries\":[]"))
@@ -775,11 +910,12 @@ static void ap_check(struct backend *b, const struct ap_truth *a,
 		tool_route(G.cfg, DTA_PRIM_APPEND, 0, 0, a->id);
 	char req[256];
 	size_t next = 0;
+	uint32_t local;
+	int to = route_list(b, cs, a->id - cs->list_base, &local);
 
-	snprintf(req, sizeof(req), "ap %s %u 4096 oldest", cs->name,
-		 a->id - cs->list_base);
+	snprintf(req, sizeof(req), "ap %s %u 4096 oldest", cs->name, local);
 	for (;;) {
-		const char *js = ask(b, req), *p = NULL, *s;
+		const char *js = ask_at(b, to, req), *p = NULL, *s;
 		size_t len;
 
 		check(js);
@@ -821,6 +957,7 @@ static int cmd_verify(int argc, char **argv)
 	size_t nt = 0, lineno = 0, nlines = 0, naps = 0;
 	struct ap_truth *aps = NULL;
 	char **reqs, **resp = NULL;
+	int *to;
 	uint64_t *after, t_start, queries = 0;
 	double secs;
 	unsigned redundancy = 2;
@@ -898,11 +1035,12 @@ static int cmd_verify(int argc, char **argv)
 	/* Pass 0 builds every request, which are then sent pipelined; pass
 	 * 1 judges the answers. */
 	reqs = calloc(nlines + 1, sizeof(*reqs));
-	if (!reqs)
+	to = calloc(nlines + 1, sizeof(*to));
+	if (!reqs || !to)
 		die("out of memory");
 	for (int pass = 0; pass < 2; pass++, lineno = 0) {
 	if (pass == 1)
-		resp = ask_all(&b, reqs, nlines);
+		resp = ask_all(&b, reqs, to, nlines);
 	for (size_t i = 0; i < nlines; i++) {
 		char *w[4], req[1024], ln[1024];
 		int nw;
@@ -928,6 +1066,7 @@ static int cmd_verify(int argc, char **argv)
 				 cs->layout.g.kw.max_redundancy);
 			if (pass == 0) {
 				reqs[i] = strdup(req);
+				to[i] = route_key(&b, cs, w[1]);
 				continue;
 			}
 			js = resp[i];
@@ -947,7 +1086,9 @@ static int cmd_verify(int argc, char **argv)
 				t->notfound++;
 			}
 			{
-				double alpha = (double)age / (double)cs->layout.g.kw.slots;
+				/* Each collector's share sees 1/n of the keys. */
+				double alpha = (double)age / (double)cs->layout.g.kw.slots /
+					       cs->ncollectors;
 				double fail = dta_bound_kw_empty(redundancy,
 						8 * cs->layout.g.kw.csum_bytes, alpha) +
 					      dta_bound_kw_wrong(redundancy,
@@ -970,6 +1111,7 @@ static int cmd_verify(int argc, char **argv)
 			snprintf(req, sizeof(req), "pc %s %s", cs->name, w[1]);
 			if (pass == 0) {
 				reqs[i] = strdup(req);
+				to[i] = route_key(&b, cs, w[1]);
 				continue;
 			}
 			js = resp[i];
@@ -996,7 +1138,8 @@ static int cmd_verify(int argc, char **argv)
 				t->notfound++;
 			}
 			if (cs->nvalues) {
-				double alpha = (double)age / (double)cs->layout.g.pc.chunks;
+				double alpha = (double)age / (double)cs->layout.g.pc.chunks /
+					       cs->ncollectors;
 				unsigned n = cs->layout.g.pc.redundancy;
 				unsigned bits = 8 * cs->layout.g.pc.slot_bytes;
 				double fail = dta_bound_pc_empty(n, bits, alpha,
@@ -1017,6 +1160,7 @@ static int cmd_verify(int argc, char **argv)
 			snprintf(req, sizeof(req), "ki %s %s 0", cs->name, w[1]);
 			if (pass == 0) {
 				reqs[i] = strdup(req);
+				to[i] = route_key(&b, cs, w[1]);
 				continue;
 			}
 			js = resp[i];
@@ -1115,6 +1259,7 @@ static int cmd_verify(int argc, char **argv)
 		free(resp[i]);
 	}
 	free(reqs);
+	free(to);
 	free(resp);
 	for (size_t i = 0; i < naps; i++) {
 		for (size_t j = 0; j < aps[i].n; j++)
@@ -1155,7 +1300,14 @@ static void usage(FILE *f)
 		"  -c, --config FILE        configuration (collector socket, structure\n"
 		"                           names, Postcarding value sets)\n"
 		"  -S, --socket PATH        collector socket (default: from the config,\n"
-		"                           else $XDG_RUNTIME_DIR or /tmp /dta-dta.sock)\n"
+		"                           else $XDG_RUNTIME_DIR or /tmp /dta-dta.sock);\n"
+		"                           every request goes there\n"
+		"  -C, --collector NAME     the collector of [collector NAME] answers what\n"
+		"                           is not routed by key or list (stats, info,\n"
+		"                           snapshot; --snapshot-dir holds its files).\n"
+		"                           Requests about a structure held by other\n"
+		"                           collectors go to the one holding the key\n"
+		"                           (its socket from the config)\n"
 		"  -f, --file FILE          use a snapshot file instead (repeatable)\n"
 		"  -D, --snapshot-dir DIR   use DIR/NAME.dta for every configured structure\n"
 		"  -j, --json               JSON output (one object per answer)\n"
@@ -1175,6 +1327,7 @@ int main(int argc, char **argv)
 	static const struct option lo[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "socket", required_argument, NULL, 'S' },
+		{ "collector", required_argument, NULL, 'C' },
 		{ "file", required_argument, NULL, 'f' },
 		{ "snapshot-dir", required_argument, NULL, 'D' },
 		{ "json", no_argument, NULL, 'j' },
@@ -1183,9 +1336,10 @@ int main(int argc, char **argv)
 	};
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "+c:S:f:D:jh", lo, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+c:S:C:f:D:jh", lo, NULL)) != -1) {
 		switch (opt) {
 		case 'c': G.config = optarg; break;
+		case 'C': G.coll_name = optarg; break;
 		case 'S': G.socket = optarg; break;
 		case 'f':
 			if (G.nfiles == DTA_CONFIG_MAX_STRUCTURES)
@@ -1201,6 +1355,14 @@ int main(int argc, char **argv)
 	if (optind >= argc) {
 		usage(stderr);
 		return 2;
+	}
+	if (G.coll_name) {
+		load_config();
+		if (!G.cfg)
+			die("--collector needs --config");
+		G.coll = dta_config_collector_find(G.cfg, G.coll_name);
+		if (G.coll < 0)
+			die("%s has no [collector %s]", G.config, G.coll_name);
 	}
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		if (!strcmp(argv[optind], cmds[i].name)) {

@@ -50,11 +50,21 @@ struct shm_sink {
 	_Atomic(struct target *) t[DTA_CONFIG_MAX_STRUCTURES];
 };
 
+/* What the translator core writes to: every structure, or every share of
+ * a structure partitioned over several collectors. The index is the core's
+ * structure index and the sink index. */
+struct share {
+	struct dta_config_structure cs; /* list_base of the share */
+	unsigned coll;                  /* collector index in the config */
+	unsigned k, n;                  /* share k of n */
+};
+
 struct translator {
 	struct dta_config *cfg;
 	struct dta_translator *core;
 	struct shm_sink sink;
-	unsigned map[DTA_CONFIG_MAX_STRUCTURES]; /* core index -> sink index */
+	size_t nshares;
+	struct share sh[DTA_CONFIG_MAX_STRUCTURES];
 	uint16_t port;
 	const char *bind_addr;
 	unsigned workers;
@@ -63,7 +73,9 @@ struct translator {
 	const char *stats_file;
 	atomic_uint_fast64_t rx_errors;
 	bool collector_gone;
-	const char *rdma_collector; /* HOST:PORT: RDMA sink instead of shm */
+	const char *rdma_collector; /* HOST:PORT of the default collector */
+	bool use_rdma;              /* RDMA sink instead of shm */
+	unsigned rdma_qps;
 #ifdef DTA_HAVE_RDMA
 	struct rdma_sink *rdma;
 #endif
@@ -100,8 +112,9 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: dta-translator -c CONFIG [options]\n"
-		"Translate DTA reports into writes to a local collector's shared\n"
-		"memory. Listens on UDP until SIGTERM/SIGINT, or replays a pcap file.\n"
+		"Translate DTA reports into writes to the collectors' memory: local\n"
+		"shared memory, or RDMA. Listens on UDP until SIGTERM/SIGINT, or\n"
+		"replays a pcap file.\n"
 		"\n"
 		"  -c, --config FILE        configuration shared with the collector\n"
 		"                           (docs/config.md), required\n"
@@ -118,15 +131,19 @@ static void usage(FILE *f)
 		"                           (default: [translator] stats_interval_s, 0=off)\n"
 		"  -o, --stats-file FILE    keep the counters there as JSON (rewritten\n"
 		"                           every interval and at exit)\n"
-		"  -R, --rdma HOST[:PORT]   write into a remote collector with RDMA\n"
-		"                           (default: [translator] rdma_collector;\n"
-		"                           port 40050) instead of local shared memory\n"
+		"  -R, --rdma HOST[:PORT]   write into the collectors with RDMA instead\n"
+		"                           of local shared memory; HOST[:PORT] is the\n"
+		"                           [collector]'s address (default: [translator]\n"
+		"                           rdma_collector; port 40050). Named collectors\n"
+		"                           are reached at their rdma_bind:rdma_port.\n"
+		"                           Also [translator] sink = rdma.\n"
 		"  -q, --quiet              no log messages\n"
 		"  -h, --help               this text\n"
 		"\n"
 		"Translator core settings ([translator] section): pc_cache (entries,\n"
 		"32768), pc_timeout_ms (10), ap_timeout_ms (1), ki_window_us (0: no\n"
-		"pre-aggregation), legacy (auto, plain, nack or off).\n"
+		"pre-aggregation), legacy (auto, plain, nack or off), rdma_qps (queue\n"
+		"pairs per collector, 1).\n"
 		"At exit the counters are printed to stdout as one JSON object.\n"
 		"If the collector restarts, the translator notices its new shared\n"
 		"memory within a second and writes there.\n");
@@ -136,7 +153,7 @@ static int shm_submit(void *ctx, unsigned s, const struct dta_memop *ops,
 		      size_t n)
 {
 	struct translator *t = ctx;
-	struct target *tg = atomic_load_explicit(&t->sink.t[t->map[s]],
+	struct target *tg = atomic_load_explicit(&t->sink.t[s],
 						 memory_order_acquire);
 	int k = dta_memops_apply(tg->area, tg->size, ops, n);
 
@@ -146,7 +163,7 @@ static int shm_submit(void *ctx, unsigned s, const struct dta_memop *ops,
 /* Map structure @i's region; NULL with a message on failure. */
 static struct target *open_target(struct translator *t, size_t i, bool quiet_enoent)
 {
-	const struct dta_config_structure *cs = dta_config_structure(t->cfg, i);
+	const struct dta_config_structure *cs = &t->sh[i].cs;
 	const char *path = t->sink.path[i];
 	struct dta_region_opts o = { .sz = sizeof(o), .backing = DTA_BACKING_SHM,
 				     .path = path };
@@ -187,45 +204,87 @@ static struct target *open_target(struct translator *t, size_t i, bool quiet_eno
 	return tg;
 }
 
-/* Open every configured structure where the collector created it. */
+/* Every structure, or every collector's share of it, in configuration
+ * order: the translator core's structures. */
+static int plan_shares(struct translator *t)
+{
+	for (size_t i = 0; i < dta_config_count(t->cfg); i++) {
+		const struct dta_config_structure *cs = dta_config_structure(t->cfg, i);
+
+		for (unsigned k = 0; k < cs->ncollectors; k++) {
+			struct share *sh = &t->sh[t->nshares];
+
+			if (t->nshares == DTA_CONFIG_MAX_STRUCTURES) {
+				fprintf(stderr, "dta-translator: more than %d "
+					"structure shares\n",
+					DTA_CONFIG_MAX_STRUCTURES);
+				return -1;
+			}
+			sh->cs = tool_share(cs, k);
+			sh->coll = cs->collectors[k];
+			sh->k = k;
+			sh->n = cs->ncollectors;
+			t->nshares++;
+		}
+	}
+	return 0;
+}
+
+/* Give the core every share; Append lists continue at @cursor's answer. */
+static int add_shares(struct translator *t,
+		      int (*cursor)(struct translator *, unsigned, uint32_t,
+				    struct dta_ap_cursor *))
+{
+	for (size_t i = 0; i < t->nshares; i++) {
+		const struct share *sh = &t->sh[i];
+		const struct dta_layout *l = &sh->cs.layout;
+		int s = l->primitive == DTA_PRIM_APPEND
+			? dta_translator_add(t->core, l, sh->cs.list_base)
+			: dta_translator_add_shard(t->core, l, sh->cs.list_base,
+						   sh->k, sh->n);
+
+		if (s < 0 || (size_t)s != i) {
+			fprintf(stderr, "dta-translator: %s: %s\n", sh->cs.name,
+				dta_strerror(s < 0 ? s : -EINVAL));
+			return -1;
+		}
+		/* Append lists continue after what the collector holds, so
+		 * a restarted translator's batches follow the previous one's. */
+		for (uint32_t j = 0; l->primitive == DTA_PRIM_APPEND &&
+				     j < l->g.ap.lists; j++) {
+			struct dta_ap_cursor cur;
+
+			if (cursor(t, (unsigned)i, j, &cur) > 0)
+				dta_translator_set_ap_cursor(t->core, (unsigned)i, j,
+							     &cur);
+		}
+	}
+	return 0;
+}
+
+static int shm_cursor(struct translator *t, unsigned i, uint32_t list,
+		      struct dta_ap_cursor *cur)
+{
+	return dta_ap_cursor_recover(&t->sh[i].cs.layout,
+				     atomic_load(&t->sink.t[i])->area, list, cur);
+}
+
+/* Open every structure share where its collector created it. */
 static int open_sink(struct translator *t)
 {
-	const char *name = dta_config_get(t->cfg, "collector", "name");
-
-	if (!name)
-		name = "dta";
-	for (size_t i = 0; i < dta_config_count(t->cfg); i++) {
-		const struct dta_config_structure *cs =
-			dta_config_structure(t->cfg, i);
+	for (size_t i = 0; i < t->nshares; i++) {
 		struct target *tg;
-		int s;
 
-		tool_shm_name(name, cs->name, t->sink.path[i],
+		tool_shm_name(tool_collector_name(t->cfg, t->sh[i].coll),
+			      t->sh[i].cs.name, t->sink.path[i],
 			      sizeof(t->sink.path[i]));
 		tg = open_target(t, i, false);
 		if (!tg)
 			return -1;
 		atomic_store(&t->sink.t[i], tg);
 		t->sink.n = i + 1;
-		s = dta_translator_add(t->core, &cs->layout, cs->list_base);
-		if (s < 0) {
-			fprintf(stderr, "dta-translator: %s: %s\n", cs->name,
-				dta_strerror(s));
-			return -1;
-		}
-		t->map[s] = (unsigned)i;
-		/* Append lists continue after what is stored, so a restarted
-		 * translator's batches follow the previous one's. */
-		for (uint32_t j = 0; cs->layout.primitive == DTA_PRIM_APPEND &&
-				     j < cs->layout.g.ap.lists; j++) {
-			struct dta_ap_cursor cur;
-
-			if (dta_ap_cursor_recover(&cs->layout, tg->area, j, &cur) > 0)
-				dta_translator_set_ap_cursor(t->core, (unsigned)s, j,
-							     &cur);
-		}
 	}
-	return 0;
+	return add_shares(t, shm_cursor);
 }
 
 /*
@@ -278,67 +337,95 @@ static void close_sink(struct translator *t)
 	}
 }
 
-/* Connect to a remote collector with RDMA instead of opening its shared
- * memory: structure i of the configuration is sink index i. */
+#ifdef DTA_HAVE_RDMA
+static int rdma_cursor(struct translator *t, unsigned i, uint32_t list,
+		       struct dta_ap_cursor *cur)
+{
+	return rdma_sink_ap_cursor(t->rdma, i, list, cur);
+}
+#endif
+
+/* Connect to the collectors with RDMA instead of opening their shared
+ * memory: collector 0 (the unnamed one) at --rdma/rdma_collector or its
+ * rdma_bind, the named ones at their rdma_bind and rdma_port. */
 static int open_rdma(struct translator *t, struct dta_sink *sink)
 {
 #ifdef DTA_HAVE_RDMA
-	char host[256], err[512] = "", *colon;
-	uint64_t port = 40050;
+	static struct rdma_sink_target tg[DTA_CONFIG_MAX_COLLECTORS];
+	size_t ntg = 0;
+	char err[512] = "";
 
-	snprintf(host, sizeof(host), "%s", t->rdma_collector);
-	colon = strrchr(host, ':');
-	if (colon) {
-		*colon = 0;
-		if (dta_parse_size(colon + 1, &port) || !port || port > 65535) {
-			fprintf(stderr, "dta-translator: bad port in %s\n",
-				t->rdma_collector);
+	for (size_t c = 0; c < dta_config_collectors(t->cfg); c++) {
+		struct rdma_sink_target *g = &tg[ntg];
+		const char *addr = c == 0 ? t->rdma_collector : NULL;
+		const char *port = dta_config_collector_get(t->cfg, c, "rdma_port");
+		const char *cn = dta_config_collector_name(t->cfg, c);
+		char *colon;
+		uint64_t p = 40050;
+
+		memset(g, 0, sizeof(*g));
+		for (size_t i = 0; i < t->nshares; i++)
+			if (t->sh[i].coll == c)
+				g->share[g->n++] = (struct rdma_sink_share){
+					.index = (unsigned)i,
+					.name = t->sh[i].cs.name,
+					.layout = &t->sh[i].cs.layout,
+					.list_base = t->sh[i].cs.list_base };
+		if (!g->n)
+			continue;
+		if (!addr)
+			addr = dta_config_collector_get(t->cfg, c, "rdma_bind");
+		else
+			port = NULL;
+		if (!addr) {
+			fprintf(stderr, "dta-translator: collector %s holds "
+				"structures but has no RDMA address (%s)\n",
+				*cn ? cn : "[collector]",
+				c == 0 ? "give --rdma, rdma_collector or rdma_bind"
+				       : "give its rdma_bind");
 			return -1;
 		}
+		snprintf(g->host, sizeof(g->host), "%s", addr);
+		colon = strrchr(g->host, ':');
+		if (colon) {
+			*colon = 0;
+			port = colon + 1;
+		}
+		if (port && (dta_parse_size(port, &p) || !p || p > 65535)) {
+			fprintf(stderr, "dta-translator: bad RDMA port in %s\n", addr);
+			return -1;
+		}
+		g->port = (uint16_t)p;
+		ntg++;
 	}
-	if (rdma_sink_connect(host, (uint16_t)port, t->cfg, &t->rdma, err,
-			      sizeof(err))) {
-		fprintf(stderr, "dta-translator: RDMA to %s: %s\n",
-			t->rdma_collector, err);
+	if (rdma_sink_connect(tg, ntg, t->rdma_qps, &t->rdma, err, sizeof(err))) {
+		fprintf(stderr, "dta-translator: RDMA: %s\n", err);
 		return -1;
 	}
 	sink->submit = rdma_sink_submit;
 	sink->flush = rdma_sink_flush;
 	sink->ctx = t->rdma;
-	say("connected to collector %s over RDMA", t->rdma_collector);
+	for (size_t i = 0; i < ntg; i++)
+		say("connected to collector %s:%u over RDMA (%u queue pair%s)",
+		    tg[i].host, tg[i].port, t->rdma_qps,
+		    t->rdma_qps == 1 ? "" : "s");
 	return 0;
 #else
 	(void)sink;
-	fprintf(stderr, "dta-translator: rdma_collector %s is set but this build "
-		"has no RDMA support\n", t->rdma_collector);
+	fprintf(stderr, "dta-translator: RDMA is configured but this build "
+		"has no RDMA support\n");
 	return -1;
 #endif
 }
 
-static int add_structures(struct translator *t)
+static int add_rdma_shares(struct translator *t)
 {
-	for (size_t i = 0; i < dta_config_count(t->cfg); i++) {
-		const struct dta_config_structure *cs = dta_config_structure(t->cfg, i);
-		int s = dta_translator_add(t->core, &cs->layout, cs->list_base);
-
-		if (s < 0) {
-			fprintf(stderr, "dta-translator: %s: %s\n", cs->name,
-				dta_strerror(s));
-			return -1;
-		}
 #ifdef DTA_HAVE_RDMA
-		/* Continue Append lists after what the collector holds. */
-		for (uint32_t j = 0; cs->layout.primitive == DTA_PRIM_APPEND &&
-				     j < cs->layout.g.ap.lists; j++) {
-			struct dta_ap_cursor cur;
-
-			if (rdma_sink_ap_cursor(t->rdma, (unsigned)s, j, &cur) > 0)
-				dta_translator_set_ap_cursor(t->core, (unsigned)s, j,
-							     &cur);
-		}
+	return add_shares(t, rdma_cursor);
+#else
+	(void)t;
+	return -1;
 #endif
-	}
-	return 0;
 }
 
 static int cfg_u64(struct dta_config *c, const char *key, uint64_t def,
@@ -390,9 +477,10 @@ static void write_stats(struct translator *t, FILE *f, int pretty)
 		rdma_sink_stats(t->rdma, &rs);
 		fprintf(f, ",\"rdma_ops\":%" PRIu64 ",\"rdma_bytes\":%" PRIu64
 			",\"rdma_errors\":%" PRIu64 ",\"rdma_reconnects\":%" PRIu64
-			",\"rdma_dropped\":%" PRIu64 ",\"rdma_queued\":%" PRIu64,
+			",\"rdma_dropped\":%" PRIu64 ",\"rdma_queued\":%" PRIu64
+			",\"rdma_qps\":%" PRIu64,
 			rs.ops, rs.bytes, rs.errors, rs.reconnects, rs.dropped,
-			rs.queued);
+			rs.queued, rs.connections);
 	}
 #endif
 	fputs("}\n", f);
@@ -835,14 +923,27 @@ int main(int argc, char **argv)
 
 	if (!t.rdma_collector)
 		t.rdma_collector = dta_config_get(t.cfg, "translator", "rdma_collector");
-	if (t.rdma_collector && open_rdma(&t, &sink))
+	v = dta_config_get(t.cfg, "translator", "sink");
+	if (v && strcmp(v, "shm") && strcmp(v, "rdma")) {
+		fprintf(stderr, "dta-translator: [translator] sink must be shm or "
+			"rdma\n");
+		goto out;
+	}
+	t.use_rdma = t.rdma_collector || (v && !strcmp(v, "rdma"));
+	if (cfg_u64(t.cfg, "rdma_qps", 1, &x) || x == 0 || x > 16) {
+		fprintf(stderr, "dta-translator: [translator] rdma_qps must be "
+			"1..16\n");
+		goto out;
+	}
+	t.rdma_qps = (unsigned)x;
+	if (plan_shares(&t) || (t.use_rdma && open_rdma(&t, &sink)))
 		goto out;
 	opt = dta_translator_create(&o, &sink, &t.core);
 	if (opt) {
 		fprintf(stderr, "dta-translator: %s\n", dta_strerror(opt));
 		goto out;
 	}
-	if (t.rdma_collector ? add_structures(&t) : open_sink(&t))
+	if (t.use_rdma ? add_rdma_shares(&t) : open_sink(&t))
 		goto out;
 
 	sigaction(SIGINT, &sa, NULL);

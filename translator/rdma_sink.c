@@ -14,6 +14,8 @@
 #include <netdb.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +38,7 @@ struct remote {
 	uint64_t addr;
 	uint32_t rkey;
 	uint64_t length;
+	bool append;
 };
 
 /* An Append frame written but not known complete, or not yet written
@@ -51,11 +54,12 @@ struct pending {
 
 #define MAX_PENDING 65536
 
-struct rdma_sink {
+struct conn {
 	pthread_mutex_t lock;
 	char host[256];
 	uint16_t port;
-	const struct dta_config *cfg;
+	const struct rdma_sink_target *tg; /* the shares it holds */
+	unsigned marker; /* sink index of a structure it holds */
 	uint64_t next_try_ns, backoff_ns;
 	int step_ms; /* how long each connection step may take */
 	uint64_t reconnects, dropped;
@@ -70,7 +74,6 @@ struct rdma_sink {
 	uint8_t *meta;
 	uint32_t max_inline;
 	struct remote remote[DTA_CONFIG_MAX_STRUCTURES]; /* by sink index */
-	size_t nremote;
 	/* Append lists' cursors as the collector reported them (by sink
 	 * index; NULL for other primitives), from the first connection. */
 	struct dta_ap_cursor *cursors[DTA_CONFIG_MAX_STRUCTURES];
@@ -88,7 +91,7 @@ struct rdma_sink {
 
 /* The next connection event, within @ms; a dead or restarting collector
  * must not stall the translator's workers for long. */
-static int wait_event(struct rdma_sink *s, enum rdma_cm_event_type want,
+static int wait_event(struct conn *s, enum rdma_cm_event_type want,
 		      char *err, size_t errlen)
 {
 	struct pollfd p = { .fd = s->ec->fd, .events = POLLIN };
@@ -119,7 +122,7 @@ static int wait_event(struct rdma_sink *s, enum rdma_cm_event_type want,
 	return -1;
 }
 
-static int post_recv(struct rdma_sink *s, uint64_t i)
+static int post_recv(struct conn *s, uint64_t i)
 {
 	struct ibv_sge sge = { .addr = (uintptr_t)(s->meta + i * RECV_SIZE),
 			       .length = RECV_SIZE, .lkey = s->meta_mr->lkey };
@@ -128,7 +131,7 @@ static int post_recv(struct rdma_sink *s, uint64_t i)
 	return ibv_post_recv(s->id->qp, &wr, &bad) ? -1 : 0;
 }
 
-static int post_recvs(struct rdma_sink *s)
+static int post_recvs(struct conn *s)
 {
 	for (int i = 0; i < META_RECVS; i++)
 		if (post_recv(s, (uint64_t)i))
@@ -137,12 +140,12 @@ static int post_recvs(struct rdma_sink *s)
 }
 
 /* Receive the collector's descriptions and Append cursors, and map the
- * configured structures. */
-static int learn(struct rdma_sink *s, const struct dta_config *cfg,
-		 char *err, size_t errlen)
+ * shares this connection serves. */
+static int learn(struct conn *s, char *err, size_t errlen)
 {
 	struct dta_meta got[DTA_CONFIG_MAX_STRUCTURES];
-	static struct dta_meta_cursors mc;
+	static _Thread_local struct dta_meta_cursors mc;
+	const struct rdma_sink_target *tg = s->tg;
 	unsigned have = 0, want = 0, cur_have = 0, cur_want = 0;
 	int map[DTA_CONFIG_MAX_STRUCTURES]; /* collector index -> sink index */
 	uint64_t deadline = tool_now_ns() + (uint64_t)s->step_ms * 1000000;
@@ -182,41 +185,43 @@ static int learn(struct rdma_sink *s, const struct dta_config *cfg,
 			if (m.layout.primitive == DTA_PRIM_APPEND)
 				cur_want += (m.layout.g.ap.lists + DTA_CURSORS_MAX - 1) /
 					    DTA_CURSORS_MAX;
-			if (++have == want) {
-				/* All known: map them before cursors arrive. */
-				for (unsigned j = 0; j < want; j++)
-					map[j] = -1;
-				for (size_t i = 0; i < dta_config_count(cfg); i++) {
-					const struct dta_config_structure *cs =
-						dta_config_structure(cfg, i);
-					unsigned j;
+			if (++have < want)
+				goto next;
+			/* All known: map them before cursors arrive. */
+			for (unsigned j = 0; j < want; j++)
+				map[j] = -1;
+			for (size_t i = 0; i < tg->n; i++) {
+				const struct rdma_sink_share *sh = &tg->share[i];
+				struct remote *rm = &s->remote[sh->index];
+				unsigned j;
 
-					for (j = 0; j < want; j++)
-						if (!strcmp(got[j].name, cs->name))
-							break;
-					if (j == want) {
-						snprintf(err, errlen, "the collector has "
-							 "no structure %s", cs->name);
+				for (j = 0; j < want; j++)
+					if (!strcmp(got[j].name, sh->name))
+						break;
+				if (j == want) {
+					snprintf(err, errlen, "the collector has "
+						 "no structure %s", sh->name);
+					return -1;
+				}
+				if (!tool_same_layout(&got[j].layout, sh->layout) ||
+				    got[j].list_base != sh->list_base) {
+					snprintf(err, errlen, "the collector's %s "
+						 "has a different layout than this "
+						 "configuration says", sh->name);
+					return -1;
+				}
+				map[j] = (int)sh->index;
+				rm->addr = got[j].addr;
+				rm->rkey = got[j].rkey;
+				rm->length = got[j].length;
+				rm->append = sh->layout->primitive == DTA_PRIM_APPEND;
+				if (rm->append && !s->cursors[sh->index]) {
+					s->cursors[sh->index] =
+						calloc(sh->layout->g.ap.lists,
+						       sizeof(*s->cursors[0]));
+					if (!s->cursors[sh->index]) {
+						snprintf(err, errlen, "out of memory");
 						return -1;
-					}
-					if (!tool_same_layout(&got[j].layout, &cs->layout)) {
-						snprintf(err, errlen, "the collector's %s "
-							 "has a different layout than this "
-							 "configuration says", cs->name);
-						return -1;
-					}
-					map[j] = (int)i;
-					s->remote[i].addr = got[j].addr;
-					s->remote[i].rkey = got[j].rkey;
-					s->remote[i].length = got[j].length;
-					if (cs->layout.primitive == DTA_PRIM_APPEND &&
-					    !s->cursors[i]) {
-						s->cursors[i] = calloc(cs->layout.g.ap.lists,
-								       sizeof(*s->cursors[i]));
-						if (!s->cursors[i]) {
-							snprintf(err, errlen, "out of memory");
-							return -1;
-						}
 					}
 				}
 			}
@@ -239,25 +244,17 @@ static int learn(struct rdma_sink *s, const struct dta_config *cfg,
 			}
 			cur_have++;
 		}
+next:
 		if (post_recv(s, wc.wr_id)) {
 			snprintf(err, errlen, "rdma receives: %s", strerror(errno));
 			return -1;
 		}
 	}
-	s->nremote = dta_config_count(cfg);
 	return 0;
 }
 
-int rdma_sink_ap_cursor(const struct rdma_sink *s, unsigned structure,
-			uint32_t list, struct dta_ap_cursor *out)
-{
-	if (structure >= s->nremote || !s->cursors[structure])
-		return 0;
-	*out = s->cursors[structure][list];
-	return out->next_seq != 0;
-}
 
-static void sink_close(struct rdma_sink *s)
+static void sink_close(struct conn *s)
 {
 	if (s->id && s->id->qp) {
 		rdma_disconnect(s->id);
@@ -283,7 +280,7 @@ static void sink_close(struct rdma_sink *s)
 }
 
 /* Connect, receive the descriptions, check them. 0 or -1 with @err. */
-static int sink_open(struct rdma_sink *s, char *err, size_t errlen)
+static int sink_open(struct conn *s, char *err, size_t errlen)
 {
 	struct addrinfo hints = { .ai_family = AF_INET };
 	struct addrinfo *ai = NULL;
@@ -349,7 +346,7 @@ static int sink_open(struct rdma_sink *s, char *err, size_t errlen)
 			snprintf(err, errlen, "connecting: %s", strerror(errno));
 		goto fail;
 	}
-	if (learn(s, s->cfg, err, errlen))
+	if (learn(s, err, errlen))
 		goto fail;
 	freeaddrinfo(ai);
 	/* From now on events are only polled for (a disconnect). */
@@ -366,29 +363,47 @@ fail:
 	return -1;
 }
 
-int rdma_sink_connect(const char *host, uint16_t port,
-		      const struct dta_config *cfg, struct rdma_sink **out,
-		      char *err, size_t errlen)
+static void conn_destroy(struct conn *s)
 {
-	struct rdma_sink *s = calloc(1, sizeof(*s));
-
 	if (!s)
-		return -ENOMEM;
+		return;
+	sink_close(s);
+	for (size_t i = 0; i < DTA_CONFIG_MAX_STRUCTURES; i++)
+		free(s->cursors[i]);
+	for (uint64_t i = s->pend_tail; i < s->pend_head; i++)
+		free(s->pend[i % MAX_PENDING].data);
+	free(s->pend);
+	free(s->stage);
+	free(s->meta);
+	pthread_mutex_destroy(&s->lock);
+	free(s);
+}
+
+static int conn_open(const struct rdma_sink_target *tg, struct conn **out,
+		     char *err, size_t errlen)
+{
+	struct conn *s = calloc(1, sizeof(*s));
+
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
 	pthread_mutex_init(&s->lock, NULL);
-	snprintf(s->host, sizeof(s->host), "%s", host);
-	s->port = port;
-	s->cfg = cfg;
+	snprintf(s->host, sizeof(s->host), "%s", tg->host);
+	s->port = tg->port;
+	s->tg = tg;
+	s->marker = tg->share[0].index;
 	s->step_ms = 10000; /* first connection: emulated RDMA can be slow */
 	s->stage = aligned_alloc(4096, STAGE_SIZE);
 	s->meta = calloc(META_RECVS, RECV_SIZE);
 	s->pend = calloc(MAX_PENDING, sizeof(*s->pend));
 	if (!s->stage || !s->meta || !s->pend) {
 		snprintf(err, errlen, "out of memory");
-		rdma_sink_destroy(s);
+		conn_destroy(s);
 		return -1;
 	}
 	if (sink_open(s, err, errlen)) {
-		rdma_sink_destroy(s);
+		conn_destroy(s);
 		return -1;
 	}
 	s->step_ms = 2000; /* reconnections: workers wait meanwhile */
@@ -398,15 +413,15 @@ int rdma_sink_connect(const char *host, uint16_t port,
 
 /* A signalled zero-length write: its completion retires everything
  * posted before it. Called with the lock held and a free queue entry. */
-static int post_marker(struct rdma_sink *s)
+static int post_marker(struct conn *s)
 {
 	struct ibv_send_wr w = { 0 }, *bad;
 
 	w.wr_id = s->posted;
 	w.opcode = IBV_WR_RDMA_WRITE;
 	w.send_flags = IBV_SEND_SIGNALED;
-	w.wr.rdma.remote_addr = s->remote[0].addr;
-	w.wr.rdma.rkey = s->remote[0].rkey;
+	w.wr.rdma.remote_addr = s->remote[s->marker].addr;
+	w.wr.rdma.rkey = s->remote[s->marker].rkey;
 	s->stage_end[w.wr_id % SEND_DEPTH] = s->stage_head;
 	if (ibv_post_send(s->id->qp, &w, &bad)) {
 		s->broken = 1;
@@ -422,7 +437,7 @@ static int post_marker(struct rdma_sink *s)
  * staging are free. Called with the lock held. */
 /* True if the connection has ended (the collector disconnected us or
  * went away): an event on the channel, which is non-blocking by now. */
-static int disconnected(struct rdma_sink *s)
+static int disconnected(struct conn *s)
 {
 	struct pollfd p = { .fd = s->ec->fd, .events = POLLIN };
 	struct rdma_cm_event *ev;
@@ -439,7 +454,7 @@ static int disconnected(struct rdma_sink *s)
 	return gone;
 }
 
-static int reap(struct rdma_sink *s, unsigned need, uint64_t bytes)
+static int reap(struct conn *s, unsigned need, uint64_t bytes)
 {
 	uint64_t since = 0, last_retired = s->retired;
 
@@ -503,7 +518,7 @@ static int reap(struct rdma_sink *s, unsigned need, uint64_t bytes)
 
 /* Staging bytes for @len, contiguous (the ring wraps by skipping the tail
  * end). Returns the offset; space was checked by reap(). */
-static uint64_t stage_alloc(struct rdma_sink *s, uint32_t len)
+static uint64_t stage_alloc(struct conn *s, uint32_t len)
 {
 	uint64_t off = s->stage_head % STAGE_SIZE;
 
@@ -516,7 +531,7 @@ static uint64_t stage_alloc(struct rdma_sink *s, uint32_t len)
 }
 
 /* Remember an Append frame (posted as @wr_id, or UINT64_MAX if not). */
-static int pend_add(struct rdma_sink *s, unsigned structure,
+static int pend_add(struct conn *s, unsigned structure,
 		    const struct dta_memop *op, uint64_t wr_id)
 {
 	struct pending *p;
@@ -536,19 +551,12 @@ static int pend_add(struct rdma_sink *s, unsigned structure,
 	return 0;
 }
 
-static int is_append(const struct rdma_sink *s, unsigned structure)
-{
-	const struct dta_config_structure *cs = dta_config_structure(s->cfg, structure);
-
-	return cs && cs->layout.primitive == DTA_PRIM_APPEND;
-}
-
-static int post_ops(struct rdma_sink *s, unsigned structure,
+static int post_ops(struct conn *s, unsigned structure,
 		    const struct dta_memop *ops, size_t n, int track);
 
 /* Reconnect (at most once per backoff period) and re-send the pending
  * Append frames. Called with the lock held; 0 when connected. */
-static int reconnect(struct rdma_sink *s)
+static int reconnect(struct conn *s)
 {
 	char err[256];
 	uint64_t now = tool_now_ns(), first, last;
@@ -584,7 +592,7 @@ static int reconnect(struct rdma_sink *s)
 
 /* Post @n operations as one chain. With @track, Append writes are kept
  * until complete. Called with the lock held. */
-static int post_ops(struct rdma_sink *s, unsigned structure,
+static int post_ops(struct conn *s, unsigned structure,
 		    const struct dta_memop *ops, size_t n, int track)
 {
 	struct ibv_send_wr wr[16], *bad;
@@ -654,15 +662,11 @@ static int post_ops(struct rdma_sink *s, unsigned structure,
 	return 0;
 }
 
-int rdma_sink_submit(void *ctx, unsigned structure, const struct dta_memop *ops,
-		     size_t n)
+static int conn_submit(struct conn *s, unsigned structure,
+		       const struct dta_memop *ops, size_t n)
 {
-	struct rdma_sink *s = ctx;
-	int track, rc;
+	int track = s->remote[structure].append, rc;
 
-	if (n > 16 || structure >= s->nremote)
-		return -EINVAL;
-	track = is_append(s, structure);
 	pthread_mutex_lock(&s->lock);
 	if (s->broken)
 		reconnect(s);
@@ -697,9 +701,8 @@ out:
 
 /* Make everything posted so far complete: post a signalled marker and
  * wait for it (and so for all before it). */
-int rdma_sink_flush(void *ctx)
+static int conn_flush(struct conn *s)
 {
-	struct rdma_sink *s = ctx;
 	int rc = 0;
 
 	pthread_mutex_lock(&s->lock);
@@ -720,38 +723,151 @@ int rdma_sink_flush(void *ctx)
 	return rc;
 }
 
+/* ---- the sink: every collector's queue pairs ---- */
+
+#define MAX_CONNS 64
+
+struct rdma_sink {
+	size_t nconn;
+	struct conn *conn[MAX_CONNS];
+	struct { uint16_t first, n; } route[DTA_CONFIG_MAX_STRUCTURES];
+	struct rdma_sink_target *tg; /* copies: connections point here */
+	size_t ntg;
+};
+
+/* Each thread sticks to one queue pair of a collector: no lock contention
+ * between workers, and one worker's operations stay in order. */
+static atomic_uint next_slot;
+static _Thread_local unsigned my_slot;
+
+int rdma_sink_connect(const struct rdma_sink_target *tg, size_t ntg,
+		      unsigned qps, struct rdma_sink **out, char *err,
+		      size_t errlen)
+{
+	struct rdma_sink *s;
+
+	if (!tg || !ntg || !qps || ntg * qps > MAX_CONNS) {
+		snprintf(err, errlen, "%zu collectors x %u queue pairs: at most "
+			 "%d connections", ntg, qps, MAX_CONNS);
+		return -1;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s || !(s->tg = calloc(ntg, sizeof(*tg)))) {
+		free(s);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	memcpy(s->tg, tg, ntg * sizeof(*tg));
+	s->ntg = ntg;
+	for (size_t i = 0; i < ntg; i++) {
+		for (size_t j = 0; j < tg[i].n; j++) {
+			unsigned x = tg[i].share[j].index;
+
+			if (x >= DTA_CONFIG_MAX_STRUCTURES || s->route[x].n) {
+				snprintf(err, errlen, "bad share index %u", x);
+				goto fail;
+			}
+			s->route[x].first = (uint16_t)s->nconn;
+			s->route[x].n = (uint16_t)qps;
+		}
+		for (unsigned q = 0; q < qps; q++) {
+			char e[1024];
+
+			if (conn_open(&s->tg[i], &s->conn[s->nconn], e, sizeof(e))) {
+				snprintf(err, errlen, "%s:%u: %s", tg[i].host,
+					 tg[i].port, e);
+				goto fail;
+			}
+			s->nconn++;
+		}
+	}
+	*out = s;
+	return 0;
+fail:
+	rdma_sink_destroy(s);
+	return -1;
+}
+
+int rdma_sink_submit(void *ctx, unsigned structure, const struct dta_memop *ops,
+		     size_t n)
+{
+	struct rdma_sink *s = ctx;
+	unsigned slot = my_slot;
+
+	if (n > 16 || structure >= DTA_CONFIG_MAX_STRUCTURES ||
+	    !s->route[structure].n)
+		return -EINVAL;
+	if (!slot)
+		slot = my_slot = atomic_fetch_add(&next_slot, 1) + 1;
+	return conn_submit(s->conn[s->route[structure].first +
+				   slot % s->route[structure].n],
+			   structure, ops, n);
+}
+
+int rdma_sink_flush(void *ctx)
+{
+	struct rdma_sink *s = ctx;
+	int rc = 0;
+
+	for (size_t i = 0; i < s->nconn; i++) {
+		int r = conn_flush(s->conn[i]);
+
+		if (!rc)
+			rc = r;
+	}
+	return rc;
+}
+
 void rdma_sink_retry(struct rdma_sink *s)
 {
-	pthread_mutex_lock(&s->lock);
-	if (s->broken)
-		reconnect(s);
-	pthread_mutex_unlock(&s->lock);
+	for (size_t i = 0; i < s->nconn; i++) {
+		struct conn *c = s->conn[i];
+
+		pthread_mutex_lock(&c->lock);
+		if (c->broken)
+			reconnect(c);
+		pthread_mutex_unlock(&c->lock);
+	}
 }
 
 void rdma_sink_stats(struct rdma_sink *s, struct rdma_sink_stats *st)
 {
-	pthread_mutex_lock(&s->lock);
-	st->ops = s->ops;
-	st->bytes = s->bytes;
-	st->errors = s->errors;
-	st->reconnects = s->reconnects;
-	st->dropped = s->dropped;
-	st->queued = s->pend_head - s->pend_tail;
-	pthread_mutex_unlock(&s->lock);
+	memset(st, 0, sizeof(*st));
+	for (size_t i = 0; i < s->nconn; i++) {
+		struct conn *c = s->conn[i];
+
+		pthread_mutex_lock(&c->lock);
+		st->ops += c->ops;
+		st->bytes += c->bytes;
+		st->errors += c->errors;
+		st->reconnects += c->reconnects;
+		st->dropped += c->dropped;
+		st->queued += c->pend_head - c->pend_tail;
+		pthread_mutex_unlock(&c->lock);
+	}
+	st->connections = s->nconn;
+}
+
+int rdma_sink_ap_cursor(const struct rdma_sink *s, unsigned structure,
+			uint32_t list, struct dta_ap_cursor *out)
+{
+	const struct conn *c;
+
+	if (structure >= DTA_CONFIG_MAX_STRUCTURES || !s->route[structure].n)
+		return 0;
+	c = s->conn[s->route[structure].first];
+	if (!c->cursors[structure])
+		return 0;
+	*out = c->cursors[structure][list];
+	return out->next_seq != 0;
 }
 
 void rdma_sink_destroy(struct rdma_sink *s)
 {
 	if (!s)
 		return;
-	sink_close(s);
-	for (size_t i = 0; i < DTA_CONFIG_MAX_STRUCTURES; i++)
-		free(s->cursors[i]);
-	for (uint64_t i = s->pend_tail; i < s->pend_head; i++)
-		free(s->pend[i % MAX_PENDING].data);
-	free(s->pend);
-	free(s->stage);
-	free(s->meta);
-	pthread_mutex_destroy(&s->lock);
+	for (size_t i = 0; i < s->nconn; i++)
+		conn_destroy(s->conn[i]);
+	free(s->tg);
 	free(s);
 }

@@ -7,21 +7,39 @@
 
 struct rdma_sink;
 
+/* A structure (or a share of a partitioned one) a collector holds. */
+struct rdma_sink_share {
+	unsigned index;                /* sink index: the translator core's */
+	const char *name;              /* the collector's name for it */
+	const struct dta_layout *layout;
+	uint32_t list_base;            /* Append: must match the collector's */
+};
+
+/* One collector and what it holds. */
+struct rdma_sink_target {
+	char host[256];
+	uint16_t port;
+	size_t n;
+	struct rdma_sink_share share[DTA_CONFIG_MAX_STRUCTURES];
+};
+
 /*
- * Connect to the collector at @host:@port, receive its structure
- * descriptions and check them against @cfg: structure i of @cfg becomes
- * sink index i. Return 0, or -1 with a message in @err.
+ * Connect @qps queue pairs to each of the @ntg collectors, receive their
+ * structure descriptions and check them against what @tg says they hold.
+ * Names and layouts in @tg must outlive the sink. Each thread that submits
+ * sticks to one queue pair per collector. Return 0, or -1 with a message
+ * in @err.
  */
-int rdma_sink_connect(const char *host, uint16_t port,
-		      const struct dta_config *cfg, struct rdma_sink **out,
-		      char *err, size_t errlen);
+int rdma_sink_connect(const struct rdma_sink_target *tg, size_t ntg,
+		      unsigned qps, struct rdma_sink **out, char *err,
+		      size_t errlen);
 /*
- * struct dta_sink callbacks (ctx: the rdma_sink); thread-safe. When the
+ * struct dta_sink callbacks (ctx: the rdma_sink); thread-safe. When a
  * connection breaks (completion error, collector gone), submit reconnects
- * with backoff (0.1 s doubling to 5 s); meanwhile Key-Write, Postcarding
- * and Key-Increment operations fail (the core counts them) while Append
- * frames are kept, with those written but not known complete, and re-sent
- * after the reconnect: no Append entry is lost.
+ * it with backoff (0.1 s doubling to 5 s); meanwhile Key-Write, Postcarding
+ * and Key-Increment operations on it fail (the core counts them) while
+ * Append frames are kept, with those written but not known complete, and
+ * re-sent after the reconnect: no Append entry is lost.
  */
 int rdma_sink_submit(void *ctx, unsigned structure, const struct dta_memop *ops,
 		     size_t n);
@@ -32,14 +50,15 @@ struct rdma_sink_stats {
 	uint64_t reconnects; /* successful reconnections */
 	uint64_t dropped;    /* Append frames that could not be kept for resend */
 	uint64_t queued;     /* Append frames not yet known written */
+	uint64_t connections; /* queue pairs, over all collectors */
 };
 void rdma_sink_stats(struct rdma_sink *s, struct rdma_sink_stats *st);
-/* If the connection is broken, try to reconnect now (within the backoff)
- * and re-send queued Append frames; call it regularly so a quiet stream
- * does not leave frames queued. */
+/* Reconnect broken connections now (within the backoff) and re-send their
+ * queued Append frames; call it regularly so a quiet stream does not leave
+ * frames queued. */
 void rdma_sink_retry(struct rdma_sink *s);
 /* Where Append list @list of sink structure @structure should continue, as
- * the collector reported when this sink first connected. Return 1 with
+ * its collector reported when the sink first connected. Return 1 with
  * *@out, or 0 when the list is empty (or not an Append structure). */
 int rdma_sink_ap_cursor(const struct rdma_sink *s, unsigned structure,
 			uint32_t list, struct dta_ap_cursor *out);

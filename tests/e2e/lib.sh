@@ -15,6 +15,7 @@ e2e_init() {
 	E2E_PORT=$((42000 + $$ % 20000))
 	E2E_CPID=
 	E2E_TPID=
+	E2E_PIDS= # more processes a test started, killed on exit
 	trap e2e_cleanup EXIT INT TERM
 }
 
@@ -22,6 +23,7 @@ e2e_cleanup() {
 	rc=$?
 	[ -n "$E2E_TPID" ] && kill "$E2E_TPID" 2>/dev/null || true
 	[ -n "$E2E_CPID" ] && kill "$E2E_CPID" 2>/dev/null || true
+	[ -n "$E2E_PIDS" ] && kill $E2E_PIDS 2>/dev/null || true
 	wait 2>/dev/null || true
 	if [ $rc -ne 0 ]; then
 		echo "--- $E2E_NAME failed; logs:"
