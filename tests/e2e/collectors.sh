@@ -84,7 +84,7 @@ e2e_query --collector east stats | grep -q '"structures":4'
 e2e_stop_translator
 e2e_expect "unknown structure" "$(e2e_stat unknown_structure)" 0
 e2e_expect "sink errors" "$(e2e_stat sink_errors)" 0
-kill -TERM $c0 $c1
-wait $c0 $c1
 E2E_PIDS=
+e2e_term $c0 "collector 0"
+e2e_term $c1 "collector east"
 e2e_pass

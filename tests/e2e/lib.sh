@@ -21,10 +21,12 @@ e2e_init() {
 
 e2e_cleanup() {
 	rc=$?
-	[ -n "$E2E_TPID" ] && kill "$E2E_TPID" 2>/dev/null || true
-	[ -n "$E2E_CPID" ] && kill "$E2E_CPID" 2>/dev/null || true
-	[ -n "$E2E_PIDS" ] && kill $E2E_PIDS 2>/dev/null || true
-	wait 2>/dev/null || true
+	for p in $E2E_TPID $E2E_CPID $E2E_PIDS; do
+		kill "$p" 2>/dev/null || true
+	done
+	for p in $E2E_TPID $E2E_CPID $E2E_PIDS; do
+		e2e_reap "$p" 20 || { echo "pid $p ignored SIGTERM; killed" >&2; rc=1; }
+	done
 	if [ $rc -ne 0 ]; then
 		echo "--- $E2E_NAME failed; logs:"
 		for f in "$E2E"/*.log; do
@@ -33,6 +35,40 @@ e2e_cleanup() {
 	fi
 	rm -rf "$E2E"
 	exit $rc
+}
+
+# Wait up to SECONDS for PID to exit; then SIGKILL it and return 1, so a
+# process that hangs on shutdown fails the test instead of hanging it.
+e2e_reap() { # PID SECONDS
+	i=0
+	while kill -0 "$1" 2>/dev/null; do
+		i=$((i + 1))
+		if [ $i -gt $(($2 * 10)) ]; then
+			kill -KILL "$1" 2>/dev/null || true
+			wait "$1" 2>/dev/null || true
+			return 1
+		fi
+		sleep 0.1
+	done
+	wait "$1" 2>/dev/null || true
+}
+
+# Stop PID with SIGTERM; fail if it does not exit within 60 s or exits
+# with an error.
+e2e_term() { # PID WHAT
+	kill -TERM "$1"
+	i=0
+	while kill -0 "$1" 2>/dev/null && [ $i -lt 600 ]; do
+		i=$((i + 1))
+		sleep 0.1
+	done
+	if kill -0 "$1" 2>/dev/null; then
+		echo "FAIL: $2 did not exit within 60 s of SIGTERM" >&2
+		kill -KILL "$1"
+		wait "$1" 2>/dev/null || true
+		return 1
+	fi
+	wait "$1"
 }
 
 # Collector and translator sections for this test's private instance.
@@ -74,15 +110,15 @@ e2e_start_translator() { # extra args
 }
 
 e2e_stop_translator() {
-	kill -TERM "$E2E_TPID"
-	wait "$E2E_TPID"
+	p=$E2E_TPID
 	E2E_TPID=
+	e2e_term "$p" dta-translator
 }
 
 e2e_stop_collector() {
-	kill -TERM "$E2E_CPID"
-	wait "$E2E_CPID"
+	p=$E2E_CPID
 	E2E_CPID=
+	e2e_term "$p" dta-collector
 }
 
 # A counter from the translator's final JSON (after e2e_stop_translator).

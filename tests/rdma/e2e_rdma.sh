@@ -82,8 +82,7 @@ e2e_query verify --truth "$E2E/kw3.truth" --min-success 1
 "$TRANSLATOR" -c "$E2E/dta.conf" -p $((E2E_PORT + 1)) > "$E2E/t3.out" 2> "$E2E/t3.log" &
 t3=$!
 e2e_wait_ready "$E2E/t3.out" "reconnecting translator"
-kill -TERM "$t3"
-wait "$t3"
+e2e_term "$t3" "reconnecting translator"
 echo "ok: a killed translator disturbed nothing and could connect again"
 
 # A write past a structure's registered memory is refused by the NIC, and
