@@ -723,6 +723,9 @@ static const uint8_t *udp_payload(int dlt, const uint8_t *p, size_t caplen,
 
 static int run_pcap(struct translator *t, const char *file, const char *dev)
 {
+#ifdef DTA_HAVE_RDMA
+	uint64_t next_retry = 0;
+#endif
 	char errbuf[PCAP_ERRBUF_SIZE];
 	struct pcap_pkthdr *h;
 	const uint8_t *pkt;
@@ -790,6 +793,13 @@ static int run_pcap(struct translator *t, const char *file, const char *dev)
 			check_collector(t);
 			next_check = tool_now_ns() + 1000000000ull;
 		}
+#ifdef DTA_HAVE_RDMA
+		/* Broken RDMA connections reconnect here, not in process(). */
+		if (t->rdma && tool_now_ns() >= next_retry) {
+			rdma_sink_retry(t->rdma);
+			next_retry = tool_now_ns() + 50000000ull;
+		}
+#endif
 	}
 	live_pcap = NULL;
 	if (rc == PCAP_ERROR && !stop)

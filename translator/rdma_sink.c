@@ -54,6 +54,18 @@ struct pending {
 
 #define MAX_PENDING 65536
 
+/* One rdma_cm connection and what it learned: replaced as a whole when
+ * the sink reconnects, so a new one can be set up without the lock. */
+struct link {
+	struct rdma_event_channel *ec;
+	struct rdma_cm_id *id;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_mr *stage_mr, *meta_mr;
+	uint32_t max_inline;
+	struct remote remote[DTA_CONFIG_MAX_STRUCTURES]; /* by sink index */
+};
+
 struct conn {
 	pthread_mutex_t lock;
 	char host[256];
@@ -65,15 +77,11 @@ struct conn {
 	uint64_t reconnects, dropped;
 	struct pending *pend; /* ring of MAX_PENDING */
 	uint64_t pend_head, pend_tail;
-	struct rdma_event_channel *ec;
-	struct rdma_cm_id *id;
-	struct ibv_pd *pd;
-	struct ibv_cq *cq;
-	struct ibv_mr *stage_mr, *meta_mr;
+	struct link l;  /* the current connection (zero while reconnecting) */
+	bool connected_once, reconnecting;
+	bool append[DTA_CONFIG_MAX_STRUCTURES]; /* by sink index */
 	uint8_t *stage; /* ring of staging bytes */
 	uint8_t *meta;
-	uint32_t max_inline;
-	struct remote remote[DTA_CONFIG_MAX_STRUCTURES]; /* by sink index */
 	/* Append lists' cursors as the collector reported them (by sink
 	 * index; NULL for other primitives), from the first connection. */
 	struct dta_ap_cursor *cursors[DTA_CONFIG_MAX_STRUCTURES];
@@ -91,10 +99,10 @@ struct conn {
 
 /* The next connection event, within @ms; a dead or restarting collector
  * must not stall the translator's workers for long. */
-static int wait_event(struct conn *s, enum rdma_cm_event_type want,
+static int wait_event(struct conn *s, struct link *L, enum rdma_cm_event_type want,
 		      char *err, size_t errlen)
 {
-	struct pollfd p = { .fd = s->ec->fd, .events = POLLIN };
+	struct pollfd p = { .fd = L->ec->fd, .events = POLLIN };
 	struct rdma_cm_event *ev;
 	enum rdma_cm_event_type got;
 	int status;
@@ -104,7 +112,7 @@ static int wait_event(struct conn *s, enum rdma_cm_event_type want,
 			 s->host, s->port, s->step_ms, rdma_event_str(want));
 		return -1;
 	}
-	if (rdma_get_cm_event(s->ec, &ev)) {
+	if (rdma_get_cm_event(L->ec, &ev)) {
 		snprintf(err, errlen, "rdma_cm: %s", strerror(errno));
 		return -1;
 	}
@@ -122,26 +130,26 @@ static int wait_event(struct conn *s, enum rdma_cm_event_type want,
 	return -1;
 }
 
-static int post_recv(struct conn *s, uint64_t i)
+static int post_recv(struct conn *s, struct link *L, uint64_t i)
 {
 	struct ibv_sge sge = { .addr = (uintptr_t)(s->meta + i * RECV_SIZE),
-			       .length = RECV_SIZE, .lkey = s->meta_mr->lkey };
+			       .length = RECV_SIZE, .lkey = L->meta_mr->lkey };
 	struct ibv_recv_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1 }, *bad;
 
-	return ibv_post_recv(s->id->qp, &wr, &bad) ? -1 : 0;
+	return ibv_post_recv(L->id->qp, &wr, &bad) ? -1 : 0;
 }
 
-static int post_recvs(struct conn *s)
+static int post_recvs(struct conn *s, struct link *L)
 {
 	for (int i = 0; i < META_RECVS; i++)
-		if (post_recv(s, (uint64_t)i))
+		if (post_recv(s, L, (uint64_t)i))
 			return -1;
 	return 0;
 }
 
 /* Receive the collector's descriptions and Append cursors, and map the
  * shares this connection serves. */
-static int learn(struct conn *s, char *err, size_t errlen)
+static int learn(struct conn *s, struct link *L, char *err, size_t errlen)
 {
 	struct dta_meta got[DTA_CONFIG_MAX_STRUCTURES];
 	static _Thread_local struct dta_meta_cursors mc;
@@ -153,7 +161,7 @@ static int learn(struct conn *s, char *err, size_t errlen)
 	while (!want || have < want || cur_have < cur_want) {
 		struct ibv_wc wc;
 		const uint8_t *msg;
-		int n = ibv_poll_cq(s->cq, 1, &wc);
+		int n = ibv_poll_cq(L->cq, 1, &wc);
 
 		if (n == 0) {
 			if (tool_now_ns() > deadline) {
@@ -192,7 +200,7 @@ static int learn(struct conn *s, char *err, size_t errlen)
 				map[j] = -1;
 			for (size_t i = 0; i < tg->n; i++) {
 				const struct rdma_sink_share *sh = &tg->share[i];
-				struct remote *rm = &s->remote[sh->index];
+				struct remote *rm = &L->remote[sh->index];
 				unsigned j;
 
 				for (j = 0; j < want; j++)
@@ -215,7 +223,7 @@ static int learn(struct conn *s, char *err, size_t errlen)
 				rm->rkey = got[j].rkey;
 				rm->length = got[j].length;
 				rm->append = sh->layout->primitive == DTA_PRIM_APPEND;
-				if (rm->append && !s->cursors[sh->index]) {
+				if (rm->append && !s->connected_once) {
 					s->cursors[sh->index] =
 						calloc(sh->layout->g.ap.lists,
 						       sizeof(*s->cursors[0]));
@@ -236,7 +244,9 @@ static int learn(struct conn *s, char *err, size_t errlen)
 					 rc ? dta_strerror(rc) : "out of range");
 				return -1;
 			}
-			i = map[mc.structure];
+			/* Kept from the first connection only: later the
+			 * translator's own cursors are ahead of them. */
+			i = s->connected_once ? -1 : map[mc.structure];
 			for (unsigned j = 0; i >= 0 && j < mc.n; j++) {
 				s->cursors[i][mc.first_list + j].next_seq = mc.cur[j].next_seq;
 				s->cursors[i][mc.first_list + j].next_entry =
@@ -245,7 +255,7 @@ static int learn(struct conn *s, char *err, size_t errlen)
 			cur_have++;
 		}
 next:
-		if (post_recv(s, wc.wr_id)) {
+		if (post_recv(s, L, wc.wr_id)) {
 			snprintf(err, errlen, "rdma receives: %s", strerror(errno));
 			return -1;
 		}
@@ -254,33 +264,33 @@ next:
 }
 
 
-static void sink_close(struct conn *s)
+static void sink_close(struct conn *s, struct link *L)
 {
-	if (s->id && s->id->qp) {
-		rdma_disconnect(s->id);
-		rdma_destroy_qp(s->id);
+	if (L->id && L->id->qp) {
+		rdma_disconnect(L->id);
+		rdma_destroy_qp(L->id);
 	}
-	if (s->stage_mr)
-		ibv_dereg_mr(s->stage_mr);
-	if (s->meta_mr)
-		ibv_dereg_mr(s->meta_mr);
-	if (s->cq)
-		ibv_destroy_cq(s->cq);
-	if (s->pd)
-		ibv_dealloc_pd(s->pd);
-	if (s->id)
-		rdma_destroy_id(s->id);
-	if (s->ec)
-		rdma_destroy_event_channel(s->ec);
-	s->id = NULL;
-	s->stage_mr = s->meta_mr = NULL;
-	s->cq = NULL;
-	s->pd = NULL;
-	s->ec = NULL;
+	if (L->stage_mr)
+		ibv_dereg_mr(L->stage_mr);
+	if (L->meta_mr)
+		ibv_dereg_mr(L->meta_mr);
+	if (L->cq)
+		ibv_destroy_cq(L->cq);
+	if (L->pd)
+		ibv_dealloc_pd(L->pd);
+	if (L->id)
+		rdma_destroy_id(L->id);
+	if (L->ec)
+		rdma_destroy_event_channel(L->ec);
+	L->id = NULL;
+	L->stage_mr = L->meta_mr = NULL;
+	L->cq = NULL;
+	L->pd = NULL;
+	L->ec = NULL;
 }
 
 /* Connect, receive the descriptions, check them. 0 or -1 with @err. */
-static int sink_open(struct conn *s, char *err, size_t errlen)
+static int sink_open(struct conn *s, struct link *L, char *err, size_t errlen)
 {
 	struct addrinfo hints = { .ai_family = AF_INET };
 	struct addrinfo *ai = NULL;
@@ -291,8 +301,8 @@ static int sink_open(struct conn *s, char *err, size_t errlen)
 
 	*err = 0;
 	snprintf(ps, sizeof(ps), "%u", s->port);
-	s->ec = rdma_create_event_channel();
-	if (!s->ec || rdma_create_id(s->ec, &s->id, s, RDMA_PS_TCP)) {
+	L->ec = rdma_create_event_channel();
+	if (!L->ec || rdma_create_id(L->ec, &L->id, s, RDMA_PS_TCP)) {
 		snprintf(err, errlen, "rdma_cm: %s (no RDMA device?)", strerror(errno));
 		goto fail;
 	}
@@ -300,66 +310,62 @@ static int sink_open(struct conn *s, char *err, size_t errlen)
 		snprintf(err, errlen, "rdma_collector %s: unknown host", s->host);
 		goto fail;
 	}
-	if (rdma_resolve_addr(s->id, NULL, ai->ai_addr, 5000) ||
-	    wait_event(s, RDMA_CM_EVENT_ADDR_RESOLVED, err, errlen) ||
-	    rdma_resolve_route(s->id, 5000) ||
-	    wait_event(s, RDMA_CM_EVENT_ROUTE_RESOLVED, err, errlen)) {
+	if (rdma_resolve_addr(L->id, NULL, ai->ai_addr, 5000) ||
+	    wait_event(s, L, RDMA_CM_EVENT_ADDR_RESOLVED, err, errlen) ||
+	    rdma_resolve_route(L->id, 5000) ||
+	    wait_event(s, L, RDMA_CM_EVENT_ROUTE_RESOLVED, err, errlen)) {
 		if (!*err)
 			snprintf(err, errlen, "resolving %s: %s", s->host, strerror(errno));
 		goto fail;
 	}
-	s->pd = ibv_alloc_pd(s->id->verbs);
-	s->cq = ibv_create_cq(s->id->verbs, SEND_DEPTH + META_RECVS, NULL, NULL, 0);
-	if (!s->pd || !s->cq) {
+	L->pd = ibv_alloc_pd(L->id->verbs);
+	L->cq = ibv_create_cq(L->id->verbs, SEND_DEPTH + META_RECVS, NULL, NULL, 0);
+	if (!L->pd || !L->cq) {
 		snprintf(err, errlen, "rdma resources: %s", strerror(errno));
 		goto fail;
 	}
-	s->stage_mr = ibv_reg_mr(s->pd, s->stage, STAGE_SIZE, IBV_ACCESS_LOCAL_WRITE);
-	s->meta_mr = ibv_reg_mr(s->pd, s->meta, META_RECVS * RECV_SIZE,
+	L->stage_mr = ibv_reg_mr(L->pd, s->stage, STAGE_SIZE, IBV_ACCESS_LOCAL_WRITE);
+	L->meta_mr = ibv_reg_mr(L->pd, s->meta, META_RECVS * RECV_SIZE,
 				IBV_ACCESS_LOCAL_WRITE);
-	qa.send_cq = qa.recv_cq = s->cq;
+	qa.send_cq = qa.recv_cq = L->cq;
 	qa.qp_type = IBV_QPT_RC;
 	qa.cap.max_send_wr = SEND_DEPTH;
 	qa.cap.max_recv_wr = META_RECVS;
 	qa.cap.max_send_sge = qa.cap.max_recv_sge = 1;
 	qa.cap.max_inline_data = 64;
 	qa.sq_sig_all = 0;
-	if (!s->stage_mr || !s->meta_mr || rdma_create_qp(s->id, s->pd, &qa)) {
+	if (!L->stage_mr || !L->meta_mr || rdma_create_qp(L->id, L->pd, &qa)) {
 		snprintf(err, errlen, "rdma queue pair: %s", strerror(errno));
 		goto fail;
 	}
-	s->max_inline = qa.cap.max_inline_data;
-	if (post_recvs(s)) {
+	L->max_inline = qa.cap.max_inline_data;
+	if (post_recvs(s, L)) {
 		snprintf(err, errlen, "rdma receives: %s", strerror(errno));
 		goto fail;
 	}
 	/* Atomics in flight at once are bounded by initiator depth. */
 	cp.initiator_depth = 16;
-	if (ibv_query_device(s->id->verbs, &da) == 0 &&
+	if (ibv_query_device(L->id->verbs, &da) == 0 &&
 	    da.max_qp_init_rd_atom < cp.initiator_depth)
 		cp.initiator_depth = (uint8_t)da.max_qp_init_rd_atom;
 	cp.retry_count = 7;
 	cp.rnr_retry_count = 7;
-	if (rdma_connect(s->id, &cp) ||
-	    wait_event(s, RDMA_CM_EVENT_ESTABLISHED, err, errlen)) {
+	if (rdma_connect(L->id, &cp) ||
+	    wait_event(s, L, RDMA_CM_EVENT_ESTABLISHED, err, errlen)) {
 		if (!*err)
 			snprintf(err, errlen, "connecting: %s", strerror(errno));
 		goto fail;
 	}
-	if (learn(s, err, errlen))
+	if (learn(s, L, err, errlen))
 		goto fail;
 	freeaddrinfo(ai);
 	/* From now on events are only polled for (a disconnect). */
-	fcntl(s->ec->fd, F_SETFL, fcntl(s->ec->fd, F_GETFL) | O_NONBLOCK);
-	/* A fresh queue pair: nothing outstanding. */
-	s->posted = s->retired = s->signalled = s->unsignalled = 0;
-	s->stage_head = s->stage_tail = 0;
-	s->broken = 0;
+	fcntl(L->ec->fd, F_SETFL, fcntl(L->ec->fd, F_GETFL) | O_NONBLOCK);
 	return 0;
 fail:
 	if (ai)
 		freeaddrinfo(ai);
-	sink_close(s);
+	sink_close(s, L);
 	return -1;
 }
 
@@ -367,7 +373,7 @@ static void conn_destroy(struct conn *s)
 {
 	if (!s)
 		return;
-	sink_close(s);
+	sink_close(s, &s->l);
 	for (size_t i = 0; i < DTA_CONFIG_MAX_STRUCTURES; i++)
 		free(s->cursors[i]);
 	for (uint64_t i = s->pend_tail; i < s->pend_head; i++)
@@ -393,6 +399,9 @@ static int conn_open(const struct rdma_sink_target *tg, struct conn **out,
 	s->port = tg->port;
 	s->tg = tg;
 	s->marker = tg->share[0].index;
+	for (size_t i = 0; i < tg->n; i++)
+		s->append[tg->share[i].index] =
+			tg->share[i].layout->primitive == DTA_PRIM_APPEND;
 	s->step_ms = 10000; /* first connection: emulated RDMA can be slow */
 	s->stage = aligned_alloc(4096, STAGE_SIZE);
 	s->meta = calloc(META_RECVS, RECV_SIZE);
@@ -402,11 +411,12 @@ static int conn_open(const struct rdma_sink_target *tg, struct conn **out,
 		conn_destroy(s);
 		return -1;
 	}
-	if (sink_open(s, err, errlen)) {
+	if (sink_open(s, &s->l, err, errlen)) {
 		conn_destroy(s);
 		return -1;
 	}
-	s->step_ms = 2000; /* reconnections: workers wait meanwhile */
+	s->connected_once = true;
+	s->step_ms = 2000; /* each step of a reconnection */
 	*out = s;
 	return 0;
 }
@@ -420,10 +430,10 @@ static int post_marker(struct conn *s)
 	w.wr_id = s->posted;
 	w.opcode = IBV_WR_RDMA_WRITE;
 	w.send_flags = IBV_SEND_SIGNALED;
-	w.wr.rdma.remote_addr = s->remote[s->marker].addr;
-	w.wr.rdma.rkey = s->remote[s->marker].rkey;
+	w.wr.rdma.remote_addr = s->l.remote[s->marker].addr;
+	w.wr.rdma.rkey = s->l.remote[s->marker].rkey;
 	s->stage_end[w.wr_id % SEND_DEPTH] = s->stage_head;
-	if (ibv_post_send(s->id->qp, &w, &bad)) {
+	if (ibv_post_send(s->l.id->qp, &w, &bad)) {
 		s->broken = 1;
 		return -EIO;
 	}
@@ -439,13 +449,13 @@ static int post_marker(struct conn *s)
  * went away): an event on the channel, which is non-blocking by now. */
 static int disconnected(struct conn *s)
 {
-	struct pollfd p = { .fd = s->ec->fd, .events = POLLIN };
+	struct pollfd p = { .fd = s->l.ec->fd, .events = POLLIN };
 	struct rdma_cm_event *ev;
 	int gone = 0;
 
 	if (poll(&p, 1, 0) != 1)
 		return 0;
-	while (rdma_get_cm_event(s->ec, &ev) == 0) {
+	while (rdma_get_cm_event(s->l.ec, &ev) == 0) {
 		gone |= ev->event == RDMA_CM_EVENT_DISCONNECTED ||
 			ev->event == RDMA_CM_EVENT_DEVICE_REMOVAL ||
 			ev->event == RDMA_CM_EVENT_TIMEWAIT_EXIT;
@@ -460,7 +470,7 @@ static int reap(struct conn *s, unsigned need, uint64_t bytes)
 
 	for (;;) {
 		struct ibv_wc wc[16];
-		int n = ibv_poll_cq(s->cq, 16, wc);
+		int n = ibv_poll_cq(s->l.cq, 16, wc);
 
 		for (int i = 0; i < n; i++) {
 			if (wc[i].status != IBV_WC_SUCCESS) {
@@ -497,7 +507,7 @@ static int reap(struct conn *s, unsigned need, uint64_t bytes)
 		 * post a marker whose completion will retire the rest. */
 		if (n == 0 && s->retired >= s->signalled && s->posted > s->retired &&
 		    post_marker(s))
-			return -EIO;
+			return -ECONNRESET; /* the queue pair is in error */
 		if (n == 0) {
 			/* No progress: has the collector gone? Give up after
 			 * step_ms rather than let the workers hang. */
@@ -554,23 +564,50 @@ static int pend_add(struct conn *s, unsigned structure,
 static int post_ops(struct conn *s, unsigned structure,
 		    const struct dta_memop *ops, size_t n, int track);
 
-/* Reconnect (at most once per backoff period) and re-send the pending
- * Append frames. Called with the lock held; 0 when connected. */
-static int reconnect(struct conn *s)
+/*
+ * Reconnect a broken connection (at most once per backoff period unless
+ * @force) and re-send the pending Append frames. Called without the lock:
+ * connecting takes a while (seconds when the collector is away), and the
+ * workers meanwhile keep queueing Append frames instead of waiting (a
+ * blocked worker would let its UDP socket overflow).
+ */
+static void reconnect(struct conn *s, bool force)
 {
+	struct link old, nl = { 0 };
 	char err[256];
 	uint64_t now = tool_now_ns(), first, last;
+	int rc;
 
-	if (now < s->next_try_ns)
-		return -ECONNRESET;
-	sink_close(s);
-	if (sink_open(s, err, sizeof(err))) {
+	pthread_mutex_lock(&s->lock);
+	if (!s->broken || s->reconnecting || (!force && now < s->next_try_ns)) {
+		pthread_mutex_unlock(&s->lock);
+		return;
+	}
+	s->reconnecting = true;
+	/* Nobody uses a broken link: take it out and destroy its queue pair
+	 * first, so nothing posted on it is sent after the staging ring is
+	 * reused. */
+	old = s->l;
+	memset(&s->l, 0, sizeof(s->l));
+	pthread_mutex_unlock(&s->lock);
+	sink_close(s, &old);
+	rc = sink_open(s, &nl, err, sizeof(err));
+
+	pthread_mutex_lock(&s->lock);
+	s->reconnecting = false;
+	if (rc) {
 		s->backoff_ns = s->backoff_ns ? s->backoff_ns * 2 : 100000000;
 		if (s->backoff_ns > 5000000000ull)
 			s->backoff_ns = 5000000000ull;
-		s->next_try_ns = now + s->backoff_ns;
-		return -ECONNRESET;
+		s->next_try_ns = tool_now_ns() + s->backoff_ns;
+		pthread_mutex_unlock(&s->lock);
+		return;
 	}
+	s->l = nl;
+	/* A fresh queue pair: nothing outstanding. */
+	s->posted = s->retired = s->signalled = s->unsignalled = 0;
+	s->stage_head = s->stage_tail = 0;
+	s->broken = 0;
 	s->backoff_ns = 0;
 	s->reconnects++;
 	/* Everything pending is re-posted (and re-tracked) in order. */
@@ -583,11 +620,14 @@ static int reconnect(struct conn *s)
 					.offset = p.offset, .data = p.data };
 
 		s->pend[i % MAX_PENDING].data = NULL;
-		if (post_ops(s, p.structure, &op, 1, 1))
-			s->dropped++;
+		if (s->broken || post_ops(s, p.structure, &op, 1, 1)) {
+			/* Broken again: keep the rest for the next try. */
+			if (pend_add(s, p.structure, &op, UINT64_MAX))
+				s->dropped++;
+		}
 		free(p.data);
 	}
-	return s->broken ? -ECONNRESET : 0;
+	pthread_mutex_unlock(&s->lock);
 }
 
 /* Post @n operations as one chain. With @track, Append writes are kept
@@ -607,7 +647,7 @@ static int post_ops(struct conn *s, unsigned structure,
 		return rc;
 	for (size_t i = 0; i < n; i++) {
 		const struct dta_memop *op = &ops[i];
-		const struct remote *rm = &s->remote[structure];
+		const struct remote *rm = &s->l.remote[structure];
 		struct ibv_send_wr *w = &wr[i];
 
 		if (op->offset > rm->length || op->len > rm->length - op->offset)
@@ -626,12 +666,12 @@ static int post_ops(struct conn *s, unsigned structure,
 			w->wr.atomic.compare_add = op->add;
 			sge[i].addr = (uintptr_t)(s->stage + off);
 			sge[i].length = 8;
-			sge[i].lkey = s->stage_mr->lkey;
+			sge[i].lkey = s->l.stage_mr->lkey;
 		} else {
 			w->opcode = IBV_WR_RDMA_WRITE;
 			w->wr.rdma.remote_addr = rm->addr + op->offset;
 			w->wr.rdma.rkey = rm->rkey;
-			if (op->len <= s->max_inline) {
+			if (op->len <= s->l.max_inline) {
 				w->send_flags |= IBV_SEND_INLINE;
 				sge[i].addr = (uintptr_t)op->data;
 			} else {
@@ -639,7 +679,7 @@ static int post_ops(struct conn *s, unsigned structure,
 
 				memcpy(s->stage + off, op->data, op->len);
 				sge[i].addr = (uintptr_t)(s->stage + off);
-				sge[i].lkey = s->stage_mr->lkey;
+				sge[i].lkey = s->l.stage_mr->lkey;
 			}
 			sge[i].length = op->len;
 			s->bytes += op->len;
@@ -653,7 +693,7 @@ static int post_ops(struct conn *s, unsigned structure,
 			s->signalled = w->wr_id + 1;
 		}
 	}
-	if (ibv_post_send(s->id->qp, wr, &bad)) {
+	if (ibv_post_send(s->l.id->qp, wr, &bad)) {
 		s->broken = 1;
 		return -ECONNRESET;
 	}
@@ -665,12 +705,11 @@ static int post_ops(struct conn *s, unsigned structure,
 static int conn_submit(struct conn *s, unsigned structure,
 		       const struct dta_memop *ops, size_t n)
 {
-	int track = s->remote[structure].append, rc;
+	int track = s->append[structure], rc;
 
 	pthread_mutex_lock(&s->lock);
-	if (s->broken)
-		reconnect(s);
 	if (s->broken) {
+		/* rdma_sink_retry() reconnects, off the workers' path. */
 		rc = -ECONNRESET;
 		/* Not lost: queued for when the collector is back. */
 		for (size_t i = 0; track && i < n; i++)
@@ -680,7 +719,7 @@ static int conn_submit(struct conn *s, unsigned structure,
 		goto out;
 	}
 	rc = post_ops(s, structure, ops, n, track);
-	if (rc == -ECONNRESET && track) {
+	if (rc && rc != -DTA_E_RANGE && track) {
 		/* Broken while posting: what was not tracked is queued. */
 		for (size_t i = 0; i < n; i++)
 			if (ops[i].kind == DTA_MEMOP_WRITE) {
@@ -705,11 +744,9 @@ static int conn_flush(struct conn *s)
 {
 	int rc = 0;
 
+	/* Last chance for queued Append frames: try once more now. */
+	reconnect(s, true);
 	pthread_mutex_lock(&s->lock);
-	if (s->broken && s->pend_head > s->pend_tail) {
-		s->next_try_ns = 0; /* last chance: try once more now */
-		reconnect(s);
-	}
 	if (!s->broken && s->posted > s->retired) {
 		rc = reap(s, 1, 0);
 		if (!rc && s->posted > s->retired)
@@ -823,9 +860,14 @@ void rdma_sink_retry(struct rdma_sink *s)
 	for (size_t i = 0; i < s->nconn; i++) {
 		struct conn *c = s->conn[i];
 
+		reconnect(c, false);
+		/* Idle: retire what completed, and make the unsignalled tail
+		 * complete, so queued Append frames are known written. */
 		pthread_mutex_lock(&c->lock);
-		if (c->broken)
-			reconnect(c);
+		if (!c->broken && c->posted > c->retired &&
+		    reap(c, 0, 0) == 0 && c->retired >= c->signalled &&
+		    c->posted > c->retired)
+			post_marker(c);
 		pthread_mutex_unlock(&c->lock);
 	}
 }

@@ -35,11 +35,12 @@ int rdma_sink_connect(const struct rdma_sink_target *tg, size_t ntg,
 		      size_t errlen);
 /*
  * struct dta_sink callbacks (ctx: the rdma_sink); thread-safe. When a
- * connection breaks (completion error, collector gone), submit reconnects
- * it with backoff (0.1 s doubling to 5 s); meanwhile Key-Write, Postcarding
- * and Key-Increment operations on it fail (the core counts them) while
- * Append frames are kept, with those written but not known complete, and
- * re-sent after the reconnect: no Append entry is lost.
+ * connection breaks (completion error, collector gone), rdma_sink_retry()
+ * reconnects it with backoff (0.1 s doubling to 5 s), without holding up
+ * the workers: meanwhile Key-Write, Postcarding and Key-Increment
+ * operations on it fail (the core counts them) while Append frames are
+ * kept, with those written but not known complete, and re-sent after the
+ * reconnect: no Append entry is lost.
  */
 int rdma_sink_submit(void *ctx, unsigned structure, const struct dta_memop *ops,
 		     size_t n);
@@ -53,9 +54,10 @@ struct rdma_sink_stats {
 	uint64_t connections; /* queue pairs, over all collectors */
 };
 void rdma_sink_stats(struct rdma_sink *s, struct rdma_sink_stats *st);
-/* Reconnect broken connections now (within the backoff) and re-send their
- * queued Append frames; call it regularly so a quiet stream does not leave
- * frames queued. */
+/* Reconnect broken connections (within the backoff) and re-send their
+ * queued Append frames. The only place connections are re-established:
+ * call it regularly from a thread that is not a worker (dta-translator:
+ * its main loop, every 50 ms); it may take seconds. */
 void rdma_sink_retry(struct rdma_sink *s);
 /* Where Append list @list of sink structure @structure should continue, as
  * its collector reported when the sink first connected. Return 1 with
