@@ -16,6 +16,7 @@
 #include "dta/config.h"
 #include "dta/translator.h"
 #include "dta/meta.h"
+#include "dta/roce.h"
 
 #define DTA_VERSION_MAJOR 0
 #define DTA_VERSION_MINOR 1
