@@ -238,6 +238,26 @@ static int start_rdma(struct collector *c)
 			return -1;
 		}
 		o.port = (uint16_t)p;
+		o.switch_peer = dta_config_collector_get(c->cfg, (size_t)c->idx,
+							 "switch_peer");
+		o.switch_meta = dta_config_collector_get(c->cfg, (size_t)c->idx,
+							 "switch_meta");
+		if (o.switch_peer) {
+			const char *q = dta_config_collector_get(c->cfg, (size_t)c->idx,
+								 "switch_qpn");
+			const char *ps = dta_config_collector_get(c->cfg, (size_t)c->idx,
+								  "switch_psn");
+			uint64_t x = 0x100, y = 0;
+
+			if ((q && (dta_parse_size(q, &x) || !x || x > 0xFFFFFF)) ||
+			    (ps && (dta_parse_size(ps, &y) || y > 0xFFFFFF))) {
+				fprintf(stderr, "dta-collector: switch_qpn and "
+					"switch_psn are 24-bit numbers (QPN > 0)\n");
+				return -1;
+			}
+			o.switch_qpn = (uint32_t)x;
+			o.switch_psn = (uint32_t)y;
+		}
 		o.n = c->n;
 		for (size_t i = 0; i < c->n; i++) {
 			o.s[i].name = c->v[i].cs->name;
@@ -383,6 +403,12 @@ static void handle_line(struct collector *c, struct client *cl, char *line)
 	}
 	if (!strcmp(w[0], "stats")) {
 		stats_json(c, out);
+	} else if (!strcmp(w[0], "switch")) {
+#ifdef DTA_HAVE_RDMA
+		coll_rdma_switch_json(c->rdma, out);
+#else
+		fputs("{\"error\":\"this build has no RDMA support\"}", out);
+#endif
 	} else if (!strcmp(w[0], "snapshot")) {
 		save_all(c, out);
 	} else if (!strcmp(w[0], "ki-reset")) {

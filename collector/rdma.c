@@ -17,6 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 
@@ -53,6 +58,12 @@ struct coll_rdma {
 	struct allow allow[MAX_ALLOW];
 	struct conn conns[MAX_CONNS];
 	int max_rd_atom;
+	/* switch mode */
+	struct ibv_cq *sw_cq;
+	struct ibv_qp *sw_qp[DTA_CONFIG_MAX_STRUCTURES];
+	uint32_t sw_peer_ip, sw_ip, sw_qpn, sw_psn;
+	uint8_t sw_mac[6];
+	char *sw_json; /* the published description */
 	void (*log)(const char *fmt, ...);
 	uint64_t accepted, refused, disconnected;
 };
@@ -110,6 +121,193 @@ static unsigned access_for(const struct dta_layout *l)
 	if (l->primitive == DTA_PRIM_KEY_INCREMENT)
 		a = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_ATOMIC;
 	return a;
+}
+
+/* The GID table entry of @ip (RoCEv2, IPv4-mapped) on port 1. */
+static int find_gid(struct ibv_context *ctx, uint32_t ip, struct ibv_gid_entry *e)
+{
+	struct ibv_port_attr pa;
+
+	if (ibv_query_port(ctx, 1, &pa))
+		return -errno;
+	for (int i = 0; i < pa.gid_tbl_len; i++) {
+		const uint8_t *g;
+
+		if (ibv_query_gid_ex(ctx, 1, (uint32_t)i, e, 0) ||
+		    e->gid_type != IBV_GID_TYPE_ROCE_V2)
+			continue;
+		g = e->gid.raw;
+		if (g[10] == 0xFF && g[11] == 0xFF &&
+		    ((uint32_t)g[12] << 24 | (uint32_t)g[13] << 16 |
+		     (uint32_t)g[14] << 8 | g[15]) == ip)
+			return 0;
+	}
+	return -ENOENT;
+}
+
+static int qp_to_rts(struct coll_rdma *r, struct ibv_qp *qp, uint32_t peer_qpn,
+		     const struct ibv_gid_entry *ge)
+{
+	struct ibv_qp_attr a = { 0 };
+
+	a.qp_state = IBV_QPS_INIT;
+	a.pkey_index = 0;
+	a.port_num = 1;
+	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
+		return -errno;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = peer_qpn;
+	a.rq_psn = r->sw_psn;
+	a.max_dest_rd_atomic = (uint8_t)(r->max_rd_atom > 0 ? r->max_rd_atom : 1);
+	a.min_rnr_timer = 12;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.port_num = 1;
+	a.ah_attr.grh.hop_limit = 64;
+	a.ah_attr.grh.sgid_index = (uint8_t)ge->gid_index;
+	memset(a.ah_attr.grh.dgid.raw + 10, 0xFF, 2);
+	a.ah_attr.grh.dgid.raw[12] = (uint8_t)(r->sw_peer_ip >> 24);
+	a.ah_attr.grh.dgid.raw[13] = (uint8_t)(r->sw_peer_ip >> 16);
+	a.ah_attr.grh.dgid.raw[14] = (uint8_t)(r->sw_peer_ip >> 8);
+	a.ah_attr.grh.dgid.raw[15] = (uint8_t)r->sw_peer_ip;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+		return -errno;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.sq_psn = 0;
+	a.max_rd_atomic = 1;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
+			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+			  IBV_QP_MAX_QP_RD_ATOMIC))
+		return -errno;
+	return 0;
+}
+
+static void ip_str(uint32_t ip, char *out)
+{
+	snprintf(out, 16, "%u.%u.%u.%u", ip >> 24, (ip >> 16) & 255,
+		 (ip >> 8) & 255, ip & 255);
+}
+
+/* Queue pairs for a switch translator, and the description it needs. */
+static int start_switch(struct coll_rdma *r, const struct coll_rdma_opts *o,
+			uint32_t bind_ip)
+{
+	struct ibv_context *ctx = r->listen->verbs;
+	struct ibv_gid_entry ge;
+	struct in_addr a;
+	struct ifreq ifr = { 0 };
+	char *buf = NULL, ip1[16], ip2[16];
+	size_t len = 0;
+	FILE *f;
+	int fd, err;
+
+	if (inet_pton(AF_INET, o->switch_peer, &a) != 1) {
+		r->log("switch_peer %s: not an IPv4 address", o->switch_peer);
+		return -EINVAL;
+	}
+	r->sw_peer_ip = ntohl(a.s_addr);
+	r->sw_ip = bind_ip;
+	r->sw_qpn = o->switch_qpn;
+	r->sw_psn = o->switch_psn & 0xFFFFFF;
+	err = find_gid(ctx, bind_ip, &ge);
+	if (err) {
+		r->log("switch mode: no RoCEv2 GID for the bound address");
+		return err;
+	}
+	/* The collector's MAC: what the switch puts in its frames. */
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	if (fd < 0 || !if_indextoname(ge.ndev_ifindex, ifr.ifr_name) ||
+	    ioctl(fd, SIOCGIFHWADDR, &ifr) < 0) {
+		err = -errno;
+		if (fd >= 0)
+			close(fd);
+		r->log("switch mode: cannot read the interface's MAC: %s",
+		       strerror(-err));
+		return err;
+	}
+	close(fd);
+	memcpy(r->sw_mac, ifr.ifr_hwaddr.sa_data, 6);
+	r->sw_cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	if (!r->sw_cq)
+		return -errno;
+	for (size_t i = 0; i < r->n; i++) {
+		struct ibv_qp_init_attr qa = { .send_cq = r->sw_cq,
+					       .recv_cq = r->sw_cq,
+					       .qp_type = IBV_QPT_RC,
+					       .cap = { .max_send_wr = 1,
+							.max_recv_wr = 1,
+							.max_send_sge = 1,
+							.max_recv_sge = 1 } };
+
+		r->sw_qp[i] = ibv_create_qp(r->pd, &qa);
+		if (!r->sw_qp[i])
+			return -errno;
+		err = qp_to_rts(r, r->sw_qp[i], (r->sw_qpn + (uint32_t)i) & 0xFFFFFF,
+				&ge);
+		if (err) {
+			r->log("switch mode: queue pair for %s: %s (is %s "
+			       "reachable on %s?)", r->s[i].name, strerror(-err),
+			       o->switch_peer, ifr.ifr_name);
+			return err;
+		}
+	}
+	/* The description, once: it does not change while we run. */
+	f = open_memstream(&buf, &len);
+	if (!f)
+		return -ENOMEM;
+	ip_str(r->sw_ip, ip1);
+	ip_str(r->sw_peer_ip, ip2);
+	fprintf(f, "{\"switch\":{\"version\":1,\"collector_ip\":\"%s\","
+		"\"collector_mac\":\"%02x:%02x:%02x:%02x:%02x:%02x\","
+		"\"interface\":\"%s\",\"gid_index\":%u,\"udp_port\":4791,"
+		"\"mtu\":1024,\"peer_ip\":\"%s\",\"structures\":[",
+		ip1, r->sw_mac[0], r->sw_mac[1], r->sw_mac[2], r->sw_mac[3],
+		r->sw_mac[4], r->sw_mac[5], ifr.ifr_name, ge.gid_index, ip2);
+	for (size_t i = 0; i < r->n; i++) {
+		uint8_t lw[DTA_LAYOUT_WIRE_SIZE];
+
+		dta_layout_encode(r->s[i].layout, lw, sizeof(lw));
+		fprintf(f, "%s{\"name\":\"%s\",\"qpn\":%u,\"peer_qpn\":%u,"
+			"\"psn\":%u,\"rkey\":%u,\"addr\":%" PRIu64
+			",\"length\":%" PRIu64 ",\"list_base\":%u,"
+			"\"primitive\":\"%s\",\"layout\":\"", i ? "," : "",
+			r->s[i].name, r->sw_qp[i]->qp_num,
+			(r->sw_qpn + (uint32_t)i) & 0xFFFFFF, r->sw_psn,
+			r->mr[i]->rkey, (uint64_t)(uintptr_t)r->s[i].area,
+			r->s[i].layout->data_size, r->s[i].list_base,
+			dta_primitive_name(r->s[i].layout->primitive));
+		for (size_t k = 0; k < sizeof(lw); k++)
+			fprintf(f, "%02x", lw[k]);
+		fputs("\"}", f);
+	}
+	fputs("]}}", f);
+	if (fclose(f))
+		return -ENOMEM;
+	r->sw_json = buf;
+	if (o->switch_meta) {
+		char tmp[4096];
+
+		snprintf(tmp, sizeof(tmp), "%s.tmp", o->switch_meta);
+		f = fopen(tmp, "w");
+		if (!f || fprintf(f, "%s\n", buf) < 0 || fclose(f) ||
+		    rename(tmp, o->switch_meta)) {
+			r->log("switch_meta %s: %s", o->switch_meta, strerror(errno));
+			return -errno;
+		}
+	}
+	r->log("switch mode: %zu queue pairs towards %s (QPN %u..), "
+	       "description in %s", r->n, o->switch_peer, r->sw_qpn,
+	       o->switch_meta ? o->switch_meta : "the query socket only");
+	return 0;
 }
 
 int coll_rdma_start(const struct coll_rdma_opts *o, struct coll_rdma **out)
@@ -215,6 +413,11 @@ int coll_rdma_start(const struct coll_rdma_opts *o, struct coll_rdma **out)
 	if (rdma_listen(r->listen, 16)) {
 		err = -errno;
 		goto fail_errno;
+	}
+	if (o->switch_peer) {
+		err = start_switch(r, o, ntohl(((struct sockaddr_in *)ai->ai_addr)->sin_addr.s_addr));
+		if (err)
+			goto fail;
 	}
 	freeaddrinfo(ai);
 	r->log("rdma: %zu structures registered on %s, accepting translators on "
@@ -455,10 +658,24 @@ void coll_rdma_stats_json(const struct coll_rdma *r, FILE *out)
 		live, r->accepted, r->refused, r->disconnected);
 }
 
+void coll_rdma_switch_json(const struct coll_rdma *r, FILE *out)
+{
+	if (r && r->sw_json)
+		fputs(r->sw_json, out);
+	else
+		fputs("{\"error\":\"switch mode is off (set switch_peer)\"}", out);
+}
+
 void coll_rdma_stop(struct coll_rdma *r)
 {
 	if (!r)
 		return;
+	for (size_t i = 0; i < DTA_CONFIG_MAX_STRUCTURES; i++)
+		if (r->sw_qp[i])
+			ibv_destroy_qp(r->sw_qp[i]);
+	if (r->sw_cq)
+		ibv_destroy_cq(r->sw_cq);
+	free(r->sw_json);
 	for (int i = 0; i < MAX_CONNS; i++)
 		if (r->conns[i].id) {
 			rdma_disconnect(r->conns[i].id);

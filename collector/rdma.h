@@ -20,6 +20,13 @@ struct coll_rdma_opts {
 	const char *allow; /* "a.b.c.d[/len],..."; empty: refuse everyone */
 	size_t n;
 	struct coll_rdma_structure s[DTA_CONFIG_MAX_STRUCTURES];
+	/* Switch mode (docs/roce.md): queue pairs towards a translator that
+	 * crafts RoCEv2 itself, one per structure, moved to ready-to-send
+	 * without rdma_cm. NULL switch_peer: none. */
+	const char *switch_peer;  /* its IPv4 address */
+	uint32_t switch_qpn;      /* its QPN for structure 0; +i for i */
+	uint32_t switch_psn;      /* the first PSN it sends */
+	const char *switch_meta;  /* where to write the description (or NULL) */
 	void (*log)(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 };
 
@@ -31,6 +38,9 @@ int coll_rdma_start(const struct coll_rdma_opts *o, struct coll_rdma **out);
 int coll_rdma_fd(const struct coll_rdma *r);
 /* Handle every pending connection event. */
 void coll_rdma_handle(struct coll_rdma *r);
+/* The switch-mode description as one JSON object (docs/roce.md), or
+ * {"error":...} when switch mode is off. */
+void coll_rdma_switch_json(const struct coll_rdma *r, FILE *out);
 /* "rdma":{...} for the stats answer. */
 void coll_rdma_stats_json(const struct coll_rdma *r, FILE *out);
 void coll_rdma_stop(struct coll_rdma *r);

@@ -839,6 +839,15 @@ static int cmd_stats(int argc, char **argv)
 			  "Usage: dta-query stats\n  The collector's counters (JSON).\n");
 }
 
+static int cmd_switch(int argc, char **argv)
+{
+	return cmd_simple(argc, argv, "switch",
+			  "Usage: dta-query switch\n  What a switch translator "
+			  "needs to write into the collector (JSON, docs/roce.md):\n"
+			  "  its MAC, IP, GID index, and per structure the queue pair,\n"
+			  "  first PSN, R_Key, address, length and layout.\n");
+}
+
 static int cmd_snapshot(int argc, char **argv)
 {
 	return cmd_simple(argc, argv, "snapshot",
@@ -1286,6 +1295,7 @@ static const struct {
 	{ "info", cmd_info, "info [FILE]: structures and their geometry" },
 	{ "stats", cmd_stats, "stats: collector counters" },
 	{ "snapshot", cmd_snapshot, "snapshot: make the collector save snapshots" },
+	{ "switch", cmd_switch, "switch: the description a switch translator needs" },
 	{ "verify", cmd_verify, "verify --truth FILE: check answers against dta-gen" },
 	{ "size", cmd_size, "size kw|pc: memory and N for a target success rate" },
 };

@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "switch_sink.h"
 #include "tools.h"
 #ifdef DTA_HAVE_RDMA
 #include "rdma_sink.h"
@@ -75,6 +76,8 @@ struct translator {
 	bool collector_gone;
 	const char *rdma_collector; /* HOST:PORT of the default collector */
 	bool use_rdma;              /* RDMA sink instead of shm */
+	const char *switch_if;      /* switch sink: raw RoCEv2 on this interface */
+	struct switch_sink *sw;
 	unsigned rdma_qps;
 #ifdef DTA_HAVE_RDMA
 	struct rdma_sink *rdma;
@@ -137,6 +140,11 @@ static void usage(FILE *f)
 		"                           rdma_collector; port 40050). Named collectors\n"
 		"                           are reached at their rdma_bind:rdma_port.\n"
 		"                           Also [translator] sink = rdma.\n"
+		"  -X, --switch IF          act as a switch: send raw RoCEv2 frames on\n"
+		"                           interface IF into the collector's switch-mode\n"
+		"                           queue pairs (default: [translator]\n"
+		"                           switch_interface; description from\n"
+		"                           switch_meta, else the collector's socket)\n"
 		"  -q, --quiet              no log messages\n"
 		"  -h, --help               this text\n"
 		"\n"
@@ -418,6 +426,85 @@ static int open_rdma(struct translator *t, struct dta_sink *sink)
 #endif
 }
 
+static int no_cursor(struct translator *t, unsigned i, uint32_t list,
+		     struct dta_ap_cursor *cur)
+{
+	(void)t; (void)i; (void)list; (void)cur;
+	return 0; /* a switch starts its lists at the beginning */
+}
+
+/* Raw RoCEv2 frames on an interface into the collector's switch-mode
+ * queue pairs, described by [translator] switch_meta or by the collector's
+ * "switch" answer. */
+static int open_switch(struct translator *t, struct dta_sink *sink)
+{
+	static struct switch_sink_share sh[DTA_CONFIG_MAX_STRUCTURES];
+	const char *meta = dta_config_get(t->cfg, "translator", "switch_meta");
+	char *desc = NULL, err[512];
+	size_t cap = 0;
+	int rc;
+
+	if (meta) {
+		FILE *f = fopen(meta, "r");
+
+		if (!f || getline(&desc, &cap, f) < 0) {
+			fprintf(stderr, "dta-translator: switch_meta %s: %s\n", meta,
+				strerror(errno));
+			if (f)
+				fclose(f);
+			free(desc);
+			return -1;
+		}
+		fclose(f);
+	} else {
+		char path[4096];
+		FILE *in;
+		int fd;
+
+		tool_collector_socket(t->cfg, 0, path, sizeof(path));
+		fd = tool_connect(path);
+		in = fd >= 0 ? fdopen(dup(fd), "r") : NULL;
+		if (!in || tool_request(fd, in, "switch", &desc, &cap) < 0) {
+			fprintf(stderr, "dta-translator: cannot ask the collector at "
+				"%s for its switch description (or set switch_meta)\n",
+				path);
+			if (in)
+				fclose(in);
+			if (fd >= 0)
+				close(fd);
+			free(desc);
+			return -1;
+		}
+		fclose(in);
+		close(fd);
+	}
+	for (size_t i = 0; i < t->nshares; i++) {
+		if (t->sh[i].n > 1 || t->sh[i].coll != 0) {
+			fprintf(stderr, "dta-translator: the switch sink writes "
+				"into one collector ([collector]); %s is on "
+				"another\n", t->sh[i].cs.name);
+			free(desc);
+			return -1;
+		}
+		sh[i] = (struct switch_sink_share){ .index = (unsigned)i,
+						    .name = t->sh[i].cs.name,
+						    .layout = &t->sh[i].cs.layout };
+	}
+	rc = switch_sink_open(t->switch_if, desc, sh, t->nshares, &t->sw, err,
+			      sizeof(err));
+	free(desc);
+	if (rc) {
+		fprintf(stderr, "dta-translator: switch sink: %s\n", err);
+		return -1;
+	}
+	sink->submit = switch_sink_submit;
+	sink->flush = switch_sink_flush;
+	sink->ctx = t->sw;
+	say("writing RoCEv2 frames on %s into the collector's switch-mode "
+	    "queue pairs", t->switch_if);
+	return 0;
+}
+
 static int add_rdma_shares(struct translator *t)
 {
 #ifdef DTA_HAVE_RDMA
@@ -483,6 +570,8 @@ static void write_stats(struct translator *t, FILE *f, int pretty)
 			rs.queued, rs.connections);
 	}
 #endif
+	if (t->sw)
+		switch_sink_stats_json(t->sw, f);
 	fputs("}\n", f);
 }
 
@@ -637,6 +726,8 @@ static int run_udp(struct translator *t)
 		if (t->rdma)
 			rdma_sink_retry(t->rdma);
 #endif
+		if (t->sw)
+			switch_sink_poll(t->sw);
 		if (t->stats_interval > 0 && tool_now_ns() >= next_stats) {
 			if (!quiet)
 				print_interval(t);
@@ -794,6 +885,8 @@ static int run_pcap(struct translator *t, const char *file, const char *dev)
 			next_check = tool_now_ns() + 1000000000ull;
 		}
 #ifdef DTA_HAVE_RDMA
+		if (t->sw)
+			switch_sink_poll(t->sw);
 		/* Broken RDMA connections reconnect here, not in process(). */
 		if (t->rdma && tool_now_ns() >= next_retry) {
 			rdma_sink_retry(t->rdma);
@@ -830,6 +923,7 @@ int main(int argc, char **argv)
 		{ "stats-interval", required_argument, NULL, 's' },
 		{ "stats-file", required_argument, NULL, 'o' },
 		{ "rdma", required_argument, NULL, 'R' },
+		{ "switch", required_argument, NULL, 'X' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -844,7 +938,7 @@ int main(int argc, char **argv)
 	char err[256];
 	int opt, rc = 1;
 
-	while ((opt = getopt_long(argc, argv, "c:p:b:w:r:i:s:o:R:qh", lo, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "c:p:b:w:r:i:s:o:R:X:qh", lo, NULL)) != -1) {
 		switch (opt) {
 		case 'c': cfg_path = optarg; break;
 		case 'p': port_s = optarg; break;
@@ -855,6 +949,7 @@ int main(int argc, char **argv)
 		case 's': stats_s = optarg; break;
 		case 'o': t.stats_file = optarg; break;
 		case 'R': t.rdma_collector = optarg; break;
+		case 'X': t.switch_if = optarg; break;
 		case 'q': quiet = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
@@ -946,14 +1041,23 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	t.rdma_qps = (unsigned)x;
-	if (plan_shares(&t) || (t.use_rdma && open_rdma(&t, &sink)))
+	if (!t.switch_if)
+		t.switch_if = dta_config_get(t.cfg, "translator", "switch_interface");
+	if (t.switch_if && t.use_rdma) {
+		fprintf(stderr, "dta-translator: choose RDMA or the switch sink, "
+			"not both\n");
+		goto out;
+	}
+	if (plan_shares(&t) || (t.use_rdma && open_rdma(&t, &sink)) ||
+	    (t.switch_if && open_switch(&t, &sink)))
 		goto out;
 	opt = dta_translator_create(&o, &sink, &t.core);
 	if (opt) {
 		fprintf(stderr, "dta-translator: %s\n", dta_strerror(opt));
 		goto out;
 	}
-	if (t.use_rdma ? add_rdma_shares(&t) : open_sink(&t))
+	if (t.switch_if ? add_shares(&t, no_cursor)
+	    : t.use_rdma ? add_rdma_shares(&t) : open_sink(&t))
 		goto out;
 
 	sigaction(SIGINT, &sa, NULL);
@@ -971,6 +1075,7 @@ out:
 #ifdef DTA_HAVE_RDMA
 	rdma_sink_destroy(t.rdma);
 #endif
+	switch_sink_destroy(t.sw);
 	dta_config_destroy(t.cfg);
 	return rc;
 }

@@ -50,12 +50,14 @@ struct dta_config {
 
 static const char *const collector_keys[] = {
 	"name", "socket", "snapshot_dir", "huge_pages", "restore", "rdma_bind",
-	"rdma_port", "rdma_allow", NULL,
+	"rdma_port", "rdma_allow", "switch_peer", "switch_qpn", "switch_psn",
+	"switch_meta", NULL,
 };
 static const char *const translator_keys[] = {
 	"port", "bind", "workers", "pc_cache", "pc_timeout_ms",
 	"ap_timeout_ms", "ki_window_us", "legacy", "stats_interval_s",
-	"rdma_collector", "rdma_qps", "sink", NULL,
+	"rdma_collector", "rdma_qps", "sink", "switch_interface", "switch_meta",
+	NULL,
 };
 
 static int fail(char *err, size_t errlen, unsigned line, const char *fmt, ...)

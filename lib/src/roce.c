@@ -79,9 +79,8 @@ DTA_API uint32_t dta_roce_icrc(const void *ip, size_t len)
 	return dta_crc32(crc, (const uint8_t *)ip + hdr, len - hdr);
 }
 
-DTA_API int dta_roce_build(struct dta_roce_qp *qp,
-			   const struct dta_roce_target *t,
-			   const struct dta_memop *op, void *buf, size_t cap)
+static int build(struct dta_roce_qp *qp, const struct dta_roce_target *t,
+		 const struct dta_memop *op, void *buf, size_t cap, bool probe)
 {
 	uint8_t *f = buf, *ip, *udp, *bth, *x;
 	uint32_t mtu, payload, pad, ext, total, icrc;
@@ -91,7 +90,7 @@ DTA_API int dta_roce_build(struct dta_roce_qp *qp,
 		return -EINVAL;
 	mtu = qp->mtu ? qp->mtu : 1024;
 	if (op->kind == DTA_MEMOP_WRITE) {
-		if (!op->len || !op->data)
+		if ((!op->len || !op->data) && !probe)
 			return -EINVAL;
 		if (op->offset > t->length || op->len > t->length - op->offset)
 			return -DTA_E_RANGE;
@@ -153,7 +152,8 @@ DTA_API int dta_roce_build(struct dta_roce_qp *qp,
 		put64(x, t->addr + op->offset);
 		put32(x + 8, t->rkey);
 		put32(x + 12, op->len);
-		memcpy(x + DTA_ROCE_RETH_LEN, op->data, op->len);
+		if (op->len)
+			memcpy(x + DTA_ROCE_RETH_LEN, op->data, op->len);
 		memset(x + DTA_ROCE_RETH_LEN + op->len, 0, pad);
 	} else {
 		/* AtomicETH: virtual address, R_Key, add, compare (unused) */
@@ -171,6 +171,22 @@ DTA_API int dta_roce_build(struct dta_roce_qp *qp,
 	qp->psn = (qp->psn + 1) & DTA_ROCE_PSN_MASK;
 	qp->ip_id++;
 	return (int)total;
+}
+
+DTA_API int dta_roce_build(struct dta_roce_qp *qp,
+			   const struct dta_roce_target *t,
+			   const struct dta_memop *op, void *buf, size_t cap)
+{
+	return build(qp, t, op, buf, cap, false);
+}
+
+DTA_API int dta_roce_build_probe(struct dta_roce_qp *qp,
+				 const struct dta_roce_target *t, void *buf,
+				 size_t cap)
+{
+	struct dta_memop op = { .kind = DTA_MEMOP_WRITE };
+
+	return build(qp, t, &op, buf, cap, true);
 }
 
 DTA_API int dta_roce_parse(const void *frame, size_t len,

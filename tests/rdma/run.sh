@@ -1,11 +1,15 @@
 #!/bin/sh
 # ctest entry for the RDMA tests: runs tests/rdma/e2e_rdma.sh, then
-# tests/rdma/collectors_rdma.sh, inside a
+# tests/rdma/collectors_rdma.sh (or, with a second argument "roce", the
+# switch path tests/rdma/switch_roce.sh) inside a
 # Soft-RoCE guest (tests/rdma/vm.sh). Exit 77 (skipped) where no guest can
 # run: not root and packages missing, or no kernel package available.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-build=$(cd "${1:?usage: run.sh BUILD_DIR}" && pwd)
+build=$(cd "${1:?usage: run.sh BUILD_DIR [roce]}" && pwd)
 bash "$here/vm.sh" --prepare || exit 77
+if [ "${2:-}" = roce ]; then
+	exec bash "$here/vm.sh" --timeout 600 --mem 768 -- sh "$here/switch_roce.sh" "$build"
+fi
 exec bash "$here/vm.sh" --timeout 900 --mem 768 -- sh -c \
 	'sh "$1/e2e_rdma.sh" "$2" && sh "$1/collectors_rdma.sh" "$2"' sh "$here" "$build"

@@ -26,7 +26,7 @@ GUEST_IP=192.0.2.1
 PKGS="qemu-system-x86 busybox-static kmod iproute2 rdma-core ibverbs-providers xz-utils"
 # Modules the initramfs loads (their dependencies are added in order).
 # rxe computes its ICRC through the crypto API: crc32 must be loaded first.
-MODS="virtio_pci virtio_rng 9pnet_virtio 9p overlay dummy crypto-crc32 rdma_rxe ib_uverbs rdma_ucm"
+MODS="virtio_pci virtio_rng 9pnet_virtio 9p overlay dummy veth crypto-crc32 rdma_rxe ib_uverbs rdma_ucm"
 me=$(readlink -f "$0")
 
 say() { echo "vm.sh: $*" >&2; }

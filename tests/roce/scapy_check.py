@@ -77,6 +77,12 @@ for (name, data, qpn, psn, addr, rkey, off, sport, tos, ttl, ipid, ackreq,
                          ackreq, pkey)
     check(name, got, want, " (%d bytes, identical)" % (len(got) // 2))
 
+# A probe: zero-length write, no payload (PSN discovery).
+got = ours("probe", "qpn=5", "psn=%d" % 0x400001, "addr=4096", "rkey=77")
+want = scapy_request(0x0A, struct.pack("!QII", 4096, 77, 0), b"", 5, 0x400001,
+                     49152, 0, 64, 0, 1, 0xffff)
+check("probe (zero-length write)", got, want, " (%d bytes, identical)" % (len(got) // 2))
+
 for (name, add, qpn, psn, addr, rkey, off) in [
         ("fetch-add 1", 1, 0x11, 9, 0x7f0000002000, 0x4321, 64),
         ("fetch-add 2^40", 1 << 40, 0xfff, 0xffffff, 0x1000, 0xffffffff, 0)]:

@@ -128,6 +128,18 @@ DTA_API int dta_roce_build(struct dta_roce_qp *qp,
 			   const struct dta_memop *op, void *buf, size_t cap);
 
 /**
+ * dta_roce_build_probe() - a zero-length RDMA WRITE to @t (no data, so no
+ * memory is touched and the R_Key is not checked), advancing @qp's PSN.
+ * A translator that does not know where the responder's PSN is (after a
+ * restart) sends one far ahead: the PSN sequence NAK that comes back says
+ * where to continue (dta_roce_on_reply()).
+ * Return: the frame length (DTA_ROCE_WRITE_OVERHEAD), -EINVAL, -ENOSPC.
+ */
+DTA_API int dta_roce_build_probe(struct dta_roce_qp *qp,
+				 const struct dta_roce_target *t, void *buf,
+				 size_t cap);
+
+/**
  * dta_roce_icrc() - the invariant CRC of a RoCEv2 packet.
  * @ip:  the IPv4 header; the packet (IP header to end of payload, padding
  *       included, ICRC excluded) is @len bytes.

@@ -1,0 +1,118 @@
+#!/bin/sh
+# Runs inside the Soft-RoCE guest (tests/rdma/run.sh --roce): the switch
+# path. dta-translator acts as a switch: it crafts RoCEv2 frames itself
+# (libdta's reference model, ICRC computed) and sends them raw on an
+# interface into the collector's switch-mode queue pairs on rxe, whose ICRC
+# check is on (rxe always checks). The switch side lives in its own network
+# namespace, so frames really cross the veth pair.
+. "$(dirname "$0")/../e2e/lib.sh"
+e2e_init roce "$1"
+FRAME=$BUILD/tests/roce_frame
+NS="ip netns exec dtasw"
+ip netns add dtasw
+ip link add vcol type veth peer name vsw
+ip link set vsw netns dtasw
+ip addr add 198.51.100.1/24 dev vcol
+ip link set vcol up
+$NS ip addr add 198.51.100.2/24 dev vsw
+$NS ip link set vsw up
+$NS ip link set lo up
+rdma link add rxe1 type rxe netdev vcol
+cleanup_ns() { ip netns del dtasw 2>/dev/null || true; rdma link del rxe1 2>/dev/null || true; }
+
+{
+	e2e_conf_head | sed "/^\[translator\]/i rdma_bind = 198.51.100.1\nrdma_port = 40070\nswitch_peer = 198.51.100.2\nswitch_meta = $E2E/switch.json"
+	echo "switch_interface = vsw"
+	echo "switch_meta = $E2E/switch.json"
+	echo "pc_timeout_ms = 60000"
+	cat <<EOF
+[structure paths]
+primitive = key-write
+slots = 256K
+data = 20
+
+[structure postcards]
+primitive = postcard
+chunks = 64K
+values = 1-80
+
+[structure events]
+primitive = append
+lists = 2
+batches = 512
+entry = 8
+
+[structure counters]
+primitive = key-increment
+width = 64K
+rows = 2
+EOF
+} > "$E2E/dta.conf"
+e2e_start_collector
+grep "switch mode" "$E2E/collector.log"
+test -s "$E2E/switch.json"
+e2e_query switch | grep -q '"collector_ip":"198.51.100.1"'
+
+# The translator runs in the switch's namespace: UDP reports in on its
+# loopback, RoCEv2 frames out of vsw.
+start_switch_translator() {
+	: > "$E2E/translator.log"
+	$NS "$TRANSLATOR" -c "$E2E/dta.conf" -o "$E2E/translator.json" "$@" \
+		>"$E2E/translator.out" 2>>"$E2E/translator.log" &
+	E2E_TPID=$!
+	e2e_wait_ready "$E2E/translator.out" "switch translator"
+}
+sw_gen() { $NS "$GEN" -d "127.0.0.1:$E2E_PORT" "$@" 2>>"$E2E/gen.log"; }
+start_switch_translator -q
+sw_gen -t kw -n 2000 -k 1000 -r 20000 -T "$E2E/kw.truth"
+sw_gen -t pc -n 500 -r 20000 -T "$E2E/pc.truth"
+sw_gen -t ap -n 2000 --lists 2 --entry 8 -r 20000 -T "$E2E/ap.truth"
+sw_gen -t ki -n 3000 -k 300 -r 20000 -T "$E2E/ki.truth"
+sleep 1
+for t in kw pc ap ki; do
+	e2e_query verify --truth "$E2E/$t.truth" --min-success 1
+done
+e2e_stop_translator
+tr ',{}' '\n\n\n' < "$E2E/translator.out" | grep '"switch_' | tr '\n' ' '
+echo
+# Every queue pair found its PSN by a probe (a deliberately skipped PSN,
+# answered by a sequence NAK), and every frame was acknowledged.
+e2e_expect "PSN sequence NAKs (one per queue pair's probe)" "$(e2e_stat switch_nak_psn)" 4
+e2e_expect "resynchronisations" "$(e2e_stat switch_resyncs)" 4
+e2e_expect "frames not acknowledged" "$(e2e_stat switch_unacked)" 0
+e2e_expect "other NAKs" "$(e2e_stat switch_nak_access)$(e2e_stat switch_nak_invalid)$(e2e_stat switch_nak_remote_op)" 000
+e2e_expect "sink errors" "$(e2e_stat sink_errors)" 0
+echo "ok: $(e2e_stat switch_frames) RoCEv2 frames, $(e2e_stat switch_acks) ACKs, $(e2e_stat switch_atomic_acks) atomic ACKs"
+
+# A frame with a corrupted ICRC is dropped by rxe: nothing written, no
+# answer. The same frame with the right ICRC lands.
+sed 's/.*"collector_mac":"\([^"]*\)".*/\1/' "$E2E/switch.json" | tr -d ':' > "$E2E/cmac"
+c=$(sed 's/.*{"name":"counters",\([^}]*\)}.*/\1/' "$E2E/switch.json")
+field() { echo "$c" | sed "s/.*\"$1\":\([0-9]*\).*/\1/"; }
+smac=$($NS cat /sys/class/net/vsw/address | tr -d ':')
+shm=$(sed -n 's/^name = //p' "$E2E/dta.conf")
+set -- dmac="$(cat "$E2E/cmac")" smac="$smac" sip=198.51.100.2 dip=198.51.100.1 \
+	qpn="$(field qpn)" myqpn="$(field peer_qpn)" psn="$(field psn)" \
+	rkey="$(field rkey)" addr="$(field addr)" len="$(field length)" \
+	off=8 add=4242 check="/dta-$shm.counters"
+$NS "$FRAME" send vsw fadd "$@" badicrc=1 > "$E2E/icrc.out"
+cat "$E2E/icrc.out"
+grep -q "^bad icrc: reply none" "$E2E/icrc.out"
+grep -q "^good icrc: reply atomic-ack" "$E2E/icrc.out"
+v0=$(sed -n 's/^value //p' "$E2E/icrc.out" | sed -n 1p)
+v1=$(sed -n 's/^value //p' "$E2E/icrc.out" | sed -n 2p)
+e2e_expect "counter before the frames" "$v0" 0
+e2e_expect "counter after the good frame" "$v1" 4242
+echo "ok: corrupted ICRC dropped by rxe, nothing written; correct ICRC written"
+
+# Another writer moved the responder's PSN (the frames above): a new
+# translator finds it again with its probe, and its frames land.
+start_switch_translator -q
+sw_gen -t kw -n 1000 -s 9 -r 20000 -T "$E2E/kw2.truth"
+sleep 1
+e2e_query verify --truth "$E2E/kw2.truth" --min-success 1
+e2e_stop_translator
+e2e_expect "frames not acknowledged" "$(e2e_stat switch_unacked)" 0
+e2e_stop_collector
+cleanup_ns
+e2e_pass

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * dta-translator's switch sink (translator/switch_sink.c, docs/roce.md):
+ * the software stand-in for a switch translator. Memory operations become
+ * raw RoCEv2 frames built by dta_roce_build() and sent on an interface
+ * (AF_PACKET) to a collector's switch-mode queue pairs; ACKs and NAKs come
+ * back on the same interface, and a PSN sequence NAK resynchronises the
+ * queue pair as a switch would. Nothing is retransmitted.
+ */
+#ifndef DTA_TRANSLATOR_SWITCH_SINK_H
+#define DTA_TRANSLATOR_SWITCH_SINK_H
+
+#include <stdio.h>
+
+#include "tools.h"
+
+struct switch_sink;
+
+/* A structure the sink writes: sink index and the collector's name. */
+struct switch_sink_share {
+	unsigned index;
+	const char *name;
+	const struct dta_layout *layout;
+};
+
+/*
+ * Open @ifname and set up one queue pair per share from the collector's
+ * switch description @desc (its "switch" answer, docs/roce.md). Return 0,
+ * or -1 with a message in @err.
+ */
+int switch_sink_open(const char *ifname, const char *desc,
+		     const struct switch_sink_share *sh, size_t n,
+		     struct switch_sink **out, char *err, size_t errlen);
+/* struct dta_sink callbacks (ctx: the switch_sink); thread-safe. flush
+ * waits (up to 2 s) until every frame sent is acknowledged. */
+int switch_sink_submit(void *ctx, unsigned structure,
+		       const struct dta_memop *ops, size_t n);
+int switch_sink_flush(void *ctx);
+/* Read and act on what came back (ACKs, NAKs); call it regularly. */
+void switch_sink_poll(struct switch_sink *s);
+/* ,"switch_...":N counters for the translator's JSON. */
+void switch_sink_stats_json(struct switch_sink *s, FILE *out);
+void switch_sink_destroy(struct switch_sink *s);
+
+#endif
