@@ -114,6 +114,19 @@ static void test_build_errors_leave_qp(void **state)
 	assert_int_equal(dta_roce_build(&qp, &t, &fa, buf, sizeof(buf)),
 			 DTA_ROCE_ATOMIC_FRAME_LEN);
 	assert_int_equal(qp.psn, 1);
+	/* A probe: a zero-length write, RETH length 0, no payload. */
+	assert_int_equal(dta_roce_build_probe(&qp, &t, buf, 20), -ENOSPC);
+	assert_int_equal(dta_roce_build_probe(&qp, &t, buf, sizeof(buf)),
+			 DTA_ROCE_WRITE_OVERHEAD);
+	assert_int_equal(qp.psn, 2);
+	assert_int_equal(buf[14 + 28 + 12 + 12], 0); /* DMA length */
+	assert_int_equal(buf[14 + 28 + 12 + 15], 0);
+	{
+		struct dta_roce_packet p;
+
+		assert_int_equal(dta_roce_parse(buf, DTA_ROCE_WRITE_OVERHEAD, &p), 0);
+		assert_int_equal(p.psn, 1);
+	}
 }
 
 /* A reply as the collector's NIC would send it: built by hand here. */
