@@ -251,6 +251,37 @@ const struct dta_config_structure *tool_route(const struct dta_config *c,
 	return NULL;
 }
 
+const char *tool_jfield(const char *js, const char *key)
+{
+	char pat[64];
+	const char *p;
+
+	snprintf(pat, sizeof(pat), "\"%s\":", key);
+	p = strstr(js, pat);
+	return p ? p + strlen(pat) : NULL;
+}
+
+bool tool_jstr(const char *js, const char *key, char *out, size_t cap)
+{
+	const char *p = tool_jfield(js, key), *e;
+
+	if (!p || *p != '"')
+		return false;
+	e = strchr(p + 1, '"');
+	if (!e || (size_t)(e - p - 1) >= cap)
+		return false;
+	memcpy(out, p + 1, (size_t)(e - p - 1));
+	out[e - p - 1] = 0;
+	return true;
+}
+
+uint64_t tool_jnum(const char *js, const char *key)
+{
+	const char *p = tool_jfield(js, key);
+
+	return p ? strtoull(p, NULL, 10) : 0;
+}
+
 void tool_json_str(FILE *out, const char *s)
 {
 	fputc('"', out);

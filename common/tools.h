@@ -76,6 +76,13 @@ void tool_session_free(struct tool_session *s);
 int tool_exec(struct tool_view *views, size_t nviews,
 	      struct tool_session *sess, const char *line, FILE *out);
 
+/* Reading the flat JSON our programs write: the value after "KEY": in
+ * @js (first occurrence), as a pointer, a string (false if absent, not a
+ * string or longer than @cap - 1) or a number (0 if absent). */
+const char *tool_jfield(const char *js, const char *key);
+bool tool_jstr(const char *js, const char *key, char *out, size_t cap);
+uint64_t tool_jnum(const char *js, const char *key);
+
 /* JSON string escaping. */
 void tool_json_str(FILE *out, const char *s);
 

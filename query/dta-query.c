@@ -429,48 +429,12 @@ static void ask_window(struct backend *b, int c, char **reqs, const int *to,
 
 /* ---- reading our own flat JSON ---- */
 
-static const char *jfield(const char *js, const char *key)
-{
-	char pat[64];
-	const char *p;
-
-	snprintf(pat, sizeof(pat), "\"%s\":", key);
-	p = strstr(js, pat);
-	return p ? p + strlen(pat) : NULL;
-}
-
-static bool jstr(const char *js, const char *key, char *out, size_t cap)
-{
-	const char *p = jfield(js, key), *e;
-
-	if (!p || *p != '"')
-		return false;
-	e = strchr(p + 1, '"');
-	if (!e || (size_t)(e - p - 1) >= cap)
-		return false;
-	memcpy(out, p + 1, (size_t)(e - p - 1));
-	out[e - p - 1] = 0;
-	return true;
-}
-
-static uint64_t jnum(const char *js, const char *key)
-{
-	const char *p = jfield(js, key);
-
-	return p ? strtoull(p, NULL, 10) : 0;
-}
-
-/*
- * Iterate the strings of the "entries" array: *@p starts at NULL; each call
- * returns the next string's first character and its length in *@len, or
- * NULL after the last one.
- */
 static const char *next_entry(const char *js, const char **p, size_t *len)
 {
 	const char *end, *s, *e;
 
 	if (!*p) {
-		*p = jfield(js, "entries");
+		*p = tool_jfield(js, "entries");
 		if (!*p || **p != '[')
 			return NULL;
 	}
@@ -491,7 +455,7 @@ static void check(const char *js)
 {
 	char msg[512];
 
-	if (jstr(js, "error", msg, sizeof(msg))) {
+	if (tool_jstr(js, "error", msg, sizeof(msg))) {
 		if (G.json)
 			printf("%s\n", js);
 		die("%s", msg);
@@ -552,14 +516,14 @@ static int cmd_kw(int argc, char **argv)
 	if (G.json) {
 		printf("%s\n", js);
 	} else {
-		jstr(js, "status", st, sizeof(st));
-		if (jstr(js, "data", data, sizeof(data)))
+		tool_jstr(js, "status", st, sizeof(st));
+		if (tool_jstr(js, "data", data, sizeof(data)))
 			printf("%s: 0x%s (%" PRIu64 " of %" PRIu64 " matching slots "
-			       "agree)\n", st, data, jnum(js, "votes"),
-			       jnum(js, "candidates"));
+			       "agree)\n", st, data, tool_jnum(js, "votes"),
+			       tool_jnum(js, "candidates"));
 		else
 			printf("%s (%" PRIu64 " slots matched the key's checksum)\n",
-			       st, jnum(js, "candidates"));
+			       st, tool_jnum(js, "candidates"));
 	}
 	found = strstr(js, "\"found\"") != NULL;
 	backend_close(&b); /* frees js */
@@ -588,15 +552,15 @@ static int cmd_pc(int argc, char **argv)
 	found = strstr(js, "\"found\"") != NULL;
 	if (G.json) {
 		printf("%s\n", js);
-	} else if (found && (p = jfield(js, "path"))) {
+	} else if (found && (p = tool_jfield(js, "path"))) {
 		const char *e = strchr(p, ']');
 
 		printf("found: %.*s (hop values, first hop first)\n",
 		       (int)(e - p - 1), p + 1);
 	} else {
-		jstr(js, "status", st, sizeof(st));
+		tool_jstr(js, "status", st, sizeof(st));
 		printf("%s (%" PRIu64 " copies decoded validly)\n", st,
-		       jnum(js, "valid_copies"));
+		       tool_jnum(js, "valid_copies"));
 	}
 	backend_close(&b);
 	return found ? 0 : 1;
@@ -636,7 +600,7 @@ static int cmd_ki(int argc, char **argv)
 	if (G.json)
 		printf("%s\n", js);
 	else
-		printf("%" PRIu64 "\n", jnum(js, "count"));
+		printf("%" PRIu64 "\n", tool_jnum(js, "count"));
 	backend_close(&b);
 	return 0;
 }
@@ -716,10 +680,10 @@ static int cmd_ap(int argc, char **argv)
 					printf("%s\n", js);
 			} else {
 				print_entries(js, &printed);
-				if (jnum(js, "lost"))
+				if (tool_jnum(js, "lost"))
 					fprintf(stderr, "dta-query: %" PRIu64
 						" entries overwritten before they "
-						"were read\n", jnum(js, "lost"));
+						"were read\n", tool_jnum(js, "lost"));
 			}
 			if (strstr(js, "\"entries\":[]"))
 				usleep(20000);
@@ -738,7 +702,7 @@ static int cmd_ap(int argc, char **argv)
 
 			js = ask_at(&b, to, req);
 			check(js);
-			lost += jnum(js, "lost");
+			lost += tool_jnum(js, "lost");
 			if (strstr(js, "\"entries\":[]"))
 				break;
 			while (tail && (s = next_entry(js, &p, &len)) != NULL) {
@@ -928,7 +892,7 @@ static void ap_check(struct backend *b, const struct ap_truth *a,
 		size_t len;
 
 		check(js);
-		t->under += jnum(js, "lost");
+		t->under += tool_jnum(js, "lost");
 		if (strstr(js, "\"entries\":[]"))
 			break;
 		while ((s = next_entry(js, &p, &len)) != NULL) {
@@ -1084,7 +1048,7 @@ static int cmd_verify(int argc, char **argv)
 			if (strstr(js, "\"found\"")) {
 				char data[2 * DTA_DATA_MAX + 1] = "";
 
-				jstr(js, "data", data, sizeof(data));
+				tool_jstr(js, "data", data, sizeof(data));
 				if (!strcmp(data, w[2]))
 					t->exact++;
 				else
@@ -1127,7 +1091,7 @@ static int cmd_verify(int argc, char **argv)
 			check(js);
 			t->total++;
 			if (strstr(js, "\"found\"")) {
-				const char *p = jfield(js, "path");
+				const char *p = tool_jfield(js, "path");
 				const char *e = p ? strchr(p, ']') : NULL;
 
 				size_t got = e ? (size_t)(e - p - 1) : 0;
@@ -1174,7 +1138,7 @@ static int cmd_verify(int argc, char **argv)
 			}
 			js = resp[i];
 			check(js);
-			got = jnum(js, "count");
+			got = tool_jnum(js, "count");
 			t->total++;
 			t->exact += got == want;
 			t->over += got > want;

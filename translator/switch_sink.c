@@ -41,38 +41,16 @@ struct switch_sink {
 	uint64_t unsynced; /* queue pairs whose probe drew no answer */
 };
 
-/* "key": in @js after @from, then a number or a string. */
-static const char *jkey(const char *from, const char *key)
-{
-	char pat[64];
-	const char *p;
-
-	snprintf(pat, sizeof(pat), "\"%s\":", key);
-	p = strstr(from, pat);
-	return p ? p + strlen(pat) : NULL;
-}
-
+/* A number that must be there. */
 static int jnum(const char *from, const char *key, uint64_t *out)
 {
-	const char *p = jkey(from, key);
+	const char *p = tool_jfield(from, key);
 	char *end;
 
 	if (!p)
 		return -1;
 	*out = strtoull(p, &end, 10);
 	return end == p ? -1 : 0;
-}
-
-static int jstr(const char *from, const char *key, char *out, size_t cap)
-{
-	const char *p = jkey(from, key), *e;
-
-	if (!p || *p != '"' || !(e = strchr(p + 1, '"')) ||
-	    (size_t)(e - p - 1) >= cap)
-		return -1;
-	memcpy(out, p + 1, (size_t)(e - p - 1));
-	out[e - p - 1] = 0;
-	return 0;
 }
 
 static int parse_mac(const char *s, uint8_t mac[6])
@@ -174,9 +152,9 @@ int switch_sink_open(const char *ifname, const char *desc,
 	s->tx = s->rx = -1;
 	pthread_mutex_init(&s->stat_lock, NULL);
 	desc = desc ? strstr(desc, "\"switch\":") : NULL;
-	if (!desc || jstr(desc, "collector_mac", cmac, sizeof(cmac)) ||
-	    jstr(desc, "collector_ip", cip, sizeof(cip)) ||
-	    jstr(desc, "peer_ip", pip, sizeof(pip)) || parse_mac(cmac, mac_c)) {
+	if (!desc || !tool_jstr(desc, "collector_mac", cmac, sizeof(cmac)) ||
+	    !tool_jstr(desc, "collector_ip", cip, sizeof(cip)) ||
+	    !tool_jstr(desc, "peer_ip", pip, sizeof(pip)) || parse_mac(cmac, mac_c)) {
 		snprintf(err, errlen, "not a collector's switch description "
 			 "(is switch_peer set on the collector?)");
 		goto fail;

@@ -137,6 +137,68 @@ e2e_expect() { # WHAT GOT WANT
 e2e_gen() { "$GEN" -d "127.0.0.1:$E2E_PORT" "$@" 2>>"$E2E/gen.log"; }
 e2e_query() { "$QUERY" -c "$E2E/dta.conf" "$@"; }
 
+# The four workloads (N reports of kw, pc flows, ap entries over LISTS
+# lists, ki reports), sent with GEN (e2e_gen or a wrapper), then every
+# answer checked exact: e2e_four GEN N LISTS RATE
+e2e_four() {
+	$1 -t kw -n "$2" -k $(($2 / 2)) -r "$4" -T "$E2E/kw.truth"
+	$1 -t pc -n $(($2 / 4)) -r "$4" -T "$E2E/pc.truth"
+	$1 -t ap -n "$2" --lists "$3" --entry 8 -r "$4" -T "$E2E/ap.truth"
+	$1 -t ki -n $(($2 * 3 / 2)) -k $(($2 * 3 / 20)) -r "$4" -T "$E2E/ki.truth"
+	sleep 1
+	for t in kw pc ap ki; do
+		e2e_query verify --truth "$E2E/$t.truth" --min-success 1
+	done
+}
+
+# Start [collector] and [collector east] of $E2E/dta.conf (logs c0.log and
+# c1.log); their pids are in E2E_PIDS. Stop them with e2e_stop_pair.
+e2e_start_pair() {
+	"$COLLECTOR" -c "$E2E/dta.conf" > "$E2E/c0.log" 2>&1 &
+	E2E_PIDS=$!
+	"$COLLECTOR" -c "$E2E/dta.conf" --collector east > "$E2E/c1.log" 2>&1 &
+	E2E_PIDS="$E2E_PIDS $!"
+	e2e_wait_ready "$E2E/c0.log" "collector 0"
+	e2e_wait_ready "$E2E/c1.log" "collector east"
+}
+
+e2e_stop_pair() {
+	set -- $E2E_PIDS
+	E2E_PIDS=
+	e2e_term "$1" "collector 0"
+	e2e_term "$2" "collector east"
+}
+
+# The four structures partitioned over [collector] and [collector east]
+# (Key-Increment on east only): e2e_partitioned SLOTS CHUNKS BATCHES WIDTH
+e2e_partitioned() {
+	cat <<EOF2
+[structure paths]
+primitive = key-write
+slots = $1
+data = 20
+collector = default, east
+
+[structure postcards]
+primitive = postcard
+chunks = $2
+values = 1-80
+collector = east, default
+
+[structure events]
+primitive = append
+lists = 2
+entry = 8
+batches = $3
+collector = default, east
+
+[structure counters]
+primitive = key-increment
+width = $4
+collector = east
+EOF2
+}
+
 e2e_pass() {
 	echo "PASS: $E2E_NAME"
 }

@@ -6,7 +6,8 @@
 . "$(dirname "$0")/../e2e/lib.sh"
 e2e_init rdma-collectors "$1"
 : "${DTA_RDMA_IP:?run me through tests/rdma/run.sh}"
-cat > "$E2E/dta.conf" <<EOF
+{
+cat <<EOF
 [collector]
 name = e2e-rmc0-$$
 socket = $E2E/c0.sock
@@ -27,50 +28,16 @@ pc_timeout_ms = 60000
 sink = rdma
 rdma_qps = 2
 
-[structure paths]
-primitive = key-write
-slots = 256K
-data = 20
-collector = default, east
-
-[structure postcards]
-primitive = postcard
-chunks = 64K
-values = 1-80
-collector = east, default
-
-[structure events]
-primitive = append
-lists = 2
-entry = 8
-batches = 512
-collector = default, east
-
-[structure counters]
-primitive = key-increment
-width = 64K
-collector = east
 EOF
-"$COLLECTOR" -c "$E2E/dta.conf" > "$E2E/c0.log" 2>&1 &
-c0=$!
-"$COLLECTOR" -c "$E2E/dta.conf" --collector east > "$E2E/c1.log" 2>&1 &
-c1=$!
-E2E_PIDS="$c0 $c1"
-e2e_wait_ready "$E2E/c0.log" "collector 0"
-e2e_wait_ready "$E2E/c1.log" "collector east"
+e2e_partitioned 256K 64K 512 64K
+} > "$E2E/dta.conf"
+e2e_start_pair
 e2e_start_translator -s 0.2 -q
 # Two queue pairs to each collector.
 test "$(grep -c 'connected; 3 structure descriptions' "$E2E/c0.log")" = 2
 test "$(grep -c 'connected; 4 structure descriptions' "$E2E/c1.log")" = 2
 
-e2e_gen -t kw -n 2000 -k 1000 -r 20000 -T "$E2E/kw.truth"
-e2e_gen -t pc -n 500 -r 20000 -T "$E2E/pc.truth"
-e2e_gen -t ap -n 2000 --lists 4 --entry 8 -r 20000 -T "$E2E/ap.truth"
-e2e_gen -t ki -n 3000 -k 300 -r 20000 -T "$E2E/ki.truth"
-sleep 1
-for t in kw pc ap ki; do
-	e2e_query verify --truth "$E2E/$t.truth" --min-success 1
-done
+e2e_four e2e_gen 2000 4 20000
 # Each collector holds its share only.
 for c in c0 c1; do
 	"$QUERY" -c "$E2E/dta.conf" --socket "$E2E/$c.sock" --json \
@@ -84,7 +51,5 @@ e2e_stop_translator
 e2e_expect "queue pairs" "$(e2e_stat rdma_qps)" 4
 e2e_expect "sink errors" "$(e2e_stat sink_errors)" 0
 e2e_expect "completion errors" "$(e2e_stat rdma_errors)" 0
-E2E_PIDS=
-e2e_term $c0 "collector 0"
-e2e_term $c1 "collector east"
+e2e_stop_pair
 e2e_pass

@@ -64,14 +64,7 @@ start_switch_translator() {
 }
 sw_gen() { $NS "$GEN" -d "127.0.0.1:$E2E_PORT" "$@" 2>>"$E2E/gen.log"; }
 start_switch_translator -q
-sw_gen -t kw -n 2000 -k 1000 -r 20000 -T "$E2E/kw.truth"
-sw_gen -t pc -n 500 -r 20000 -T "$E2E/pc.truth"
-sw_gen -t ap -n 2000 --lists 2 --entry 8 -r 20000 -T "$E2E/ap.truth"
-sw_gen -t ki -n 3000 -k 300 -r 20000 -T "$E2E/ki.truth"
-sleep 1
-for t in kw pc ap ki; do
-	e2e_query verify --truth "$E2E/$t.truth" --min-success 1
-done
+e2e_four sw_gen 2000 2 20000
 e2e_stop_translator
 tr ',{}' '\n\n\n' < "$E2E/translator.out" | grep '"switch_' | tr '\n' ' '
 echo
