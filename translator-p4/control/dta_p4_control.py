@@ -1,0 +1,146 @@
+#!/usr/bin/python3
+"""Control plane of the P4 translator (translator-p4/v1model): reads a
+collector's switch description (its `switch_meta` file, or `dta-query
+switch`) and the compiled program's BMv2 JSON, and prints the
+simple_switch_CLI commands that program the switch:
+
+- each crc32_custom calculation gets the polynomial, initial value and
+  final XOR of its CRC role (the JSON names them by output field,
+  meta.roleN), reflected in and out, so slots and checksums equal libdta's;
+- the addresses (ours as the collector knows us, the collector's), each
+  queue pair's collector QPN and UDP source port, the QPN replies come back
+  to, and its first PSN;
+- the Key-Write and Key-Increment structures (slots, slot size, address,
+  R_Key, N, egress port);
+- multicast groups 1..4 with 1..4 replicas (replica id = copy index).
+
+Usage:
+  dta_p4_control.py --desc switch.json --bmv2-json dta_translator.json \\
+      --port 1 --mac 02:00:00:00:00:01 | simple_switch_CLI
+
+Refuses (exit 2) what the P4 program cannot do: Key-Write checksums other
+than 4 bytes, data other than 4 or 20 bytes, N above 4, more than one
+Key-Write structure per data size, Key-Increment with two banks.
+"""
+import argparse
+import json
+import sys
+
+
+def fail(msg):
+    print("dta_p4_control: " + msg, file=sys.stderr)
+    sys.exit(2)
+
+
+def ip_int(s):
+    a = [int(x) for x in s.split(".")]
+    return (a[0] << 24) | (a[1] << 16) | (a[2] << 8) | a[3]
+
+
+def mac_int(s):
+    return int(s.replace(":", ""), 16)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--desc", required=True,
+                    help="the collector's switch description (JSON)")
+    ap.add_argument("--bmv2-json", required=True,
+                    help="the compiled P4 program (p4c-bm2-ss output)")
+    ap.add_argument("--port", type=int, required=True,
+                    help="egress port towards the collector")
+    ap.add_argument("--mac", required=True,
+                    help="our MAC address on that port")
+    a = ap.parse_args()
+
+    desc = json.load(open(a.desc))["switch"]
+    prog = json.load(open(a.bmv2_json))
+    out = []
+
+    # CRC roles of the structures this program serves (all share role
+    # parameters only if their layouts agree: check).
+    roles = {}
+    kw_seen = set()
+    for i, s in enumerate(desc["structures"]):
+        prim = s["primitive"]
+        if prim not in ("key-write", "key-increment"):
+            print("dta_p4_control: %s (%s) is not served by this program"
+                  % (s["name"], prim), file=sys.stderr)
+            continue
+        for role, poly, init, xorout in s["crc"]:
+            if role in roles and roles[role] != (poly, init, xorout):
+                fail("structures disagree on CRC role %d: the program has "
+                     "one calculation per role" % role)
+            roles[role] = (poly, init, xorout)
+        if prim == "key-write":
+            if s["csum_bytes"] != 4:
+                fail("%s: checksums of %d bytes (the program writes 4)"
+                     % (s["name"], s["csum_bytes"]))
+            if s["data_len"] not in (4, 20):
+                fail("%s: %d-byte data (the program parses 4 or 20)"
+                     % (s["name"], s["data_len"]))
+            if s["data_len"] in kw_seen:
+                fail("two Key-Write structures with %d-byte data"
+                     % s["data_len"])
+            kw_seen.add(s["data_len"])
+            out.append("table_add kw_table kw_structure %d => %d %d %d %d %d %d %d"
+                       % (1 if s["data_len"] == 20 else 0, i, s["slots"],
+                          s["slot_size"], s["addr"], s["rkey"],
+                          min(s["redundancy"], 4), a.port))
+        else:
+            if s["banks"] != 1:
+                fail("%s: two banks (the program writes bank 0 only)"
+                     % s["name"])
+            if s["rows"] > 4:
+                fail("%s: %d rows (at most 4)" % (s["name"], s["rows"]))
+            out.append("table_add ki_table ki_structure 3 => %d %d %d %d %d %d"
+                       % (i, s["width"], s["rows"], s["addr"], s["rkey"],
+                          a.port))
+        out.append("table_add qp_table qp_dest %d => %d %d"
+                   % (i, s["qpn"], 49152 + i))
+        out.append("table_add reply_table reply_qp %d => %d"
+                   % (s["peer_qpn"], i))
+        out.append("register_write psn_reg %d %d" % (i, s["psn"]))
+
+    out.insert(0, "table_set_default addr_table roce_addresses %d %d %d %d"
+               % (mac_int(a.mac), mac_int(desc["collector_mac"]),
+                  ip_int(desc["peer_ip"]), ip_int(desc["collector_ip"])))
+
+    # Each crc32_custom calculation is named in the JSON; the primitive
+    # that uses it says which metadata field (meta.roleN) it computes.
+    calc_role = {}
+    for act in prog.get("actions", []):
+        for prim in act.get("primitives", []):
+            if prim.get("op") != "modify_field_with_hash_based_offset":
+                continue
+            dst, calc = prim["parameters"][0], prim["parameters"][2]
+            field = dst.get("value", ["", ""])[-1]
+            for r in (0, 1, 2, 3, 8):
+                if field.endswith("role%d" % r):
+                    calc_role[calc["value"]] = r
+    for calc in prog.get("calculations", []):
+        if calc.get("algo") != "crc32_custom":
+            continue
+        role = calc_role.get(calc["name"])
+        frag = calc.get("source_info", {}).get("source_fragment", "")
+        if role is None:
+            fail("cannot tell the CRC role of calculation %s (%s)"
+                 % (calc["name"], frag))
+        if role not in roles:
+            continue
+        poly, init, xorout = roles[role]
+        out.append("set_crc32_parameters %s 0x%08x 0x%08x 0x%08x true true"
+                   % (calc["name"], poly, init, xorout))
+
+    # Multicast group N: N replicas to the collector's port, ids 0..N-1.
+    handle = 0
+    for n in range(1, 5):
+        out.append("mc_mgrp_create %d" % n)
+        for rid in range(n):
+            out.append("mc_node_create %d %d" % (rid, a.port))
+            out.append("mc_node_associate %d %d" % (n, handle))
+            handle += 1
+    print("\n".join(out))
+
+
+main()

@@ -1,0 +1,342 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Packet test vectors for the P4 translator, from libdta's C reference
+ * model: the DTA reports a switch receives (in.pcap) and, frame for frame,
+ * the RoCEv2 frames it must send (expected.pcap), plus the collector
+ * description its control plane reads (desc.json).
+ *
+ *   p4_vectors OUTDIR
+ *
+ * The cases: v1 Key-Write with 20- and 4-byte data and N = 1..4, v1
+ * Key-Increment, legacy Key-Write and Key-Increment (2- and 3-byte base
+ * headers), a report the program does not handle (dropped), a N above
+ * the structure's (dropped), and a PSN sequence NAK from the collector
+ * in the middle, after which the queue pair continues at the NAK's PSN.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <pcap/pcap.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <dta/dta.h>
+
+#define NQP 3 /* paths20, paths4, counters */
+
+static const uint8_t SW_MAC[6] = { 0x02, 0, 0, 0, 0, 0x01 };
+static const uint8_t COLL_MAC[6] = { 0x02, 0, 0, 0, 0, 0x02 };
+static const uint32_t SW_IP = 0xC6336402;   /* 198.51.100.2 */
+static const uint32_t COLL_IP = 0xC6336401; /* 198.51.100.1 */
+
+struct st {
+	const char *name;
+	struct dta_layout l;
+	struct dta_roce_target t;
+	struct dta_roce_qp qp;
+	uint32_t peer_qpn;
+};
+
+static struct st S[NQP];
+static pcap_dumper_t *in, *exp_out;
+static unsigned nin, nexp;
+
+static void dump(pcap_dumper_t *d, const uint8_t *f, size_t len, unsigned *n)
+{
+	struct pcap_pkthdr h = { .caplen = (bpf_u_int32)len,
+				 .len = (bpf_u_int32)len };
+
+	h.ts.tv_sec = 1700000000;
+	h.ts.tv_usec = (suseconds_t)(*n)++;
+	pcap_dump((u_char *)d, &h, f);
+}
+
+/* A UDP/IPv4 frame to the translator carrying @pl. */
+static void send_report(const uint8_t *pl, size_t len, uint16_t dport)
+{
+	uint8_t f[2048];
+	size_t n = 14 + 20 + 8 + len;
+	uint32_t sum = 0;
+
+	memcpy(f, SW_MAC, 6);
+	memcpy(f + 6, "\x02\x00\x00\x00\x00\x09", 6);
+	f[12] = 0x08;
+	f[13] = 0x00;
+	memset(f + 14, 0, 20);
+	f[14] = 0x45;
+	f[16] = (uint8_t)((n - 14) >> 8);
+	f[17] = (uint8_t)(n - 14);
+	f[22] = 64;
+	f[23] = 17;
+	memcpy(f + 26, "\x0a\x00\x00\x09", 4);
+	memcpy(f + 30, "\x0a\x00\x00\x01", 4);
+	for (int i = 0; i < 20; i += 2)
+		sum += (uint32_t)(f[14 + i] << 8 | f[15 + i]);
+	while (sum >> 16)
+		sum = (sum & 0xFFFF) + (sum >> 16);
+	f[24] = (uint8_t)(~sum >> 8);
+	f[25] = (uint8_t)~sum;
+	f[34] = 0x9C; /* sport 40000 */
+	f[35] = 0x40;
+	f[36] = (uint8_t)(dport >> 8);
+	f[37] = (uint8_t)dport;
+	f[38] = (uint8_t)((8 + len) >> 8);
+	f[39] = (uint8_t)(8 + len);
+	f[40] = f[41] = 0;
+	memcpy(f + 42, pl, len);
+	dump(in, f, n, &nin);
+}
+
+/* The frames the reference model makes for @ops on structure @s. */
+static void expect(unsigned s, const struct dta_memop *ops, int n)
+{
+	for (int i = 0; i < n; i++) {
+		uint8_t f[2048];
+		int len = dta_roce_build(&S[s].qp, &S[s].t, &ops[i], f, sizeof(f));
+
+		if (len < 0) {
+			fprintf(stderr, "p4_vectors: %s\n", dta_strerror(len));
+			exit(1);
+		}
+		dump(exp_out, f, (size_t)len, &nexp);
+	}
+}
+
+static void kw(unsigned s, const uint8_t *key, size_t key_len,
+	       const uint8_t *data, size_t data_len, unsigned n, int legacy)
+{
+	struct dta_report r = { .format = legacy == 0 ? DTA_FORMAT_V1
+					  : legacy == 1 ? DTA_FORMAT_LEGACY
+						        : DTA_FORMAT_LEGACY_NACK,
+				.opcode = DTA_OP_KEY_WRITE, .seq = nin };
+	struct dta_memop ops[8];
+	uint8_t buf[512], slot[64];
+	int len, k;
+
+	r.u.kw.redundancy = (uint8_t)n;
+	r.u.kw.key_len = (uint8_t)key_len;
+	r.u.kw.key = key;
+	r.u.kw.data_len = (uint16_t)data_len;
+	r.u.kw.data = data;
+	len = dta_wire_encode(&r, buf, sizeof(buf));
+	if (len < 0) {
+		fprintf(stderr, "p4_vectors: encode: %s\n", dta_strerror(len));
+		exit(1);
+	}
+	send_report(buf, (size_t)len, 40040);
+	k = dta_kw_ops(&S[s].l, key, key_len, data, data_len, n, slot,
+		       sizeof(slot), ops, 8);
+	if (k > 0)
+		expect(s, ops, k);
+}
+
+static void ki(unsigned s, const uint8_t *key, size_t key_len, uint64_t add,
+	       int legacy)
+{
+	struct dta_report r = { .format = legacy == 0 ? DTA_FORMAT_V1
+					  : legacy == 1 ? DTA_FORMAT_LEGACY
+						        : DTA_FORMAT_LEGACY_NACK,
+				.opcode = DTA_OP_KEY_INCREMENT, .seq = nin };
+	struct dta_memop ops[8];
+	uint8_t buf[512];
+	int len, k;
+
+	r.u.ki.redundancy = 2;
+	r.u.ki.key_len = (uint8_t)key_len;
+	r.u.ki.key = key;
+	r.u.ki.counter = add;
+	len = dta_wire_encode(&r, buf, sizeof(buf));
+	if (len < 0) {
+		fprintf(stderr, "p4_vectors: encode: %s\n", dta_strerror(len));
+		exit(1);
+	}
+	send_report(buf, (size_t)len, 40040);
+	k = dta_ki_ops(&S[s].l, key, key_len, add, 0, ops, 8);
+	if (k > 0)
+		expect(s, ops, k);
+}
+
+/* A PSN sequence NAK from the collector for structure @s: the responder
+ * expects @psn. It reaches the switch like any packet. */
+static void nak(unsigned s, uint32_t psn)
+{
+	struct dta_roce_qp q = { .src_ip = COLL_IP, .dst_ip = SW_IP,
+				 .src_port = 50000, .dst_qpn = S[s].peer_qpn,
+				 .psn = psn, .pkey = 0xFFFF };
+	struct dta_roce_target t = { .length = 64 };
+	uint8_t d[4] = { 0 }, f[256];
+	struct dta_memop op = { .kind = DTA_MEMOP_WRITE, .len = 4, .data = d };
+	struct dta_roce_stats st = { 0 };
+	struct dta_roce_packet p;
+	int n;
+	uint8_t *ip = f + 14, *bth = ip + 28;
+	uint32_t icrc, sum = 0;
+
+	memcpy(q.src_mac, COLL_MAC, 6);
+	memcpy(q.dst_mac, SW_MAC, 6);
+	/* Build a request for the layout, then make it an ACK with a NAK
+	 * syndrome: BTH + AETH, 4-byte shorter lengths, new checksums. */
+	n = dta_roce_build(&q, &t, &op, f, sizeof(f));
+	n = 14 + 20 + 8 + 12 + 4 + 4;
+	ip[2] = 0;
+	ip[3] = (uint8_t)(n - 14);
+	ip[10] = ip[11] = 0;
+	for (int i = 0; i < 20; i += 2)
+		sum += (uint32_t)(ip[i] << 8 | ip[i + 1]);
+	while (sum >> 16)
+		sum = (sum & 0xFFFF) + (sum >> 16);
+	ip[10] = (uint8_t)(~sum >> 8);
+	ip[11] = (uint8_t)~sum;
+	ip[24] = 0;
+	ip[25] = (uint8_t)(n - 34);
+	bth[0] = DTA_ROCE_OP_ACK;
+	bth[8] &= 0x7F;
+	bth[12] = 0x60; /* NAK, PSN sequence error */
+	bth[13] = bth[14] = 0;
+	bth[15] = 1;
+	icrc = dta_roce_icrc(ip, (size_t)n - 14 - 4);
+	f[n - 4] = (uint8_t)icrc;
+	f[n - 3] = (uint8_t)(icrc >> 8);
+	f[n - 2] = (uint8_t)(icrc >> 16);
+	f[n - 1] = (uint8_t)(icrc >> 24);
+	if (dta_roce_parse(f, (size_t)n, &p) || p.kind != DTA_ROCE_NAK) {
+		fprintf(stderr, "p4_vectors: bad NAK\n");
+		exit(1);
+	}
+	dump(in, f, (size_t)n, &nin);
+	dta_roce_on_reply(&S[s].qp, S[s].peer_qpn, &p, &st);
+}
+
+static void desc_json(const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f) {
+		perror(path);
+		exit(1);
+	}
+	fprintf(f, "{\"switch\":{\"version\":1,\"collector_ip\":\"198.51.100.1\","
+		"\"collector_mac\":\"02:00:00:00:00:02\",\"interface\":\"test\","
+		"\"gid_index\":1,\"udp_port\":4791,\"mtu\":1024,"
+		"\"peer_ip\":\"198.51.100.2\",\"structures\":[");
+	for (unsigned i = 0; i < NQP; i++) {
+		const struct dta_layout *l = &S[i].l;
+		int first = 1;
+
+		fprintf(f, "%s{\"name\":\"%s\",\"qpn\":%u,\"peer_qpn\":%u,\"psn\":0,"
+			"\"rkey\":%u,\"addr\":%" PRIu64 ",\"length\":%" PRIu64
+			",\"list_base\":0,\"primitive\":\"%s\"", i ? "," : "",
+			S[i].name, S[i].qp.dst_qpn, S[i].peer_qpn, S[i].t.rkey,
+			S[i].t.addr, S[i].t.length, dta_primitive_name(l->primitive));
+		if (l->primitive == DTA_PRIM_KEY_WRITE)
+			fprintf(f, ",\"slots\":%" PRIu64 ",\"slot_size\":%u,"
+				"\"csum_bytes\":%u,\"data_len\":%u,\"redundancy\":%u",
+				l->g.kw.slots, l->g.kw.slot_size, l->g.kw.csum_bytes,
+				l->g.kw.data_len, l->g.kw.max_redundancy);
+		else
+			fprintf(f, ",\"width\":%" PRIu64 ",\"rows\":%u,\"banks\":%u",
+				l->g.ki.width, l->g.ki.rows, l->g.ki.banks);
+		fputs(",\"crc\":[", f);
+		for (unsigned r = 0; r < DTA_HF_COUNT; r++)
+			if (l->fn[r].kind == DTA_HASHFN_CRC32) {
+				fprintf(f, "%s[%u,%u,%u,%u]", first ? "" : ",", r,
+					l->fn[r].poly, l->fn[r].init, l->fn[r].xorout);
+				first = 0;
+			}
+		fputs("]}", f);
+	}
+	fputs("]}}\n", f);
+	fclose(f);
+}
+
+int main(int argc, char **argv)
+{
+	char path[4096];
+	pcap_t *pc = pcap_open_dead(DLT_EN10MB, 65535);
+	uint8_t key[13], lkey[4], d20[20], d4[4];
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: p4_vectors OUTDIR\n");
+		return 2;
+	}
+	/* The structures, as a configuration would make them (seed 0). */
+	S[0].name = "paths";
+	S[1].name = "small";
+	S[2].name = "counters";
+	if (dta_layout_kw(&S[0].l, 1000003, 20, 4, 4, DTA_HASH_CRC32C, 0) ||
+	    dta_layout_kw(&S[1].l, 65536, 4, 4, 4, DTA_HASH_CRC32C, 0) ||
+	    dta_layout_ki(&S[2].l, 100000, 2, 1, DTA_HASH_CRC32C, 0)) {
+		fprintf(stderr, "p4_vectors: layouts\n");
+		return 1;
+	}
+	for (unsigned i = 0; i < NQP; i++) {
+		struct dta_roce_qp *q = &S[i].qp;
+
+		memcpy(q->src_mac, SW_MAC, 6);
+		memcpy(q->dst_mac, COLL_MAC, 6);
+		q->src_ip = SW_IP;
+		q->dst_ip = COLL_IP;
+		q->src_port = (uint16_t)(49152 + i);
+		q->dst_qpn = 17 + i;
+		q->pkey = 0xFFFF;
+		q->ack_req = true;
+		S[i].peer_qpn = 0x100 + i;
+		S[i].t.addr = 0x7f1200000000ull + ((uint64_t)i << 28);
+		S[i].t.rkey = 0x1000 + i;
+		S[i].t.length = S[i].l.data_size;
+	}
+	snprintf(path, sizeof(path), "%s/in.pcap", argv[1]);
+	in = pcap_dump_open(pc, path);
+	snprintf(path, sizeof(path), "%s/expected.pcap", argv[1]);
+	exp_out = pcap_dump_open(pc, path);
+	if (!in || !exp_out) {
+		fprintf(stderr, "p4_vectors: %s\n", pcap_geterr(pc));
+		return 1;
+	}
+	for (unsigned i = 0; i < 20; i++)
+		d20[i] = (uint8_t)(i * 7 + 1);
+	for (unsigned n = 1; n <= 4; n++) {
+		/* An IPv4 5-tuple key, a 5-hop path, N copies. */
+		memcpy(key, "\x0a\x00\x00\x01\x0a\x00\x00\x02\x1f\x90\x00\x50\x06", 13);
+		key[3] = (uint8_t)n;
+		d20[0] = (uint8_t)n;
+		kw(0, key, 13, d20, 20, n, 0);
+	}
+	memcpy(d4, "\xde\xad\xbe\xef", 4);
+	kw(1, key, 13, d4, 4, 2, 0);
+	ki(2, key, 13, 1500, 0);
+	ki(2, key, 13, 1ull << 40, 0);
+	/* Legacy: 4-byte key and data, both base header variants. */
+	memcpy(lkey, "\xc0\xa8\x00\x07", 4);
+	kw(1, lkey, 4, d4, 4, 2, 1);
+	kw(1, lkey, 4, d4, 4, 3, 2);
+	ki(2, lkey, 4, 77, 1);
+	/* Dropped: N above the structure's, and a Postcarding report. */
+	{
+		uint8_t buf[64];
+		struct dta_report r = { .format = DTA_FORMAT_V1,
+					.opcode = DTA_OP_POSTCARD };
+		int len;
+
+		r.u.pc.hop = 0;
+		r.u.pc.path_len = 1;
+		r.u.pc.key_len = 13;
+		r.u.pc.key = key;
+		r.u.pc.value = 9;
+		len = dta_wire_encode(&r, buf, sizeof(buf));
+		send_report(buf, (size_t)len, 40040);
+	}
+	kw(0, key, 13, d20, 20, 5, 0); /* N = 5 > 4: no frames */
+	/* The collector says it expects PSN 2 on "paths" (frames 2.. were
+	 * lost): the next Key-Writes continue there. */
+	nak(0, 2);
+	key[3] = 9;
+	kw(0, key, 13, d20, 20, 2, 0);
+	pcap_dump_close(in);
+	pcap_dump_close(exp_out);
+	pcap_close(pc);
+	snprintf(path, sizeof(path), "%s/desc.json", argv[1]);
+	desc_json(path);
+	printf("p4_vectors: %u frames in, %u frames expected\n", nin, nexp);
+	return 0;
+}

@@ -1,0 +1,612 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * DTA translator for the v1model architecture (BMv2 simple_switch): DTA
+ * reports in, RoCEv2 frames out, into a collector's switch-mode queue pairs
+ * (DTA paper section 5.2, figure 6). It follows libdta's C reference model
+ * step by step (lib/src/keywrite.c, keyincr.c, roce.c; docs/roce.md):
+ *
+ *  - parse a v1 or legacy (research prototype) report on UDP 40040;
+ *  - Key-Write: key checksum (CRC role 8) in ingress; the report's N copies
+ *    made by the multicast group N (replica id = copy n); in egress each
+ *    copy's slot = CRC role n of the key modulo the slot count, and the
+ *    frame is an RDMA WRITE of {checksum, data} to that slot;
+ *  - Key-Increment: one FETCH_AND_ADD per row (multicast group = rows) at
+ *    row n's counter (CRC role n modulo the width);
+ *  - every frame gets the queue pair's next PSN from a register, its IPv4
+ *    checksum and its ICRC, computed here over the masked headers and the
+ *    payload, all of which the pipeline parsed or built;
+ *  - ACKs and NAKs from the collector come back in: a PSN sequence NAK
+ *    resynchronises the queue pair's PSN register; every kind is counted.
+ *
+ * The CRC functions are crc32_custom; the control plane
+ * (translator-p4/control/dta_p4_control.py) sets each one's polynomial,
+ * initial value and final XOR from the collector's layout, so slot indices
+ * and checksums equal libdta's.
+ *
+ * Supported here: v1 Key-Write with 13-byte keys (IPv4 5-tuples) and 4- or
+ * 20-byte data, v1 Key-Increment with 13-byte keys, legacy Key-Write and
+ * Key-Increment (4-byte keys and data); one report per packet; N <= 4.
+ * Postcarding and Append (caches and batches in registers) are not in this
+ * program yet: such reports are counted and dropped.
+ */
+#include <core.p4>
+#include <v1model.p4>
+
+#include "../include/dta_headers.p4"
+
+#define ROCE_UDP_PORT 4791
+#define OP_WRITE_ONLY 0x0A
+#define OP_ACK 0x11
+#define OP_ATOMIC_ACK 0x12
+#define OP_FETCH_ADD 0x14
+#define MAX_QPS 16
+
+header ethernet_h {
+    bit<48> dst;
+    bit<48> src;
+    bit<16> ether_type;
+}
+
+header ipv4_h {
+    bit<4>  version;
+    bit<4>  ihl;
+    bit<8>  tos;
+    bit<16> total_len;
+    bit<16> id;
+    bit<3>  flags;
+    bit<13> frag;
+    bit<8>  ttl;
+    bit<8>  protocol;
+    bit<16> csum;
+    bit<32> src;
+    bit<32> dst;
+}
+
+header udp_h {
+    bit<16> sport;
+    bit<16> dport;
+    bit<16> len;
+    bit<16> csum;
+}
+
+header bth_h {
+    bit<8>  opcode;
+    bit<1>  se;
+    bit<1>  migreq;
+    bit<2>  pad;
+    bit<4>  tver;
+    bit<16> pkey;
+    bit<8>  resv8a;   /* FECN, BECN, reserved: masked in the ICRC */
+    bit<24> dqpn;
+    bit<1>  ackreq;
+    bit<7>  resv7;
+    bit<24> psn;
+}
+
+header reth_h {
+    bit<64> va;
+    bit<32> rkey;
+    bit<32> len;
+}
+
+header atomiceth_h {
+    bit<64> va;
+    bit<32> rkey;
+    bit<64> add;
+    bit<64> cmp;
+}
+
+header aeth_h {
+    bit<8>  syndrome;
+    bit<24> msn;
+}
+
+header slot_csum_h { bit<32> csum; }  /* a Key-Write slot: checksum, data */
+header icrc_h { bit<32> icrc; }
+
+struct headers {
+    ethernet_h ethernet;
+    ipv4_h     ipv4;
+    udp_h      udp;
+    /* DTA report (removed before the frame leaves) */
+    dta_base_h             base;
+    dta_kw_h               kw;
+    dta_ki_h               ki;
+    dta_legacy_base_h      lbase;
+    dta_legacy_nack_base_h lnbase;
+    dta_legacy_kw_h        lkw;
+    dta_legacy_ki_h        lki;
+    dta_key13_h            key13;
+    /* RoCEv2 */
+    bth_h       bth;
+    reth_h      reth;
+    atomiceth_h atomiceth;
+    aeth_h      aeth;
+    slot_csum_h slot_csum;
+    dta_data4_h data4;
+    dta_data20_h data20;
+    icrc_h      icrc;
+}
+
+struct metadata {
+    bit<8>  kind;        /* 1 KW, 3 KI, 9 RoCE reply, 0 other */
+    bit<8>  qp;          /* queue pair (structure) index */
+    bit<32> key4;        /* legacy key */
+    bit<32> csum;
+    bit<32> h;           /* this copy's slot hash */
+    bit<32> role0;       /* CRC roles 0..3 (slot of copy n), 8 (checksum) */
+    bit<32> role1;
+    bit<32> role2;
+    bit<32> role3;
+    bit<32> role8;
+    bit<64> slots;       /* Key-Write slots / Key-Increment width */
+    bit<64> base_addr;
+    bit<32> rkey;
+    bit<32> slot_size;
+    bit<64> add;
+    bit<8>  copies;
+    bit<1>  legacy;
+    bit<1>  data20;
+}
+
+/* ---- parser ---- */
+
+parser DtaParser(packet_in pkt, out headers hdr, inout metadata meta,
+                 inout standard_metadata_t sm) {
+    state start {
+        pkt.extract(hdr.ethernet);
+        transition select(hdr.ethernet.ether_type) {
+            0x0800: parse_ipv4;
+            default: accept;
+        }
+    }
+    state parse_ipv4 {
+        pkt.extract(hdr.ipv4);
+        transition select(hdr.ipv4.ihl, hdr.ipv4.protocol) {
+            (5, 17): parse_udp;
+            default: accept;
+        }
+    }
+    state parse_udp {
+        pkt.extract(hdr.udp);
+        transition select(hdr.udp.dport) {
+            DTA_UDP_PORT: parse_dta;
+            ROCE_UDP_PORT: parse_bth;
+            default: accept;
+        }
+    }
+    /* v1 starts with 0xD1; legacy with its opcode, and its two header
+     * variants differ only in length (docs/wire-format.md). */
+    state parse_dta {
+        transition select(pkt.lookahead<bit<8>>(), hdr.udp.len) {
+            (DTA_V1_MAGIC, _): parse_v1;
+            (DTA_OP_KEY_WRITE, 8 + 2 + 9): parse_legacy_kw;
+            (DTA_OP_KEY_WRITE, 8 + 3 + 9): parse_legacy_nack_kw;
+            (DTA_OP_KEY_INCREMENT, 8 + 2 + 13): parse_legacy_ki;
+            (DTA_OP_KEY_INCREMENT, 8 + 3 + 13): parse_legacy_nack_ki;
+            default: accept;
+        }
+    }
+    state parse_v1 {
+        pkt.extract(hdr.base);
+        transition select(hdr.base.opcode) {
+            DTA_OP_KEY_WRITE: parse_kw;
+            DTA_OP_KEY_INCREMENT: parse_ki;
+            default: accept;
+        }
+    }
+    state parse_kw {
+        pkt.extract(hdr.kw);
+        transition select(hdr.kw.key_len, hdr.kw.data_len) {
+            (13, 4): parse_kw13_4;
+            (13, 20): parse_kw13_20;
+            default: accept;
+        }
+    }
+    state parse_kw13_4 {
+        pkt.extract(hdr.key13);
+        pkt.extract(hdr.data4);
+        meta.kind = DTA_OP_KEY_WRITE;
+        transition accept;
+    }
+    state parse_kw13_20 {
+        pkt.extract(hdr.key13);
+        pkt.extract(hdr.data20);
+        meta.kind = DTA_OP_KEY_WRITE;
+        meta.data20 = 1;
+        transition accept;
+    }
+    state parse_ki {
+        pkt.extract(hdr.ki);
+        transition select(hdr.ki.key_len) {
+            13: parse_ki13;
+            default: accept;
+        }
+    }
+    state parse_ki13 {
+        pkt.extract(hdr.key13);
+        meta.kind = DTA_OP_KEY_INCREMENT;
+        transition accept;
+    }
+    state parse_legacy_kw {
+        pkt.extract(hdr.lbase);
+        transition legacy_kw;
+    }
+    state parse_legacy_nack_kw {
+        pkt.extract(hdr.lnbase);
+        transition legacy_kw;
+    }
+    state legacy_kw {
+        pkt.extract(hdr.lkw);
+        meta.kind = DTA_OP_KEY_WRITE;
+        meta.legacy = 1;
+        transition accept;
+    }
+    state parse_legacy_ki {
+        pkt.extract(hdr.lbase);
+        transition legacy_ki;
+    }
+    state parse_legacy_nack_ki {
+        pkt.extract(hdr.lnbase);
+        transition legacy_ki;
+    }
+    state legacy_ki {
+        pkt.extract(hdr.lki);
+        meta.kind = DTA_OP_KEY_INCREMENT;
+        meta.legacy = 1;
+        transition accept;
+    }
+    /* What the collector's NIC sends back. */
+    state parse_bth {
+        pkt.extract(hdr.bth);
+        transition select(hdr.bth.opcode) {
+            OP_ACK: parse_aeth;
+            OP_ATOMIC_ACK: parse_aeth;
+            default: accept;
+        }
+    }
+    state parse_aeth {
+        pkt.extract(hdr.aeth);
+        meta.kind = 9;
+        transition accept;
+    }
+}
+
+/* PSN of each queue pair: egress takes the next one, ingress resets it
+ * on a PSN sequence NAK. */
+register<bit<24>>(MAX_QPS) psn_reg;
+
+control DtaVerify(inout headers hdr, inout metadata meta) {
+    apply { }
+}
+
+/* ---- ingress: classify, checksum, replicate; NAKs ---- */
+
+control DtaIngress(inout headers hdr, inout metadata meta,
+                   inout standard_metadata_t sm) {
+    /* Replies by AETH syndrome: 0 ACK, 1 RNR NAK, 2..6 NAK codes 0..4,
+     * 7 other. */
+    counter(8, CounterType.packets) replies;
+    /* Reports by outcome: 0 Key-Write, 1 Key-Increment, 2 no structure,
+     * 3 bad N, 4 not handled by this program. */
+    counter(8, CounterType.packets) reports;
+
+    action drop() { mark_to_drop(sm); }
+
+    /* The structure a report goes to (control plane: one entry each). */
+    action kw_structure(bit<8> qp, bit<64> slots, bit<32> slot_size,
+                        bit<64> base_addr, bit<32> rkey, bit<8> max_n,
+                        bit<9> port) {
+        meta.qp = qp;
+        meta.slots = slots;
+        meta.slot_size = slot_size;
+        meta.base_addr = base_addr;
+        meta.rkey = rkey;
+        meta.copies = max_n;   /* checked against the report's N below */
+        sm.egress_spec = port;
+    }
+    table kw_table {
+        key = { meta.data20: exact; }
+        actions = { kw_structure; drop; }
+        default_action = drop();
+        size = 4;
+    }
+    action ki_structure(bit<8> qp, bit<64> width, bit<8> rows,
+                        bit<64> base_addr, bit<32> rkey, bit<9> port) {
+        meta.qp = qp;
+        meta.slots = width;
+        meta.copies = rows;
+        meta.base_addr = base_addr;
+        meta.rkey = rkey;
+        sm.egress_spec = port;
+    }
+    table ki_table {
+        key = { meta.kind: exact; }
+        actions = { ki_structure; drop; }
+        default_action = drop();
+        size = 2;
+    }
+    /* QP of a reply, from the BTH destination (the QPN the collector
+     * believes we are). */
+    action reply_qp(bit<8> qp) { meta.qp = qp; }
+    table reply_table {
+        key = { hdr.bth.dqpn: exact; }
+        actions = { reply_qp; drop; }
+        default_action = drop();
+        size = MAX_QPS;
+    }
+
+    apply {
+        if (meta.kind == 9) {
+            bit<3> cls = hdr.aeth.syndrome[7:5];
+            bit<5> code = hdr.aeth.syndrome[4:0];
+            if (cls == 0) {
+                replies.count(0);
+            } else if (cls == 1) {
+                replies.count(1);
+            } else if (cls == 3 && code <= 4) {
+                replies.count((bit<32>)code + 2);
+            } else {
+                replies.count(7);
+            }
+            if (reply_table.apply().hit && cls == 3 && code == 0) {
+                /* The responder expects bth.psn: continue there. */
+                psn_reg.write((bit<32>)meta.qp, hdr.bth.psn);
+            }
+            mark_to_drop(sm);
+            return;
+        }
+        if (meta.kind == DTA_OP_KEY_WRITE) {
+            bit<8> n;
+            if (meta.legacy == 1) {
+                n = hdr.lkw.redundancy;
+                meta.key4 = hdr.lkw.key;
+            } else {
+                n = hdr.kw.redundancy;
+            }
+            if (!kw_table.apply().hit) {
+                reports.count(2);
+                return;
+            }
+            if (n == 0 || n > meta.copies || n > 4) {
+                reports.count(3);
+                mark_to_drop(sm);
+                return;
+            }
+            /* Key checksum, CRC role 8; zero means "never written". */
+            if (meta.legacy == 1) {
+                hash(meta.role8, HashAlgorithm.crc32_custom, 32w0,
+                     { meta.key4 }, 64w4294967296);
+            } else {
+                hash(meta.role8, HashAlgorithm.crc32_custom, 32w0,
+                     { hdr.key13.key }, 64w4294967296);
+            }
+            meta.csum = meta.role8;
+            if (meta.csum == 0) {
+                meta.csum = 1;
+            }
+            sm.mcast_grp = (bit<16>)n;
+            reports.count(0);
+        } else if (meta.kind == DTA_OP_KEY_INCREMENT) {
+            if (meta.legacy == 1) {
+                meta.key4 = hdr.lki.key;
+                meta.add = hdr.lki.counter;
+            } else {
+                meta.add = hdr.ki.counter;
+            }
+            if (!ki_table.apply().hit) {
+                reports.count(2);
+                return;
+            }
+            sm.mcast_grp = (bit<16>)meta.copies;
+            reports.count(1);
+        } else {
+            reports.count(4);
+            mark_to_drop(sm);
+        }
+    }
+}
+
+/* ---- egress: one copy, one RoCEv2 frame ---- */
+
+control DtaEgress(inout headers hdr, inout metadata meta,
+                  inout standard_metadata_t sm) {
+    /* Addresses: ours (as the collector knows us) and the collector's,
+     * and each queue pair's collector QPN. */
+    action roce_addresses(bit<48> smac, bit<48> dmac, bit<32> sip,
+                          bit<32> dip) {
+        hdr.ethernet.src = smac;
+        hdr.ethernet.dst = dmac;
+        hdr.ipv4.src = sip;
+        hdr.ipv4.dst = dip;
+    }
+    table addr_table {
+        actions = { roce_addresses; }
+        default_action = roce_addresses(0, 0, 0, 0);
+    }
+    action qp_dest(bit<24> dqpn, bit<16> sport) {
+        hdr.bth.dqpn = dqpn;
+        hdr.udp.sport = sport;
+    }
+    table qp_table {
+        key = { meta.qp: exact; }
+        actions = { qp_dest; }
+        default_action = qp_dest(0, 49152);
+        size = MAX_QPS;
+    }
+
+    apply {
+        bit<16> n = sm.egress_rid;   /* copy index */
+        bit<24> psn;
+        bit<64> index;
+
+        /* Slot (or counter) of copy n: CRC role n of the key. Each role
+         * is its own calculation (named after its output field, so the
+         * control plane can find it and set role n's polynomial). */
+        if (meta.legacy == 1) {
+            hash(meta.role0, HashAlgorithm.crc32_custom, 32w0, { meta.key4 }, 64w4294967296);
+            hash(meta.role1, HashAlgorithm.crc32_custom, 32w0, { meta.key4 }, 64w4294967296);
+            hash(meta.role2, HashAlgorithm.crc32_custom, 32w0, { meta.key4 }, 64w4294967296);
+            hash(meta.role3, HashAlgorithm.crc32_custom, 32w0, { meta.key4 }, 64w4294967296);
+        } else {
+            hash(meta.role0, HashAlgorithm.crc32_custom, 32w0, { hdr.key13.key }, 64w4294967296);
+            hash(meta.role1, HashAlgorithm.crc32_custom, 32w0, { hdr.key13.key }, 64w4294967296);
+            hash(meta.role2, HashAlgorithm.crc32_custom, 32w0, { hdr.key13.key }, 64w4294967296);
+            hash(meta.role3, HashAlgorithm.crc32_custom, 32w0, { hdr.key13.key }, 64w4294967296);
+        }
+        if (n == 0) {
+            meta.h = meta.role0;
+        } else if (n == 1) {
+            meta.h = meta.role1;
+        } else if (n == 2) {
+            meta.h = meta.role2;
+        } else {
+            meta.h = meta.role3;
+        }
+        index = (bit<64>)meta.h % meta.slots;
+
+        psn_reg.read(psn, (bit<32>)meta.qp);
+        psn_reg.write((bit<32>)meta.qp, psn + 1);
+
+        /* Ethernet, IPv4, UDP, BTH */
+        addr_table.apply();
+        hdr.ethernet.ether_type = 0x0800;
+        hdr.ipv4.tos = 0;
+        hdr.ipv4.id = 0;
+        hdr.ipv4.flags = 2;  /* don't fragment */
+        hdr.ipv4.frag = 0;
+        hdr.ipv4.ttl = 64;
+        hdr.udp.dport = ROCE_UDP_PORT;
+        hdr.udp.csum = 0;
+        hdr.bth.setValid();
+        hdr.bth.se = 0;
+        hdr.bth.migreq = 0;
+        hdr.bth.pad = 0;
+        hdr.bth.tver = 0;
+        hdr.bth.pkey = 0xFFFF;
+        hdr.bth.resv8a = 0;
+        hdr.bth.ackreq = 1;
+        hdr.bth.resv7 = 0;
+        hdr.bth.psn = psn;
+        qp_table.apply();
+
+        if (meta.kind == DTA_OP_KEY_WRITE) {
+            hdr.bth.opcode = OP_WRITE_ONLY;
+            hdr.reth.setValid();
+            hdr.reth.va = meta.base_addr + index * (bit<64>)meta.slot_size;
+            hdr.reth.rkey = meta.rkey;
+            hdr.reth.len = meta.slot_size;
+            hdr.slot_csum.setValid();
+            hdr.slot_csum.csum = meta.csum;
+            if (meta.legacy == 1) {
+                hdr.data4.setValid();
+                hdr.data4.data = hdr.lkw.data;
+            }
+        } else {
+            hdr.bth.opcode = OP_FETCH_ADD;
+            hdr.atomiceth.setValid();
+            /* row n of bank 0: ((row * width) + index) * 8 */
+            hdr.atomiceth.va = meta.base_addr +
+                               (((bit<64>)n * meta.slots) + index) * 8;
+            hdr.atomiceth.rkey = meta.rkey;
+            hdr.atomiceth.add = meta.add;
+            hdr.atomiceth.cmp = 0;
+        }
+        /* The report is gone; the frame remains. */
+        hdr.base.setInvalid();
+        hdr.kw.setInvalid();
+        hdr.ki.setInvalid();
+        hdr.lbase.setInvalid();
+        hdr.lnbase.setInvalid();
+        hdr.lkw.setInvalid();
+        hdr.lki.setInvalid();
+        hdr.key13.setInvalid();
+
+        /* Lengths: IPv4 20 + UDP 8 + BTH 12 + rest + ICRC 4 */
+        bit<16> rest;
+        if (hdr.reth.isValid()) {
+            rest = 16 + 4 + (meta.data20 == 1 ? 16w20 : 16w4);
+        } else {
+            rest = 28;
+        }
+        hdr.ipv4.total_len = 20 + 8 + 12 + rest + 4;
+        hdr.udp.len = 8 + 12 + rest + 4;
+
+        /* ICRC (annex A17): CRC-32 over 8 bytes of ones, the IPv4 header
+         * with TOS, TTL and checksum all ones, the UDP header with its
+         * checksum all ones, the BTH with FECN/BECN/reserved all ones, and
+         * the rest of the packet; sent least significant byte first. */
+        bit<32> c;
+        if (hdr.atomiceth.isValid()) {
+            hash(c, HashAlgorithm.crc32, 32w0,
+                 { 64w0xFFFFFFFFFFFFFFFF,
+                   hdr.ipv4.version, hdr.ipv4.ihl, 8w0xFF, hdr.ipv4.total_len,
+                   hdr.ipv4.id, hdr.ipv4.flags, hdr.ipv4.frag, 8w0xFF,
+                   hdr.ipv4.protocol, 16w0xFFFF, hdr.ipv4.src, hdr.ipv4.dst,
+                   hdr.udp.sport, hdr.udp.dport, hdr.udp.len, 16w0xFFFF,
+                   hdr.bth.opcode, hdr.bth.se, hdr.bth.migreq, hdr.bth.pad,
+                   hdr.bth.tver, hdr.bth.pkey, 8w0xFF, hdr.bth.dqpn,
+                   hdr.bth.ackreq, hdr.bth.resv7, hdr.bth.psn,
+                   hdr.atomiceth.va, hdr.atomiceth.rkey, hdr.atomiceth.add,
+                   hdr.atomiceth.cmp },
+                 64w4294967296);
+        } else if (hdr.data20.isValid()) {
+            hash(c, HashAlgorithm.crc32, 32w0,
+                 { 64w0xFFFFFFFFFFFFFFFF,
+                   hdr.ipv4.version, hdr.ipv4.ihl, 8w0xFF, hdr.ipv4.total_len,
+                   hdr.ipv4.id, hdr.ipv4.flags, hdr.ipv4.frag, 8w0xFF,
+                   hdr.ipv4.protocol, 16w0xFFFF, hdr.ipv4.src, hdr.ipv4.dst,
+                   hdr.udp.sport, hdr.udp.dport, hdr.udp.len, 16w0xFFFF,
+                   hdr.bth.opcode, hdr.bth.se, hdr.bth.migreq, hdr.bth.pad,
+                   hdr.bth.tver, hdr.bth.pkey, 8w0xFF, hdr.bth.dqpn,
+                   hdr.bth.ackreq, hdr.bth.resv7, hdr.bth.psn,
+                   hdr.reth.va, hdr.reth.rkey, hdr.reth.len,
+                   hdr.slot_csum.csum, hdr.data20.data },
+                 64w4294967296);
+        } else {
+            hash(c, HashAlgorithm.crc32, 32w0,
+                 { 64w0xFFFFFFFFFFFFFFFF,
+                   hdr.ipv4.version, hdr.ipv4.ihl, 8w0xFF, hdr.ipv4.total_len,
+                   hdr.ipv4.id, hdr.ipv4.flags, hdr.ipv4.frag, 8w0xFF,
+                   hdr.ipv4.protocol, 16w0xFFFF, hdr.ipv4.src, hdr.ipv4.dst,
+                   hdr.udp.sport, hdr.udp.dport, hdr.udp.len, 16w0xFFFF,
+                   hdr.bth.opcode, hdr.bth.se, hdr.bth.migreq, hdr.bth.pad,
+                   hdr.bth.tver, hdr.bth.pkey, 8w0xFF, hdr.bth.dqpn,
+                   hdr.bth.ackreq, hdr.bth.resv7, hdr.bth.psn,
+                   hdr.reth.va, hdr.reth.rkey, hdr.reth.len,
+                   hdr.slot_csum.csum, hdr.data4.data },
+                 64w4294967296);
+        }
+        hdr.icrc.setValid();
+        hdr.icrc.icrc = c[7:0] ++ c[15:8] ++ c[23:16] ++ c[31:24];
+    }
+}
+
+control DtaComputeChecksum(inout headers hdr, inout metadata meta) {
+    apply {
+        update_checksum(hdr.ipv4.isValid(),
+            { hdr.ipv4.version, hdr.ipv4.ihl, hdr.ipv4.tos,
+              hdr.ipv4.total_len, hdr.ipv4.id, hdr.ipv4.flags,
+              hdr.ipv4.frag, hdr.ipv4.ttl, hdr.ipv4.protocol,
+              hdr.ipv4.src, hdr.ipv4.dst },
+            hdr.ipv4.csum, HashAlgorithm.csum16);
+    }
+}
+
+control DtaDeparser(packet_out pkt, in headers hdr) {
+    apply {
+        pkt.emit(hdr.ethernet);
+        pkt.emit(hdr.ipv4);
+        pkt.emit(hdr.udp);
+        pkt.emit(hdr.bth);
+        pkt.emit(hdr.reth);
+        pkt.emit(hdr.atomiceth);
+        pkt.emit(hdr.slot_csum);
+        pkt.emit(hdr.data4);
+        pkt.emit(hdr.data20);
+        pkt.emit(hdr.icrc);
+    }
+}
+
+V1Switch(DtaParser(), DtaVerify(), DtaIngress(), DtaEgress(),
+         DtaComputeChecksum(), DtaDeparser()) main;
