@@ -18,8 +18,8 @@ Usage:
   dta_p4_control.py --desc switch.json --bmv2-json dta_translator.json \\
       --port 1 --mac 02:00:00:00:00:01 | simple_switch_CLI
 
-Refuses (exit 2) what the P4 program cannot do: Key-Write checksums other
-than 4 bytes, data other than 4 or 20 bytes, N above 4, more than one
+Refuses (exit 2) what the P4 program cannot do: slot counts or widths that
+are not powers of two, Key-Write checksums other than 4 bytes, data other than 4 or 20 bytes, N above 4, more than one
 Key-Write structure per data size, Key-Increment with two banks.
 """
 import argparse
@@ -72,6 +72,10 @@ def main():
                 fail("structures disagree on CRC role %d: the program has "
                      "one calculation per role" % role)
             roles[role] = (poly, init, xorout)
+        size = s["slots"] if prim == "key-write" else s["width"]
+        if size & (size - 1):
+            fail("%s: %d slots or counters per row: the program needs a power "
+                 "of two (it masks instead of taking a modulo)" % (s["name"], size))
         if prim == "key-write":
             if s["csum_bytes"] != 4:
                 fail("%s: checksums of %d bytes (the program writes 4)"

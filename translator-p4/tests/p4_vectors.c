@@ -263,9 +263,9 @@ int main(int argc, char **argv)
 	S[0].name = "paths";
 	S[1].name = "small";
 	S[2].name = "counters";
-	if (dta_layout_kw(&S[0].l, 1000003, 20, 4, 4, DTA_HASH_CRC32C, 0) ||
+	if (dta_layout_kw(&S[0].l, 1u << 20, 20, 4, 4, DTA_HASH_CRC32C, 0) ||
 	    dta_layout_kw(&S[1].l, 65536, 4, 4, 4, DTA_HASH_CRC32C, 0) ||
-	    dta_layout_ki(&S[2].l, 100000, 2, 1, DTA_HASH_CRC32C, 0)) {
+	    dta_layout_ki(&S[2].l, 1u << 17, 2, 1, DTA_HASH_CRC32C, 0)) {
 		fprintf(stderr, "p4_vectors: layouts\n");
 		return 1;
 	}

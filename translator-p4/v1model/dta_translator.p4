@@ -8,10 +8,10 @@
  *  - parse a v1 or legacy (research prototype) report on UDP 40040;
  *  - Key-Write: key checksum (CRC role 8) in ingress; the report's N copies
  *    made by the multicast group N (replica id = copy n); in egress each
- *    copy's slot = CRC role n of the key modulo the slot count, and the
+ *    copy's slot = CRC role n of the key masked to the slot count, and the
  *    frame is an RDMA WRITE of {checksum, data} to that slot;
  *  - Key-Increment: one FETCH_AND_ADD per row (multicast group = rows) at
- *    row n's counter (CRC role n modulo the width);
+ *    row n's counter (CRC role n masked to the width);
  *  - every frame gets the queue pair's next PSN from a register, its IPv4
  *    checksum and its ICRC, computed here over the masked headers and the
  *    payload, all of which the pipeline parsed or built;
@@ -23,8 +23,9 @@
  * initial value and final XOR from the collector's layout, so slot indices
  * and checksums equal libdta's.
  *
- * Supported here: v1 Key-Write with 13-byte keys (IPv4 5-tuples) and 4- or
- * 20-byte data, v1 Key-Increment with 13-byte keys, legacy Key-Write and
+ * Supported here: slot counts and widths that are powers of two (a
+ * switch has no modulo), v1 Key-Write with 13-byte keys (IPv4 5-tuples)
+ * and 4- or 20-byte data, v1 Key-Increment with 13-byte keys, legacy Key-Write and
  * Key-Increment (4-byte keys and data); one report per packet; N <= 4.
  * Postcarding and Append (caches and batches in registers) are not in this
  * program yet: such reports are counted and dropped.
@@ -140,6 +141,7 @@ struct metadata {
     bit<32> role3;
     bit<32> role8;
     bit<64> slots;       /* Key-Write slots / Key-Increment width */
+    bit<64> mask;        /* slots - 1: geometries are powers of two */
     bit<64> base_addr;
     bit<32> rkey;
     bit<32> slot_size;
@@ -299,6 +301,7 @@ control DtaIngress(inout headers hdr, inout metadata meta,
                         bit<9> port) {
         meta.qp = qp;
         meta.slots = slots;
+        meta.mask = slots - 1;
         meta.slot_size = slot_size;
         meta.base_addr = base_addr;
         meta.rkey = rkey;
@@ -315,6 +318,7 @@ control DtaIngress(inout headers hdr, inout metadata meta,
                         bit<64> base_addr, bit<32> rkey, bit<9> port) {
         meta.qp = qp;
         meta.slots = width;
+        meta.mask = width - 1;
         meta.copies = rows;
         meta.base_addr = base_addr;
         meta.rkey = rkey;
@@ -463,7 +467,10 @@ control DtaEgress(inout headers hdr, inout metadata meta,
         } else {
             meta.h = meta.role3;
         }
-        index = (bit<64>)meta.h % meta.slots;
+        /* libdta reduces modulo the slot count, which for a power of two
+         * is this mask (a switch has no modulo; the control plane refuses
+         * other geometries). */
+        index = (bit<64>)meta.h & meta.mask;
 
         psn_reg.read(psn, (bit<32>)meta.qp);
         psn_reg.write((bit<32>)meta.qp, psn + 1);
