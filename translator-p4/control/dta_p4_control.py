@@ -102,8 +102,8 @@ def main():
                           a.port))
         out.append("table_add qp_table qp_dest %d => %d %d"
                    % (i, s["qpn"], 49152 + i))
-        out.append("table_add reply_table reply_qp %d => %d"
-                   % (s["peer_qpn"], i))
+        out.append("table_add reply_table reply_qp %d => %d %d"
+                   % (s["peer_qpn"], i, a.port))
         out.append("register_write psn_reg %d %d" % (i, s["psn"]))
 
     out.insert(0, "table_set_default addr_table roce_addresses %d %d %d %d"

@@ -136,10 +136,10 @@ control DtaKeyWrite(inout dta_report_t r, in bit<32> src, in bit<32> dst,
     }
 }
 
-/* Key-Increment: add @counter to @key's count (count-min, @n rows). */
+/* Key-Increment: add @amount to @key's count (count-min, @n rows). */
 control DtaKeyIncrement(inout dta_report_t r, in bit<32> src, in bit<32> dst,
                         in bit<16> reporter, in bit<104> key,
-                        in bit<64> counter, in bit<8> n) {
+                        in bit<64> amount, in bit<8> n) {
     DtaReportHead() head;
     apply {
         head.apply(r, src, dst, reporter, DTA_OP_KEY_INCREMENT, 12 + 13);
@@ -147,20 +147,20 @@ control DtaKeyIncrement(inout dta_report_t r, in bit<32> src, in bit<32> dst,
         r.ki.redundancy = n;
         r.ki.key_len = 13;
         r.ki.reserved = 0;
-        r.ki.counter = counter;
+        r.ki.counter = amount;
         r.key13.setValid();
         r.key13.key = key;
     }
 }
 
-/* Append: a 4-byte event @data to list @list. */
+/* Append: a 4-byte event @data to list @list_id. */
 control DtaAppend(inout dta_report_t r, in bit<32> src, in bit<32> dst,
-                  in bit<16> reporter, in bit<32> list, in bit<32> data) {
+                  in bit<16> reporter, in bit<32> list_id, in bit<32> data) {
     DtaReportHead() head;
     apply {
         head.apply(r, src, dst, reporter, DTA_OP_APPEND, 8 + 4);
         r.ap.setValid();
-        r.ap.list_id = list;
+        r.ap.list_id = list_id;
         r.ap.data_len = 4;
         r.ap.reserved = 0;
         r.data4.setValid();

@@ -15,8 +15,9 @@
  *  - every frame gets the queue pair's next PSN from a register, its IPv4
  *    checksum and its ICRC, computed here over the masked headers and the
  *    payload, all of which the pipeline parsed or built;
- *  - ACKs and NAKs from the collector come back in: a PSN sequence NAK
- *    resynchronises the queue pair's PSN register; every kind is counted.
+ *  - ACKs and NAKs from the collector come back in: every kind is
+ *    counted, and a PSN sequence NAK goes on to egress, where it
+ *    resynchronises the queue pair's PSN register.
  *
  * The CRC functions are crc32_custom; the control plane
  * (translator-p4/control/dta_p4_control.py) sets each one's polynomial,
@@ -274,9 +275,10 @@ parser DtaParser(packet_in pkt, out headers hdr, inout metadata meta,
     }
 }
 
-/* PSN of each queue pair: egress takes the next one, ingress resets it
- * on a PSN sequence NAK. */
+/* PSN of each queue pair: egress takes the next one, and resets it on a
+ * PSN sequence NAK; and the IPv4 identification of its next frame. */
 register<bit<24>>(MAX_QPS) psn_reg;
+register<bit<16>>(MAX_QPS) ipid_reg;
 
 control DtaVerify(inout headers hdr, inout metadata meta) {
     apply { }
@@ -332,7 +334,10 @@ control DtaIngress(inout headers hdr, inout metadata meta,
     }
     /* QP of a reply, from the BTH destination (the QPN the collector
      * believes we are). */
-    action reply_qp(bit<8> qp) { meta.qp = qp; }
+    action reply_qp(bit<8> qp, bit<9> port) {
+        meta.qp = qp;
+        sm.egress_spec = port;
+    }
     table reply_table {
         key = { hdr.bth.dqpn: exact; }
         actions = { reply_qp; drop; }
@@ -353,11 +358,13 @@ control DtaIngress(inout headers hdr, inout metadata meta,
             } else {
                 replies.count(7);
             }
-            if (reply_table.apply().hit && cls == 3 && code == 0) {
-                /* The responder expects bth.psn: continue there. */
-                psn_reg.write((bit<32>)meta.qp, hdr.bth.psn);
+            /* A PSN sequence NAK goes on to the egress of the collector's
+             * port, where the PSN register lives: queued behind the
+             * frames sent before it, as in the reference model (and as a
+             * switch must, its registers living in one stage). */
+            if (!reply_table.apply().hit || cls != 3 || code != 0) {
+                mark_to_drop(sm);
             }
-            mark_to_drop(sm);
             return;
         }
         if (meta.kind == DTA_OP_KEY_WRITE) {
@@ -442,7 +449,15 @@ control DtaEgress(inout headers hdr, inout metadata meta,
     apply {
         bit<16> n = sm.egress_rid;   /* copy index */
         bit<24> psn;
+        bit<16> ipid;
         bit<64> index;
+
+        if (meta.kind == 9) {
+            /* A PSN sequence NAK: the responder expects bth.psn. */
+            psn_reg.write((bit<32>)meta.qp, hdr.bth.psn);
+            mark_to_drop(sm);
+            return;
+        }
 
         /* Slot (or counter) of copy n: CRC role n of the key. Each role
          * is its own calculation (named after its output field, so the
@@ -474,12 +489,14 @@ control DtaEgress(inout headers hdr, inout metadata meta,
 
         psn_reg.read(psn, (bit<32>)meta.qp);
         psn_reg.write((bit<32>)meta.qp, psn + 1);
+        ipid_reg.read(ipid, (bit<32>)meta.qp);
+        ipid_reg.write((bit<32>)meta.qp, ipid + 1);
 
         /* Ethernet, IPv4, UDP, BTH */
         addr_table.apply();
         hdr.ethernet.ether_type = 0x0800;
         hdr.ipv4.tos = 0;
-        hdr.ipv4.id = 0;
+        hdr.ipv4.id = ipid;
         hdr.ipv4.flags = 2;  /* don't fragment */
         hdr.ipv4.frag = 0;
         hdr.ipv4.ttl = 64;
