@@ -1,7 +1,8 @@
 #!/bin/sh
 # ctest entry for the RDMA tests: runs tests/rdma/e2e_rdma.sh, then
 # tests/rdma/collectors_rdma.sh (or, with a second argument "roce", the
-# switch path tests/rdma/switch_roce.sh) inside a
+# switch path tests/rdma/switch_roce.sh; with "p4", the P4 translator on
+# BMv2 into rxe, tests/rdma/p4_roce.sh) inside a
 # Soft-RoCE guest (tests/rdma/vm.sh). Exit 77 (skipped) where no guest can
 # run: not root and packages missing, or no kernel package available.
 set -eu
@@ -10,6 +11,16 @@ build=$(cd "${1:?usage: run.sh BUILD_DIR [roce]}" && pwd)
 bash "$here/vm.sh" --prepare || exit 77
 if [ "${2:-}" = roce ]; then
 	exec bash "$here/vm.sh" --timeout 600 --mem 768 -- sh "$here/switch_roce.sh" "$build"
+fi
+if [ "${2:-}" = p4 ]; then
+	# BMv2 and p4c run from the host's file system inside the guest.
+	PATH=$PATH:/opt/p4/bin
+	command -v simple_switch > /dev/null && command -v p4c-bm2-ss > /dev/null ||
+		exit 77
+	# Compiled here: p4c under software emulation would be slow.
+	p4c-bm2-ss --std p4-16 -o "$build/dta_translator.json" \
+		"$here/../../translator-p4/v1model/dta_translator.p4"
+	exec bash "$here/vm.sh" --timeout 900 --mem 1024 -- sh "$here/p4_roce.sh" "$build"
 fi
 exec bash "$here/vm.sh" --timeout 900 --mem 768 -- sh -c \
 	'sh "$1/e2e_rdma.sh" "$2" && sh "$1/collectors_rdma.sh" "$2"' sh "$here" "$build"
