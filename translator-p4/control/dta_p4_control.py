@@ -11,15 +11,16 @@ simple_switch_CLI commands that program the switch:
   queue pair's collector QPN and UDP source port, the QPN replies come back
   to, and its first PSN;
 - the Key-Write and Key-Increment structures (slots, slot size, address,
-  R_Key, N, egress port);
+  R_Key, N, egress port) and the Append structures (list range, ring,
+  address, R_Key; their lists numbered in the batching registers);
 - multicast groups 1..4 with 1..4 replicas (replica id = copy index).
 
 Usage:
   dta_p4_control.py --desc switch.json --bmv2-json dta_translator.json \\
       --port 1 --mac 02:00:00:00:00:01 | simple_switch_CLI
 
-Refuses (exit 2) what the P4 program cannot do: slot counts or widths that
-are not powers of two, Key-Write checksums other than 4 bytes, data other than 4 or 20 bytes, N above 4, more than one
+Refuses (exit 2) what the P4 program cannot do: slot counts, widths or
+rings that are not powers of two, Append batches other than 4 x 4 bytes, Key-Write checksums other than 4 bytes, data other than 4 or 20 bytes, N above 4, more than one
 Key-Write structure per data size, Key-Increment with two banks.
 """
 import argparse
@@ -61,8 +62,31 @@ def main():
     # parameters only if their layouts agree: check).
     roles = {}
     kw_seen = set()
+    ap_lists = 0
     for i, s in enumerate(desc["structures"]):
         prim = s["primitive"]
+        if prim == "append":
+            if s["batch"] != 4 or s["entry"] != 4:
+                fail("%s: batches of %d entries of %d bytes (the program "
+                     "makes batches of 4 entries of 4 bytes)"
+                     % (s["name"], s["batch"], s["entry"]))
+            rb = s["ring_batches"]
+            if rb & (rb - 1):
+                fail("%s: %d frames per ring: the program needs a power of "
+                     "two" % (s["name"], rb))
+            if ap_lists + s["lists"] > 64:
+                fail("more than 64 Append lists in all")
+            lo, hi = s["list_base"], s["list_base"] + s["lists"] - 1
+            out.append("table_add ap_table ap_structure %d->%d => %d %d %d %d %d %d %d %d 0"
+                       % (lo, hi, i, lo, ap_lists, rb - 1, rb, s["addr"],
+                          s["rkey"], a.port))
+            ap_lists += s["lists"]
+            out.append("table_add qp_table qp_dest %d => %d %d"
+                       % (i, s["qpn"], 49152 + i))
+            out.append("table_add reply_table reply_qp %d => %d %d"
+                       % (s["peer_qpn"], i, a.port))
+            out.append("register_write psn_reg %d %d" % (i, s["psn"]))
+            continue
         if prim not in ("key-write", "key-increment"):
             print("dta_p4_control: %s (%s) is not served by this program"
                   % (s["name"], prim), file=sys.stderr)

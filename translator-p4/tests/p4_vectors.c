@@ -9,9 +9,11 @@
  *
  * The cases: v1 Key-Write with 20- and 4-byte data and N = 1..4, v1
  * Key-Increment, legacy Key-Write and Key-Increment (2- and 3-byte base
- * headers), a report the program does not handle (dropped), a N above
- * the structure's (dropped), and a PSN sequence NAK from the collector
- * in the middle, after which the queue pair continues at the NAK's PSN.
+ * headers), v1 and legacy Append to two lists (a frame per 4 entries, a
+ * partial batch left pending), a report the program does not handle
+ * (dropped), a N above the structure's (dropped), and a PSN sequence NAK
+ * from the collector in the middle, after which the queue pair continues
+ * at the NAK's PSN.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -22,7 +24,8 @@
 
 #include <dta/dta.h>
 
-#define NQP 3 /* paths20, paths4, counters */
+#define NQP 4 /* paths20, paths4, counters, events */
+#define AP_BASE 10 /* events: list ids 10 and 11 */
 
 static const uint8_t SW_MAC[6] = { 0x02, 0, 0, 0, 0, 0x01 };
 static const uint8_t COLL_MAC[6] = { 0x02, 0, 0, 0, 0, 0x02 };
@@ -156,6 +159,44 @@ static void ki(unsigned s, const uint8_t *key, size_t key_len, uint64_t add,
 		expect(s, ops, k);
 }
 
+/* Append: the entry goes into its list's batch; every 4th makes a frame. */
+static struct dta_ap_cursor apcur[2];
+static uint8_t apbuf[2][16];
+static unsigned apn[2];
+
+static void ap(uint32_t list_id, uint32_t v, int legacy)
+{
+	struct dta_report r = { .format = legacy ? DTA_FORMAT_LEGACY : DTA_FORMAT_V1,
+				.opcode = DTA_OP_APPEND, .seq = nin };
+	uint8_t d[4] = { (uint8_t)(v >> 24), (uint8_t)(v >> 16),
+			 (uint8_t)(v >> 8), (uint8_t)v };
+	uint8_t buf[64], frame[64];
+	struct dta_memop ops[2];
+	unsigned list = list_id - AP_BASE;
+	int len, k;
+
+	r.u.ap.list_id = list_id;
+	r.u.ap.data_len = 4;
+	r.u.ap.data = d;
+	len = dta_wire_encode(&r, buf, sizeof(buf));
+	if (len < 0) {
+		fprintf(stderr, "p4_vectors: encode: %s\n", dta_strerror(len));
+		exit(1);
+	}
+	send_report(buf, (size_t)len, 40040);
+	memcpy(apbuf[list] + 4 * apn[list], d, 4);
+	if (++apn[list] < 4)
+		return;
+	apn[list] = 0;
+	k = dta_ap_ops(&S[3].l, list, &apcur[list], apbuf[list], 4, frame,
+		       sizeof(frame), ops, 2);
+	if (k != 1) {
+		fprintf(stderr, "p4_vectors: dta_ap_ops: %d\n", k);
+		exit(1);
+	}
+	expect(3, ops, k);
+}
+
 /* A PSN sequence NAK from the collector for structure @s: the responder
  * expects @psn. It reaches the switch like any packet. */
 static void nak(unsigned s, uint32_t psn)
@@ -225,14 +266,20 @@ static void desc_json(const char *path)
 
 		fprintf(f, "%s{\"name\":\"%s\",\"qpn\":%u,\"peer_qpn\":%u,\"psn\":0,"
 			"\"rkey\":%u,\"addr\":%" PRIu64 ",\"length\":%" PRIu64
-			",\"list_base\":0,\"primitive\":\"%s\"", i ? "," : "",
+			",\"list_base\":%u,\"primitive\":\"%s\"", i ? "," : "",
 			S[i].name, S[i].qp.dst_qpn, S[i].peer_qpn, S[i].t.rkey,
-			S[i].t.addr, S[i].t.length, dta_primitive_name(l->primitive));
+			S[i].t.addr, S[i].t.length, i == 3 ? AP_BASE : 0,
+			dta_primitive_name(l->primitive));
 		if (l->primitive == DTA_PRIM_KEY_WRITE)
 			fprintf(f, ",\"slots\":%" PRIu64 ",\"slot_size\":%u,"
 				"\"csum_bytes\":%u,\"data_len\":%u,\"redundancy\":%u",
 				l->g.kw.slots, l->g.kw.slot_size, l->g.kw.csum_bytes,
 				l->g.kw.data_len, l->g.kw.max_redundancy);
+		else if (l->primitive == DTA_PRIM_APPEND)
+			fprintf(f, ",\"lists\":%u,\"ring_batches\":%u,"
+				"\"frame_size\":%u,\"batch\":%u,\"entry\":%u",
+				l->g.ap.lists, l->g.ap.ring_batches, l->g.ap.frame_size,
+				l->g.ap.batch_entries, l->g.ap.entry_size);
 		else
 			fprintf(f, ",\"width\":%" PRIu64 ",\"rows\":%u,\"banks\":%u",
 				l->g.ki.width, l->g.ki.rows, l->g.ki.banks);
@@ -263,9 +310,11 @@ int main(int argc, char **argv)
 	S[0].name = "paths";
 	S[1].name = "small";
 	S[2].name = "counters";
+	S[3].name = "events";
 	if (dta_layout_kw(&S[0].l, 1u << 20, 20, 4, 4, DTA_HASH_CRC32C, 0) ||
 	    dta_layout_kw(&S[1].l, 65536, 4, 4, 4, DTA_HASH_CRC32C, 0) ||
-	    dta_layout_ki(&S[2].l, 1u << 17, 2, 1, DTA_HASH_CRC32C, 0)) {
+	    dta_layout_ki(&S[2].l, 1u << 17, 2, 1, DTA_HASH_CRC32C, 0) ||
+	    dta_layout_ap(&S[3].l, 2, 64, 4, 4, 0)) {
 		fprintf(stderr, "p4_vectors: layouts\n");
 		return 1;
 	}
@@ -311,6 +360,12 @@ int main(int argc, char **argv)
 	kw(1, lkey, 4, d4, 4, 2, 1);
 	kw(1, lkey, 4, d4, 4, 3, 2);
 	ki(2, lkey, 4, 77, 1);
+	/* Append: 9 entries to list 10, 4 to list 11, interleaved (two and
+	 * one frames, one entry pending), then 4 legacy ones to list 11. */
+	for (uint32_t i = 0; i < 13; i++)
+		ap(i % 3 == 2 ? AP_BASE + 1 : AP_BASE, 0x100 + i, 0);
+	for (uint32_t i = 0; i < 4; i++)
+		ap(AP_BASE + 1, 0xA000 + i, 1);
 	/* Dropped: N above the structure's, and a Postcarding report. */
 	{
 		uint8_t buf[64];

@@ -24,12 +24,19 @@
  * initial value and final XOR from the collector's layout, so slot indices
  * and checksums equal libdta's.
  *
- * Supported here: slot counts and widths that are powers of two (a
+ *  - Append (4-byte entries): per list, entries collect in registers and
+ *    every AP_BATCH-th (4) leaves as one frame at the list's next ring
+ *    position, with the batch sequence number, first entry index and
+ *    trailer libdta's readers check.
+ *
+ * Supported here: slot counts, widths and rings that are powers of two (a
  * switch has no modulo), v1 Key-Write with 13-byte keys (IPv4 5-tuples)
- * and 4- or 20-byte data, v1 Key-Increment with 13-byte keys, legacy Key-Write and
- * Key-Increment (4-byte keys and data); one report per packet; N <= 4.
- * Postcarding and Append (caches and batches in registers) are not in this
- * program yet: such reports are counted and dropped.
+ * and 4- or 20-byte data, v1 Key-Increment with 13-byte keys, v1 Append
+ * with 4-byte entries and batches of 4, the same for legacy reports (4-byte
+ * keys and data); one report per packet; N <= 4. Not here yet: the
+ * Postcarding cache (such reports are counted and dropped), and flushing
+ * partial Append batches (a switch has no timer; a control-plane packet
+ * could do it).
  */
 #include <core.p4>
 #include <v1model.p4>
@@ -104,6 +111,25 @@ header aeth_h {
 }
 
 header slot_csum_h { bit<32> csum; }  /* a Key-Write slot: checksum, data */
+
+/* An Append frame of AP_BATCH 4-byte entries (docs/layouts.md): batch
+ * sequence number, index of its first entry, the entries, then the
+ * trailer: sequence number again, entry count, magic. 32 bytes. */
+#define AP_BATCH 4
+#define AP_FRAME 32
+#define AP_MAX_LISTS 64
+#define AP_TRAILER_MAGIC 0xDA7A
+header ap_frame_h {
+    bit<32> seq;
+    bit<32> first;
+    bit<32> e0;
+    bit<32> e1;
+    bit<32> e2;
+    bit<32> e3;
+    bit<32> tseq;
+    bit<16> count;
+    bit<16> magic;
+}
 header icrc_h { bit<32> icrc; }
 
 struct headers {
@@ -114,6 +140,8 @@ struct headers {
     dta_base_h             base;
     dta_kw_h               kw;
     dta_ki_h               ki;
+    dta_ap_h               ap;
+    dta_legacy_ap_h        lap;
     dta_legacy_base_h      lbase;
     dta_legacy_nack_base_h lnbase;
     dta_legacy_kw_h        lkw;
@@ -125,6 +153,7 @@ struct headers {
     atomiceth_h atomiceth;
     aeth_h      aeth;
     slot_csum_h slot_csum;
+    ap_frame_h  ap_frame;
     dta_data4_h data4;
     dta_data20_h data20;
     icrc_h      icrc;
@@ -150,6 +179,8 @@ struct metadata {
     bit<8>  copies;
     bit<1>  legacy;
     bit<1>  data20;
+    bit<32> list;        /* Append: list within the structure */
+    bit<32> entry;       /* Append: the report's entry */
 }
 
 /* ---- parser ---- */
@@ -187,6 +218,8 @@ parser DtaParser(packet_in pkt, out headers hdr, inout metadata meta,
             (DTA_OP_KEY_WRITE, 8 + 3 + 9): parse_legacy_nack_kw;
             (DTA_OP_KEY_INCREMENT, 8 + 2 + 13): parse_legacy_ki;
             (DTA_OP_KEY_INCREMENT, 8 + 3 + 13): parse_legacy_nack_ki;
+            (DTA_OP_APPEND, 8 + 2 + 8): parse_legacy_ap;
+            (DTA_OP_APPEND, 8 + 3 + 8): parse_legacy_nack_ap;
             default: accept;
         }
     }
@@ -195,8 +228,37 @@ parser DtaParser(packet_in pkt, out headers hdr, inout metadata meta,
         transition select(hdr.base.opcode) {
             DTA_OP_KEY_WRITE: parse_kw;
             DTA_OP_KEY_INCREMENT: parse_ki;
+            DTA_OP_APPEND: parse_ap;
             default: accept;
         }
+    }
+    state parse_ap {
+        pkt.extract(hdr.ap);
+        transition select(hdr.ap.data_len) {
+            4: parse_ap4;
+            default: accept;
+        }
+    }
+    state parse_ap4 {
+        pkt.extract(hdr.data4);
+        meta.kind = DTA_OP_APPEND;
+        meta.entry = hdr.data4.data;
+        transition accept;
+    }
+    state parse_legacy_ap {
+        pkt.extract(hdr.lbase);
+        transition legacy_ap;
+    }
+    state parse_legacy_nack_ap {
+        pkt.extract(hdr.lnbase);
+        transition legacy_ap;
+    }
+    state legacy_ap {
+        pkt.extract(hdr.lap);
+        meta.kind = DTA_OP_APPEND;
+        meta.legacy = 1;
+        meta.entry = hdr.lap.data;
+        transition accept;
     }
     state parse_kw {
         pkt.extract(hdr.kw);
@@ -279,6 +341,12 @@ parser DtaParser(packet_in pkt, out headers hdr, inout metadata meta,
  * PSN sequence NAK; and the IPv4 identification of its next frame. */
 register<bit<24>>(MAX_QPS) psn_reg;
 register<bit<16>>(MAX_QPS) ipid_reg;
+/* Append batching, per list: entries collected so far, how many, the last
+ * batch sequence number used (0: none yet), the index of the next entry. */
+register<bit<32>>(AP_MAX_LISTS * AP_BATCH) ap_entries;
+register<bit<8>>(AP_MAX_LISTS) ap_count;
+register<bit<32>>(AP_MAX_LISTS) ap_seq;
+register<bit<32>>(AP_MAX_LISTS) ap_next;
 
 control DtaVerify(inout headers hdr, inout metadata meta) {
     apply { }
@@ -292,7 +360,7 @@ control DtaIngress(inout headers hdr, inout metadata meta,
      * 7 other. */
     counter(8, CounterType.packets) replies;
     /* Reports by outcome: 0 Key-Write, 1 Key-Increment, 2 no structure,
-     * 3 bad N, 4 not handled by this program. */
+     * 3 bad N, 4 not handled by this program, 5 Append. */
     counter(8, CounterType.packets) reports;
 
     action drop() { mark_to_drop(sm); }
@@ -331,6 +399,27 @@ control DtaIngress(inout headers hdr, inout metadata meta,
         actions = { ki_structure; drop; }
         default_action = drop();
         size = 2;
+    }
+    /* The Append structure holding a list id (range match on the report's
+     * list id): its lists' ring geometry and where it lives. */
+    action ap_structure(bit<8> qp, bit<32> list_base, bit<32> first_list,
+                        bit<64> ring_mask, bit<64> ring_batches,
+                        bit<64> base_addr, bit<32> rkey, bit<9> port) {
+        meta.qp = qp;
+        meta.list = meta.list - list_base;
+        meta.mask = ring_mask;
+        meta.slots = ring_batches;
+        meta.base_addr = base_addr;
+        meta.rkey = rkey;
+        meta.h = first_list;   /* index of the structure's list 0 in the
+                                * batching registers */
+        sm.egress_spec = port;
+    }
+    table ap_table {
+        key = { meta.list: range; }
+        actions = { ap_structure; drop; }
+        default_action = drop();
+        size = 8;
     }
     /* QP of a reply, from the BTH destination (the QPN the collector
      * believes we are). */
@@ -411,6 +500,13 @@ control DtaIngress(inout headers hdr, inout metadata meta,
             }
             sm.mcast_grp = (bit<16>)meta.copies;
             reports.count(1);
+        } else if (meta.kind == DTA_OP_APPEND) {
+            meta.list = meta.legacy == 1 ? hdr.lap.list_id : hdr.ap.list_id;
+            if (!ap_table.apply().hit) {
+                reports.count(2);
+                return;
+            }
+            reports.count(5);
         } else {
             reports.count(4);
             mark_to_drop(sm);
@@ -457,6 +553,36 @@ control DtaEgress(inout headers hdr, inout metadata meta,
             psn_reg.write((bit<32>)meta.qp, hdr.bth.psn);
             mark_to_drop(sm);
             return;
+        }
+
+        bit<32> apseq = 0;
+        bit<32> apfirst = 0;
+        bit<32> e0 = 0;
+        bit<32> e1 = 0;
+        bit<32> e2 = 0;
+        if (meta.kind == DTA_OP_APPEND) {
+            /* Collect the entry; a frame leaves with every AP_BATCH-th. */
+            bit<32> li = meta.h + meta.list;   /* register index of the list */
+            bit<8> count;
+            ap_count.read(count, li);
+            if (count < AP_BATCH - 1) {
+                ap_entries.write(li * AP_BATCH + (bit<32>)count, meta.entry);
+                ap_count.write(li, count + 1);
+                mark_to_drop(sm);
+                return;
+            }
+            ap_count.write(li, 0);
+            ap_entries.read(e0, li * AP_BATCH);
+            ap_entries.read(e1, li * AP_BATCH + 1);
+            ap_entries.read(e2, li * AP_BATCH + 2);
+            ap_seq.read(apseq, li);
+            apseq = apseq + 1;
+            if (apseq == 0) {
+                apseq = 1;   /* 0 means "never written" */
+            }
+            ap_seq.write(li, apseq);
+            ap_next.read(apfirst, li);
+            ap_next.write(li, apfirst + AP_BATCH);
         }
 
         /* Slot (or counter) of copy n: CRC role n of the key. Each role
@@ -526,6 +652,26 @@ control DtaEgress(inout headers hdr, inout metadata meta,
                 hdr.data4.setValid();
                 hdr.data4.data = hdr.lkw.data;
             }
+        } else if (meta.kind == DTA_OP_APPEND) {
+            /* Frame (list, (seq - 1) mod ring) of the list's ring */
+            hdr.bth.opcode = OP_WRITE_ONLY;
+            hdr.reth.setValid();
+            hdr.reth.va = meta.base_addr +
+                (((bit<64>)meta.list * meta.slots) +
+                 ((bit<64>)(apseq - 1) & meta.mask)) * AP_FRAME;
+            hdr.reth.rkey = meta.rkey;
+            hdr.reth.len = AP_FRAME;
+            hdr.ap_frame.setValid();
+            hdr.ap_frame.seq = apseq;
+            hdr.ap_frame.first = apfirst;
+            hdr.ap_frame.e0 = e0;
+            hdr.ap_frame.e1 = e1;
+            hdr.ap_frame.e2 = e2;
+            hdr.ap_frame.e3 = meta.entry;
+            hdr.ap_frame.tseq = apseq;
+            hdr.ap_frame.count = AP_BATCH;
+            hdr.ap_frame.magic = AP_TRAILER_MAGIC;
+            hdr.data4.setInvalid();
         } else {
             hdr.bth.opcode = OP_FETCH_ADD;
             hdr.atomiceth.setValid();
@@ -544,11 +690,15 @@ control DtaEgress(inout headers hdr, inout metadata meta,
         hdr.lnbase.setInvalid();
         hdr.lkw.setInvalid();
         hdr.lki.setInvalid();
+        hdr.ap.setInvalid();
+        hdr.lap.setInvalid();
         hdr.key13.setInvalid();
 
         /* Lengths: IPv4 20 + UDP 8 + BTH 12 + rest + ICRC 4 */
         bit<16> rest;
-        if (hdr.reth.isValid()) {
+        if (hdr.ap_frame.isValid()) {
+            rest = 16 + AP_FRAME;
+        } else if (hdr.reth.isValid()) {
             rest = 16 + 4 + (meta.data20 == 1 ? 16w20 : 16w4);
         } else {
             rest = 28;
@@ -560,7 +710,7 @@ control DtaEgress(inout headers hdr, inout metadata meta,
          * with TOS, TTL and checksum all ones, the UDP header with its
          * checksum all ones, the BTH with FECN/BECN/reserved all ones, and
          * the rest of the packet; sent least significant byte first. */
-        bit<32> c;
+        bit<32> c = 0;
         if (hdr.atomiceth.isValid()) {
             hash(c, HashAlgorithm.crc32, 32w0,
                  { 64w0xFFFFFFFFFFFFFFFF,
@@ -573,6 +723,22 @@ control DtaEgress(inout headers hdr, inout metadata meta,
                    hdr.bth.ackreq, hdr.bth.resv7, hdr.bth.psn,
                    hdr.atomiceth.va, hdr.atomiceth.rkey, hdr.atomiceth.add,
                    hdr.atomiceth.cmp },
+                 64w4294967296);
+        } else if (hdr.ap_frame.isValid()) {
+            hash(c, HashAlgorithm.crc32, 32w0,
+                 { 64w0xFFFFFFFFFFFFFFFF,
+                   hdr.ipv4.version, hdr.ipv4.ihl, 8w0xFF, hdr.ipv4.total_len,
+                   hdr.ipv4.id, hdr.ipv4.flags, hdr.ipv4.frag, 8w0xFF,
+                   hdr.ipv4.protocol, 16w0xFFFF, hdr.ipv4.src, hdr.ipv4.dst,
+                   hdr.udp.sport, hdr.udp.dport, hdr.udp.len, 16w0xFFFF,
+                   hdr.bth.opcode, hdr.bth.se, hdr.bth.migreq, hdr.bth.pad,
+                   hdr.bth.tver, hdr.bth.pkey, 8w0xFF, hdr.bth.dqpn,
+                   hdr.bth.ackreq, hdr.bth.resv7, hdr.bth.psn,
+                   hdr.reth.va, hdr.reth.rkey, hdr.reth.len,
+                   hdr.ap_frame.seq, hdr.ap_frame.first, hdr.ap_frame.e0,
+                   hdr.ap_frame.e1, hdr.ap_frame.e2, hdr.ap_frame.e3,
+                   hdr.ap_frame.tseq, hdr.ap_frame.count,
+                   hdr.ap_frame.magic },
                  64w4294967296);
         } else if (hdr.data20.isValid()) {
             hash(c, HashAlgorithm.crc32, 32w0,
@@ -587,7 +753,7 @@ control DtaEgress(inout headers hdr, inout metadata meta,
                    hdr.reth.va, hdr.reth.rkey, hdr.reth.len,
                    hdr.slot_csum.csum, hdr.data20.data },
                  64w4294967296);
-        } else {
+        } else if (hdr.data4.isValid()) {
             hash(c, HashAlgorithm.crc32, 32w0,
                  { 64w0xFFFFFFFFFFFFFFFF,
                    hdr.ipv4.version, hdr.ipv4.ihl, 8w0xFF, hdr.ipv4.total_len,
@@ -626,6 +792,7 @@ control DtaDeparser(packet_out pkt, in headers hdr) {
         pkt.emit(hdr.reth);
         pkt.emit(hdr.atomiceth);
         pkt.emit(hdr.slot_csum);
+        pkt.emit(hdr.ap_frame);
         pkt.emit(hdr.data4);
         pkt.emit(hdr.data20);
         pkt.emit(hdr.icrc);
