@@ -25,6 +25,7 @@ Key-Write structure per data size, Key-Increment with two banks.
 """
 import argparse
 import json
+import re
 import sys
 
 
@@ -87,6 +88,28 @@ def main():
                        % (s["peer_qpn"], i, a.port))
             out.append("register_write psn_reg %d %d" % (i, s["psn"]))
             continue
+        if prim == "postcard":
+            if (s["hops"], s["chunk_size"]) != (5, 32):
+                fail("%s: %d hops in %d-byte chunks (the program writes 5 "
+                     "hops of 4 bytes in 32-byte chunks)"
+                     % (s["name"], s["hops"], s["chunk_size"]))
+            if s["chunks"] & (s["chunks"] - 1) or s["redundancy"] > 4:
+                fail("%s: chunks must be a power of two and N <= 4" % s["name"])
+            for role, poly, init, xorout in s["crc"]:
+                if role in roles and roles[role] != (poly, init, xorout):
+                    fail("structures disagree on CRC role %d" % role)
+                roles[role] = (poly, init, xorout)
+            # g(blank): the value function over no bytes is init ^ xorout.
+            r9 = [c for c in s["crc"] if c[0] == 9][0]
+            out.append("table_add pc_table pc_structure 4 => %d %d %d %d %d %d %d"
+                       % (i, s["chunks"], s["addr"], s["rkey"], s["redundancy"],
+                          (r9[2] ^ r9[3]) & 0xFFFFFFFF, a.port))
+            out.append("table_add qp_table qp_dest %d => %d %d"
+                       % (i, s["qpn"], 49152 + i))
+            out.append("table_add reply_table reply_qp %d => %d %d"
+                       % (s["peer_qpn"], i, a.port))
+            out.append("register_write psn_reg %d %d" % (i, s["psn"]))
+            continue
         if prim not in ("key-write", "key-increment"):
             print("dta_p4_control: %s (%s) is not served by this program"
                   % (s["name"], prim), file=sys.stderr)
@@ -143,9 +166,9 @@ def main():
                 continue
             dst, calc = prim["parameters"][0], prim["parameters"][2]
             field = dst.get("value", ["", ""])[-1]
-            for r in (0, 1, 2, 3, 8):
-                if field.endswith("role%d" % r):
-                    calc_role[calc["value"]] = r
+            m = re.search(r"role(\d+)(_\d+)?$", field)
+            if m:
+                calc_role[calc["value"]] = int(m.group(1))
     for calc in prog.get("calculations", []):
         if calc.get("algo") != "crc32_custom":
             continue

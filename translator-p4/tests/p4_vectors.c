@@ -10,8 +10,9 @@
  * The cases: v1 Key-Write with 20- and 4-byte data and N = 1..4, v1
  * Key-Increment, legacy Key-Write and Key-Increment (2- and 3-byte base
  * headers), v1 and legacy Append to two lists (a frame per 4 entries, a
- * partial batch left pending), a report the program does not handle
- * (dropped), a N above the structure's (dropped), and a PSN sequence NAK
+ * partial batch left pending), Postcarding (complete paths in and out of
+ * order, a path of unknown length, flows evicted from the switch's cache
+ * by colliding ones, with and without a prefix from hop 0), a N above the structure's (dropped), and a PSN sequence NAK
  * from the collector in the middle, after which the queue pair continues
  * at the NAK's PSN.
  */
@@ -24,7 +25,8 @@
 
 #include <dta/dta.h>
 
-#define NQP 4 /* paths20, paths4, counters, events */
+#define NQP 5 /* paths20, paths4, counters, events, postcards */
+#define PC_CACHE 1024 /* the P4 program's Postcarding cache */
 #define AP_BASE 10 /* events: list ids 10 and 11 */
 
 static const uint8_t SW_MAC[6] = { 0x02, 0, 0, 0, 0, 0x01 };
@@ -197,6 +199,87 @@ static void ap(uint32_t list_id, uint32_t v, int legacy)
 	expect(3, ops, k);
 }
 
+/* Postcarding as the P4 program does it: a direct-mapped cache indexed by
+ * the standard CRC-32 of the flow key; a flow is written when every hop of
+ * its path is in, or, evicted by a colliding flow, as far as its hops run
+ * from hop 0 (lib/src/postcard.c writes the chunk). */
+static struct {
+	uint8_t key[13];
+	uint8_t seen, plen;
+	uint32_t v[5];
+} pcc[PC_CACHE];
+
+static void pc_emit(const uint8_t *key, const uint32_t *v, unsigned len)
+{
+	struct dta_memop ops[8];
+	uint8_t chunk[64];
+	int k = dta_pc_ops(&S[4].l, key, 13, v, len, chunk, sizeof(chunk), ops, 8);
+
+	if (k < 0) {
+		fprintf(stderr, "p4_vectors: dta_pc_ops: %s\n", dta_strerror(k));
+		exit(1);
+	}
+	expect(4, ops, k);
+}
+
+static void postcard(const uint8_t *key, unsigned hop, unsigned path_len, uint32_t v)
+{
+	struct dta_report r = { .format = DTA_FORMAT_V1,
+				.opcode = DTA_OP_POSTCARD, .seq = nin };
+	unsigned plen = path_len ? path_len : 5, full = (1u << plen) - 1;
+	unsigned idx = dta_crc32(0, key, 13) & (PC_CACHE - 1);
+	uint8_t buf[64];
+	int len, emitted = 0;
+
+	r.u.pc.hop = (uint8_t)hop;
+	r.u.pc.path_len = (uint8_t)path_len;
+	r.u.pc.key_len = 13;
+	r.u.pc.key = key;
+	r.u.pc.value = v;
+	len = dta_wire_encode(&r, buf, sizeof(buf));
+	if (len < 0) {
+		fprintf(stderr, "p4_vectors: encode: %s\n", dta_strerror(len));
+		exit(1);
+	}
+	send_report(buf, (size_t)len, 40040);
+	if (pcc[idx].seen && memcmp(pcc[idx].key, key, 13)) {
+		unsigned pre = 0;
+
+		while (pre < 5 && (pcc[idx].seen & (1u << pre)))
+			pre++;
+		if (pre > pcc[idx].plen)
+			pre = pcc[idx].plen;
+		if (pre) {
+			pc_emit(pcc[idx].key, pcc[idx].v, pre);
+			emitted = 1;
+		}
+		pcc[idx].seen = 0;
+	}
+	pcc[idx].v[hop] = v;
+	pcc[idx].seen |= (uint8_t)(1u << hop);
+	if (!emitted && (pcc[idx].seen & full) == full) {
+		pc_emit(key, pcc[idx].v, plen);
+		pcc[idx].seen = 0;
+	}
+	memcpy(pcc[idx].key, key, 13);
+	pcc[idx].plen = (uint8_t)plen;
+}
+
+/* A key whose cache entry is the same as @key's (a colliding flow). */
+static void collide(const uint8_t *key, uint8_t *out)
+{
+	unsigned want = dta_crc32(0, key, 13) & (PC_CACHE - 1);
+
+	memcpy(out, key, 13);
+	for (uint32_t i = 1;; i++) {
+		out[8] = (uint8_t)(i >> 8);
+		out[9] = (uint8_t)i;
+		if ((dta_crc32(0, out, 13) & (PC_CACHE - 1)) == want &&
+		    memcmp(out, key, 13))
+			return;
+	}
+}
+
 /* A PSN sequence NAK from the collector for structure @s: the responder
  * expects @psn. It reaches the switch like any packet. */
 static void nak(unsigned s, uint32_t psn)
@@ -275,6 +358,11 @@ static void desc_json(const char *path)
 				"\"csum_bytes\":%u,\"data_len\":%u,\"redundancy\":%u",
 				l->g.kw.slots, l->g.kw.slot_size, l->g.kw.csum_bytes,
 				l->g.kw.data_len, l->g.kw.max_redundancy);
+		else if (l->primitive == DTA_PRIM_POSTCARD)
+			fprintf(f, ",\"chunks\":%" PRIu64 ",\"chunk_size\":%u,"
+				"\"hops\":%u,\"slot_bytes\":%u,\"redundancy\":%u",
+				l->g.pc.chunks, l->g.pc.chunk_size, l->g.pc.hops,
+				l->g.pc.slot_bytes, l->g.pc.redundancy);
 		else if (l->primitive == DTA_PRIM_APPEND)
 			fprintf(f, ",\"lists\":%u,\"ring_batches\":%u,"
 				"\"frame_size\":%u,\"batch\":%u,\"entry\":%u",
@@ -311,10 +399,12 @@ int main(int argc, char **argv)
 	S[1].name = "small";
 	S[2].name = "counters";
 	S[3].name = "events";
+	S[4].name = "postcards";
 	if (dta_layout_kw(&S[0].l, 1u << 20, 20, 4, 4, DTA_HASH_CRC32C, 0) ||
 	    dta_layout_kw(&S[1].l, 65536, 4, 4, 4, DTA_HASH_CRC32C, 0) ||
 	    dta_layout_ki(&S[2].l, 1u << 17, 2, 1, DTA_HASH_CRC32C, 0) ||
-	    dta_layout_ap(&S[3].l, 2, 64, 4, 4, 0)) {
+	    dta_layout_ap(&S[3].l, 2, 64, 4, 4, 0) ||
+	    dta_layout_pc(&S[4].l, 4096, 5, 4, 2, DTA_HASH_CRC32C, 0)) {
 		fprintf(stderr, "p4_vectors: layouts\n");
 		return 1;
 	}
@@ -366,22 +456,51 @@ int main(int argc, char **argv)
 		ap(i % 3 == 2 ? AP_BASE + 1 : AP_BASE, 0x100 + i, 0);
 	for (uint32_t i = 0; i < 4; i++)
 		ap(AP_BASE + 1, 0xA000 + i, 1);
-	/* Dropped: N above the structure's, and a Postcarding report. */
+	/* Postcarding. A: 5 hops in order. B: a 3-hop path, out of order.
+	 * C: path length unknown, hops 0 and 1, then evicted by D, which
+	 * collides in the cache (C written as its 2-hop prefix); D completes
+	 * a 2-hop path. E: only hop 1, evicted by F: no prefix, nothing
+	 * written; F's own path completes. */
+	{
+		uint8_t a[13], b[13], c[13], d[13], e[13], f[13];
+
+		memcpy(a, "\x0a\x01\x00\x01\x0a\x02\x00\x02\x00\x01\x00\x50\x06", 13);
+		memcpy(b, a, 13);
+		b[3] = 2;
+		memcpy(c, a, 13);
+		c[3] = 3;
+		memcpy(e, a, 13);
+		e[3] = 5;
+		collide(c, d);
+		collide(e, f);
+		for (unsigned h = 0; h < 5; h++)
+			postcard(a, h, 5, 10 + h);
+		postcard(b, 0, 3, 21);
+		postcard(b, 2, 3, 23);
+		postcard(b, 1, 3, 22);
+		postcard(c, 0, 0, 31);
+		postcard(c, 1, 0, 32);
+		postcard(d, 0, 2, 41);
+		postcard(d, 1, 2, 42);
+		postcard(e, 1, 2, 52);
+		postcard(f, 0, 1, 61);
+	}
+	kw(0, key, 13, d20, 20, 5, 0); /* N = 5 > 4: no frames */
+	/* Dropped: a Postcarding report with a hop beyond the program's 5. */
 	{
 		uint8_t buf[64];
 		struct dta_report r = { .format = DTA_FORMAT_V1,
 					.opcode = DTA_OP_POSTCARD };
 		int len;
 
-		r.u.pc.hop = 0;
-		r.u.pc.path_len = 1;
+		r.u.pc.hop = 6;
+		r.u.pc.path_len = 7;
 		r.u.pc.key_len = 13;
 		r.u.pc.key = key;
 		r.u.pc.value = 9;
 		len = dta_wire_encode(&r, buf, sizeof(buf));
 		send_report(buf, (size_t)len, 40040);
 	}
-	kw(0, key, 13, d20, 20, 5, 0); /* N = 5 > 4: no frames */
 	/* The collector says it expects PSN 2 on "paths" (frames 2.. were
 	 * lost): the next Key-Writes continue there. */
 	nak(0, 2);

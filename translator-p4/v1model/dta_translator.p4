@@ -119,6 +119,19 @@ header slot_csum_h { bit<32> csum; }  /* a Key-Write slot: checksum, data */
 #define AP_FRAME 32
 #define AP_MAX_LISTS 64
 #define AP_TRAILER_MAGIC 0xDA7A
+/* A Postcarding chunk of PC_HOPS 4-byte slots, padded to a power of two. */
+#define PC_HOPS 5
+#define PC_CHUNK 32
+#define PC_CACHE 1024
+header pc_chunk_h {
+    bit<32> s0;
+    bit<32> s1;
+    bit<32> s2;
+    bit<32> s3;
+    bit<32> s4;
+    bit<96> pad;
+}
+
 header ap_frame_h {
     bit<32> seq;
     bit<32> first;
@@ -141,6 +154,7 @@ struct headers {
     dta_kw_h               kw;
     dta_ki_h               ki;
     dta_ap_h               ap;
+    dta_pc_h               pc;
     dta_legacy_ap_h        lap;
     dta_legacy_base_h      lbase;
     dta_legacy_nack_base_h lnbase;
@@ -154,6 +168,7 @@ struct headers {
     aeth_h      aeth;
     slot_csum_h slot_csum;
     ap_frame_h  ap_frame;
+    pc_chunk_h  pc_chunk;
     dta_data4_h data4;
     dta_data20_h data20;
     icrc_h      icrc;
@@ -181,6 +196,25 @@ struct metadata {
     bit<1>  data20;
     bit<32> list;        /* Append: list within the structure */
     bit<32> entry;       /* Append: the report's entry */
+    /* Postcarding: the chunk to write (a completed or an evicted flow) */
+    bit<104> pc_key;
+    bit<8>  pc_len;      /* hops in the chunk's path prefix */
+    bit<32> v0;
+    bit<32> v1;
+    bit<32> v2;
+    bit<32> v3;
+    bit<32> v4;
+    bit<32> blank;       /* g(blank): slots past the path */
+    bit<32> role9_0;     /* value codes g(v_i), CRC role 9 */
+    bit<32> role9_1;
+    bit<32> role9_2;
+    bit<32> role9_3;
+    bit<32> role9_4;
+    bit<32> role10;      /* hop checksums, CRC roles 10 + i */
+    bit<32> role11;
+    bit<32> role12;
+    bit<32> role13;
+    bit<32> role14;
 }
 
 /* ---- parser ---- */
@@ -229,8 +263,21 @@ parser DtaParser(packet_in pkt, out headers hdr, inout metadata meta,
             DTA_OP_KEY_WRITE: parse_kw;
             DTA_OP_KEY_INCREMENT: parse_ki;
             DTA_OP_APPEND: parse_ap;
+            DTA_OP_POSTCARD: parse_pc;
             default: accept;
         }
+    }
+    state parse_pc {
+        pkt.extract(hdr.pc);
+        transition select(hdr.pc.key_len) {
+            13: parse_pc13;
+            default: accept;
+        }
+    }
+    state parse_pc13 {
+        pkt.extract(hdr.key13);
+        meta.kind = DTA_OP_POSTCARD;
+        transition accept;
     }
     state parse_ap {
         pkt.extract(hdr.ap);
@@ -343,6 +390,17 @@ register<bit<24>>(MAX_QPS) psn_reg;
 register<bit<16>>(MAX_QPS) ipid_reg;
 /* Append batching, per list: entries collected so far, how many, the last
  * batch sequence number used (0: none yet), the index of the next entry. */
+/* Postcarding cache, direct-mapped by standard CRC-32 of the flow key:
+ * the flow, which hops it has (bit i: hop i; 0: free), its path length,
+ * and the hop values. */
+register<bit<104>>(PC_CACHE) pc_keys;
+register<bit<8>>(PC_CACHE) pc_seen;
+register<bit<8>>(PC_CACHE) pc_plen;
+register<bit<32>>(PC_CACHE) pc_v0;
+register<bit<32>>(PC_CACHE) pc_v1;
+register<bit<32>>(PC_CACHE) pc_v2;
+register<bit<32>>(PC_CACHE) pc_v3;
+register<bit<32>>(PC_CACHE) pc_v4;
 register<bit<32>>(AP_MAX_LISTS * AP_BATCH) ap_entries;
 register<bit<8>>(AP_MAX_LISTS) ap_count;
 register<bit<32>>(AP_MAX_LISTS) ap_seq;
@@ -360,7 +418,8 @@ control DtaIngress(inout headers hdr, inout metadata meta,
      * 7 other. */
     counter(8, CounterType.packets) replies;
     /* Reports by outcome: 0 Key-Write, 1 Key-Increment, 2 no structure,
-     * 3 bad N, 4 not handled by this program, 5 Append. */
+     * 3 bad N or hop, 4 not handled by this program, 5 Append, 6 Postcarding
+     * chunk written. */
     counter(8, CounterType.packets) reports;
 
     action drop() { mark_to_drop(sm); }
@@ -420,6 +479,24 @@ control DtaIngress(inout headers hdr, inout metadata meta,
         actions = { ap_structure; drop; }
         default_action = drop();
         size = 8;
+    }
+    action pc_structure(bit<8> qp, bit<64> chunks, bit<64> base_addr,
+                        bit<32> rkey, bit<8> redundancy, bit<32> blank,
+                        bit<9> port) {
+        meta.qp = qp;
+        meta.slots = chunks;
+        meta.mask = chunks - 1;
+        meta.base_addr = base_addr;
+        meta.rkey = rkey;
+        meta.copies = redundancy;
+        meta.blank = blank;
+        sm.egress_spec = port;
+    }
+    table pc_table {
+        key = { meta.kind: exact; }
+        actions = { pc_structure; drop; }
+        default_action = drop();
+        size = 2;
     }
     /* QP of a reply, from the BTH destination (the QPN the collector
      * believes we are). */
@@ -500,6 +577,107 @@ control DtaIngress(inout headers hdr, inout metadata meta,
             }
             sm.mcast_grp = (bit<16>)meta.copies;
             reports.count(1);
+        } else if (meta.kind == DTA_OP_POSTCARD) {
+            if (!pc_table.apply().hit) {
+                reports.count(2);
+                return;
+            }
+            bit<8> hop = hdr.pc.hop;
+            bit<8> plen = hdr.pc.path_len == 0 ? (bit<8>)PC_HOPS : hdr.pc.path_len;
+            if (hop >= PC_HOPS || plen > PC_HOPS) {
+                reports.count(3);
+                mark_to_drop(sm);
+                return;
+            }
+            bit<32> h32;
+            hash(h32, HashAlgorithm.crc32, 32w0, { hdr.key13.key }, 64w4294967296);
+            bit<32> idx = h32 & (PC_CACHE - 1);
+            bit<104> k;
+            bit<8> seen;
+            bit<8> elen;
+            bit<32> a0;
+            bit<32> a1;
+            bit<32> a2;
+            bit<32> a3;
+            bit<32> a4;
+            pc_keys.read(k, idx);
+            pc_seen.read(seen, idx);
+            pc_plen.read(elen, idx);
+            pc_v0.read(a0, idx);
+            pc_v1.read(a1, idx);
+            pc_v2.read(a2, idx);
+            pc_v3.read(a3, idx);
+            pc_v4.read(a4, idx);
+            bool emit = false;
+            if (seen != 0 && k != hdr.key13.key) {
+                /* Another flow holds the entry: write the evicted flow at
+                 * its own chunks, as far as its hops are consecutive from
+                 * hop 0, and start this flow afresh. */
+                bit<8> pre = 0;
+                if (seen[0:0] == 1) {
+                    pre = 1;
+                    if (seen[1:1] == 1) {
+                        pre = 2;
+                        if (seen[2:2] == 1) {
+                            pre = 3;
+                            if (seen[3:3] == 1) {
+                                pre = 4;
+                                if (seen[4:4] == 1) {
+                                    pre = 5;
+                                }
+                            }
+                        }
+                    }
+                }
+                if (pre > elen) {
+                    pre = elen;
+                }
+                if (pre > 0) {
+                    emit = true;
+                    meta.pc_key = k;
+                    meta.pc_len = pre;
+                    meta.v0 = a0;
+                    meta.v1 = a1;
+                    meta.v2 = a2;
+                    meta.v3 = a3;
+                    meta.v4 = a4;
+                }
+                seen = 0;
+            }
+            /* This postcard into the entry. */
+            if (hop == 0) { a0 = hdr.pc.value; }
+            if (hop == 1) { a1 = hdr.pc.value; }
+            if (hop == 2) { a2 = hdr.pc.value; }
+            if (hop == 3) { a3 = hdr.pc.value; }
+            if (hop == 4) { a4 = hdr.pc.value; }
+            seen = seen | ((bit<8>)1 << hop);
+            bit<8> full = ((bit<8>)1 << plen) - 1;
+            if (!emit && (seen & full) == full) {
+                /* Every hop of the path: write this flow, free the entry. */
+                emit = true;
+                meta.pc_key = hdr.key13.key;
+                meta.pc_len = plen;
+                meta.v0 = a0;
+                meta.v1 = a1;
+                meta.v2 = a2;
+                meta.v3 = a3;
+                meta.v4 = a4;
+                seen = 0;
+            }
+            pc_keys.write(idx, hdr.key13.key);
+            pc_seen.write(idx, seen);
+            pc_plen.write(idx, plen);
+            pc_v0.write(idx, a0);
+            pc_v1.write(idx, a1);
+            pc_v2.write(idx, a2);
+            pc_v3.write(idx, a3);
+            pc_v4.write(idx, a4);
+            if (emit) {
+                sm.mcast_grp = (bit<16>)meta.copies;
+                reports.count(6);
+            } else {
+                mark_to_drop(sm);
+            }
         } else if (meta.kind == DTA_OP_APPEND) {
             meta.list = meta.legacy == 1 ? hdr.lap.list_id : hdr.ap.list_id;
             if (!ap_table.apply().hit) {
@@ -593,6 +771,12 @@ control DtaEgress(inout headers hdr, inout metadata meta,
             hash(meta.role1, HashAlgorithm.crc32_custom, 32w0, { meta.key4 }, 64w4294967296);
             hash(meta.role2, HashAlgorithm.crc32_custom, 32w0, { meta.key4 }, 64w4294967296);
             hash(meta.role3, HashAlgorithm.crc32_custom, 32w0, { meta.key4 }, 64w4294967296);
+        } else if (meta.kind == DTA_OP_POSTCARD) {
+            /* The chunk's flow: this one, or the one evicted. */
+            hash(meta.role0, HashAlgorithm.crc32_custom, 32w0, { meta.pc_key }, 64w4294967296);
+            hash(meta.role1, HashAlgorithm.crc32_custom, 32w0, { meta.pc_key }, 64w4294967296);
+            hash(meta.role2, HashAlgorithm.crc32_custom, 32w0, { meta.pc_key }, 64w4294967296);
+            hash(meta.role3, HashAlgorithm.crc32_custom, 32w0, { meta.pc_key }, 64w4294967296);
         } else {
             hash(meta.role0, HashAlgorithm.crc32_custom, 32w0, { hdr.key13.key }, 64w4294967296);
             hash(meta.role1, HashAlgorithm.crc32_custom, 32w0, { hdr.key13.key }, 64w4294967296);
@@ -652,6 +836,32 @@ control DtaEgress(inout headers hdr, inout metadata meta,
                 hdr.data4.setValid();
                 hdr.data4.data = hdr.lkw.data;
             }
+        } else if (meta.kind == DTA_OP_POSTCARD) {
+            /* Slot i: hop checksum (CRC role 10 + i of the flow) XOR the
+             * value code g(v_i) (CRC role 9 of the value), or XOR g(blank)
+             * past the path (docs/layouts.md). */
+            hash(meta.role10, HashAlgorithm.crc32_custom, 32w0, { meta.pc_key }, 64w4294967296);
+            hash(meta.role11, HashAlgorithm.crc32_custom, 32w0, { meta.pc_key }, 64w4294967296);
+            hash(meta.role12, HashAlgorithm.crc32_custom, 32w0, { meta.pc_key }, 64w4294967296);
+            hash(meta.role13, HashAlgorithm.crc32_custom, 32w0, { meta.pc_key }, 64w4294967296);
+            hash(meta.role14, HashAlgorithm.crc32_custom, 32w0, { meta.pc_key }, 64w4294967296);
+            hash(meta.role9_0, HashAlgorithm.crc32_custom, 32w0, { meta.v0 }, 64w4294967296);
+            hash(meta.role9_1, HashAlgorithm.crc32_custom, 32w0, { meta.v1 }, 64w4294967296);
+            hash(meta.role9_2, HashAlgorithm.crc32_custom, 32w0, { meta.v2 }, 64w4294967296);
+            hash(meta.role9_3, HashAlgorithm.crc32_custom, 32w0, { meta.v3 }, 64w4294967296);
+            hash(meta.role9_4, HashAlgorithm.crc32_custom, 32w0, { meta.v4 }, 64w4294967296);
+            hdr.bth.opcode = OP_WRITE_ONLY;
+            hdr.reth.setValid();
+            hdr.reth.va = meta.base_addr + index * PC_CHUNK;
+            hdr.reth.rkey = meta.rkey;
+            hdr.reth.len = PC_CHUNK;
+            hdr.pc_chunk.setValid();
+            hdr.pc_chunk.s0 = meta.role10 ^ (meta.pc_len > 0 ? meta.role9_0 : meta.blank);
+            hdr.pc_chunk.s1 = meta.role11 ^ (meta.pc_len > 1 ? meta.role9_1 : meta.blank);
+            hdr.pc_chunk.s2 = meta.role12 ^ (meta.pc_len > 2 ? meta.role9_2 : meta.blank);
+            hdr.pc_chunk.s3 = meta.role13 ^ (meta.pc_len > 3 ? meta.role9_3 : meta.blank);
+            hdr.pc_chunk.s4 = meta.role14 ^ (meta.pc_len > 4 ? meta.role9_4 : meta.blank);
+            hdr.pc_chunk.pad = 0;
         } else if (meta.kind == DTA_OP_APPEND) {
             /* Frame (list, (seq - 1) mod ring) of the list's ring */
             hdr.bth.opcode = OP_WRITE_ONLY;
@@ -692,11 +902,14 @@ control DtaEgress(inout headers hdr, inout metadata meta,
         hdr.lki.setInvalid();
         hdr.ap.setInvalid();
         hdr.lap.setInvalid();
+        hdr.pc.setInvalid();
         hdr.key13.setInvalid();
 
         /* Lengths: IPv4 20 + UDP 8 + BTH 12 + rest + ICRC 4 */
         bit<16> rest;
-        if (hdr.ap_frame.isValid()) {
+        if (hdr.pc_chunk.isValid()) {
+            rest = 16 + PC_CHUNK;
+        } else if (hdr.ap_frame.isValid()) {
             rest = 16 + AP_FRAME;
         } else if (hdr.reth.isValid()) {
             rest = 16 + 4 + (meta.data20 == 1 ? 16w20 : 16w4);
@@ -723,6 +936,20 @@ control DtaEgress(inout headers hdr, inout metadata meta,
                    hdr.bth.ackreq, hdr.bth.resv7, hdr.bth.psn,
                    hdr.atomiceth.va, hdr.atomiceth.rkey, hdr.atomiceth.add,
                    hdr.atomiceth.cmp },
+                 64w4294967296);
+        } else if (hdr.pc_chunk.isValid()) {
+            hash(c, HashAlgorithm.crc32, 32w0,
+                 { 64w0xFFFFFFFFFFFFFFFF,
+                   hdr.ipv4.version, hdr.ipv4.ihl, 8w0xFF, hdr.ipv4.total_len,
+                   hdr.ipv4.id, hdr.ipv4.flags, hdr.ipv4.frag, 8w0xFF,
+                   hdr.ipv4.protocol, 16w0xFFFF, hdr.ipv4.src, hdr.ipv4.dst,
+                   hdr.udp.sport, hdr.udp.dport, hdr.udp.len, 16w0xFFFF,
+                   hdr.bth.opcode, hdr.bth.se, hdr.bth.migreq, hdr.bth.pad,
+                   hdr.bth.tver, hdr.bth.pkey, 8w0xFF, hdr.bth.dqpn,
+                   hdr.bth.ackreq, hdr.bth.resv7, hdr.bth.psn,
+                   hdr.reth.va, hdr.reth.rkey, hdr.reth.len,
+                   hdr.pc_chunk.s0, hdr.pc_chunk.s1, hdr.pc_chunk.s2,
+                   hdr.pc_chunk.s3, hdr.pc_chunk.s4, hdr.pc_chunk.pad },
                  64w4294967296);
         } else if (hdr.ap_frame.isValid()) {
             hash(c, HashAlgorithm.crc32, 32w0,
@@ -793,6 +1020,7 @@ control DtaDeparser(packet_out pkt, in headers hdr) {
         pkt.emit(hdr.atomiceth);
         pkt.emit(hdr.slot_csum);
         pkt.emit(hdr.ap_frame);
+        pkt.emit(hdr.pc_chunk);
         pkt.emit(hdr.data4);
         pkt.emit(hdr.data20);
         pkt.emit(hdr.icrc);
