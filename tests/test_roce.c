@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "dta/dta.h"
+#include "tools/roce_reply.h"
 
 /* RC RDMA WRITE Only of deadbeef to 0x7f0000001000, R_Key 0x1234, QPN 0x11,
  * PSN 0, AckReq, from 02:..:01 192.0.2.2:49152 to 02:..:02 192.0.2.1. */
@@ -129,52 +130,15 @@ static void test_build_errors_leave_qp(void **state)
 	}
 }
 
-/* A reply as the collector's NIC would send it: built by hand here. */
+/* A reply from the collector (0x99 is the QPN we claimed). */
 static size_t make_reply(uint8_t *f, uint8_t opcode, uint8_t syndrome,
 			 uint32_t qpn, uint32_t psn, uint64_t orig)
 {
-	struct dta_roce_qp qp = test_qp();
-	struct dta_roce_target t = { .length = 64 };
-	uint8_t d[4] = { 0 };
-	struct dta_memop op = { .kind = DTA_MEMOP_WRITE, .len = 4, .data = d };
-	size_t n = DTA_ROCE_ETH_LEN + DTA_ROCE_IP_LEN + DTA_ROCE_UDP_LEN +
-		   DTA_ROCE_BTH_LEN + DTA_ROCE_AETH_LEN +
-		   (opcode == DTA_ROCE_OP_ATOMIC_ACK ? 8 : 0) + DTA_ROCE_ICRC_LEN;
-	uint8_t *ip = f + DTA_ROCE_ETH_LEN, *bth = ip + 28, *x;
-	uint32_t icrc, sum = 0;
+	struct dta_roce_qp q = test_qp();
 
-	/* Start from a request for the Ethernet/IP/UDP layout, then rewrite. */
-	qp.dst_qpn = qpn;
-	qp.psn = psn;
-	dta_roce_build(&qp, &t, &op, f, 256);
-	ip[2] = (uint8_t)((n - 14) >> 8);
-	ip[3] = (uint8_t)(n - 14);
-	ip[10] = ip[11] = 0;
-	for (int i = 0; i < 20; i += 2)
-		sum += (uint32_t)(ip[i] << 8 | ip[i + 1]);
-	while (sum >> 16)
-		sum = (sum & 0xFFFF) + (sum >> 16);
-	ip[10] = (uint8_t)(~sum >> 8);
-	ip[11] = (uint8_t)~sum;
-	ip[24] = (uint8_t)((n - 34) >> 8);
-	ip[25] = (uint8_t)(n - 34);
-	bth[0] = opcode;
-	bth[1] = 0;
-	bth[8] = 0; /* no AckReq */
-	x = bth + 12;
-	x[0] = syndrome;
-	x[1] = 0;
-	x[2] = 0;
-	x[3] = 7; /* MSN */
-	for (int i = 0; opcode == DTA_ROCE_OP_ATOMIC_ACK && i < 8; i++)
-		x[4 + i] = (uint8_t)(orig >> (56 - 8 * i));
-	icrc = dta_roce_icrc(ip, n - 14 - 4);
-	x = f + n - 4;
-	x[0] = (uint8_t)icrc;
-	x[1] = (uint8_t)(icrc >> 8);
-	x[2] = (uint8_t)(icrc >> 16);
-	x[3] = (uint8_t)(icrc >> 24);
-	return n;
+	q.dst_qpn = qpn;
+	q.psn = psn;
+	return roce_reply(f, &q, opcode, syndrome, 7, orig);
 }
 
 static void test_replies_and_resync(void **state)

@@ -43,6 +43,24 @@ def mac_int(s):
     return int(s.replace(":", ""), 16)
 
 
+def qp_lines(i, s, port):
+    """Queue pair i (structure s): the collector's QPN and our UDP source
+    port, the QPN replies come back to, and the first PSN."""
+    return ["table_add qp_table qp_dest %d => %d %d" % (i, s["qpn"], 49152 + i),
+            "table_add reply_table reply_qp %d => %d %d" % (s["peer_qpn"], i, port),
+            "register_write psn_reg %d %d" % (i, s["psn"])]
+
+
+def add_roles(roles, s):
+    """The structure's CRC roles; all structures must agree per role (the
+    program has one calculation per role)."""
+    for role, poly, init, xorout in s["crc"]:
+        if role in roles and roles[role] != (poly, init, xorout):
+            fail("structures disagree on CRC role %d: the program has one "
+                 "calculation per role" % role)
+        roles[role] = (poly, init, xorout)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--desc", required=True,
@@ -82,11 +100,7 @@ def main():
                        % (lo, hi, i, lo, ap_lists, rb - 1, rb, s["addr"],
                           s["rkey"], a.port))
             ap_lists += s["lists"]
-            out.append("table_add qp_table qp_dest %d => %d %d"
-                       % (i, s["qpn"], 49152 + i))
-            out.append("table_add reply_table reply_qp %d => %d %d"
-                       % (s["peer_qpn"], i, a.port))
-            out.append("register_write psn_reg %d %d" % (i, s["psn"]))
+            out += qp_lines(i, s, a.port)
             continue
         if prim == "postcard":
             if (s["hops"], s["chunk_size"]) != (5, 32):
@@ -95,30 +109,19 @@ def main():
                      % (s["name"], s["hops"], s["chunk_size"]))
             if s["chunks"] & (s["chunks"] - 1) or s["redundancy"] > 4:
                 fail("%s: chunks must be a power of two and N <= 4" % s["name"])
-            for role, poly, init, xorout in s["crc"]:
-                if role in roles and roles[role] != (poly, init, xorout):
-                    fail("structures disagree on CRC role %d" % role)
-                roles[role] = (poly, init, xorout)
+            add_roles(roles, s)
             # g(blank): the value function over no bytes is init ^ xorout.
             r9 = [c for c in s["crc"] if c[0] == 9][0]
             out.append("table_add pc_table pc_structure 4 => %d %d %d %d %d %d %d"
                        % (i, s["chunks"], s["addr"], s["rkey"], s["redundancy"],
                           (r9[2] ^ r9[3]) & 0xFFFFFFFF, a.port))
-            out.append("table_add qp_table qp_dest %d => %d %d"
-                       % (i, s["qpn"], 49152 + i))
-            out.append("table_add reply_table reply_qp %d => %d %d"
-                       % (s["peer_qpn"], i, a.port))
-            out.append("register_write psn_reg %d %d" % (i, s["psn"]))
+            out += qp_lines(i, s, a.port)
             continue
         if prim not in ("key-write", "key-increment"):
             print("dta_p4_control: %s (%s) is not served by this program"
                   % (s["name"], prim), file=sys.stderr)
             continue
-        for role, poly, init, xorout in s["crc"]:
-            if role in roles and roles[role] != (poly, init, xorout):
-                fail("structures disagree on CRC role %d: the program has "
-                     "one calculation per role" % role)
-            roles[role] = (poly, init, xorout)
+        add_roles(roles, s)
         size = s["slots"] if prim == "key-write" else s["width"]
         if size & (size - 1):
             fail("%s: %d slots or counters per row: the program needs a power "
@@ -147,11 +150,7 @@ def main():
             out.append("table_add ki_table ki_structure 3 => %d %d %d %d %d %d"
                        % (i, s["width"], s["rows"], s["addr"], s["rkey"],
                           a.port))
-        out.append("table_add qp_table qp_dest %d => %d %d"
-                   % (i, s["qpn"], 49152 + i))
-        out.append("table_add reply_table reply_qp %d => %d %d"
-                   % (s["peer_qpn"], i, a.port))
-        out.append("register_write psn_reg %d %d" % (i, s["psn"]))
+        out += qp_lines(i, s, a.port)
 
     out.insert(0, "table_set_default addr_table roce_addresses %d %d %d %d"
                % (mac_int(a.mac), mac_int(desc["collector_mac"]),

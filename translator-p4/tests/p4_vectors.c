@@ -25,6 +25,8 @@
 
 #include <dta/dta.h>
 
+#include "../../tests/tools/roce_reply.h"
+
 #define NQP 5 /* paths20, paths4, counters, events, postcards */
 #define PC_CACHE 1024 /* the P4 program's Postcarding cache */
 #define AP_BASE 10 /* events: list ids 10 and 11 */
@@ -92,6 +94,19 @@ static void send_report(const uint8_t *pl, size_t len, uint16_t dport)
 	dump(in, f, n, &nin);
 }
 
+/* Encode @r and send it to the translator. */
+static void send_encoded(const struct dta_report *r)
+{
+	uint8_t buf[512];
+	int len = dta_wire_encode(r, buf, sizeof(buf));
+
+	if (len < 0) {
+		fprintf(stderr, "p4_vectors: encode: %s\n", dta_strerror(len));
+		exit(1);
+	}
+	send_report(buf, (size_t)len, 40040);
+}
+
 /* The frames the reference model makes for @ops on structure @s. */
 static void expect(unsigned s, const struct dta_memop *ops, int n)
 {
@@ -115,20 +130,15 @@ static void kw(unsigned s, const uint8_t *key, size_t key_len,
 						        : DTA_FORMAT_LEGACY_NACK,
 				.opcode = DTA_OP_KEY_WRITE, .seq = nin };
 	struct dta_memop ops[8];
-	uint8_t buf[512], slot[64];
-	int len, k;
+	uint8_t slot[64];
+	int k;
 
 	r.u.kw.redundancy = (uint8_t)n;
 	r.u.kw.key_len = (uint8_t)key_len;
 	r.u.kw.key = key;
 	r.u.kw.data_len = (uint16_t)data_len;
 	r.u.kw.data = data;
-	len = dta_wire_encode(&r, buf, sizeof(buf));
-	if (len < 0) {
-		fprintf(stderr, "p4_vectors: encode: %s\n", dta_strerror(len));
-		exit(1);
-	}
-	send_report(buf, (size_t)len, 40040);
+	send_encoded(&r);
 	k = dta_kw_ops(&S[s].l, key, key_len, data, data_len, n, slot,
 		       sizeof(slot), ops, 8);
 	if (k > 0)
@@ -143,19 +153,13 @@ static void ki(unsigned s, const uint8_t *key, size_t key_len, uint64_t add,
 						        : DTA_FORMAT_LEGACY_NACK,
 				.opcode = DTA_OP_KEY_INCREMENT, .seq = nin };
 	struct dta_memop ops[8];
-	uint8_t buf[512];
-	int len, k;
+	int k;
 
 	r.u.ki.redundancy = 2;
 	r.u.ki.key_len = (uint8_t)key_len;
 	r.u.ki.key = key;
 	r.u.ki.counter = add;
-	len = dta_wire_encode(&r, buf, sizeof(buf));
-	if (len < 0) {
-		fprintf(stderr, "p4_vectors: encode: %s\n", dta_strerror(len));
-		exit(1);
-	}
-	send_report(buf, (size_t)len, 40040);
+	send_encoded(&r);
 	k = dta_ki_ops(&S[s].l, key, key_len, add, 0, ops, 8);
 	if (k > 0)
 		expect(s, ops, k);
@@ -172,20 +176,15 @@ static void ap(uint32_t list_id, uint32_t v, int legacy)
 				.opcode = DTA_OP_APPEND, .seq = nin };
 	uint8_t d[4] = { (uint8_t)(v >> 24), (uint8_t)(v >> 16),
 			 (uint8_t)(v >> 8), (uint8_t)v };
-	uint8_t buf[64], frame[64];
+	uint8_t frame[64];
 	struct dta_memop ops[2];
 	unsigned list = list_id - AP_BASE;
-	int len, k;
+	int k;
 
 	r.u.ap.list_id = list_id;
 	r.u.ap.data_len = 4;
 	r.u.ap.data = d;
-	len = dta_wire_encode(&r, buf, sizeof(buf));
-	if (len < 0) {
-		fprintf(stderr, "p4_vectors: encode: %s\n", dta_strerror(len));
-		exit(1);
-	}
-	send_report(buf, (size_t)len, 40040);
+	send_encoded(&r);
 	memcpy(apbuf[list] + 4 * apn[list], d, 4);
 	if (++apn[list] < 4)
 		return;
@@ -228,20 +227,14 @@ static void postcard(const uint8_t *key, unsigned hop, unsigned path_len, uint32
 				.opcode = DTA_OP_POSTCARD, .seq = nin };
 	unsigned plen = path_len ? path_len : 5, full = (1u << plen) - 1;
 	unsigned idx = dta_crc32(0, key, 13) & (PC_CACHE - 1);
-	uint8_t buf[64];
-	int len, emitted = 0;
+	int emitted = 0;
 
 	r.u.pc.hop = (uint8_t)hop;
 	r.u.pc.path_len = (uint8_t)path_len;
 	r.u.pc.key_len = 13;
 	r.u.pc.key = key;
 	r.u.pc.value = v;
-	len = dta_wire_encode(&r, buf, sizeof(buf));
-	if (len < 0) {
-		fprintf(stderr, "p4_vectors: encode: %s\n", dta_strerror(len));
-		exit(1);
-	}
-	send_report(buf, (size_t)len, 40040);
+	send_encoded(&r);
 	if (pcc[idx].seen && memcmp(pcc[idx].key, key, 13)) {
 		unsigned pre = 0;
 
@@ -286,48 +279,20 @@ static void nak(unsigned s, uint32_t psn)
 {
 	struct dta_roce_qp q = { .src_ip = COLL_IP, .dst_ip = SW_IP,
 				 .src_port = 50000, .dst_qpn = S[s].peer_qpn,
-				 .psn = psn, .pkey = 0xFFFF };
-	struct dta_roce_target t = { .length = 64 };
-	uint8_t d[4] = { 0 }, f[256];
-	struct dta_memop op = { .kind = DTA_MEMOP_WRITE, .len = 4, .data = d };
+				 .psn = psn };
 	struct dta_roce_stats st = { 0 };
 	struct dta_roce_packet p;
-	int n;
-	uint8_t *ip = f + 14, *bth = ip + 28;
-	uint32_t icrc, sum = 0;
+	uint8_t f[128];
+	size_t n;
 
 	memcpy(q.src_mac, COLL_MAC, 6);
 	memcpy(q.dst_mac, SW_MAC, 6);
-	/* Build a request for the layout, then make it an ACK with a NAK
-	 * syndrome: BTH + AETH, 4-byte shorter lengths, new checksums. */
-	n = dta_roce_build(&q, &t, &op, f, sizeof(f));
-	n = 14 + 20 + 8 + 12 + 4 + 4;
-	ip[2] = 0;
-	ip[3] = (uint8_t)(n - 14);
-	ip[10] = ip[11] = 0;
-	for (int i = 0; i < 20; i += 2)
-		sum += (uint32_t)(ip[i] << 8 | ip[i + 1]);
-	while (sum >> 16)
-		sum = (sum & 0xFFFF) + (sum >> 16);
-	ip[10] = (uint8_t)(~sum >> 8);
-	ip[11] = (uint8_t)~sum;
-	ip[24] = 0;
-	ip[25] = (uint8_t)(n - 34);
-	bth[0] = DTA_ROCE_OP_ACK;
-	bth[8] &= 0x7F;
-	bth[12] = 0x60; /* NAK, PSN sequence error */
-	bth[13] = bth[14] = 0;
-	bth[15] = 1;
-	icrc = dta_roce_icrc(ip, (size_t)n - 14 - 4);
-	f[n - 4] = (uint8_t)icrc;
-	f[n - 3] = (uint8_t)(icrc >> 8);
-	f[n - 2] = (uint8_t)(icrc >> 16);
-	f[n - 1] = (uint8_t)(icrc >> 24);
-	if (dta_roce_parse(f, (size_t)n, &p) || p.kind != DTA_ROCE_NAK) {
+	n = roce_reply(f, &q, DTA_ROCE_OP_ACK, 0x60, 1, 0);
+	if (dta_roce_parse(f, n, &p) || p.kind != DTA_ROCE_NAK) {
 		fprintf(stderr, "p4_vectors: bad NAK\n");
 		exit(1);
 	}
-	dump(in, f, (size_t)n, &nin);
+	dump(in, f, n, &nin);
 	dta_roce_on_reply(&S[s].qp, S[s].peer_qpn, &p, &st);
 }
 
@@ -488,18 +453,15 @@ int main(int argc, char **argv)
 	kw(0, key, 13, d20, 20, 5, 0); /* N = 5 > 4: no frames */
 	/* Dropped: a Postcarding report with a hop beyond the program's 5. */
 	{
-		uint8_t buf[64];
 		struct dta_report r = { .format = DTA_FORMAT_V1,
 					.opcode = DTA_OP_POSTCARD };
-		int len;
 
 		r.u.pc.hop = 6;
 		r.u.pc.path_len = 7;
 		r.u.pc.key_len = 13;
 		r.u.pc.key = key;
 		r.u.pc.value = 9;
-		len = dta_wire_encode(&r, buf, sizeof(buf));
-		send_report(buf, (size_t)len, 40040);
+		send_encoded(&r);
 	}
 	/* The collector says it expects PSN 2 on "paths" (frames 2.. were
 	 * lost): the next Key-Writes continue there. */
