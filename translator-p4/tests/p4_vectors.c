@@ -368,7 +368,7 @@ int main(int argc, char **argv)
 	if (dta_layout_kw(&S[0].l, 1u << 20, 20, 4, 4, DTA_HASH_CRC32C, 0) ||
 	    dta_layout_kw(&S[1].l, 65536, 4, 4, 4, DTA_HASH_CRC32C, 0) ||
 	    dta_layout_ki(&S[2].l, 1u << 17, 2, 1, DTA_HASH_CRC32C, 0) ||
-	    dta_layout_ap(&S[3].l, 2, 64, 4, 4, 0) ||
+	    dta_layout_ap(&S[3].l, 2, 4, 4, 4, 0) ||
 	    dta_layout_pc(&S[4].l, 4096, 5, 4, 2, DTA_HASH_CRC32C, 0)) {
 		fprintf(stderr, "p4_vectors: layouts\n");
 		return 1;
@@ -415,10 +415,11 @@ int main(int argc, char **argv)
 	kw(1, lkey, 4, d4, 4, 2, 1);
 	kw(1, lkey, 4, d4, 4, 3, 2);
 	ki(2, lkey, 4, 77, 1);
-	/* Append: 9 entries to list 10, 4 to list 11, interleaved (two and
-	 * one frames, one entry pending), then 4 legacy ones to list 11. */
-	for (uint32_t i = 0; i < 13; i++)
-		ap(i % 3 == 2 ? AP_BASE + 1 : AP_BASE, 0x100 + i, 0);
+	/* Append (rings of 4 frames): 25 entries to list 10 and 4 to list 11,
+	 * interleaved (list 10's ring wraps after 4 of its 6 frames; one entry
+	 * stays pending), then 4 legacy ones to list 11. */
+	for (uint32_t i = 0; i < 29; i++)
+		ap(i % 7 == 3 ? AP_BASE + 1 : AP_BASE, 0x100 + i, 0);
 	for (uint32_t i = 0; i < 4; i++)
 		ap(AP_BASE + 1, 0xA000 + i, 1);
 	/* Postcarding. A: 5 hops in order. B: a 3-hop path, out of order.
@@ -462,6 +463,25 @@ int main(int argc, char **argv)
 		r.u.pc.key = key;
 		r.u.pc.value = 9;
 		send_encoded(&r);
+	}
+	/* Dropped: a report of another version, and a truncated one (the
+	 * parser runs out of packet: nothing is sent). */
+	{
+		uint8_t buf[512];
+		struct dta_report r = { .format = DTA_FORMAT_V1,
+					.opcode = DTA_OP_KEY_WRITE };
+		int len;
+
+		r.u.kw.redundancy = 2;
+		r.u.kw.key_len = 13;
+		r.u.kw.key = key;
+		r.u.kw.data_len = 20;
+		r.u.kw.data = d20;
+		len = dta_wire_encode(&r, buf, sizeof(buf));
+		buf[0] = 0xD2;
+		send_report(buf, (size_t)len, 40040);
+		buf[0] = 0xD1;
+		send_report(buf, (size_t)len - 10, 40040);
 	}
 	/* The collector says it expects PSN 2 on "paths" (frames 2.. were
 	 * lost): the next Key-Writes continue there. */
