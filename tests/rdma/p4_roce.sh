@@ -87,10 +87,15 @@ p4gen() { $SRC "$GEN" -d 10.0.0.2:40040 "$@" 2>>"$E2E/gen.log"; }
 # to send everything and for the collector to answer.
 p4gen -t kw -n 200 -k 150 -r 100 -T "$E2E/kw.truth"
 p4gen -t ki -n 200 -k 40 -r 100 -T "$E2E/ki.truth"
-# 100 entries per list: whole batches of 4 (a switch has no timer to
-# flush a partial one).
-p4gen -t ap -n 200 --lists 2 --entry 4 -r 100 -T "$E2E/ap.truth"
+# 101 entries per list: 25 whole batches of 4 each and one entry left,
+# which the control plane's flush packets (the switch's stand-in for a
+# timer) make it write.
+p4gen -t ap -n 202 --lists 2 --entry 4 -r 100 -T "$E2E/ap.truth"
 p4gen -t pc -n 60 -r 100 -T "$E2E/pc.truth"
+sleep 3
+$SRC /usr/bin/python3 "$top/translator-p4/control/dta_p4_control.py" \
+	--desc "$E2E/switch.json" --bmv2-json "$E2E/dta.json" --port 1 \
+	--mac $SWMAC --flush vsrc --flush-count 1 > /dev/null
 sleep 8
 # Replies (index 0: ACKs and atomic ACKs; 1: RNR NAKs; 2..6: NAK codes
 # 0..4), as BMv2's ingress counted them.
@@ -98,7 +103,7 @@ replies() {
 	echo "counter_read DtaIngress.replies $1" | $SW $CLI --thrift-port 9190 2>&1 |
 		sed -n 's/.*bytes, \([0-9]*\) packets.*/\1/p'
 }
-want=$((200 * 2 + 200 * 2 + 200 / 4 + 60 * 2))
+want=$((200 * 2 + 200 * 2 + 200 / 4 + 2 + 60 * 2))
 acks=$(replies 0)
 for k in 1 2 3 4 5 6; do
 	echo "replies $k: $(replies $k)"

@@ -13,7 +13,9 @@ simple_switch_CLI commands that program the switch:
 - the Key-Write and Key-Increment structures (slots, slot size, address,
   R_Key, N, egress port) and the Append structures (list range, ring,
   address, R_Key; their lists numbered in the batching registers);
-- multicast groups 1..4 with 1..4 replicas (replica id = copy index).
+- multicast groups 1..4 with 1..4 replicas (replica id = copy index);
+- with --flush, the timer a switch lacks: flush packets that make it write
+  partial Append batches and incomplete postcard flows old enough.
 
 Usage:
   dta_p4_control.py --desc switch.json --bmv2-json dta_translator.json \\
@@ -71,6 +73,18 @@ def main():
                     help="egress port towards the collector")
     ap.add_argument("--mac", required=True,
                     help="our MAC address on that port")
+    ap.add_argument("--pc-timeout-us", type=int, default=10000,
+                    help="incomplete postcard flows are written when a flush "
+                    "finds them this old (default 10000, as dta-translator)")
+    ap.add_argument("--ap-timeout-us", type=int, default=1000,
+                    help="partial Append batches likewise (default 1000)")
+    ap.add_argument("--flush", metavar="IFACE",
+                    help="after printing the commands, keep sending the "
+                    "switch flush packets on IFACE (a link into its port 0) "
+                    "every --flush-ms: a switch has no timer")
+    ap.add_argument("--flush-ms", type=int, default=1000)
+    ap.add_argument("--flush-count", type=int, default=0,
+                    help="stop after this many rounds (0: never)")
     a = ap.parse_args()
 
     desc = json.load(open(a.desc))["switch"]
@@ -82,6 +96,7 @@ def main():
     roles = {}
     kw_seen = set()
     ap_lists = 0
+    flush_lists = []
     for i, s in enumerate(desc["structures"]):
         prim = s["primitive"]
         if prim == "append":
@@ -96,9 +111,10 @@ def main():
             if ap_lists + s["lists"] > 64:
                 fail("more than 64 Append lists in all")
             lo, hi = s["list_base"], s["list_base"] + s["lists"] - 1
-            out.append("table_add ap_table ap_structure %d->%d => %d %d %d %d %d %d %d %d 0"
+            out.append("table_add ap_table ap_structure %d->%d => %d %d %d %d %d %d %d %d %d 0"
                        % (lo, hi, i, lo, ap_lists, rb - 1, rb, s["addr"],
-                          s["rkey"], a.port))
+                          s["rkey"], a.ap_timeout_us, a.port))
+            flush_lists.extend(range(lo, hi + 1))
             ap_lists += s["lists"]
             out += qp_lines(i, s, a.port)
             continue
@@ -112,9 +128,10 @@ def main():
             add_roles(roles, s)
             # g(blank): the value function over no bytes is init ^ xorout.
             r9 = [c for c in s["crc"] if c[0] == 9][0]
-            out.append("table_add pc_table pc_structure 4 => %d %d %d %d %d %d %d"
+            out.append("table_add pc_table pc_structure 4 => %d %d %d %d %d %d %d %d"
                        % (i, s["chunks"], s["addr"], s["rkey"], s["redundancy"],
-                          (r9[2] ^ r9[3]) & 0xFFFFFFFF, a.port))
+                          (r9[2] ^ r9[3]) & 0xFFFFFFFF, a.pc_timeout_us,
+                          a.port))
             out += qp_lines(i, s, a.port)
             continue
         if prim not in ("key-write", "key-increment"):
@@ -191,6 +208,46 @@ def main():
             out.append("mc_node_associate %d %d" % (n, handle))
             handle += 1
     print("\n".join(out))
+    sys.stdout.flush()
+    if a.flush:
+        flush_loop(a, desc, flush_lists)
+
+
+def flush_loop(a, desc, lists):
+    """Every --flush-ms, one flush packet (UDP 40041, ctrl_h) per Append
+    list and per Postcarding cache entry, as a switch's packet generator
+    would send them; the program writes what is old enough."""
+    import socket
+    import struct
+    import time
+
+    sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+    sock.bind((a.flush, 0))
+
+    def frame(kind, index):
+        payload = struct.pack("!BBHI", kind, 0, 0, index)
+        udp = struct.pack("!HHHH", 40041, 40041, 8 + len(payload), 0)
+        ip = bytearray(struct.pack("!BBHHHBBH4s4s", 0x45, 0,
+                                   20 + len(udp) + len(payload), 0, 0x4000,
+                                   64, 17, 0, bytes(4),
+                                   struct.pack("!I", ip_int(desc["peer_ip"]))))
+        s = sum(struct.unpack("!10H", bytes(ip)))
+        while s >> 16:
+            s = (s & 0xffff) + (s >> 16)
+        ip[10:12] = struct.pack("!H", ~s & 0xffff)
+        mac = mac_int(a.mac).to_bytes(6, "big")
+        return mac + mac + b"\x08\x00" + bytes(ip) + udp + payload
+
+    rounds = 0
+    while True:
+        for lid in lists:
+            sock.send(frame(1, lid))
+        for i in range(1024):
+            sock.send(frame(2, i))
+        rounds += 1
+        if a.flush_count and rounds >= a.flush_count:
+            return
+        time.sleep(a.flush_ms / 1000.0)
 
 
 main()

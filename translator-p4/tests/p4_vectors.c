@@ -258,6 +258,41 @@ static void postcard(const uint8_t *key, unsigned hop, unsigned path_len, uint32
 	pcc[idx].plen = (uint8_t)plen;
 }
 
+/* The control plane's stand-in for a timer (UDP 40041): kind 1 writes
+ * Append list @index's partial batch, kind 2 the flow in postcard cache
+ * entry @index. */
+static void flush(uint8_t kind, uint32_t index)
+{
+	uint8_t pl[8] = { kind, 0, 0, 0, (uint8_t)(index >> 24),
+			  (uint8_t)(index >> 16), (uint8_t)(index >> 8),
+			  (uint8_t)index };
+
+	send_report(pl, sizeof(pl), 40041);
+	if (kind == 1) {
+		unsigned list = index - AP_BASE;
+		struct dta_memop ops[2];
+		uint8_t frame[64];
+
+		if (!apn[list])
+			return;
+		if (dta_ap_ops(&S[3].l, list, &apcur[list], apbuf[list], apn[list],
+			       frame, sizeof(frame), ops, 2) != 1)
+			exit(1);
+		apn[list] = 0;
+		expect(3, ops, 1);
+	} else {
+		unsigned i = index & (PC_CACHE - 1), pre = 0;
+
+		while (pre < 5 && (pcc[i].seen & (1u << pre)))
+			pre++;
+		if (pre > pcc[i].plen)
+			pre = pcc[i].plen;
+		if (pre)
+			pc_emit(pcc[i].key, pcc[i].v, pre);
+		pcc[i].seen = 0;
+	}
+}
+
 /* A key whose cache entry is the same as @key's (a colliding flow). */
 static void collide(const uint8_t *key, uint8_t *out)
 {
@@ -450,6 +485,24 @@ int main(int argc, char **argv)
 		postcard(d, 1, 2, 42);
 		postcard(e, 1, 2, 52);
 		postcard(f, 0, 1, 61);
+	}
+	/* Timers: flush list 10's partial batch (1 entry) and empty list 11
+	 * (nothing); flush flow G's first 2 of 5 hops, flow H's lone hop 2
+	 * (no prefix: nothing) and an empty entry (nothing). */
+	flush(1, AP_BASE);
+	flush(1, AP_BASE + 1);
+	{
+		uint8_t g[13], h[13];
+
+		memcpy(g, "\x0a\x03\x00\x01\x0a\x04\x00\x02\x00\x07\x00\x50\x11", 13);
+		memcpy(h, g, 13);
+		h[3] = 2;
+		postcard(g, 0, 5, 71);
+		postcard(g, 1, 5, 72);
+		postcard(h, 2, 4, 83);
+		flush(2, dta_crc32(0, g, 13));
+		flush(2, dta_crc32(0, h, 13));
+		flush(2, dta_crc32(0, g, 13));
 	}
 	kw(0, key, 13, d20, 20, 5, 0); /* N = 5 > 4: no frames */
 	/* Dropped: a Postcarding report with a hop beyond the program's 5. */

@@ -87,7 +87,8 @@ printf '\324\303\262\241\002\000\004\000\000\000\000\000\000\000\000\000\377\377
 
 # 1. The translator against the C reference model.
 /usr/bin/python3 "$top/translator-p4/control/dta_p4_control.py" \
-	--desc desc.json --bmv2-json dta.json --port 1 --mac 02:00:00:00:00:01 > cmds.txt
+	--desc desc.json --bmv2-json dta.json --port 1 --mac 02:00:00:00:00:01 \
+	--pc-timeout-us 0 --ap-timeout-us 0 > cmds.txt
 run_switch dta.json cmds.txt 1 "$(/usr/bin/python3 "$here/pcap_compare.py" --count expected.pcap)" 0 1
 /usr/bin/python3 "$here/pcap_compare.py" expected.pcap p1_out.pcap
 echo "ok: BMv2 sent the reference model's frames"

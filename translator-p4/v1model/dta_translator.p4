@@ -33,10 +33,11 @@
  * switch has no modulo), v1 Key-Write with 13-byte keys (IPv4 5-tuples)
  * and 4- or 20-byte data, v1 Key-Increment with 13-byte keys, v1 Append
  * with 4-byte entries and batches of 4, the same for legacy reports (4-byte
- * keys and data); one report per packet; N <= 4. Not here yet: the
- * Postcarding cache (such reports are counted and dropped), and flushing
- * partial Append batches (a switch has no timer; a control-plane packet
- * could do it).
+ * keys and data); one report per packet; N <= 4. A switch has no timer:
+ * partial Append batches and incomplete postcard flows at least the
+ * structure's timeout old are written when the control plane (or a packet
+ * generator) sends a flush packet to UDP port 40041 (ctrl_h), as
+ * dta-translator writes them after a timeout.
  */
 #include <core.p4>
 #include <v1model.p4>
@@ -112,6 +113,20 @@ header aeth_h {
 
 header slot_csum_h { bit<32> csum; }  /* a Key-Write slot: checksum, data */
 
+/* What the control plane (or a packet generator) sends to UDP port
+ * CTRL_UDP_PORT to stand in for the timers a switch lacks: write list
+ * @index's partial Append batch (kind 1, @index a report list id), or
+ * the incomplete flow in Postcarding cache entry @index (kind 2). */
+#define CTRL_UDP_PORT 40041
+#define CTRL_FLUSH_APPEND 1
+#define CTRL_FLUSH_POSTCARD 2
+header ctrl_h {
+    bit<8>  kind;
+    bit<8>  reserved;
+    bit<16> reserved2;
+    bit<32> index;
+}
+
 /* An Append frame of AP_BATCH 4-byte entries (docs/layouts.md): batch
  * sequence number, index of its first entry, the entries, then the
  * trailer: sequence number again, entry count, magic. 32 bytes. */
@@ -155,6 +170,7 @@ struct headers {
     dta_ki_h               ki;
     dta_ap_h               ap;
     dta_pc_h               pc;
+    ctrl_h                 ctrl;
     dta_legacy_ap_h        lap;
     dta_legacy_base_h      lbase;
     dta_legacy_nack_base_h lnbase;
@@ -196,6 +212,8 @@ struct metadata {
     bit<1>  data20;
     bit<32> list;        /* Append: list within the structure */
     bit<32> entry;       /* Append: the report's entry */
+    bit<1>  flush;       /* a control packet standing in for a timer */
+    bit<48> timeout;     /* flush only what is at least this old (us) */
     /* Postcarding: the chunk to write (a completed or an evicted flow) */
     bit<104> pc_key;
     bit<8>  pc_len;      /* hops in the chunk's path prefix */
@@ -240,6 +258,7 @@ parser DtaParser(packet_in pkt, out headers hdr, inout metadata meta,
         transition select(hdr.udp.dport) {
             DTA_UDP_PORT: parse_dta;
             ROCE_UDP_PORT: parse_bth;
+            CTRL_UDP_PORT: parse_ctrl;
             default: accept;
         }
     }
@@ -266,6 +285,23 @@ parser DtaParser(packet_in pkt, out headers hdr, inout metadata meta,
             DTA_OP_POSTCARD: parse_pc;
             default: accept;
         }
+    }
+    state parse_ctrl {
+        pkt.extract(hdr.ctrl);
+        meta.flush = 1;
+        transition select(hdr.ctrl.kind) {
+            CTRL_FLUSH_APPEND: ctrl_ap;
+            CTRL_FLUSH_POSTCARD: ctrl_pc;
+            default: accept;
+        }
+    }
+    state ctrl_ap {
+        meta.kind = DTA_OP_APPEND;
+        transition accept;
+    }
+    state ctrl_pc {
+        meta.kind = DTA_OP_POSTCARD;
+        transition accept;
     }
     state parse_pc {
         pkt.extract(hdr.pc);
@@ -401,10 +437,12 @@ register<bit<32>>(PC_CACHE) pc_v1;
 register<bit<32>>(PC_CACHE) pc_v2;
 register<bit<32>>(PC_CACHE) pc_v3;
 register<bit<32>>(PC_CACHE) pc_v4;
+register<bit<48>>(PC_CACHE) pc_since;   /* when the flow's entry began */
 register<bit<32>>(AP_MAX_LISTS * AP_BATCH) ap_entries;
 register<bit<8>>(AP_MAX_LISTS) ap_count;
 register<bit<32>>(AP_MAX_LISTS) ap_seq;
 register<bit<32>>(AP_MAX_LISTS) ap_next;
+register<bit<48>>(AP_MAX_LISTS) ap_since; /* when the batch began */
 
 control DtaVerify(inout headers hdr, inout metadata meta) {
     apply { }
@@ -463,7 +501,9 @@ control DtaIngress(inout headers hdr, inout metadata meta,
      * list id): its lists' ring geometry and where it lives. */
     action ap_structure(bit<8> qp, bit<32> list_base, bit<32> first_list,
                         bit<64> ring_mask, bit<64> ring_batches,
-                        bit<64> base_addr, bit<32> rkey, bit<9> port) {
+                        bit<64> base_addr, bit<32> rkey, bit<48> timeout,
+                        bit<9> port) {
+        meta.timeout = timeout;
         meta.qp = qp;
         meta.list = meta.list - list_base;
         meta.mask = ring_mask;
@@ -482,7 +522,8 @@ control DtaIngress(inout headers hdr, inout metadata meta,
     }
     action pc_structure(bit<8> qp, bit<64> chunks, bit<64> base_addr,
                         bit<32> rkey, bit<8> redundancy, bit<32> blank,
-                        bit<9> port) {
+                        bit<48> timeout, bit<9> port) {
+        meta.timeout = timeout;
         meta.qp = qp;
         meta.slots = chunks;
         meta.mask = chunks - 1;
@@ -582,6 +623,56 @@ control DtaIngress(inout headers hdr, inout metadata meta,
                 reports.count(2);
                 return;
             }
+            if (meta.flush == 1) {
+                /* The timer: write the flow in cache entry ctrl.index as far
+                 * as its hops run from hop 0, and free the entry. */
+                bit<32> fi = hdr.ctrl.index & (PC_CACHE - 1);
+                bit<8> fseen;
+                bit<8> flen;
+                bit<48> fsince;
+                pc_seen.read(fseen, fi);
+                pc_plen.read(flen, fi);
+                pc_since.read(fsince, fi);
+                if (fseen == 0 ||
+                    sm.ingress_global_timestamp - fsince < meta.timeout) {
+                    mark_to_drop(sm);   /* empty, or not old enough yet */
+                    return;
+                }
+                bit<8> fpre = 0;
+                if (fseen[0:0] == 1) {
+                    fpre = 1;
+                    if (fseen[1:1] == 1) {
+                        fpre = 2;
+                        if (fseen[2:2] == 1) {
+                            fpre = 3;
+                            if (fseen[3:3] == 1) {
+                                fpre = 4;
+                                if (fseen[4:4] == 1) {
+                                    fpre = 5;
+                                }
+                            }
+                        }
+                    }
+                }
+                if (fpre > flen) {
+                    fpre = flen;
+                }
+                pc_seen.write(fi, 0);
+                if (fpre == 0) {
+                    mark_to_drop(sm);
+                    return;
+                }
+                pc_keys.read(meta.pc_key, fi);
+                pc_v0.read(meta.v0, fi);
+                pc_v1.read(meta.v1, fi);
+                pc_v2.read(meta.v2, fi);
+                pc_v3.read(meta.v3, fi);
+                pc_v4.read(meta.v4, fi);
+                meta.pc_len = fpre;
+                sm.mcast_grp = (bit<16>)meta.copies;
+                reports.count(6);
+                return;
+            }
             bit<8> hop = hdr.pc.hop;
             bit<8> plen = hdr.pc.path_len == 0 ? (bit<8>)PC_HOPS : hdr.pc.path_len;
             if (hop >= PC_HOPS || plen > PC_HOPS) {
@@ -644,6 +735,9 @@ control DtaIngress(inout headers hdr, inout metadata meta,
                 }
                 seen = 0;
             }
+            if (seen == 0) {
+                pc_since.write(idx, sm.ingress_global_timestamp);
+            }
             /* This postcard into the entry. */
             if (hop == 0) { a0 = hdr.pc.value; }
             if (hop == 1) { a1 = hdr.pc.value; }
@@ -679,7 +773,11 @@ control DtaIngress(inout headers hdr, inout metadata meta,
                 mark_to_drop(sm);
             }
         } else if (meta.kind == DTA_OP_APPEND) {
-            meta.list = meta.legacy == 1 ? hdr.lap.list_id : hdr.ap.list_id;
+            if (meta.flush == 1) {
+                meta.list = hdr.ctrl.index;
+            } else {
+                meta.list = meta.legacy == 1 ? hdr.lap.list_id : hdr.ap.list_id;
+            }
             if (!ap_table.apply().hit) {
                 reports.count(2);
                 return;
@@ -738,12 +836,27 @@ control DtaEgress(inout headers hdr, inout metadata meta,
         bit<32> e0 = 0;
         bit<32> e1 = 0;
         bit<32> e2 = 0;
+        bit<16> apcount = AP_BATCH;
         if (meta.kind == DTA_OP_APPEND) {
             /* Collect the entry; a frame leaves with every AP_BATCH-th. */
             bit<32> li = meta.h + meta.list;   /* register index of the list */
             bit<8> count;
             ap_count.read(count, li);
-            if (count < AP_BATCH - 1) {
+            bit<48> since;
+            ap_since.read(since, li);
+            if (meta.flush == 1) {
+                /* The timer: write what the batch has, if it is old
+                 * enough. */
+                if (count == 0 ||
+                    sm.egress_global_timestamp - since < meta.timeout) {
+                    mark_to_drop(sm);
+                    return;
+                }
+                meta.entry = 0;
+            } else if (count < AP_BATCH - 1) {
+                if (count == 0) {
+                    ap_since.write(li, sm.egress_global_timestamp);
+                }
                 ap_entries.write(li * AP_BATCH + (bit<32>)count, meta.entry);
                 ap_count.write(li, count + 1);
                 mark_to_drop(sm);
@@ -760,7 +873,15 @@ control DtaEgress(inout headers hdr, inout metadata meta,
             }
             ap_seq.write(li, apseq);
             ap_next.read(apfirst, li);
-            ap_next.write(li, apfirst + AP_BATCH);
+            if (meta.flush == 1) {
+                apcount = (bit<16>)count;
+                /* Entries past the count are zero in the frame. */
+                if (count < 3) { e2 = 0; }
+                if (count < 2) { e1 = 0; }
+            } else {
+                count = AP_BATCH;
+            }
+            ap_next.write(li, apfirst + (bit<32>)count);
         }
 
         /* Slot (or counter) of copy n: CRC role n of the key. Each role
@@ -879,7 +1000,7 @@ control DtaEgress(inout headers hdr, inout metadata meta,
             hdr.ap_frame.e2 = e2;
             hdr.ap_frame.e3 = meta.entry;
             hdr.ap_frame.tseq = apseq;
-            hdr.ap_frame.count = AP_BATCH;
+            hdr.ap_frame.count = apcount;
             hdr.ap_frame.magic = AP_TRAILER_MAGIC;
             hdr.data4.setInvalid();
         } else {
