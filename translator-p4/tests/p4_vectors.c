@@ -204,15 +204,17 @@ static void ap(uint32_t list_id, uint32_t v, int legacy)
  * from hop 0 (lib/src/postcard.c writes the chunk). */
 static struct {
 	uint8_t key[13];
-	uint8_t seen, plen;
+	uint8_t key_len, seen, plen;
 	uint32_t v[5];
 } pcc[PC_CACHE];
 
-static void pc_emit(const uint8_t *key, const uint32_t *v, unsigned len)
+static void pc_emit(const uint8_t *key, size_t key_len, const uint32_t *v,
+		    unsigned len)
 {
 	struct dta_memop ops[8];
 	uint8_t chunk[64];
-	int k = dta_pc_ops(&S[4].l, key, 13, v, len, chunk, sizeof(chunk), ops, 8);
+	int k = dta_pc_ops(&S[4].l, key, key_len, v, len, chunk, sizeof(chunk),
+			   ops, 8);
 
 	if (k < 0) {
 		fprintf(stderr, "p4_vectors: dta_pc_ops: %s\n", dta_strerror(k));
@@ -221,21 +223,24 @@ static void pc_emit(const uint8_t *key, const uint32_t *v, unsigned len)
 	expect(4, ops, k);
 }
 
-static void postcard(const uint8_t *key, unsigned hop, unsigned path_len, uint32_t v)
+/* @format: v1, or a legacy one (4-byte key, no path length: all 5 hops). */
+static void postcard_f(int format, const uint8_t *key, size_t key_len,
+		       unsigned hop, unsigned path_len, uint32_t v)
 {
-	struct dta_report r = { .format = DTA_FORMAT_V1,
-				.opcode = DTA_OP_POSTCARD, .seq = nin };
+	struct dta_report r = { .format = format, .opcode = DTA_OP_POSTCARD,
+				.seq = nin };
 	unsigned plen = path_len ? path_len : 5, full = (1u << plen) - 1;
-	unsigned idx = dta_crc32(0, key, 13) & (PC_CACHE - 1);
+	unsigned idx = dta_crc32(0, key, key_len) & (PC_CACHE - 1);
 	int emitted = 0;
 
 	r.u.pc.hop = (uint8_t)hop;
 	r.u.pc.path_len = (uint8_t)path_len;
-	r.u.pc.key_len = 13;
+	r.u.pc.key_len = (uint8_t)key_len;
 	r.u.pc.key = key;
 	r.u.pc.value = v;
 	send_encoded(&r);
-	if (pcc[idx].seen && memcmp(pcc[idx].key, key, 13)) {
+	if (pcc[idx].seen && (pcc[idx].key_len != key_len ||
+			      memcmp(pcc[idx].key, key, key_len))) {
 		unsigned pre = 0;
 
 		while (pre < 5 && (pcc[idx].seen & (1u << pre)))
@@ -243,7 +248,7 @@ static void postcard(const uint8_t *key, unsigned hop, unsigned path_len, uint32
 		if (pre > pcc[idx].plen)
 			pre = pcc[idx].plen;
 		if (pre) {
-			pc_emit(pcc[idx].key, pcc[idx].v, pre);
+			pc_emit(pcc[idx].key, pcc[idx].key_len, pcc[idx].v, pre);
 			emitted = 1;
 		}
 		pcc[idx].seen = 0;
@@ -251,11 +256,19 @@ static void postcard(const uint8_t *key, unsigned hop, unsigned path_len, uint32
 	pcc[idx].v[hop] = v;
 	pcc[idx].seen |= (uint8_t)(1u << hop);
 	if (!emitted && (pcc[idx].seen & full) == full) {
-		pc_emit(key, pcc[idx].v, plen);
+		pc_emit(key, key_len, pcc[idx].v, plen);
 		pcc[idx].seen = 0;
 	}
-	memcpy(pcc[idx].key, key, 13);
+	memset(pcc[idx].key, 0, 13);
+	memcpy(pcc[idx].key, key, key_len);
+	pcc[idx].key_len = (uint8_t)key_len;
 	pcc[idx].plen = (uint8_t)plen;
+}
+
+static void postcard(const uint8_t *key, unsigned hop, unsigned path_len,
+		     uint32_t v)
+{
+	postcard_f(DTA_FORMAT_V1, key, 13, hop, path_len, v);
 }
 
 /* The control plane's stand-in for a timer (UDP 40041): kind 1 writes
@@ -288,7 +301,7 @@ static void flush(uint8_t kind, uint32_t index)
 		if (pre > pcc[i].plen)
 			pre = pcc[i].plen;
 		if (pre)
-			pc_emit(pcc[i].key, pcc[i].v, pre);
+			pc_emit(pcc[i].key, pcc[i].key_len, pcc[i].v, pre);
 		pcc[i].seen = 0;
 	}
 }
@@ -503,6 +516,15 @@ int main(int argc, char **argv)
 		flush(2, dta_crc32(0, g, 13));
 		flush(2, dta_crc32(0, h, 13));
 		flush(2, dta_crc32(0, g, 13));
+	}
+	/* Legacy postcards: a 4-byte flow key, hops 1..5 on the wire (all 5
+	 * make the path), both base header variants. */
+	{
+		const uint8_t lk[4] = { 0xc0, 0xa8, 0x01, 0x09 };
+
+		for (unsigned h = 0; h < 5; h++)
+			postcard_f(h % 2 ? DTA_FORMAT_LEGACY_NACK : DTA_FORMAT_LEGACY,
+				   lk, 4, h, 0, 90 + h);
 	}
 	kw(0, key, 13, d20, 20, 5, 0); /* N = 5 > 4: no frames */
 	/* Dropped: a Postcarding report with a hop beyond the program's 5. */

@@ -32,8 +32,9 @@
  * Supported here: slot counts, widths and rings that are powers of two (a
  * switch has no modulo), v1 Key-Write with 13-byte keys (IPv4 5-tuples)
  * and 4- or 20-byte data, v1 Key-Increment with 13-byte keys, v1 Append
- * with 4-byte entries and batches of 4, the same for legacy reports (4-byte
- * keys and data); one report per packet; N <= 4. A switch has no timer:
+ * with 4-byte entries and batches of 4, Postcarding with 13-byte keys and
+ * 5 hops, the same for legacy reports (4-byte keys and data; legacy
+ * postcards number hops from 1 and carry no path length: all 5 hops); one report per packet; N <= 4. A switch has no timer:
  * partial Append batches and incomplete postcard flows at least the
  * structure's timeout old are written when the control plane (or a packet
  * generator) sends a flush packet to UDP port 40041 (ctrl_h), as
@@ -176,6 +177,7 @@ struct headers {
     dta_legacy_nack_base_h lnbase;
     dta_legacy_kw_h        lkw;
     dta_legacy_ki_h        lki;
+    dta_legacy_pc_h        lpc;
     dta_key13_h            key13;
     /* RoCEv2 */
     bth_h       bth;
@@ -216,6 +218,7 @@ struct metadata {
     bit<48> timeout;     /* flush only what is at least this old (us) */
     /* Postcarding: the chunk to write (a completed or an evicted flow) */
     bit<104> pc_key;
+    bit<1>  pc_leg;      /* the chunk's key is a legacy 4-byte one */
     bit<8>  pc_len;      /* hops in the chunk's path prefix */
     bit<32> v0;
     bit<32> v1;
@@ -272,6 +275,8 @@ parser DtaParser(packet_in pkt, out headers hdr, inout metadata meta,
             (DTA_OP_KEY_INCREMENT, 8 + 2 + 13): parse_legacy_ki;
             (DTA_OP_KEY_INCREMENT, 8 + 3 + 13): parse_legacy_nack_ki;
             (DTA_OP_APPEND, 8 + 2 + 8): parse_legacy_ap;
+            (DTA_OP_POSTCARD, 8 + 2 + 9): parse_legacy_pc;
+            (DTA_OP_POSTCARD, 8 + 3 + 9): parse_legacy_nack_pc;
             (DTA_OP_APPEND, 8 + 3 + 8): parse_legacy_nack_ap;
             default: accept;
         }
@@ -326,6 +331,20 @@ parser DtaParser(packet_in pkt, out headers hdr, inout metadata meta,
         pkt.extract(hdr.data4);
         meta.kind = DTA_OP_APPEND;
         meta.entry = hdr.data4.data;
+        transition accept;
+    }
+    state parse_legacy_pc {
+        pkt.extract(hdr.lbase);
+        transition legacy_pc;
+    }
+    state parse_legacy_nack_pc {
+        pkt.extract(hdr.lnbase);
+        transition legacy_pc;
+    }
+    state legacy_pc {
+        pkt.extract(hdr.lpc);
+        meta.kind = DTA_OP_POSTCARD;
+        meta.legacy = 1;
         transition accept;
     }
     state parse_legacy_ap {
@@ -430,6 +449,7 @@ register<bit<16>>(MAX_QPS) ipid_reg;
  * the flow, which hops it has (bit i: hop i; 0: free), its path length,
  * and the hop values. */
 register<bit<104>>(PC_CACHE) pc_keys;
+register<bit<1>>(PC_CACHE) pc_legs;      /* a legacy 4-byte key */
 register<bit<8>>(PC_CACHE) pc_seen;
 register<bit<8>>(PC_CACHE) pc_plen;
 register<bit<32>>(PC_CACHE) pc_v0;
@@ -663,6 +683,7 @@ control DtaIngress(inout headers hdr, inout metadata meta,
                     return;
                 }
                 pc_keys.read(meta.pc_key, fi);
+                pc_legs.read(meta.pc_leg, fi);
                 pc_v0.read(meta.v0, fi);
                 pc_v1.read(meta.v1, fi);
                 pc_v2.read(meta.v2, fi);
@@ -673,17 +694,40 @@ control DtaIngress(inout headers hdr, inout metadata meta,
                 reports.count(6);
                 return;
             }
-            bit<8> hop = hdr.pc.hop;
-            bit<8> plen = hdr.pc.path_len == 0 ? (bit<8>)PC_HOPS : hdr.pc.path_len;
+            /* The flow, its hop (legacy: numbered from 1, path length
+             * unknown: all hops), the value. */
+            bit<104> fkey;
+            bit<1> fleg;
+            bit<8> hop;
+            bit<8> plen;
+            bit<32> val;
+            bit<32> h32;
+            if (meta.legacy == 1) {
+                fkey = (bit<104>)hdr.lpc.key;
+                fleg = 1;
+                hop = hdr.lpc.hop - 1;
+                plen = PC_HOPS;
+                val = hdr.lpc.data;
+                hash(h32, HashAlgorithm.crc32, 32w0, { hdr.lpc.key }, 64w4294967296);
+                if (hdr.lpc.hop == 0) {
+                    hop = 255;   /* hop 0 is malformed on the legacy wire */
+                }
+            } else {
+                fkey = hdr.key13.key;
+                fleg = 0;
+                hop = hdr.pc.hop;
+                plen = hdr.pc.path_len == 0 ? (bit<8>)PC_HOPS : hdr.pc.path_len;
+                val = hdr.pc.value;
+                hash(h32, HashAlgorithm.crc32, 32w0, { hdr.key13.key }, 64w4294967296);
+            }
             if (hop >= PC_HOPS || plen > PC_HOPS) {
                 reports.count(3);
                 mark_to_drop(sm);
                 return;
             }
-            bit<32> h32;
-            hash(h32, HashAlgorithm.crc32, 32w0, { hdr.key13.key }, 64w4294967296);
             bit<32> idx = h32 & (PC_CACHE - 1);
             bit<104> k;
+            bit<1> kleg;
             bit<8> seen;
             bit<8> elen;
             bit<32> a0;
@@ -692,6 +736,7 @@ control DtaIngress(inout headers hdr, inout metadata meta,
             bit<32> a3;
             bit<32> a4;
             pc_keys.read(k, idx);
+            pc_legs.read(kleg, idx);
             pc_seen.read(seen, idx);
             pc_plen.read(elen, idx);
             pc_v0.read(a0, idx);
@@ -700,7 +745,7 @@ control DtaIngress(inout headers hdr, inout metadata meta,
             pc_v3.read(a3, idx);
             pc_v4.read(a4, idx);
             bool emit = false;
-            if (seen != 0 && k != hdr.key13.key) {
+            if (seen != 0 && (k != fkey || kleg != fleg)) {
                 /* Another flow holds the entry: write the evicted flow at
                  * its own chunks, as far as its hops are consecutive from
                  * hop 0, and start this flow afresh. */
@@ -726,6 +771,7 @@ control DtaIngress(inout headers hdr, inout metadata meta,
                 if (pre > 0) {
                     emit = true;
                     meta.pc_key = k;
+                    meta.pc_leg = kleg;
                     meta.pc_len = pre;
                     meta.v0 = a0;
                     meta.v1 = a1;
@@ -739,17 +785,18 @@ control DtaIngress(inout headers hdr, inout metadata meta,
                 pc_since.write(idx, sm.ingress_global_timestamp);
             }
             /* This postcard into the entry. */
-            if (hop == 0) { a0 = hdr.pc.value; }
-            if (hop == 1) { a1 = hdr.pc.value; }
-            if (hop == 2) { a2 = hdr.pc.value; }
-            if (hop == 3) { a3 = hdr.pc.value; }
-            if (hop == 4) { a4 = hdr.pc.value; }
+            if (hop == 0) { a0 = val; }
+            if (hop == 1) { a1 = val; }
+            if (hop == 2) { a2 = val; }
+            if (hop == 3) { a3 = val; }
+            if (hop == 4) { a4 = val; }
             seen = seen | ((bit<8>)1 << hop);
             bit<8> full = ((bit<8>)1 << plen) - 1;
             if (!emit && (seen & full) == full) {
                 /* Every hop of the path: write this flow, free the entry. */
                 emit = true;
-                meta.pc_key = hdr.key13.key;
+                meta.pc_key = fkey;
+                meta.pc_leg = fleg;
                 meta.pc_len = plen;
                 meta.v0 = a0;
                 meta.v1 = a1;
@@ -758,7 +805,8 @@ control DtaIngress(inout headers hdr, inout metadata meta,
                 meta.v4 = a4;
                 seen = 0;
             }
-            pc_keys.write(idx, hdr.key13.key);
+            pc_keys.write(idx, fkey);
+            pc_legs.write(idx, fleg);
             pc_seen.write(idx, seen);
             pc_plen.write(idx, plen);
             pc_v0.write(idx, a0);
@@ -887,17 +935,24 @@ control DtaEgress(inout headers hdr, inout metadata meta,
         /* Slot (or counter) of copy n: CRC role n of the key. Each role
          * is its own calculation (named after its output field, so the
          * control plane can find it and set role n's polynomial). */
-        if (meta.legacy == 1) {
-            hash(meta.role0, HashAlgorithm.crc32_custom, 32w0, { meta.key4 }, 64w4294967296);
-            hash(meta.role1, HashAlgorithm.crc32_custom, 32w0, { meta.key4 }, 64w4294967296);
-            hash(meta.role2, HashAlgorithm.crc32_custom, 32w0, { meta.key4 }, 64w4294967296);
-            hash(meta.role3, HashAlgorithm.crc32_custom, 32w0, { meta.key4 }, 64w4294967296);
+        if (meta.kind == DTA_OP_POSTCARD && meta.pc_leg == 1) {
+            /* A legacy flow: its key is 4 bytes. */
+            bit<32> k4 = meta.pc_key[31:0];
+            hash(meta.role0, HashAlgorithm.crc32_custom, 32w0, { k4 }, 64w4294967296);
+            hash(meta.role1, HashAlgorithm.crc32_custom, 32w0, { k4 }, 64w4294967296);
+            hash(meta.role2, HashAlgorithm.crc32_custom, 32w0, { k4 }, 64w4294967296);
+            hash(meta.role3, HashAlgorithm.crc32_custom, 32w0, { k4 }, 64w4294967296);
         } else if (meta.kind == DTA_OP_POSTCARD) {
             /* The chunk's flow: this one, or the one evicted. */
             hash(meta.role0, HashAlgorithm.crc32_custom, 32w0, { meta.pc_key }, 64w4294967296);
             hash(meta.role1, HashAlgorithm.crc32_custom, 32w0, { meta.pc_key }, 64w4294967296);
             hash(meta.role2, HashAlgorithm.crc32_custom, 32w0, { meta.pc_key }, 64w4294967296);
             hash(meta.role3, HashAlgorithm.crc32_custom, 32w0, { meta.pc_key }, 64w4294967296);
+        } else if (meta.legacy == 1) {
+            hash(meta.role0, HashAlgorithm.crc32_custom, 32w0, { meta.key4 }, 64w4294967296);
+            hash(meta.role1, HashAlgorithm.crc32_custom, 32w0, { meta.key4 }, 64w4294967296);
+            hash(meta.role2, HashAlgorithm.crc32_custom, 32w0, { meta.key4 }, 64w4294967296);
+            hash(meta.role3, HashAlgorithm.crc32_custom, 32w0, { meta.key4 }, 64w4294967296);
         } else {
             hash(meta.role0, HashAlgorithm.crc32_custom, 32w0, { hdr.key13.key }, 64w4294967296);
             hash(meta.role1, HashAlgorithm.crc32_custom, 32w0, { hdr.key13.key }, 64w4294967296);
@@ -961,11 +1016,20 @@ control DtaEgress(inout headers hdr, inout metadata meta,
             /* Slot i: hop checksum (CRC role 10 + i of the flow) XOR the
              * value code g(v_i) (CRC role 9 of the value), or XOR g(blank)
              * past the path (docs/layouts.md). */
-            hash(meta.role10, HashAlgorithm.crc32_custom, 32w0, { meta.pc_key }, 64w4294967296);
-            hash(meta.role11, HashAlgorithm.crc32_custom, 32w0, { meta.pc_key }, 64w4294967296);
-            hash(meta.role12, HashAlgorithm.crc32_custom, 32w0, { meta.pc_key }, 64w4294967296);
-            hash(meta.role13, HashAlgorithm.crc32_custom, 32w0, { meta.pc_key }, 64w4294967296);
-            hash(meta.role14, HashAlgorithm.crc32_custom, 32w0, { meta.pc_key }, 64w4294967296);
+            if (meta.pc_leg == 1) {
+                bit<32> lk = meta.pc_key[31:0];
+                hash(meta.role10, HashAlgorithm.crc32_custom, 32w0, { lk }, 64w4294967296);
+                hash(meta.role11, HashAlgorithm.crc32_custom, 32w0, { lk }, 64w4294967296);
+                hash(meta.role12, HashAlgorithm.crc32_custom, 32w0, { lk }, 64w4294967296);
+                hash(meta.role13, HashAlgorithm.crc32_custom, 32w0, { lk }, 64w4294967296);
+                hash(meta.role14, HashAlgorithm.crc32_custom, 32w0, { lk }, 64w4294967296);
+            } else {
+                hash(meta.role10, HashAlgorithm.crc32_custom, 32w0, { meta.pc_key }, 64w4294967296);
+                hash(meta.role11, HashAlgorithm.crc32_custom, 32w0, { meta.pc_key }, 64w4294967296);
+                hash(meta.role12, HashAlgorithm.crc32_custom, 32w0, { meta.pc_key }, 64w4294967296);
+                hash(meta.role13, HashAlgorithm.crc32_custom, 32w0, { meta.pc_key }, 64w4294967296);
+                hash(meta.role14, HashAlgorithm.crc32_custom, 32w0, { meta.pc_key }, 64w4294967296);
+            }
             hash(meta.role9_0, HashAlgorithm.crc32_custom, 32w0, { meta.v0 }, 64w4294967296);
             hash(meta.role9_1, HashAlgorithm.crc32_custom, 32w0, { meta.v1 }, 64w4294967296);
             hash(meta.role9_2, HashAlgorithm.crc32_custom, 32w0, { meta.v2 }, 64w4294967296);
@@ -1024,6 +1088,7 @@ control DtaEgress(inout headers hdr, inout metadata meta,
         hdr.ap.setInvalid();
         hdr.lap.setInvalid();
         hdr.pc.setInvalid();
+        hdr.lpc.setInvalid();
         hdr.key13.setInvalid();
 
         /* Lengths: IPv4 20 + UDP 8 + BTH 12 + rest + ICRC 4 */
