@@ -3,7 +3,8 @@
  * DTA translator for the v1model architecture (BMv2 simple_switch): DTA
  * reports in, RoCEv2 frames out, into a collector's switch-mode queue pairs
  * (DTA paper section 5.2, figure 6). It follows libdta's C reference model
- * step by step (lib/src/keywrite.c, keyincr.c, roce.c; docs/roce.md):
+ * step by step (lib/src/keywrite.c, keyincr.c, postcard.c, append.c,
+ * roce.c; docs/roce.md):
  *
  *  - parse a v1 or legacy (research prototype) report on UDP 40040;
  *  - Key-Write: key checksum (CRC role 8) in ingress; the report's N copies
@@ -12,6 +13,18 @@
  *    frame is an RDMA WRITE of {checksum, data} to that slot;
  *  - Key-Increment: one FETCH_AND_ADD per row (multicast group = rows) at
  *    row n's counter (CRC role n masked to the width);
+ *  - Postcarding: a direct-mapped cache in registers; a flow's chunk (hop
+ *    checksums, CRC roles 10 + i, XOR value codes, role 9) is written in N
+ *    copies when its path is complete, or as its prefix from hop 0 when a
+ *    colliding flow evicts it;
+ *  - Append (4-byte entries): per list, entries collect in registers and
+ *    every AP_BATCH-th (4) leaves as one frame at the list's next ring
+ *    position, with the batch sequence number, first entry index and
+ *    trailer libdta's readers check;
+ *  - a switch has no timer: partial Append batches and incomplete postcard
+ *    flows at least the structure's timeout old are written when the
+ *    control plane (or a packet generator) sends a flush packet to UDP
+ *    port 40041 (ctrl_h), as dta-translator writes them after a timeout;
  *  - every frame gets the queue pair's next PSN from a register, its IPv4
  *    checksum and its ICRC, computed here over the masked headers and the
  *    payload, all of which the pipeline parsed or built;
@@ -24,21 +37,12 @@
  * initial value and final XOR from the collector's layout, so slot indices
  * and checksums equal libdta's.
  *
- *  - Append (4-byte entries): per list, entries collect in registers and
- *    every AP_BATCH-th (4) leaves as one frame at the list's next ring
- *    position, with the batch sequence number, first entry index and
- *    trailer libdta's readers check.
- *
  * Supported here: slot counts, widths and rings that are powers of two (a
- * switch has no modulo), v1 Key-Write with 13-byte keys (IPv4 5-tuples)
- * and 4- or 20-byte data, v1 Key-Increment with 13-byte keys, v1 Append
- * with 4-byte entries and batches of 4, Postcarding with 13-byte keys and
- * 5 hops, the same for legacy reports (4-byte keys and data; legacy
- * postcards number hops from 1 and carry no path length: all 5 hops); one report per packet; N <= 4. A switch has no timer:
- * partial Append batches and incomplete postcard flows at least the
- * structure's timeout old are written when the control plane (or a packet
- * generator) sends a flush packet to UDP port 40041 (ctrl_h), as
- * dta-translator writes them after a timeout.
+ * switch has no modulo); 13-byte keys (IPv4 5-tuples), 4- or 20-byte
+ * Key-Write data, 4-byte Append entries in batches of 4, 5-hop postcard
+ * chunks; legacy reports with their 4-byte keys and data (legacy postcards
+ * number hops from 1 and carry no path length: all 5 hops); one report per
+ * packet; N <= 4.
  */
 #include <core.p4>
 #include <v1model.p4>
