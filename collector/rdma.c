@@ -13,7 +13,6 @@
 #include <inttypes.h>
 #include <netdb.h>
 #include <stdarg.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +26,7 @@
 #include <rdma/rdma_cma.h>
 
 #include "rdma.h"
+#include "tools.h"
 
 #define MAX_ALLOW 32
 #define MAX_CONNS 64
@@ -198,51 +198,6 @@ static void ip_str(uint32_t ip, char *out)
 		 (ip >> 8) & 255, ip & 255);
 }
 
-/* Geometry and CRC functions by role, so a switch needs nothing else to
- * compute what libdta computes (docs/roce.md). */
-static void switch_geometry(FILE *f, const struct dta_layout *l)
-{
-	bool first = true;
-
-	switch (l->primitive) {
-	case DTA_PRIM_KEY_WRITE:
-		fprintf(f, ",\"slots\":%" PRIu64 ",\"slot_size\":%u,"
-			"\"csum_bytes\":%u,\"data_len\":%u,\"redundancy\":%u",
-			l->g.kw.slots, l->g.kw.slot_size, l->g.kw.csum_bytes,
-			l->g.kw.data_len, l->g.kw.max_redundancy);
-		break;
-	case DTA_PRIM_KEY_INCREMENT:
-		fprintf(f, ",\"width\":%" PRIu64 ",\"rows\":%u,\"banks\":%u",
-			l->g.ki.width, l->g.ki.rows, l->g.ki.banks);
-		break;
-	case DTA_PRIM_POSTCARD:
-		fprintf(f, ",\"chunks\":%" PRIu64 ",\"chunk_size\":%u,\"hops\":%u,"
-			"\"slot_bytes\":%u,\"redundancy\":%u", l->g.pc.chunks,
-			l->g.pc.chunk_size, l->g.pc.hops, l->g.pc.slot_bytes,
-			l->g.pc.redundancy);
-		break;
-	case DTA_PRIM_APPEND:
-		fprintf(f, ",\"lists\":%u,\"ring_batches\":%u,\"frame_size\":%u,"
-			"\"batch\":%u,\"entry\":%u", l->g.ap.lists,
-			l->g.ap.ring_batches, l->g.ap.frame_size,
-			l->g.ap.batch_entries, l->g.ap.entry_size);
-		break;
-	}
-	/* [role, polynomial, init, xorout] of every CRC role in use
-	 * (reflected input and output, as dta_hashfn says). */
-	fputs(",\"crc\":[", f);
-	for (unsigned role = 0; role < DTA_HF_COUNT; role++) {
-		const struct dta_hashfn *fn = &l->fn[role];
-
-		if (fn->kind != DTA_HASHFN_CRC32)
-			continue;
-		fprintf(f, "%s[%u,%u,%u,%u]", first ? "" : ",", role, fn->poly,
-			fn->init, fn->xorout);
-		first = false;
-	}
-	fputc(']', f);
-}
-
 /* Queue pairs for a switch translator, and the description it needs. */
 static int start_switch(struct coll_rdma *r, const struct coll_rdma_opts *o,
 			uint32_t bind_ip)
@@ -334,7 +289,7 @@ static int start_switch(struct coll_rdma *r, const struct coll_rdma_opts *o,
 		for (size_t k = 0; k < sizeof(lw); k++)
 			fprintf(f, "%02x", lw[k]);
 		fputc('"', f);
-		switch_geometry(f, r->s[i].layout);
+		tool_switch_layout_json(f, r->s[i].layout);
 		fputc('}', f);
 	}
 	fputs("]}}", f);

@@ -282,6 +282,48 @@ uint64_t tool_jnum(const char *js, const char *key)
 	return p ? strtoull(p, NULL, 10) : 0;
 }
 
+void tool_switch_layout_json(FILE *f, const struct dta_layout *l)
+{
+	bool first = true;
+
+	switch (l->primitive) {
+	case DTA_PRIM_KEY_WRITE:
+		fprintf(f, ",\"slots\":%" PRIu64 ",\"slot_size\":%u,"
+			"\"csum_bytes\":%u,\"data_len\":%u,\"redundancy\":%u",
+			l->g.kw.slots, l->g.kw.slot_size, l->g.kw.csum_bytes,
+			l->g.kw.data_len, l->g.kw.max_redundancy);
+		break;
+	case DTA_PRIM_KEY_INCREMENT:
+		fprintf(f, ",\"width\":%" PRIu64 ",\"rows\":%u,\"banks\":%u",
+			l->g.ki.width, l->g.ki.rows, l->g.ki.banks);
+		break;
+	case DTA_PRIM_POSTCARD:
+		fprintf(f, ",\"chunks\":%" PRIu64 ",\"chunk_size\":%u,\"hops\":%u,"
+			"\"slot_bytes\":%u,\"redundancy\":%u", l->g.pc.chunks,
+			l->g.pc.chunk_size, l->g.pc.hops, l->g.pc.slot_bytes,
+			l->g.pc.redundancy);
+		break;
+	case DTA_PRIM_APPEND:
+		fprintf(f, ",\"lists\":%u,\"ring_batches\":%u,\"frame_size\":%u,"
+			"\"batch\":%u,\"entry\":%u", l->g.ap.lists,
+			l->g.ap.ring_batches, l->g.ap.frame_size,
+			l->g.ap.batch_entries, l->g.ap.entry_size);
+		break;
+	}
+	/* Reflected input and output, as struct dta_hashfn says. */
+	fputs(",\"crc\":[", f);
+	for (unsigned role = 0; role < DTA_HF_COUNT; role++) {
+		const struct dta_hashfn *fn = &l->fn[role];
+
+		if (fn->kind != DTA_HASHFN_CRC32)
+			continue;
+		fprintf(f, "%s[%u,%u,%u,%u]", first ? "" : ",", role, fn->poly,
+			fn->init, fn->xorout);
+		first = false;
+	}
+	fputc(']', f);
+}
+
 void tool_json_str(FILE *out, const char *s)
 {
 	fputc('"', out);

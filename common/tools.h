@@ -83,6 +83,11 @@ const char *tool_jfield(const char *js, const char *key);
 bool tool_jstr(const char *js, const char *key, char *out, size_t cap);
 uint64_t tool_jnum(const char *js, const char *key);
 
+/* The geometry of @l and its CRC functions by role, as members of a JSON
+ * object (",\"slots\":..,\"crc\":[[role,poly,init,xorout],..]"): what
+ * a switch needs to compute what libdta computes (docs/roce.md). */
+void tool_switch_layout_json(FILE *f, const struct dta_layout *l);
+
 /* JSON string escaping. */
 void tool_json_str(FILE *out, const char *s);
 

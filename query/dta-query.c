@@ -245,35 +245,25 @@ static void link_open(struct backend *b, int c)
 		die("fdopen: %s", strerror(errno));
 }
 
-static void unhex(const char *hex, uint8_t *out, size_t *len)
-{
-	size_t n = strlen(hex) / 2;
-
-	for (size_t i = 0; i < n; i++) {
-		unsigned v;
-
-		sscanf(hex + 2 * i, "%2x", &v);
-		out[i] = (uint8_t)v;
-	}
-	*len = n;
-}
-
 /*
- * Which collector answers about @cs: the one holding the share of key
- * @keyhex (Key-Write, Postcarding, Key-Increment), or of list @list (Append;
- * *@local gets the list's index within that share). -1: the default link
- * (file mode, --socket, or no configuration).
+ * Which collector answers about @cs: route_key() the one holding the share
+ * of key @keyhex (Key-Write, Postcarding, Key-Increment), route_list() the
+ * one holding list @list (Append; *@local gets the list's index within
+ * that share). -1: the default link (file mode, --socket, or no
+ * configuration).
  */
 static int route_key(const struct backend *b,
 		     const struct dta_config_structure *cs, const char *keyhex)
 {
 	uint8_t key[DTA_KEY_MAX];
-	size_t len;
+	int len;
 
 	if (!b->route || !cs)
 		return -1;
-	unhex(keyhex, key, &len);
-	return cs->collectors[dta_shard(key, len, cs->ncollectors)];
+	len = tool_unhex(keyhex, key, sizeof(key));
+	if (len < 0)
+		return -1; /* the collector will say what is wrong with it */
+	return cs->collectors[dta_shard(key, (size_t)len, cs->ncollectors)];
 }
 
 static int route_list(const struct backend *b,

@@ -10,12 +10,12 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
 
 #include "dta/dta.h"
+#include "tools.h"
 #include "tools/roce_reply.h"
 
 /* RC RDMA WRITE Only of deadbeef to 0x7f0000001000, R_Key 0x1234, QPN 0x11,
@@ -24,19 +24,6 @@ static const char ref_write[] =
 	"020000000002020000000001080045000040000040004011b6a9c0000202c0000201"
 	"c00012b7002c00000a00ffff000000118000000000007f00000010000000123400000004"
 	"deadbeef618e79a3";
-
-static size_t unhex(const char *s, uint8_t *out)
-{
-	size_t n = strlen(s) / 2;
-
-	for (size_t i = 0; i < n; i++) {
-		unsigned v;
-
-		sscanf(s + 2 * i, "%2x", &v);
-		out[i] = (uint8_t)v;
-	}
-	return n;
-}
 
 static struct dta_roce_qp test_qp(void)
 {
@@ -56,7 +43,7 @@ static void test_reference_write(void **state)
 	const uint8_t data[4] = { 0xde, 0xad, 0xbe, 0xef };
 	struct dta_memop op = { .kind = DTA_MEMOP_WRITE, .len = 4, .data = data };
 	uint8_t want[128], got[128];
-	size_t n = unhex(ref_write, want);
+	size_t n = (size_t)tool_unhex(ref_write, want, sizeof(want));
 	struct dta_roce_packet p;
 
 	(void)state;

@@ -32,21 +32,7 @@
 
 #include <dta/dta.h>
 
-static int unhex(const char *s, uint8_t *out, size_t cap)
-{
-	size_t n = strlen(s) / 2;
-
-	if (strlen(s) % 2 || n > cap)
-		return -1;
-	for (size_t i = 0; i < n; i++) {
-		unsigned v;
-
-		if (sscanf(s + 2 * i, "%2x", &v) != 1)
-			return -1;
-		out[i] = (uint8_t)v;
-	}
-	return (int)n;
-}
+#include "tools.h"
 
 static uint32_t ip4(const char *s)
 {
@@ -187,7 +173,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "parse")) {
 		struct dta_roce_packet p;
 
-		n = argc == 3 ? unhex(argv[2], frame, sizeof(frame)) : -1;
+		n = argc == 3 ? tool_unhex(argv[2], frame, sizeof(frame)) : -1;
 		if (n < 0)
 			return 2;
 		n = dta_roce_parse(frame, (size_t)n, &p);
@@ -224,7 +210,7 @@ int main(int argc, char **argv)
 		v = eq + 1;
 		x = strtoull(v, NULL, 0);
 		if (!strcmp(argv[i], "smac") || !strcmp(argv[i], "dmac")) {
-			if (unhex(v, argv[i][0] == 's' ? qp.src_mac : qp.dst_mac, 6) != 6)
+			if (tool_unhex(v, argv[i][0] == 's' ? qp.src_mac : qp.dst_mac, 6) != 6)
 				return 2;
 		} else if (!strcmp(argv[i], "sip")) qp.src_ip = ip4(v);
 		else if (!strcmp(argv[i], "dip")) qp.dst_ip = ip4(v);
@@ -246,7 +232,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "off")) op.offset = x;
 		else if (!strcmp(argv[i], "add")) op.add = x;
 		else if (!strcmp(argv[i], "data")) {
-			n = unhex(v, data, sizeof(data));
+			n = tool_unhex(v, data, sizeof(data));
 			if (n < 0)
 				return 2;
 			op.len = (uint32_t)n;

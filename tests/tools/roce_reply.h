@@ -14,6 +14,20 @@
 
 #include <dta/dta.h>
 
+/* Fill in the checksum of the 20-byte IPv4 header at @ip. */
+static inline void test_ipv4_csum(uint8_t *ip)
+{
+	uint32_t sum = 0;
+
+	ip[10] = ip[11] = 0;
+	for (int i = 0; i < 20; i += 2)
+		sum += (uint32_t)(ip[i] << 8 | ip[i + 1]);
+	while (sum >> 16)
+		sum = (sum & 0xFFFF) + (sum >> 16);
+	ip[10] = (uint8_t)(~sum >> 8);
+	ip[11] = (uint8_t)~sum;
+}
+
 /* @q gives the addresses as the reply carries them (src = the collector)
  * and its BTH destination QPN and PSN. Returns the frame length. */
 static inline size_t roce_reply(uint8_t *f, const struct dta_roce_qp *q,
@@ -22,7 +36,7 @@ static inline size_t roce_reply(uint8_t *f, const struct dta_roce_qp *q,
 {
 	size_t n = 14 + 20 + 8 + 12 + 4 + (opcode == DTA_ROCE_OP_ATOMIC_ACK ? 8 : 0) + 4;
 	uint8_t *ip = f + 14, *udp = ip + 20, *bth = udp + 8, *x = bth + 12;
-	uint32_t sum = 0, icrc;
+	uint32_t icrc;
 
 	memcpy(f, q->dst_mac, 6);
 	memcpy(f + 6, q->src_mac, 6);
@@ -39,12 +53,7 @@ static inline size_t roce_reply(uint8_t *f, const struct dta_roce_qp *q,
 		ip[12 + i] = (uint8_t)(q->src_ip >> (24 - 8 * i));
 		ip[16 + i] = (uint8_t)(q->dst_ip >> (24 - 8 * i));
 	}
-	for (int i = 0; i < 20; i += 2)
-		sum += (uint32_t)(ip[i] << 8 | ip[i + 1]);
-	while (sum >> 16)
-		sum = (sum & 0xFFFF) + (sum >> 16);
-	ip[10] = (uint8_t)(~sum >> 8);
-	ip[11] = (uint8_t)~sum;
+	test_ipv4_csum(ip);
 	udp[0] = (uint8_t)(q->src_port >> 8);
 	udp[1] = (uint8_t)q->src_port;
 	udp[2] = DTA_ROCE_UDP_PORT >> 8;

@@ -25,6 +25,8 @@
 
 #include <dta/dta.h>
 
+#include "tools.h"
+
 #include "../../tests/tools/roce_reply.h"
 
 #define NQP 5 /* paths20, paths4, counters, events, postcards */
@@ -63,7 +65,6 @@ static void send_report(const uint8_t *pl, size_t len, uint16_t dport)
 {
 	uint8_t f[2048];
 	size_t n = 14 + 20 + 8 + len;
-	uint32_t sum = 0;
 
 	memcpy(f, SW_MAC, 6);
 	memcpy(f + 6, "\x02\x00\x00\x00\x00\x09", 6);
@@ -77,12 +78,7 @@ static void send_report(const uint8_t *pl, size_t len, uint16_t dport)
 	f[23] = 17;
 	memcpy(f + 26, "\x0a\x00\x00\x09", 4);
 	memcpy(f + 30, "\x0a\x00\x00\x01", 4);
-	for (int i = 0; i < 20; i += 2)
-		sum += (uint32_t)(f[14 + i] << 8 | f[15 + i]);
-	while (sum >> 16)
-		sum = (sum & 0xFFFF) + (sum >> 16);
-	f[24] = (uint8_t)(~sum >> 8);
-	f[25] = (uint8_t)~sum;
+	test_ipv4_csum(f + 14);
 	f[34] = 0x9C; /* sport 40000 */
 	f[35] = 0x40;
 	f[36] = (uint8_t)(dport >> 8);
@@ -358,7 +354,6 @@ static void desc_json(const char *path)
 		"\"peer_ip\":\"198.51.100.2\",\"structures\":[");
 	for (unsigned i = 0; i < NQP; i++) {
 		const struct dta_layout *l = &S[i].l;
-		int first = 1;
 
 		fprintf(f, "%s{\"name\":\"%s\",\"qpn\":%u,\"peer_qpn\":%u,\"psn\":0,"
 			"\"rkey\":%u,\"addr\":%" PRIu64 ",\"length\":%" PRIu64
@@ -366,32 +361,8 @@ static void desc_json(const char *path)
 			S[i].name, S[i].qp.dst_qpn, S[i].peer_qpn, S[i].t.rkey,
 			S[i].t.addr, S[i].t.length, i == 3 ? AP_BASE : 0,
 			dta_primitive_name(l->primitive));
-		if (l->primitive == DTA_PRIM_KEY_WRITE)
-			fprintf(f, ",\"slots\":%" PRIu64 ",\"slot_size\":%u,"
-				"\"csum_bytes\":%u,\"data_len\":%u,\"redundancy\":%u",
-				l->g.kw.slots, l->g.kw.slot_size, l->g.kw.csum_bytes,
-				l->g.kw.data_len, l->g.kw.max_redundancy);
-		else if (l->primitive == DTA_PRIM_POSTCARD)
-			fprintf(f, ",\"chunks\":%" PRIu64 ",\"chunk_size\":%u,"
-				"\"hops\":%u,\"slot_bytes\":%u,\"redundancy\":%u",
-				l->g.pc.chunks, l->g.pc.chunk_size, l->g.pc.hops,
-				l->g.pc.slot_bytes, l->g.pc.redundancy);
-		else if (l->primitive == DTA_PRIM_APPEND)
-			fprintf(f, ",\"lists\":%u,\"ring_batches\":%u,"
-				"\"frame_size\":%u,\"batch\":%u,\"entry\":%u",
-				l->g.ap.lists, l->g.ap.ring_batches, l->g.ap.frame_size,
-				l->g.ap.batch_entries, l->g.ap.entry_size);
-		else
-			fprintf(f, ",\"width\":%" PRIu64 ",\"rows\":%u,\"banks\":%u",
-				l->g.ki.width, l->g.ki.rows, l->g.ki.banks);
-		fputs(",\"crc\":[", f);
-		for (unsigned r = 0; r < DTA_HF_COUNT; r++)
-			if (l->fn[r].kind == DTA_HASHFN_CRC32) {
-				fprintf(f, "%s[%u,%u,%u,%u]", first ? "" : ",", r,
-					l->fn[r].poly, l->fn[r].init, l->fn[r].xorout);
-				first = 0;
-			}
-		fputs("]}", f);
+		tool_switch_layout_json(f, l);
+		fputs("}", f);
 	}
 	fputs("]}}\n", f);
 	fclose(f);
