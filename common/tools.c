@@ -310,6 +310,10 @@ void tool_switch_layout_json(FILE *f, const struct dta_layout *l)
 			l->g.ap.batch_entries, l->g.ap.entry_size);
 		break;
 	}
+	/* The family says how the roles are used (the prototype's differ). */
+	if (l->primitive != DTA_PRIM_APPEND)
+		fprintf(f, ",\"family\":\"%s\"",
+			dta_hash_family_name(l->hash_family));
 	/* Reflected input and output, as struct dta_hashfn says. */
 	fputs(",\"crc\":[", f);
 	for (unsigned role = 0; role < DTA_HF_COUNT; role++) {

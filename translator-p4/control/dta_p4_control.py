@@ -21,8 +21,14 @@ Usage:
   dta_p4_control.py --desc switch.json --bmv2-json dta_translator.json \\
       --port 1 --mac 02:00:00:00:00:01 | simple_switch_CLI
 
+For the Tofino program (translator-p4/tna), whose CRC roles and Append
+batch size are compile-time, --tna-defines prints the compiler options
+instead (-DDTA_ROLES_GIVEN, -DDTA_ROLE<r>_POLY/_INIT/_XOR, -DAP_BATCH):
+  p4c-barefoot $(dta_p4_control.py --desc switch.json --tna-defines) \\
+      translator-p4/tna/dta_translator.p4
+
 Refuses (exit 2) what the P4 program cannot do: slot counts, widths or
-rings that are not powers of two, Append batches other than 4 x 4 bytes, Key-Write checksums other than 4 bytes, data other than 4 or 20 bytes, N above 4, more than one
+rings that are not powers of two, the prototype hash family's Key-Write, Append batches other than 4 x 4 bytes, Key-Write checksums other than 4 bytes, data other than 4 or 20 bytes, N above 4, more than one
 Key-Write structure per data size, Key-Increment with two banks.
 """
 import argparse
@@ -63,16 +69,65 @@ def add_roles(roles, s):
         roles[role] = (poly, init, xorout)
 
 
+# The roles the Tofino program computes: slots of copies 0..3, the Key-Write
+# checksum, the postcard value code and hop checksums.
+TNA_ROLES = (0, 1, 2, 3, 8, 9, 10, 11, 12, 13, 14)
+
+
+def tna_defines(desc):
+    """Compiler options of translator-p4/tna for this collector: its CRC
+    roles (all structures must agree per role) and its Append batch."""
+    roles = {}
+    batch = None
+    for s in desc["structures"]:
+        prim = s["primitive"]
+        if prim == "append":
+            if s["entry"] != 4 or s["batch"] not in (2, 4, 8, 16):
+                fail("%s: batches of %d entries of %d bytes (the Tofino "
+                     "program makes 2, 4, 8 or 16 entries of 4 bytes)"
+                     % (s["name"], s["batch"], s["entry"]))
+            if batch is not None and batch != s["batch"]:
+                fail("Append structures with batches of %d and %d entries: "
+                     "the Tofino program has one batch size" % (batch, s["batch"]))
+            batch = s["batch"]
+            continue
+        if prim == "key-write" and s.get("family") == "prototype":
+            fail("%s: the prototype hash family's Key-Write (reversed key, "
+                 "copy byte) is not what the program computes" % s["name"])
+        if prim in ("key-write", "key-increment", "postcard"):
+            add_roles(roles, s)
+    out = ["-DDTA_ROLES_GIVEN"]
+    for r in TNA_ROLES:
+        # A role no structure uses keeps libdta's seed-0 default.
+        poly, init, xorout = roles.get(r, (TNA_DEFAULT_POLYS[r], 0xFFFFFFFF,
+                                           0xFFFFFFFF))
+        out += ["-DDTA_ROLE%d_POLY=0x%08X" % (r, poly),
+                "-DDTA_ROLE%d_INIT=0x%08X" % (r, init),
+                "-DDTA_ROLE%d_XOR=0x%08X" % (r, xorout)]
+    if batch is not None:
+        out.append("-DAP_BATCH=%d" % batch)
+    return " ".join(out)
+
+
+TNA_DEFAULT_POLYS = {0: 0x1EDC6F41, 1: 0x04C11DB7, 2: 0x000000AF,
+                     3: 0xA833982B, 8: 0x89AB9B23, 9: 0xA317BB7D,
+                     10: 0x23FB41C5, 11: 0x5B6C08D1, 12: 0xD03A28EF,
+                     13: 0xA5944F99, 14: 0xFFD21C15}
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--desc", required=True,
                     help="the collector's switch description (JSON)")
-    ap.add_argument("--bmv2-json", required=True,
+    ap.add_argument("--bmv2-json",
                     help="the compiled P4 program (p4c-bm2-ss output)")
-    ap.add_argument("--port", type=int, required=True,
+    ap.add_argument("--port", type=int,
                     help="egress port towards the collector")
-    ap.add_argument("--mac", required=True,
+    ap.add_argument("--mac",
                     help="our MAC address on that port")
+    ap.add_argument("--tna-defines", action="store_true",
+                    help="print the compiler options of the Tofino program "
+                    "(translator-p4/tna) for this collector, and exit")
     ap.add_argument("--pc-timeout-us", type=int, default=10000,
                     help="incomplete postcard flows are written when a flush "
                     "finds them this old (default 10000, as dta-translator)")
@@ -88,6 +143,12 @@ def main():
     a = ap.parse_args()
 
     desc = json.load(open(a.desc))["switch"]
+    if a.tna_defines:
+        print(tna_defines(desc))
+        return
+    if a.bmv2_json is None or a.port is None or a.mac is None:
+        ap.error("--bmv2-json, --port and --mac are required (or "
+                 "--tna-defines)")
     prog = json.load(open(a.bmv2_json))
     out = []
 
@@ -126,18 +187,25 @@ def main():
             if s["chunks"] & (s["chunks"] - 1) or s["redundancy"] > 4:
                 fail("%s: chunks must be a power of two and N <= 4" % s["name"])
             add_roles(roles, s)
-            # g(blank): the value function over no bytes is init ^ xorout.
-            r9 = [c for c in s["crc"] if c[0] == 9][0]
-            out.append("table_add pc_table pc_structure 4 => %d %d %d %d %d %d %d %d"
+            if s.get("family") == "prototype":
+                # Values unencoded, hops past the path zeros (docs/layouts.md)
+                raw, blank = 1, 0
+            else:
+                # g(blank): the value function over no bytes, init ^ xorout.
+                r9 = [c for c in s["crc"] if c[0] == 9][0]
+                raw, blank = 0, (r9[2] ^ r9[3]) & 0xFFFFFFFF
+            out.append("table_add pc_table pc_structure 4 => %d %d %d %d %d %d %d %d %d"
                        % (i, s["chunks"], s["addr"], s["rkey"], s["redundancy"],
-                          (r9[2] ^ r9[3]) & 0xFFFFFFFF, a.pc_timeout_us,
-                          a.port))
+                          blank, raw, a.pc_timeout_us, a.port))
             out += qp_lines(i, s, a.port)
             continue
         if prim not in ("key-write", "key-increment"):
             print("dta_p4_control: %s (%s) is not served by this program"
                   % (s["name"], prim), file=sys.stderr)
             continue
+        if s.get("family") == "prototype":
+            fail("%s: the prototype hash family's Key-Write (reversed key, "
+                 "copy byte) is not what the program computes" % s["name"])
         add_roles(roles, s)
         size = s["slots"] if prim == "key-write" else s["width"]
         if size & (size - 1):

@@ -5,7 +5,10 @@
  * the RoCEv2 frames it must send (expected.pcap), plus the collector
  * description its control plane reads (desc.json).
  *
- *   p4_vectors OUTDIR
+ *   p4_vectors OUTDIR [proto]
+ *
+ * ("proto": only the Postcarding cases, into one structure of the
+ * prototype hash family: values unencoded, zeros past the path.)
  *
  * The cases: v1 Key-Write with 20- and 4-byte data and N = 1..4, v1
  * Key-Increment, legacy Key-Write and Key-Increment (2- and 3-byte base
@@ -47,6 +50,8 @@ struct st {
 };
 
 static struct st S[NQP];
+static unsigned nst = NQP; /* structures in use */
+static unsigned pci = 4;   /* the Postcarding structure */
 static pcap_dumper_t *in, *exp_out;
 static unsigned nin, nexp;
 
@@ -209,14 +214,14 @@ static void pc_emit(const uint8_t *key, size_t key_len, const uint32_t *v,
 {
 	struct dta_memop ops[8];
 	uint8_t chunk[64];
-	int k = dta_pc_ops(&S[4].l, key, key_len, v, len, chunk, sizeof(chunk),
+	int k = dta_pc_ops(&S[pci].l, key, key_len, v, len, chunk, sizeof(chunk),
 			   ops, 8);
 
 	if (k < 0) {
 		fprintf(stderr, "p4_vectors: dta_pc_ops: %s\n", dta_strerror(k));
 		exit(1);
 	}
-	expect(4, ops, k);
+	expect(pci, ops, k);
 }
 
 /* @format: v1, or a legacy one (4-byte key, no path length: all 5 hops). */
@@ -352,14 +357,15 @@ static void desc_json(const char *path)
 		"\"collector_mac\":\"02:00:00:00:00:02\",\"interface\":\"test\","
 		"\"gid_index\":1,\"udp_port\":4791,\"mtu\":1024,"
 		"\"peer_ip\":\"198.51.100.2\",\"structures\":[");
-	for (unsigned i = 0; i < NQP; i++) {
+	for (unsigned i = 0; i < nst; i++) {
 		const struct dta_layout *l = &S[i].l;
 
 		fprintf(f, "%s{\"name\":\"%s\",\"qpn\":%u,\"peer_qpn\":%u,\"psn\":0,"
 			"\"rkey\":%u,\"addr\":%" PRIu64 ",\"length\":%" PRIu64
 			",\"list_base\":%u,\"primitive\":\"%s\"", i ? "," : "",
 			S[i].name, S[i].qp.dst_qpn, S[i].peer_qpn, S[i].t.rkey,
-			S[i].t.addr, S[i].t.length, i == 3 ? AP_BASE : 0,
+			S[i].t.addr, S[i].t.length,
+			l->primitive == DTA_PRIM_APPEND ? AP_BASE : 0,
 			dta_primitive_name(l->primitive));
 		tool_switch_layout_json(f, l);
 		fputs("}", f);
@@ -373,26 +379,40 @@ int main(int argc, char **argv)
 	char path[4096];
 	pcap_t *pc = pcap_open_dead(DLT_EN10MB, 65535);
 	uint8_t key[13], lkey[4], d20[20], d4[4];
+	int proto = 0;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: p4_vectors OUTDIR\n");
+	if (argc == 3 && !strcmp(argv[2], "proto")) {
+		proto = 1;
+	} else if (argc != 2) {
+		fprintf(stderr, "usage: p4_vectors OUTDIR [proto]\n");
 		return 2;
 	}
-	/* The structures, as a configuration would make them (seed 0). */
+	/* The structures, as a configuration would make them (seed 0). With
+	 * "proto", one Postcarding structure of the prototype hash family
+	 * (values unencoded, zeros past the path, N = 1) and only the
+	 * postcard cases. */
 	S[0].name = "paths";
 	S[1].name = "small";
 	S[2].name = "counters";
 	S[3].name = "events";
 	S[4].name = "postcards";
-	if (dta_layout_kw(&S[0].l, 1u << 20, 20, 4, 4, DTA_HASH_CRC32C, 0) ||
-	    dta_layout_kw(&S[1].l, 65536, 4, 4, 4, DTA_HASH_CRC32C, 0) ||
-	    dta_layout_ki(&S[2].l, 1u << 17, 2, 1, DTA_HASH_CRC32C, 0) ||
-	    dta_layout_ap(&S[3].l, 2, 4, 4, 4, 0) ||
-	    dta_layout_pc(&S[4].l, 4096, 5, 4, 2, DTA_HASH_CRC32C, 0)) {
+	if (proto) {
+		nst = 1;
+		pci = 0;
+		S[0].name = "protocards";
+		if (dta_layout_pc(&S[0].l, 4096, 5, 4, 1, DTA_HASH_PROTOTYPE, 0)) {
+			fprintf(stderr, "p4_vectors: layouts\n");
+			return 1;
+		}
+	} else if (dta_layout_kw(&S[0].l, 1u << 20, 20, 4, 4, DTA_HASH_CRC32C, 0) ||
+		   dta_layout_kw(&S[1].l, 65536, 4, 4, 4, DTA_HASH_CRC32C, 0) ||
+		   dta_layout_ki(&S[2].l, 1u << 17, 2, 1, DTA_HASH_CRC32C, 0) ||
+		   dta_layout_ap(&S[3].l, 2, 4, 4, 4, 0) ||
+		   dta_layout_pc(&S[4].l, 4096, 5, 4, 2, DTA_HASH_CRC32C, 0)) {
 		fprintf(stderr, "p4_vectors: layouts\n");
 		return 1;
 	}
-	for (unsigned i = 0; i < NQP; i++) {
+	for (unsigned i = 0; i < nst; i++) {
 		struct dta_roce_qp *q = &S[i].qp;
 
 		memcpy(q->src_mac, SW_MAC, 6);
@@ -418,7 +438,8 @@ int main(int argc, char **argv)
 	}
 	for (unsigned i = 0; i < 20; i++)
 		d20[i] = (uint8_t)(i * 7 + 1);
-	for (unsigned n = 1; n <= 4; n++) {
+	memcpy(key, "\x0a\x00\x00\x01\x0a\x00\x00\x02\x1f\x90\x00\x50\x06", 13);
+	for (unsigned n = 1; n <= 4 && !proto; n++) {
 		/* An IPv4 5-tuple key, a 5-hop path, N copies. */
 		memcpy(key, "\x0a\x00\x00\x01\x0a\x00\x00\x02\x1f\x90\x00\x50\x06", 13);
 		key[3] = (uint8_t)n;
@@ -426,21 +447,23 @@ int main(int argc, char **argv)
 		kw(0, key, 13, d20, 20, n, 0);
 	}
 	memcpy(d4, "\xde\xad\xbe\xef", 4);
-	kw(1, key, 13, d4, 4, 2, 0);
-	ki(2, key, 13, 1500, 0);
-	ki(2, key, 13, 1ull << 40, 0);
-	/* Legacy: 4-byte key and data, both base header variants. */
-	memcpy(lkey, "\xc0\xa8\x00\x07", 4);
-	kw(1, lkey, 4, d4, 4, 2, 1);
-	kw(1, lkey, 4, d4, 4, 3, 2);
-	ki(2, lkey, 4, 77, 1);
-	/* Append (rings of 4 frames): 25 entries to list 10 and 4 to list 11,
-	 * interleaved (list 10's ring wraps after 4 of its 6 frames; one entry
-	 * stays pending), then 4 legacy ones to list 11. */
-	for (uint32_t i = 0; i < 29; i++)
-		ap(i % 7 == 3 ? AP_BASE + 1 : AP_BASE, 0x100 + i, 0);
-	for (uint32_t i = 0; i < 4; i++)
-		ap(AP_BASE + 1, 0xA000 + i, 1);
+	if (!proto) {
+		kw(1, key, 13, d4, 4, 2, 0);
+		ki(2, key, 13, 1500, 0);
+		ki(2, key, 13, 1ull << 40, 0);
+		/* Legacy: 4-byte key and data, both base header variants. */
+		memcpy(lkey, "\xc0\xa8\x00\x07", 4);
+		kw(1, lkey, 4, d4, 4, 2, 1);
+		kw(1, lkey, 4, d4, 4, 3, 2);
+		ki(2, lkey, 4, 77, 1);
+		/* Append (rings of 4 frames): 25 entries to list 10 and 4 to list 11,
+		 * interleaved (list 10's ring wraps after 4 of its 6 frames; one entry
+		 * stays pending), then 4 legacy ones to list 11. */
+		for (uint32_t i = 0; i < 29; i++)
+			ap(i % 7 == 3 ? AP_BASE + 1 : AP_BASE, 0x100 + i, 0);
+		for (uint32_t i = 0; i < 4; i++)
+			ap(AP_BASE + 1, 0xA000 + i, 1);
+	}
 	/* Postcarding. A: 5 hops in order. B: a 3-hop path, out of order.
 	 * C: path length unknown, hops 0 and 1, then evicted by D, which
 	 * collides in the cache (C written as its 2-hop prefix); D completes
@@ -473,8 +496,10 @@ int main(int argc, char **argv)
 	/* Timers: flush list 10's partial batch (1 entry) and empty list 11
 	 * (nothing); flush flow G's first 2 of 5 hops, flow H's lone hop 2
 	 * (no prefix: nothing) and an empty entry (nothing). */
-	flush(1, AP_BASE);
-	flush(1, AP_BASE + 1);
+	if (!proto) {
+		flush(1, AP_BASE);
+		flush(1, AP_BASE + 1);
+	}
 	{
 		uint8_t g[13], h[13];
 
@@ -497,6 +522,8 @@ int main(int argc, char **argv)
 			postcard_f(h % 2 ? DTA_FORMAT_LEGACY_NACK : DTA_FORMAT_LEGACY,
 				   lk, 4, h, 0, 90 + h);
 	}
+	if (proto)
+		goto done;
 	kw(0, key, 13, d20, 20, 5, 0); /* N = 5 > 4: no frames */
 	/* Dropped: a Postcarding report with a hop beyond the program's 5. */
 	{
@@ -534,6 +561,7 @@ int main(int argc, char **argv)
 	nak(0, 2);
 	key[3] = 9;
 	kw(0, key, 13, d20, 20, 2, 0);
+done:
 	pcap_dump_close(in);
 	pcap_dump_close(exp_out);
 	pcap_close(pc);

@@ -93,6 +93,22 @@ run_switch dta.json cmds.txt 1 "$(/usr/bin/python3 "$here/pcap_compare.py" --cou
 /usr/bin/python3 "$here/pcap_compare.py" expected.pcap p1_out.pcap
 echo "ok: BMv2 sent the reference model's frames"
 
+# 1b. Postcarding of the prototype hash family (values unencoded, zeros
+# past the path): its own vectors, one structure.
+mkdir proto
+cp "$here/vectors/proto/in.pcap" proto/p0_in.pcap
+cp "$here/vectors/proto/expected.pcap" "$here/vectors/proto/desc.json" proto/
+cp empty.pcap proto/p1_in.pcap
+cp dta.json empty.pcap proto/
+cd proto
+/usr/bin/python3 "$top/translator-p4/control/dta_p4_control.py" \
+	--desc desc.json --bmv2-json dta.json --port 1 --mac 02:00:00:00:00:01 \
+	--pc-timeout-us 0 > cmds.txt
+run_switch dta.json cmds.txt 1 "$(/usr/bin/python3 "$here/pcap_compare.py" --count expected.pcap)" 0 1
+/usr/bin/python3 "$here/pcap_compare.py" expected.pcap p1_out.pcap
+cd ..
+echo "ok: and for the prototype family's postcards"
+
 # 2. The reporter examples: TCP packets in, DTA reports out (port 2, a
 # mirror session), read by dta-translator and queried back.
 /usr/bin/python3 "$here/mkflows.py" flows.pcap
