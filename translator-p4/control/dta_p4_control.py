@@ -13,7 +13,9 @@ simple_switch_CLI commands that program the switch:
 - the Key-Write and Key-Increment structures (slots, slot size, address,
   R_Key, N, egress port) and the Append structures (list range, ring,
   address, R_Key; their lists numbered in the batching registers);
-- multicast groups 1..4 with 1..4 replicas (replica id = copy index);
+- multicast groups 1..4 with 1..4 replicas (replica id = copy index), and
+  clone session 100, which sends datagrams with several reports round
+  again;
 - with --flush, the timer a switch lacks: flush packets that make it write
   partial Append batches and incomplete postcard flows old enough.
 
@@ -267,6 +269,9 @@ def main():
         out.append("set_crc32_parameters %s 0x%08x 0x%08x 0x%08x true true"
                    % (calc["name"], poly, init, xorout))
 
+    # Datagrams with several reports: a clone of each goes round again
+    # (clone session 100 of the program; its port does not matter).
+    out.append("mirroring_add 100 %d" % a.port)
     # Multicast group N: N replicas to the collector's port, ids 0..N-1.
     handle = 0
     for n in range(1, 5):

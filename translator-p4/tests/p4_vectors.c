@@ -17,7 +17,7 @@
  * order, a path of unknown length, flows evicted from the switch's cache
  * by colliding ones, with and without a prefix from hop 0), a N above the structure's (dropped), and a PSN sequence NAK
  * from the collector in the middle, after which the queue pair continues
- * at the NAK's PSN.
+ * at the NAK's PSN; last, three reports in one datagram.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -95,15 +95,26 @@ static void send_report(const uint8_t *pl, size_t len, uint16_t dport)
 	dump(in, f, n, &nin);
 }
 
+/* While @packing, reports collect in one datagram (several v1 reports per
+ * UDP payload, docs/wire-format.md) instead of leaving one by one. */
+static int packing;
+static uint8_t packbuf[1024];
+static size_t packlen;
+
 /* Encode @r and send it to the translator. */
 static void send_encoded(const struct dta_report *r)
 {
 	uint8_t buf[512];
 	int len = dta_wire_encode(r, buf, sizeof(buf));
 
-	if (len < 0) {
+	if (len < 0 || (packing && packlen + (size_t)len > sizeof(packbuf))) {
 		fprintf(stderr, "p4_vectors: encode: %s\n", dta_strerror(len));
 		exit(1);
+	}
+	if (packing) {
+		memcpy(packbuf + packlen, buf, (size_t)len);
+		packlen += (size_t)len;
+		return;
 	}
 	send_report(buf, (size_t)len, 40040);
 }
@@ -561,6 +572,15 @@ int main(int argc, char **argv)
 	nak(0, 2);
 	key[3] = 9;
 	kw(0, key, 13, d20, 20, 2, 0);
+	/* Three reports in one datagram: the switch handles one per pass
+	 * (the rest recirculate), in order. */
+	packing = 1;
+	key[3] = 10;
+	kw(0, key, 13, d20, 20, 2, 0);
+	ki(2, key, 13, 5, 0);
+	kw(1, key, 13, d4, 4, 3, 0);
+	packing = 0;
+	send_report(packbuf, packlen, 40040);
 done:
 	pcap_dump_close(in);
 	pcap_dump_close(exp_out);

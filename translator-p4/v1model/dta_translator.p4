@@ -41,8 +41,10 @@
  * switch has no modulo); 13-byte keys (IPv4 5-tuples), 4- or 20-byte
  * Key-Write data, 4-byte Append entries in batches of 4, 5-hop postcard
  * chunks; legacy reports with their 4-byte keys and data (legacy postcards
- * number hops from 1 and carry no path length: all 5 hops); one report per
- * packet; N <= 4.
+ * number hops from 1 and carry no path length: all 5 hops); N <= 4.
+ * Several v1 reports in one datagram are handled one per pass: a clone of
+ * the datagram (session MORE_SESSION) loses its first report in egress
+ * and recirculates.
  */
 #include <core.p4>
 #include <v1model.p4>
@@ -55,6 +57,9 @@
 #define OP_ATOMIC_ACK 0x12
 #define OP_FETCH_ADD 0x14
 #define MAX_QPS 16
+/* Clone session of datagrams with more reports (control plane: any port) */
+#define MORE_SESSION 100
+#define PKT_INSTANCE_TYPE_INGRESS_CLONE 1
 
 header ethernet_h {
     bit<48> dst;
@@ -230,6 +235,8 @@ struct metadata {
     bit<32> v3;
     bit<32> v4;
     bit<32> blank;       /* g(blank): slots past the path */
+    bit<1>  pc_raw;      /* prototype family: values unencoded, zeros
+                          * past the path */
     bit<32> role9_0;     /* value codes g(v_i), CRC role 9 */
     bit<32> role9_1;
     bit<32> role9_2;
@@ -546,6 +553,7 @@ control DtaIngress(inout headers hdr, inout metadata meta,
     }
     action pc_structure(bit<8> qp, bit<64> chunks, bit<64> base_addr,
                         bit<32> rkey, bit<8> redundancy, bit<32> blank,
+                        bit<1> raw,
                         bit<48> timeout, bit<9> port) {
         meta.timeout = timeout;
         meta.qp = qp;
@@ -555,6 +563,7 @@ control DtaIngress(inout headers hdr, inout metadata meta,
         meta.rkey = rkey;
         meta.copies = redundancy;
         meta.blank = blank;
+        meta.pc_raw = raw;
         sm.egress_spec = port;
     }
     table pc_table {
@@ -577,6 +586,13 @@ control DtaIngress(inout headers hdr, inout metadata meta,
     }
 
     apply {
+        /* Several v1 reports in one datagram (docs/wire-format.md): this
+         * pass handles the first; a clone goes to egress, which strips it
+         * and recirculates the rest, to be parsed again from the next. */
+        if (hdr.base.isValid() &&
+            hdr.udp.len != 8 + 12 + hdr.base.length) {
+            clone(CloneType.I2E, MORE_SESSION);
+        }
         if (meta.kind == 9) {
             bit<3> cls = hdr.aeth.syndrome[7:5];
             bit<5> code = hdr.aeth.syndrome[4:0];
@@ -876,6 +892,28 @@ control DtaEgress(inout headers hdr, inout metadata meta,
         bit<16> ipid;
         bit<64> index;
 
+        if (sm.instance_type == PKT_INSTANCE_TYPE_INGRESS_CLONE) {
+            /* The reports after the first: drop the first and send the
+             * rest round again. A datagram shorter than its first
+             * report's length says is malformed: nothing follows. */
+            bit<16> first = 12 + hdr.base.length;
+            if (hdr.udp.len < 8 + first) {
+                mark_to_drop(sm);
+                return;
+            }
+            hdr.udp.len = hdr.udp.len - first;
+            hdr.ipv4.total_len = hdr.ipv4.total_len - first;
+            hdr.base.setInvalid();
+            hdr.kw.setInvalid();
+            hdr.ki.setInvalid();
+            hdr.ap.setInvalid();
+            hdr.pc.setInvalid();
+            hdr.key13.setInvalid();
+            hdr.data4.setInvalid();
+            hdr.data20.setInvalid();
+            recirculate_preserving_field_list(0);
+            return;
+        }
         if (meta.kind == 9) {
             /* A PSN sequence NAK: the responder expects bth.psn. */
             psn_reg.write((bit<32>)meta.qp, hdr.bth.psn);
@@ -1045,11 +1083,26 @@ control DtaEgress(inout headers hdr, inout metadata meta,
             hdr.reth.rkey = meta.rkey;
             hdr.reth.len = PC_CHUNK;
             hdr.pc_chunk.setValid();
+            if (meta.pc_raw == 1) {
+                /* The prototype family (docs/layouts.md): values stored
+                 * unencoded, hops past the path raw zeros. */
+                meta.role9_0 = meta.v0;
+                meta.role9_1 = meta.v1;
+                meta.role9_2 = meta.v2;
+                meta.role9_3 = meta.v3;
+                meta.role9_4 = meta.v4;
+            }
             hdr.pc_chunk.s0 = meta.role10 ^ (meta.pc_len > 0 ? meta.role9_0 : meta.blank);
             hdr.pc_chunk.s1 = meta.role11 ^ (meta.pc_len > 1 ? meta.role9_1 : meta.blank);
             hdr.pc_chunk.s2 = meta.role12 ^ (meta.pc_len > 2 ? meta.role9_2 : meta.blank);
             hdr.pc_chunk.s3 = meta.role13 ^ (meta.pc_len > 3 ? meta.role9_3 : meta.blank);
             hdr.pc_chunk.s4 = meta.role14 ^ (meta.pc_len > 4 ? meta.role9_4 : meta.blank);
+            if (meta.pc_raw == 1) {
+                if (meta.pc_len <= 1) { hdr.pc_chunk.s1 = 0; }
+                if (meta.pc_len <= 2) { hdr.pc_chunk.s2 = 0; }
+                if (meta.pc_len <= 3) { hdr.pc_chunk.s3 = 0; }
+                if (meta.pc_len <= 4) { hdr.pc_chunk.s4 = 0; }
+            }
             hdr.pc_chunk.pad = 0;
         } else if (meta.kind == DTA_OP_APPEND) {
             /* Frame (list, (seq - 1) mod ring) of the list's ring */
@@ -1186,6 +1239,8 @@ control DtaEgress(inout headers hdr, inout metadata meta,
         }
         hdr.icrc.setValid();
         hdr.icrc.icrc = c[7:0] ++ c[15:8] ++ c[23:16] ++ c[31:24];
+        /* Reports after the first are still payload: cut them off. */
+        truncate((bit<32>)(14 + hdr.ipv4.total_len));
     }
 }
 
