@@ -65,6 +65,59 @@ static void test_reference_write(void **state)
 	assert_int_equal(dta_roce_parse(got, n, &p), -EBADMSG);
 }
 
+/*
+ * translator-p4/tna computes the ICRC of a 16-entry Append frame (144 bytes
+ * of ICRC input, more than one Tofino hash takes) in two hashes: standard
+ * CRC-32 over the head followed by as many zero bytes as the tail has, XOR
+ * CRC-32 with zero initial value and final XOR over the tail (CRC is affine
+ * over GF(2)). Check that split, at the program's boundary (the last 40
+ * bytes: entries 8..15 and the trailer), against dta_roce_icrc().
+ */
+static void test_icrc_split(void **state)
+{
+	struct dta_roce_qp qp = test_qp();
+	struct dta_roce_target t = { .addr = 0x7f00fffffff0ull, .rkey = 0x77,
+				     .length = 1 << 20 };
+	uint8_t frame_data[80], frame[256], in[256];
+	struct dta_memop op = { .kind = DTA_MEMOP_WRITE, .offset = 4096,
+				.len = sizeof(frame_data),
+				.data = frame_data };
+	struct dta_hashfn lin = { .kind = DTA_HASHFN_CRC32, .poly = 0x04C11DB7 };
+	const size_t tail = 40;
+	uint32_t want, head;
+	size_t n, len;
+	int rc;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(frame_data); i++)
+		frame_data[i] = (uint8_t)(i * 37 + 11);
+	rc = dta_roce_build(&qp, &t, &op, frame, sizeof(frame));
+	assert_true(rc > 0);
+	n = (size_t)rc;
+	/* IP header to the end of the payload: no padding for 80 bytes */
+	len = n - 14 - 4;
+	want = dta_roce_icrc(frame + 14, len);
+	assert_int_equal(want, (uint32_t)frame[n - 4] | (uint32_t)frame[n - 3] << 8 |
+			 (uint32_t)frame[n - 2] << 16 | (uint32_t)frame[n - 1] << 24);
+	/* The masked ICRC input, as the P4 program lists its fields */
+	memset(in, 0xff, 8);
+	memcpy(in + 8, frame + 14, len);
+	in[8 + 1] = 0xff;                        /* TOS */
+	in[8 + 8] = 0xff;                        /* TTL */
+	in[8 + 10] = in[8 + 11] = 0xff;          /* IPv4 checksum */
+	in[8 + 26] = in[8 + 27] = 0xff;          /* UDP checksum */
+	in[8 + 28 + 4] = 0xff;                   /* FECN, BECN, reserved */
+	assert_int_equal(dta_crc32(0, in, 8 + len), want);
+	assert_int_equal(8 + len, 144);
+	assert_int_equal(dta_hashfn_prepare(&lin), 0);
+	memset(in + 8 + len - tail, 0, tail);
+	head = dta_crc32(0, in, 8 + len);
+	assert_int_equal(head ^ (uint32_t)dta_hashfn_eval(&lin, frame + n - 4 - tail,
+							  tail), want);
+	/* and the split is not vacuous: the zeroed head alone is not it */
+	assert_int_not_equal(head, want);
+}
+
 static void test_build_errors_leave_qp(void **state)
 {
 	struct dta_roce_qp qp = test_qp();
@@ -215,6 +268,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reference_write),
 		cmocka_unit_test(test_build_errors_leave_qp),
+		cmocka_unit_test(test_icrc_split),
 		cmocka_unit_test(test_replies_and_resync),
 		cmocka_unit_test(test_parse_rejects),
 	};
