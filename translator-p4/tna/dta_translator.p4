@@ -1,0 +1,1823 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * DTA translator for Tofino-1 (TNA): the v1model program
+ * (../v1model/dta_translator.p4) rebuilt for a pipeline where every
+ * register lives in one stage, is touched once per packet by a stateful
+ * ALU, and nothing multiplies or takes a modulo. Same reports in (UDP
+ * 40040, v1; legacy with -DTNA_LEGACY), same RoCEv2 frames out, same collector
+ * description; README.md ("Tofino") lists where it differs and what it
+ * costs. Status: the p4c Tofino back end allocates and places it, but in
+ * 23 stages where Tofino-1 has 12; README.md says what must shrink.
+ *
+ * Ingress: parse, pick the structure, Key-Write checksum, the Postcarding
+ * cache and the Append batches (stateful), then replicate N copies
+ * (multicast group N, replica id = copy). What egress needs rides in a
+ * bridged header and in the headers ingress builds (key, chunk values,
+ * Append frame).
+ * Egress: per copy, slot hashes, queue pair PSN and IPv4 id (stateful),
+ * addresses, the RoCEv2 headers, and the ICRC.
+ *
+ * CRC roles are compile-time on Tofino (a CRCPolynomial is a constructor
+ * argument): DTA_ROLE<r>_POLY / _INIT / _XOR below default to libdta's
+ * CRC-32C family with seed 0; `dta_p4_control.py --tna-defines` prints
+ * the -D options for a collector's own layout.
+ */
+#include <core.p4>
+#include <tna.p4>
+
+#include "../include/dta_headers.p4"
+
+/* ---- compile-time geometry ---- */
+#ifndef AP_BATCH
+#define AP_BATCH 4           /* Append entries per frame: 2, 4, 8 or 16 */
+#endif
+#ifndef AP_MAX_LISTS
+#define AP_MAX_LISTS 65536
+#endif
+#ifndef PC_CACHE
+#define PC_CACHE 32768       /* Postcarding cache entries (paper: 32K) */
+#endif
+#define PC_CACHE_BITS 15
+typedef bit<PC_CACHE_BITS> PCI_T;  /* a cache entry's index */
+#define PC_HOPS 5
+#define PC_CHUNK 32
+#define MAX_QPS 64
+
+#if AP_BATCH == 2
+#define AP_FRAME 24
+#elif AP_BATCH == 4
+#define AP_FRAME 32
+#elif AP_BATCH == 8
+#define AP_FRAME 48
+#elif AP_BATCH == 16
+#define AP_FRAME 80
+#else
+#error "AP_BATCH must be 2, 4, 8 or 16"
+#endif
+
+/* ---- CRC roles (docs/hashing.md) ----
+ * Role r is a reflected CRC-32 with polynomial DTA_ROLE<r>_POLY, initial
+ * value DTA_ROLE<r>_INIT and final XOR DTA_ROLE<r>_XOR. The defaults are
+ * libdta's crc32c family with seed 0; `dta_p4_control.py --tna-defines`
+ * prints the -D options for a collector's own structures. */
+#ifndef DTA_ROLES_GIVEN
+#define DTA_ROLE0_POLY 0x1EDC6F41
+#define DTA_ROLE0_INIT 0xFFFFFFFF
+#define DTA_ROLE0_XOR 0xFFFFFFFF
+#define DTA_ROLE1_POLY 0x04C11DB7
+#define DTA_ROLE1_INIT 0xFFFFFFFF
+#define DTA_ROLE1_XOR 0xFFFFFFFF
+#define DTA_ROLE2_POLY 0x000000AF
+#define DTA_ROLE2_INIT 0xFFFFFFFF
+#define DTA_ROLE2_XOR 0xFFFFFFFF
+#define DTA_ROLE3_POLY 0xA833982B
+#define DTA_ROLE3_INIT 0xFFFFFFFF
+#define DTA_ROLE3_XOR 0xFFFFFFFF
+#define DTA_ROLE8_POLY 0x89AB9B23
+#define DTA_ROLE8_INIT 0xFFFFFFFF
+#define DTA_ROLE8_XOR 0xFFFFFFFF
+#define DTA_ROLE9_POLY 0xA317BB7D
+#define DTA_ROLE9_INIT 0xFFFFFFFF
+#define DTA_ROLE9_XOR 0xFFFFFFFF
+#define DTA_ROLE10_POLY 0x23FB41C5
+#define DTA_ROLE10_INIT 0xFFFFFFFF
+#define DTA_ROLE10_XOR 0xFFFFFFFF
+#define DTA_ROLE11_POLY 0x5B6C08D1
+#define DTA_ROLE11_INIT 0xFFFFFFFF
+#define DTA_ROLE11_XOR 0xFFFFFFFF
+#define DTA_ROLE12_POLY 0xD03A28EF
+#define DTA_ROLE12_INIT 0xFFFFFFFF
+#define DTA_ROLE12_XOR 0xFFFFFFFF
+#define DTA_ROLE13_POLY 0xA5944F99
+#define DTA_ROLE13_INIT 0xFFFFFFFF
+#define DTA_ROLE13_XOR 0xFFFFFFFF
+#define DTA_ROLE14_POLY 0xFFD21C15
+#define DTA_ROLE14_INIT 0xFFFFFFFF
+#define DTA_ROLE14_XOR 0xFFFFFFFF
+#endif
+#define ROLE(r) CRCPolynomial<bit<32>>(DTA_ROLE##r##_POLY, true, false, \
+    false, DTA_ROLE##r##_INIT, DTA_ROLE##r##_XOR)
+/* The value code of "no value" (past the path): role 9 over no bytes. */
+#define DTA_BLANK (DTA_ROLE9_INIT ^ DTA_ROLE9_XOR)
+
+#define ROCE_UDP_PORT 4791
+#define CTRL_UDP_PORT 40041
+#define CTRL_FLUSH_APPEND 1
+#define CTRL_FLUSH_POSTCARD 2
+#define OP_WRITE_ONLY 0x0A
+#define OP_ACK 0x11
+#define OP_ATOMIC_ACK 0x12
+#define OP_FETCH_ADD 0x14
+#define AP_TRAILER_MAGIC 0xDA7A
+
+/* What a packet is, in the bridged header */
+#define K_NONE 0
+#define K_KW 1
+#define K_AP 2
+#define K_KI 3
+#define K_PC 4
+#define K_NAK 9
+
+header ethernet_h {
+    bit<48> dst;
+    bit<48> src;
+    bit<16> ether_type;
+}
+
+header ipv4_h {
+    bit<4>  version;
+    bit<4>  ihl;
+    bit<8>  tos;
+    bit<16> total_len;
+    bit<16> id;
+    bit<3>  flags;
+    bit<13> frag;
+    bit<8>  ttl;
+    bit<8>  protocol;
+    bit<16> csum;
+    bit<32> src;
+    bit<32> dst;
+}
+
+header udp_h {
+    bit<16> sport;
+    bit<16> dport;
+    bit<16> len;
+    bit<16> csum;
+}
+
+header bth_h {
+    bit<8>  opcode;
+    bit<1>  se;
+    bit<1>  migreq;
+    bit<2>  pad;
+    bit<4>  tver;
+    bit<16> pkey;
+    bit<8>  resv8a;
+    bit<24> dqpn;
+    bit<1>  ackreq;
+    bit<7>  resv7;
+    bit<24> psn;
+}
+
+header reth_h {
+    bit<64> va;
+    bit<32> rkey;
+    bit<32> len;
+}
+
+header atomiceth_h {
+    bit<64> va;
+    bit<32> rkey;
+    bit<64> add;
+    bit<64> cmp;
+}
+
+header aeth_h {
+    bit<8>  syndrome;
+    bit<24> msn;
+}
+
+header ctrl_h {
+    bit<8>  kind;
+    bit<8>  reserved;
+    bit<16> reserved2;
+    bit<32> index;
+}
+
+header slot_csum_h { bit<32> csum; }
+
+/* The chunk's flow, written from the cache's 32-bit words (13 or 4
+ * bytes: egress reads it as the key), and its values. */
+header pc_key13_h {
+    bit<32> w0;
+    bit<32> w1;
+    bit<32> w2;
+    bit<8>  w3;
+}
+header pc_key4_h {
+    bit<24> w2;
+    bit<8>  w3;
+}
+
+header pc_vals_h {
+    bit<32> v0;
+    bit<32> v1;
+    bit<32> v2;
+    bit<32> v3;
+    bit<32> v4;
+}
+
+header pc_chunk_h {
+    bit<32> s0;
+    bit<32> s1;
+    bit<32> s2;
+    bit<32> s3;
+    bit<32> s4;
+    bit<96> pad;
+}
+
+/* An Append frame (docs/layouts.md): sequence, first entry index, the
+ * entries, padding to 8 bytes, trailer. */
+header ap_head_h {
+    bit<32> seq;
+    bit<32> first;
+}
+header ap_e_h { bit<32> e; }
+header ap_tail_h {
+    bit<32> tseq;
+    bit<16> count;
+    bit<16> magic;
+}
+header icrc_h {
+    bit<8> b0;
+    bit<8> b1;
+    bit<8> b2;
+    bit<8> b3;
+}
+
+/* Ingress to egress: what egress needs beyond the headers. */
+header bridge_h {
+    bit<8>  kind;
+    bit<8>  qp;
+    bit<1>  legacy;      /* the key is 4 bytes (key4) */
+    bit<1>  data20;
+    bit<1>  raw;         /* Postcarding, prototype family: values unencoded */
+    bit<5>  pad;
+    bit<8>  pc_len;      /* hops in the chunk's path prefix */
+    bit<32> rkey;
+    bit<64> base;        /* structure (or Append list ring) address */
+    bit<32> mask;        /* slots (or counters) - 1 */
+}
+
+struct ig_headers_t {
+    bridge_h   bridge;
+    ethernet_h ethernet;
+    ipv4_h     ipv4;
+    udp_h      udp;
+    bth_h      bth;      /* a reply coming back */
+    aeth_h     aeth;
+    dta_base_h base;
+    dta_kw_h   kw;
+    dta_ki_h   ki;
+    dta_ap_h   ap;
+    dta_pc_h   pc;
+    ctrl_h     ctrl;
+    dta_legacy_base_h      lbase;
+    dta_legacy_nack_base_h lnbase;
+    dta_legacy_kw_h lkw;
+    dta_legacy_ki_h lki;
+    dta_legacy_ap_h lap;
+    dta_legacy_pc_h lpc;
+    /* For egress */
+    dta_key13_h  key13;
+    dta_key4_h   key4;
+    pc_key13_h   pc_key13;
+    pc_key4_h    pc_key4;
+    dta_data4_h  data4;
+    dta_data20_h data20;
+    slot_csum_h  slot_csum;
+    dta_ki_h     kiv;     /* the counter to add */
+    pc_vals_h    pc_vals;
+    ap_head_h    ap_head;
+    ap_e_h       e0;
+    ap_e_h       e1;
+#if AP_BATCH > 2
+    ap_e_h e2;
+    ap_e_h e3;
+#endif
+#if AP_BATCH > 4
+    ap_e_h e4;
+    ap_e_h e5;
+    ap_e_h e6;
+    ap_e_h e7;
+#endif
+#if AP_BATCH > 8
+    ap_e_h e8;
+    ap_e_h e9;
+    ap_e_h e10;
+    ap_e_h e11;
+    ap_e_h e12;
+    ap_e_h e13;
+    ap_e_h e14;
+    ap_e_h e15;
+#endif
+    ap_tail_h ap_tail;
+}
+
+struct ig_meta_t {
+    bit<8>  kind;
+    bit<1>  flush;
+    bit<8>  n;
+    bit<32> csum;
+    bit<32> list;        /* Append list (register index) */
+    bit<32> entry;
+    bit<32> slot;        /* Append: entries already in the batch */
+    bit<32> seq;
+    bit<32> first;
+    bit<32> now;         /* ingress time, ns (wraps after 4.29 s) */
+    bit<32> deadline;    /* now - timeout */
+    bit<32> t;           /* now, or a flush's deadline */
+    /* Postcarding */
+    bit<8>  hop;
+    bit<8>  plen;
+    bit<32> plen_m1;
+    bit<32> val;
+    PCI_T   idx;
+    bit<32> o0;          /* the entry's key before this postcard */
+    bit<32> o1;
+    bit<32> o2;
+    bit<32> o3;          /* key bits 7:0, legacy flag in bit 8 */
+    bit<32> n0;
+    bit<32> n1;
+    bit<32> n2;
+    bit<32> n3;
+    bit<1>  match;
+    bit<4>  eq;          /* key words equal to the entry's */
+    bit<32> remain;      /* hops the entry still needed */
+    bit<1>  restart;
+    bit<16> seen;        /* old hop bits (7:0) and path length (15:8) */
+    bit<16> fresh;       /* a new entry's: this hop, this path length */
+    bit<16> hopbit16;
+    bit<8>  plen_old;    /* the old flow's path length */
+    bit<8>  prefix;
+}
+
+struct eg_headers_t {
+    bridge_h   bridge;
+    ethernet_h ethernet;
+    ipv4_h     ipv4;
+    udp_h      udp;
+    bth_h      bth;
+    reth_h     reth;
+    atomiceth_h atomiceth;
+    dta_key13_h  key13;
+    dta_key4_h   key4;
+    slot_csum_h  slot_csum;
+    dta_data4_h  data4;
+    dta_data20_h data20;
+    dta_ki_h     kiv;
+    pc_vals_h    pc_vals;
+    pc_chunk_h   pc_chunk;
+    ap_head_h    ap_head;
+    ap_e_h       e0;
+    ap_e_h       e1;
+#if AP_BATCH > 2
+    ap_e_h e2;
+    ap_e_h e3;
+#endif
+#if AP_BATCH > 4
+    ap_e_h e4;
+    ap_e_h e5;
+    ap_e_h e6;
+    ap_e_h e7;
+#endif
+#if AP_BATCH > 8
+    ap_e_h e8;
+    ap_e_h e9;
+    ap_e_h e10;
+    ap_e_h e11;
+    ap_e_h e12;
+    ap_e_h e13;
+    ap_e_h e14;
+    ap_e_h e15;
+#endif
+    ap_tail_h ap_tail;
+    icrc_h    icrc;
+}
+
+struct eg_meta_t {
+    bit<32> index;       /* slot, counter, chunk or frame index */
+    bit<64> off;         /* its offset (one shifted term; va has the other) */
+    bit<32> icrc_a;
+    bit<32> icrc_b;
+}
+
+/* ======================= ingress ======================= */
+
+parser DtaIngressParser(packet_in pkt, out ig_headers_t hdr,
+                        out ig_meta_t meta,
+                        out ingress_intrinsic_metadata_t ig_intr_md) {
+    state start {
+        pkt.extract(ig_intr_md);
+        pkt.advance(PORT_METADATA_SIZE);
+        meta.kind = K_NONE;
+        meta.flush = 0;
+        transition parse_ethernet;
+    }
+    state parse_ethernet {
+        pkt.extract(hdr.ethernet);
+        transition select(hdr.ethernet.ether_type) {
+            0x0800: parse_ipv4;
+            default: accept;
+        }
+    }
+    state parse_ipv4 {
+        pkt.extract(hdr.ipv4);
+        transition select(hdr.ipv4.ihl, hdr.ipv4.protocol) {
+            (5, 17): parse_udp;
+            default: accept;
+        }
+    }
+    state parse_udp {
+        pkt.extract(hdr.udp);
+        transition select(hdr.udp.dport) {
+            DTA_UDP_PORT: parse_dta;
+            ROCE_UDP_PORT: parse_bth;
+            CTRL_UDP_PORT: parse_ctrl;
+            default: accept;
+        }
+    }
+    state parse_dta {
+        transition select(pkt.lookahead<bit<8>>(), hdr.udp.len) {
+            (DTA_V1_MAGIC, _): parse_v1;
+#ifdef TNA_LEGACY
+            (DTA_OP_KEY_WRITE, 8 + 2 + 9): parse_legacy_kw;
+            (DTA_OP_KEY_WRITE, 8 + 3 + 9): parse_legacy_nack_kw;
+            (DTA_OP_KEY_INCREMENT, 8 + 2 + 13): parse_legacy_ki;
+            (DTA_OP_KEY_INCREMENT, 8 + 3 + 13): parse_legacy_nack_ki;
+            (DTA_OP_APPEND, 8 + 2 + 8): parse_legacy_ap;
+            (DTA_OP_APPEND, 8 + 3 + 8): parse_legacy_nack_ap;
+            (DTA_OP_POSTCARD, 8 + 2 + 9): parse_legacy_pc;
+            (DTA_OP_POSTCARD, 8 + 3 + 9): parse_legacy_nack_pc;
+#endif
+            default: accept;
+        }
+    }
+    state parse_v1 {
+        pkt.extract(hdr.base);
+        transition select(hdr.base.opcode) {
+            DTA_OP_KEY_WRITE: parse_kw;
+            DTA_OP_KEY_INCREMENT: parse_ki;
+            DTA_OP_APPEND: parse_ap;
+            DTA_OP_POSTCARD: parse_pc;
+            default: accept;
+        }
+    }
+    state parse_kw {
+        pkt.extract(hdr.kw);
+        transition select(hdr.kw.key_len, hdr.kw.data_len) {
+            (13, 4): parse_kw13_4;
+            (13, 20): parse_kw13_20;
+            default: accept;
+        }
+    }
+    state parse_kw13_4 {
+        pkt.extract(hdr.key13);
+        pkt.extract(hdr.data4);
+        meta.kind = K_KW;
+        transition accept;
+    }
+    state parse_kw13_20 {
+        pkt.extract(hdr.key13);
+        pkt.extract(hdr.data20);
+        meta.kind = K_KW;
+        transition accept;
+    }
+    state parse_ki {
+        pkt.extract(hdr.ki);
+        transition select(hdr.ki.key_len) {
+            13: parse_ki13;
+            default: accept;
+        }
+    }
+    state parse_ki13 {
+        pkt.extract(hdr.key13);
+        meta.kind = K_KI;
+        transition accept;
+    }
+    state parse_ap {
+        pkt.extract(hdr.ap);
+        transition select(hdr.ap.data_len) {
+            4: parse_ap4;
+            default: accept;
+        }
+    }
+    state parse_ap4 {
+        pkt.extract(hdr.data4);
+        meta.kind = K_AP;
+        transition accept;
+    }
+    state parse_pc {
+        pkt.extract(hdr.pc);
+        transition select(hdr.pc.key_len) {
+            13: parse_pc13;
+            default: accept;
+        }
+    }
+    state parse_pc13 {
+        pkt.extract(hdr.key13);
+        meta.kind = K_PC;
+        transition accept;
+    }
+    state parse_legacy_kw {
+        pkt.extract(hdr.lbase);
+        transition legacy_kw;
+    }
+    state parse_legacy_nack_kw {
+        pkt.extract(hdr.lnbase);
+        transition legacy_kw;
+    }
+    state legacy_kw {
+        pkt.extract(hdr.lkw);
+        meta.kind = K_KW;
+        transition accept;
+    }
+    state parse_legacy_ki {
+        pkt.extract(hdr.lbase);
+        transition legacy_ki;
+    }
+    state parse_legacy_nack_ki {
+        pkt.extract(hdr.lnbase);
+        transition legacy_ki;
+    }
+    state legacy_ki {
+        pkt.extract(hdr.lki);
+        meta.kind = K_KI;
+        transition accept;
+    }
+    state parse_legacy_ap {
+        pkt.extract(hdr.lbase);
+        transition legacy_ap;
+    }
+    state parse_legacy_nack_ap {
+        pkt.extract(hdr.lnbase);
+        transition legacy_ap;
+    }
+    state legacy_ap {
+        pkt.extract(hdr.lap);
+        meta.kind = K_AP;
+        transition accept;
+    }
+    state parse_legacy_pc {
+        pkt.extract(hdr.lbase);
+        transition legacy_pc;
+    }
+    state parse_legacy_nack_pc {
+        pkt.extract(hdr.lnbase);
+        transition legacy_pc;
+    }
+    state legacy_pc {
+        pkt.extract(hdr.lpc);
+        meta.kind = K_PC;
+        transition accept;
+    }
+    state parse_ctrl {
+        pkt.extract(hdr.ctrl);
+        meta.flush = 1;
+        transition select(hdr.ctrl.kind) {
+            CTRL_FLUSH_APPEND: ctrl_ap;
+            CTRL_FLUSH_POSTCARD: ctrl_pc;
+            default: accept;
+        }
+    }
+    state ctrl_ap {
+        meta.kind = K_AP;
+        transition accept;
+    }
+    state ctrl_pc {
+        meta.kind = K_PC;
+        transition accept;
+    }
+    state parse_bth {
+        pkt.extract(hdr.bth);
+        transition select(hdr.bth.opcode) {
+            OP_ACK: parse_aeth;
+            OP_ATOMIC_ACK: parse_aeth;
+            default: accept;
+        }
+    }
+    state parse_aeth {
+        pkt.extract(hdr.aeth);
+        meta.kind = K_NAK;
+        transition accept;
+    }
+}
+
+/* One Append entry register: written when the batch has `i` entries,
+ * read back by the entry that completes the batch (or a flush). */
+#define AP_ENTRY(i) \
+    Register<bit<32>, bit<32>>(AP_MAX_LISTS) ap_e##i; \
+    RegisterAction<bit<32>, bit<32>, bit<32>>(ap_e##i) ap_e##i##_rw = { \
+        void apply(inout bit<32> v, out bit<32> rv) { \
+            rv = v; \
+            if (meta.slot == i) { \
+                v = meta.entry; \
+            } \
+        } \
+    };
+#define AP_ENTRY_APPLY(i) \
+    hdr.e##i.e = ap_e##i##_rw.execute(meta.list); \
+    hdr.e##i.setValid();
+
+/* One postcard hop value register: this postcard's hop writes it; every
+ * postcard reads the old value (an evicted flow's, or the flow's own). */
+#define PC_VALUE(i) \
+    Register<bit<32>, PCI_T>(PC_CACHE) pc_v##i; \
+    RegisterAction<bit<32>, PCI_T, bit<32>>(pc_v##i) pc_v##i##_rw = { \
+        void apply(inout bit<32> v, out bit<32> rv) { \
+            rv = v; \
+            if (meta.hop == i) { \
+                v = meta.val; \
+            } \
+        } \
+    }; \
+    RegisterAction<bit<32>, PCI_T, bit<32>>(pc_v##i) pc_v##i##_rd = { \
+        void apply(inout bit<32> v, out bit<32> rv) { \
+            rv = v; \
+        } \
+    };
+
+/* One word of a cached flow key: swapped in by every postcard, read by a
+ * flush. */
+#define PC_KEY(i) \
+    Register<bit<32>, PCI_T>(PC_CACHE) pc_k##i; \
+    RegisterAction<bit<32>, PCI_T, bit<32>>(pc_k##i) pc_k##i##_swap = { \
+        void apply(inout bit<32> v, out bit<32> rv) { \
+            rv = v; \
+            v = meta.n##i; \
+        } \
+    }; \
+    RegisterAction<bit<32>, PCI_T, bit<32>>(pc_k##i) pc_k##i##_rd = { \
+        void apply(inout bit<32> v, out bit<32> rv) { \
+            rv = v; \
+        } \
+    };
+
+struct pair_t {
+    bit<32> lo;
+    bit<32> hi;
+}
+
+control DtaIngress(inout ig_headers_t hdr, inout ig_meta_t meta,
+                   in ingress_intrinsic_metadata_t ig_intr_md,
+                   in ingress_intrinsic_metadata_from_parser_t ig_prsr_md,
+                   inout ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md,
+                   inout ingress_intrinsic_metadata_for_tm_t ig_tm_md) {
+    /* Reports by outcome: 0 Key-Write, 1 Key-Increment, 2 no structure,
+     * 3 bad N or hop, 4 not handled, 5 Append, 6 Postcarding chunk. */
+    Counter<bit<32>, bit<3>>(8, CounterType_t.PACKETS) reports;
+    /* Replies by AETH syndrome class: 0 ACK, 1 RNR NAK, 3 NAK. */
+    Counter<bit<32>, bit<3>>(8, CounterType_t.PACKETS) replies;
+
+    Hash<bit<32>>(HashAlgorithm_t.CUSTOM, ROLE(8)) csum13;
+    Hash<bit<32>>(HashAlgorithm_t.CUSTOM, ROLE(8)) csum4;
+    Hash<bit<PC_CACHE_BITS>>(HashAlgorithm_t.CRC32) pc_index13;
+    Hash<bit<PC_CACHE_BITS>>(HashAlgorithm_t.CRC32) pc_index4;
+
+    action drop() {
+        ig_dprsr_md.drop_ctl = 1;
+    }
+
+    /* ---- structures (control plane: one entry each) ---- */
+    action kw_structure(bit<8> qp, bit<32> mask, bit<64> base,
+                        bit<32> rkey) {
+        hdr.bridge.qp = qp;
+        hdr.bridge.mask = mask;
+        hdr.bridge.base = base;
+        hdr.bridge.rkey = rkey;
+    }
+    table kw_table {
+        key = {
+            hdr.data20.isValid(): exact;
+            meta.n: exact;
+        }
+        actions = { kw_structure; drop; }
+        default_action = drop();
+        size = 16;
+    }
+    action ki_structure(bit<8> qp, bit<32> mask, bit<8> rows,
+                        bit<32> rkey) {
+        hdr.bridge.qp = qp;
+        hdr.bridge.mask = mask;
+        hdr.bridge.rkey = rkey;
+        meta.n = rows;
+    }
+    table ki_table {
+        key = { meta.kind: exact; }
+        actions = { ki_structure; drop; }
+        default_action = drop();
+        size = 2;
+    }
+    /* An Append list: its register index, ring (frame index mask) and
+     * where the ring starts, so no multiplication is needed. */
+    action ap_list(bit<8> qp, bit<32> index, bit<32> ring_mask,
+                   bit<64> ring, bit<32> rkey, PortId_t port) {
+        hdr.bridge.qp = qp;
+        meta.list = index;
+        hdr.bridge.mask = ring_mask;
+        hdr.bridge.base = ring;
+        hdr.bridge.rkey = rkey;
+        ig_tm_md.ucast_egress_port = port;
+    }
+    table ap_table {
+        key = { meta.list: exact; }
+        actions = { ap_list; drop; }
+        default_action = drop();
+        size = AP_MAX_LISTS;
+    }
+    action pc_structure(bit<8> qp, bit<32> mask, bit<64> base,
+                        bit<32> rkey, bit<8> redundancy, bit<1> raw,
+                        bit<32> minus_timeout) {
+        hdr.bridge.raw = raw;
+        hdr.bridge.qp = qp;
+        hdr.bridge.mask = mask;
+        hdr.bridge.base = base;
+        hdr.bridge.rkey = rkey;
+        meta.n = redundancy;
+        meta.deadline = meta.now + minus_timeout;
+    }
+    table pc_table {
+        key = { meta.kind: exact; }
+        actions = { pc_structure; drop; }
+        default_action = drop();
+        size = 2;
+    }
+    /* A switch subtracts only what comes from the packet or metadata:
+     * the control plane gives timeouts negated (2^32 - t, in units of
+     * ns, the time base of meta.now). */
+    action ap_timeout(bit<32> minus_timeout) {
+        meta.deadline = meta.now + minus_timeout;
+    }
+    table ap_timeout_table {
+        actions = { ap_timeout; }
+        default_action = ap_timeout(0xFFF0BDC0);   /* 1 ms */
+    }
+    action reply_qp(bit<8> qp, PortId_t port) {
+        hdr.bridge.qp = qp;
+        ig_tm_md.ucast_egress_port = port;
+    }
+    table reply_table {
+        key = { hdr.bth.dqpn: exact; }
+        actions = { reply_qp; drop; }
+        default_action = drop();
+        size = MAX_QPS;
+    }
+    /* 1 << hop (an ALU shifts by constants only) */
+    action set_hopbit(bit<16> b) {
+        meta.hopbit16 = b;
+        meta.fresh[7:0] = b[7:0];
+        meta.fresh[15:8] = meta.plen;
+    }
+    table hopbit_table {
+        key = { meta.hop: exact; }
+        actions = { set_hopbit; }
+        default_action = set_hopbit(0);
+        const entries = {
+            0: set_hopbit(1);
+            1: set_hopbit(2);
+            2: set_hopbit(4);
+            3: set_hopbit(8);
+            4: set_hopbit(16);
+        }
+    }
+    /* Hops present from hop 0 on: the longest run of ones from bit 0. */
+    action set_prefix(bit<8> p) {
+        meta.prefix = p;
+    }
+    table prefix_table {
+        key = { meta.seen: ternary; }
+        actions = { set_prefix; }
+        default_action = set_prefix(0);
+        const entries = {
+            16w0x001F &&& 16w0x001F: set_prefix(5);
+            16w0x000F &&& 16w0x001F: set_prefix(4);
+            16w0x0007 &&& 16w0x000F: set_prefix(3);
+            16w0x0003 &&& 16w0x0007: set_prefix(2);
+            16w0x0001 &&& 16w0x0003: set_prefix(1);
+        }
+    }
+
+    /* ---- Append batching: one register per entry slot ---- */
+    /* Entries in the open batch (lo) and when it began (hi). */
+    Register<pair_t, bit<32>>(AP_MAX_LISTS) ap_count;
+    RegisterAction<pair_t, bit<32>, bit<32>>(ap_count) ap_count_add = {
+        void apply(inout pair_t v, out bit<32> rv) {
+            rv = v.lo;
+            if (v.lo == 0) {
+                v.hi = meta.now;
+            }
+            if (v.lo == AP_BATCH - 1) {
+                v.lo = 0;
+            } else {
+                v.lo = v.lo + 1;
+            }
+        }
+    };
+    /* A flush: close the open batch if it is old enough; returns its
+     * entry count (0: nothing to write). */
+    RegisterAction<pair_t, bit<32>, bit<32>>(ap_count) ap_count_flush = {
+        void apply(inout pair_t v, out bit<32> rv) {
+            rv = 0;
+            if (v.lo != 0 && v.hi <= meta.deadline) {
+                rv = v.lo;
+                v.lo = 0;
+            }
+        }
+    };
+    /* Last batch number (0: none yet, skipped when it wraps). */
+    Register<bit<32>, bit<32>>(AP_MAX_LISTS) ap_seq;
+    RegisterAction<bit<32>, bit<32>, bit<32>>(ap_seq) ap_seq_next = {
+        void apply(inout bit<32> v, out bit<32> rv) {
+            if (v == 0xFFFFFFFF) {
+                v = 1;
+            } else {
+                v = v + 1;
+            }
+            rv = v;
+        }
+    };
+    /* Index of the list's next entry. */
+    Register<bit<32>, bit<32>>(AP_MAX_LISTS) ap_next;
+    RegisterAction<bit<32>, bit<32>, bit<32>>(ap_next) ap_next_add = {
+        void apply(inout bit<32> v, out bit<32> rv) {
+            rv = v;
+            v = v + meta.slot;
+        }
+    };
+    AP_ENTRY(0)
+#if AP_BATCH > 2
+    AP_ENTRY(1)
+    AP_ENTRY(2)
+#endif
+#if AP_BATCH > 4
+    AP_ENTRY(3)
+    AP_ENTRY(4)
+    AP_ENTRY(5)
+    AP_ENTRY(6)
+#endif
+#if AP_BATCH > 8
+    AP_ENTRY(7)
+    AP_ENTRY(8)
+    AP_ENTRY(9)
+    AP_ENTRY(10)
+    AP_ENTRY(11)
+    AP_ENTRY(12)
+    AP_ENTRY(13)
+    AP_ENTRY(14)
+#endif
+
+    /* ---- Postcarding cache, direct-mapped by CRC-32 of the flow key ---- */
+    PC_KEY(0)
+    PC_KEY(1)
+    PC_KEY(2)
+    PC_KEY(3)
+    PC_VALUE(0)
+    PC_VALUE(1)
+    PC_VALUE(2)
+    PC_VALUE(3)
+    PC_VALUE(4)
+    /* Hops the flow still needs (lo; 0: the entry is free) and when its
+     * entry began (hi). The paper's row counter: a hop reported twice
+     * counts twice. */
+    Register<pair_t, PCI_T>(PC_CACHE) pc_state;
+    /* (A stateful ALU takes two PHV inputs: the path length and a time,
+     * meta.t, which is now or, for a flush, the deadline.) */
+    RegisterAction<pair_t, PCI_T, bit<32>>(pc_state) pc_state_add = {
+        void apply(inout pair_t v, out bit<32> rv) {
+            rv = v.lo;
+            if (v.lo == 0) {
+                v.lo = meta.plen_m1;
+                v.hi = meta.t;
+            } else {
+                v.lo = v.lo - 1;
+            }
+        }
+    };
+    /* Another flow's postcard: it takes the entry. */
+    RegisterAction<pair_t, PCI_T, bit<32>>(pc_state) pc_state_new = {
+        void apply(inout pair_t v, out bit<32> rv) {
+            rv = v.lo;
+            v.lo = meta.plen_m1;
+            v.hi = meta.t;
+        }
+    };
+    RegisterAction<pair_t, PCI_T, bit<32>>(pc_state) pc_state_flush = {
+        void apply(inout pair_t v, out bit<32> rv) {
+            rv = 0;
+            if (v.lo != 0 && v.hi <= meta.t) {
+                rv = v.lo;
+                v.lo = 0;
+            }
+        }
+    };
+    /* Hop bits present (7:0) and the path length (15:8). */
+    Register<bit<16>, PCI_T>(PC_CACHE) pc_seen;
+    RegisterAction<bit<16>, PCI_T, bit<16>>(pc_seen) pc_seen_add = {
+        void apply(inout bit<16> v, out bit<16> rv) {
+            rv = v;
+            v = v | meta.hopbit16;
+        }
+    };
+    RegisterAction<bit<16>, PCI_T, bit<16>>(pc_seen) pc_seen_new = {
+        void apply(inout bit<16> v, out bit<16> rv) {
+            rv = v;
+            v = meta.fresh;
+        }
+    };
+    RegisterAction<bit<16>, PCI_T, bit<16>>(pc_seen) pc_seen_rd = {
+        void apply(inout bit<16> v, out bit<16> rv) {
+            rv = v;
+        }
+    };
+
+    /* The flow key as the cache keeps it: 3 x 32 bits and a last word of
+     * 8 bits plus the legacy flag (bit 8). */
+    action pc_report_v1() {
+        meta.n0 = hdr.key13.key[103:72];
+        meta.n1 = hdr.key13.key[71:40];
+        meta.n2 = hdr.key13.key[39:8];
+        meta.n3 = (bit<32>)hdr.key13.key[7:0];
+        meta.hop = hdr.pc.hop;
+        meta.plen = hdr.pc.path_len;
+        meta.val = hdr.pc.value;
+        meta.idx = pc_index13.get({ hdr.key13.key });
+    }
+#ifdef TNA_LEGACY
+    action pc_report_legacy() {
+        meta.n0 = 0;
+        meta.n1 = 0;
+        meta.n2 = (bit<32>)hdr.lpc.key[31:8];
+        meta.n3[31:9] = 0;
+        meta.n3[8:8] = 1;
+        meta.n3[7:0] = hdr.lpc.key[7:0];
+        meta.hop = hdr.lpc.hop - 1;   /* 0 becomes 255: malformed */
+        meta.plen = PC_HOPS;
+        meta.val = hdr.lpc.data;
+        meta.idx = pc_index4.get({ hdr.lpc.key });
+    }
+#endif
+
+    apply {
+        meta.now = ig_prsr_md.global_tstamp[31:0];
+        hdr.bridge.setValid();
+        hdr.bridge.kind = meta.kind;
+        hdr.bridge.legacy = 0;
+        hdr.bridge.data20 = 0;
+        hdr.bridge.raw = 0;
+        hdr.bridge.pad = 0;
+        hdr.bridge.pc_len = 0;
+
+        if (meta.kind == K_NAK) {
+            /* A PSN sequence NAK goes on to the egress of the collector's
+             * port, where the PSN register lives, queued behind the frames
+             * sent before it. Other replies are counted and dropped. */
+            replies.count((bit<3>)hdr.aeth.syndrome[7:5]);
+            if (reply_table.apply().hit) {
+                if (hdr.aeth.syndrome != 0x60) {
+                    drop();
+                }
+            } else {
+                drop();
+            }
+            exit;
+        }
+
+        if (meta.kind == K_KW) {
+#ifdef TNA_LEGACY
+            if (hdr.lkw.isValid()) {
+                meta.n = hdr.lkw.redundancy;
+                hdr.key4.setValid();
+                hdr.key4.key = hdr.lkw.key;
+                hdr.data4.setValid();
+                hdr.data4.data = hdr.lkw.data;
+                hdr.bridge.legacy = 1;
+                meta.csum = csum4.get({ hdr.lkw.key });
+            } else
+#endif
+            {
+                meta.n = hdr.kw.redundancy;
+                meta.csum = csum13.get({ hdr.key13.key });
+            }
+            if (hdr.data20.isValid()) {
+                hdr.bridge.data20 = 1;
+            }
+            /* One entry per N the structure takes (1 .. min(N, 4)): a
+             * miss is no structure or a bad N. */
+            if (!kw_table.apply().hit) {
+                reports.count(2);
+                exit;
+            }
+            /* Zero means "never written" */
+            if (meta.csum == 0) {
+                meta.csum = 1;
+            }
+            hdr.slot_csum.setValid();
+            hdr.slot_csum.csum = meta.csum;
+            ig_tm_md.mcast_grp_a = (MulticastGroupId_t)meta.n;
+            reports.count(0);
+        } else if (meta.kind == K_KI) {
+            hdr.kiv.setValid();
+            hdr.kiv.redundancy = 0;
+            hdr.kiv.key_len = 0;
+            hdr.kiv.reserved = 0;
+#ifdef TNA_LEGACY
+            if (hdr.lki.isValid()) {
+                hdr.key4.setValid();
+                hdr.key4.key = hdr.lki.key;
+                hdr.kiv.counter = hdr.lki.counter;
+                hdr.bridge.legacy = 1;
+            } else
+#endif
+            {
+                hdr.kiv.counter = hdr.ki.counter;
+            }
+            if (!ki_table.apply().hit) {
+                reports.count(2);
+                exit;
+            }
+            ig_tm_md.mcast_grp_a = (MulticastGroupId_t)meta.n;
+            reports.count(1);
+        } else if (meta.kind == K_AP) {
+            if (meta.flush == 1) {
+                meta.list = hdr.ctrl.index;
+#ifdef TNA_LEGACY
+            } else if (hdr.lap.isValid()) {
+                meta.list = hdr.lap.list_id;
+                meta.entry = hdr.lap.data;
+#endif
+            } else {
+                meta.list = hdr.ap.list_id;
+                meta.entry = hdr.data4.data;
+            }
+            if (!ap_table.apply().hit) {
+                reports.count(2);
+                exit;
+            }
+            ap_timeout_table.apply();
+            if (meta.flush == 1) {
+                meta.slot = ap_count_flush.execute(meta.list);
+                if (meta.slot == 0) {
+                    drop();
+                    exit;
+                }
+                meta.entry = 0;
+            } else {
+                meta.slot = ap_count_add.execute(meta.list);
+            }
+            AP_ENTRY_APPLY(0)
+#if AP_BATCH > 2
+            AP_ENTRY_APPLY(1)
+            AP_ENTRY_APPLY(2)
+#endif
+#if AP_BATCH > 4
+            AP_ENTRY_APPLY(3)
+            AP_ENTRY_APPLY(4)
+            AP_ENTRY_APPLY(5)
+            AP_ENTRY_APPLY(6)
+#endif
+#if AP_BATCH > 8
+            AP_ENTRY_APPLY(7)
+            AP_ENTRY_APPLY(8)
+            AP_ENTRY_APPLY(9)
+            AP_ENTRY_APPLY(10)
+            AP_ENTRY_APPLY(11)
+            AP_ENTRY_APPLY(12)
+            AP_ENTRY_APPLY(13)
+            AP_ENTRY_APPLY(14)
+#endif
+            if (meta.flush == 0 && meta.slot != AP_BATCH - 1) {
+                drop();   /* collected; the batch is not full yet */
+                exit;
+            }
+            if (meta.flush == 0) {
+                meta.slot = AP_BATCH;
+            }
+            meta.seq = ap_seq_next.execute(meta.list);
+            meta.first = ap_next_add.execute(meta.list);
+            hdr.ap_head.setValid();
+            hdr.ap_head.seq = meta.seq;
+            hdr.ap_head.first = meta.first;
+#if AP_BATCH == 2
+            hdr.e1.e = meta.entry;
+#elif AP_BATCH == 4
+            hdr.e3.setValid();
+            hdr.e3.e = meta.entry;
+#elif AP_BATCH == 8
+            hdr.e7.setValid();
+            hdr.e7.e = meta.entry;
+#else
+            hdr.e15.setValid();
+            hdr.e15.e = meta.entry;
+#endif
+            hdr.e1.setValid();
+            hdr.ap_tail.setValid();
+            hdr.ap_tail.tseq = meta.seq;
+            hdr.ap_tail.count = (bit<16>)meta.slot;
+            hdr.ap_tail.magic = AP_TRAILER_MAGIC;
+            reports.count(5);
+            /* Entries past the count are zero in the frame: the flush's
+             * registers still hold older batches' entries. */
+            if (meta.flush == 1) {
+                if (meta.slot[7:0] < 2) { hdr.e1.e = 0; }
+#if AP_BATCH > 2
+                if (meta.slot[7:0] < 3) { hdr.e2.e = 0; }
+#endif
+#if AP_BATCH > 4
+                if (meta.slot[7:0] < 4) { hdr.e3.e = 0; }
+                if (meta.slot[7:0] < 5) { hdr.e4.e = 0; }
+                if (meta.slot[7:0] < 6) { hdr.e5.e = 0; }
+                if (meta.slot[7:0] < 7) { hdr.e6.e = 0; }
+#endif
+#if AP_BATCH > 8
+                if (meta.slot[7:0] < 8) { hdr.e7.e = 0; }
+                if (meta.slot[7:0] < 9) { hdr.e8.e = 0; }
+                if (meta.slot[7:0] < 10) { hdr.e9.e = 0; }
+                if (meta.slot[7:0] < 11) { hdr.e10.e = 0; }
+                if (meta.slot[7:0] < 12) { hdr.e11.e = 0; }
+                if (meta.slot[7:0] < 13) { hdr.e12.e = 0; }
+                if (meta.slot[7:0] < 14) { hdr.e13.e = 0; }
+                if (meta.slot[7:0] < 15) { hdr.e14.e = 0; }
+#endif
+            }
+        } else if (meta.kind == K_PC) {
+            if (!pc_table.apply().hit) {
+                reports.count(2);
+                exit;
+            }
+            bit<1> emit = 0;
+            bit<32> k0;
+            bit<32> k1;
+            bit<32> k2;
+            bit<32> k3;
+            bit<32> a0;
+            bit<32> a1;
+            bit<32> a2;
+            bit<32> a3;
+            bit<32> a4;
+            if (meta.flush == 1) {
+                /* The timer: write the flow in cache entry ctrl.index as
+                 * far as its hops run from hop 0, and free the entry. */
+                meta.idx = hdr.ctrl.index[PC_CACHE_BITS - 1:0];
+                k0 = pc_k0_rd.execute(meta.idx);
+                k1 = pc_k1_rd.execute(meta.idx);
+                k2 = pc_k2_rd.execute(meta.idx);
+                k3 = pc_k3_rd.execute(meta.idx);
+                a0 = pc_v0_rd.execute(meta.idx);
+                a1 = pc_v1_rd.execute(meta.idx);
+                a2 = pc_v2_rd.execute(meta.idx);
+                a3 = pc_v3_rd.execute(meta.idx);
+                a4 = pc_v4_rd.execute(meta.idx);
+                meta.t = meta.deadline;
+                meta.remain = pc_state_flush.execute(meta.idx);
+                meta.seen = pc_seen_rd.execute(meta.idx);
+            } else {
+#ifdef TNA_LEGACY
+                if (hdr.lpc.isValid()) {
+                    pc_report_legacy();
+                } else
+#endif
+                {
+                    pc_report_v1();
+                    if (meta.plen == 0) {
+                        meta.plen = PC_HOPS;   /* path length unknown */
+                    }
+                }
+                if (meta.hop >= PC_HOPS || meta.plen > PC_HOPS) {
+                    reports.count(3);
+                    drop();
+                    exit;
+                }
+                meta.plen_m1 = (bit<32>)(meta.plen - 1);
+                hopbit_table.apply();
+                k0 = pc_k0_swap.execute(meta.idx);
+                k1 = pc_k1_swap.execute(meta.idx);
+                k2 = pc_k2_swap.execute(meta.idx);
+                k3 = pc_k3_swap.execute(meta.idx);
+                a0 = pc_v0_rw.execute(meta.idx);
+                a1 = pc_v1_rw.execute(meta.idx);
+                a2 = pc_v2_rw.execute(meta.idx);
+                a3 = pc_v3_rw.execute(meta.idx);
+                a4 = pc_v4_rw.execute(meta.idx);
+                /* The same flow? One 32-bit comparison per gateway. */
+                meta.match = 0;
+                meta.eq = 0;
+                if (k0 == meta.n0) { meta.eq[0:0] = 1; }
+                if (k1 == meta.n1) { meta.eq[1:1] = 1; }
+                if (k2 == meta.n2) { meta.eq[2:2] = 1; }
+                if (k3 == meta.n3) { meta.eq[3:3] = 1; }
+                if (meta.eq == 0xF) {
+                    meta.match = 1;
+                }
+                meta.t = meta.now;
+                if (meta.match == 1) {
+                    meta.remain = pc_state_add.execute(meta.idx);
+                } else {
+                    meta.remain = pc_state_new.execute(meta.idx);
+                }
+                meta.restart = 0;
+                if (meta.match == 0 || meta.remain == 0) {
+                    meta.restart = 1;
+                }
+                if (meta.restart == 1) {
+                    meta.seen = pc_seen_new.execute(meta.idx);
+                } else {
+                    meta.seen = pc_seen_add.execute(meta.idx);
+                }
+            }
+            /* How far the entry's old flow runs from hop 0 */
+            prefix_table.apply();
+            meta.plen_old = meta.seen[15:8];
+            meta.prefix = min(meta.prefix, meta.plen_old);
+            if (meta.flush == 1) {
+                /* Free, not old enough, or no hop 0: nothing to write */
+                if (meta.remain != 0 && meta.prefix != 0) {
+                    emit = 1;
+                }
+            } else {
+                if (meta.match == 0 && meta.remain != 0) {
+                    /* Another flow held the entry: write it as far as its
+                     * hops run from hop 0 (this flow starts afresh). */
+                    if (meta.prefix != 0) {
+                        emit = 1;
+                    }
+                } else if ((meta.restart == 1 && meta.plen == 1) ||
+                           (meta.restart == 0 && meta.remain == 1)) {
+                    /* Every hop of the path: write this flow. */
+                    emit = 1;
+                    meta.prefix = meta.plen;
+                    k0 = meta.n0;
+                    k1 = meta.n1;
+                    k2 = meta.n2;
+                    k3 = meta.n3;
+                    if (meta.hop == 0) { a0 = meta.val; }
+                    if (meta.hop == 1) { a1 = meta.val; }
+                    if (meta.hop == 2) { a2 = meta.val; }
+                    if (meta.hop == 3) { a3 = meta.val; }
+                    if (meta.hop == 4) { a4 = meta.val; }
+                }
+            }
+            if (emit == 0) {
+                drop();
+                exit;
+            }
+            /* The chunk's flow and values go to egress. */
+            hdr.bridge.pc_len = meta.prefix;
+            if (k3[8:8] == 1) {
+                hdr.bridge.legacy = 1;
+                hdr.pc_key4.setValid();
+                hdr.pc_key4.w2 = k2[23:0];
+                hdr.pc_key4.w3 = k3[7:0];
+            } else {
+                hdr.pc_key13.setValid();
+                hdr.pc_key13.w0 = k0;
+                hdr.pc_key13.w1 = k1;
+                hdr.pc_key13.w2 = k2;
+                hdr.pc_key13.w3 = k3[7:0];
+            }
+            hdr.pc_vals.setValid();
+            hdr.pc_vals.v0 = a0;
+            hdr.pc_vals.v1 = a1;
+            hdr.pc_vals.v2 = a2;
+            hdr.pc_vals.v3 = a3;
+            hdr.pc_vals.v4 = a4;
+            ig_tm_md.mcast_grp_a = (MulticastGroupId_t)meta.n;
+            reports.count(6);
+        } else {
+            reports.count(4);
+            drop();
+            exit;
+        }
+        /* The report is gone; what egress needs remains. */
+        hdr.base.setInvalid();
+        hdr.kw.setInvalid();
+        hdr.ki.setInvalid();
+        hdr.ap.setInvalid();
+        hdr.pc.setInvalid();
+        hdr.ctrl.setInvalid();
+#ifdef TNA_LEGACY
+        hdr.lbase.setInvalid();
+        hdr.lnbase.setInvalid();
+        hdr.lkw.setInvalid();
+        hdr.lki.setInvalid();
+        hdr.lap.setInvalid();
+        hdr.lpc.setInvalid();
+#endif
+        if (meta.kind != K_KW) {
+            hdr.data4.setInvalid();
+        }
+        if (meta.kind == K_PC) {
+            hdr.key13.setInvalid();   /* the chunk's key is pc_key13/4 */
+        }
+    }
+}
+
+control DtaIngressDeparser(packet_out pkt, inout ig_headers_t hdr,
+                           in ig_meta_t meta,
+                           in ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md) {
+    apply {
+        pkt.emit(hdr);
+    }
+}
+
+/* ======================= egress ======================= */
+
+parser DtaEgressParser(packet_in pkt, out eg_headers_t hdr,
+                       out eg_meta_t meta,
+                       out egress_intrinsic_metadata_t eg_intr_md) {
+    state start {
+        pkt.extract(eg_intr_md);
+        pkt.extract(hdr.bridge);
+        pkt.extract(hdr.ethernet);
+        pkt.extract(hdr.ipv4);
+        pkt.extract(hdr.udp);
+        transition select(hdr.bridge.kind, hdr.bridge.legacy,
+                          hdr.bridge.data20) {
+            (K_NAK, _, _): parse_bth;
+            (K_KW, 0, 0): kw13_4;
+            (K_KW, 0, 1): kw13_20;
+            (K_KW, 1, _): kw4;
+            (K_KI, 0, _): ki13;
+            (K_KI, 1, _): ki4;
+            (K_PC, 0, _): pc13;
+            (K_PC, 1, _): pc4;
+            (K_AP, _, _): ap;
+            default: accept;
+        }
+    }
+    state parse_bth {
+        pkt.extract(hdr.bth);
+        transition accept;
+    }
+    state kw13_4 {
+        pkt.extract(hdr.key13);
+        pkt.extract(hdr.data4);
+        pkt.extract(hdr.slot_csum);
+        transition accept;
+    }
+    state kw13_20 {
+        pkt.extract(hdr.key13);
+        pkt.extract(hdr.data20);
+        pkt.extract(hdr.slot_csum);
+        transition accept;
+    }
+    state kw4 {
+        pkt.extract(hdr.key4);
+        pkt.extract(hdr.data4);
+        pkt.extract(hdr.slot_csum);
+        transition accept;
+    }
+    state ki13 {
+        pkt.extract(hdr.key13);
+        pkt.extract(hdr.kiv);
+        transition accept;
+    }
+    state ki4 {
+        pkt.extract(hdr.key4);
+        pkt.extract(hdr.kiv);
+        transition accept;
+    }
+    state pc13 {
+        pkt.extract(hdr.key13);
+        pkt.extract(hdr.pc_vals);
+        transition accept;
+    }
+    state pc4 {
+        pkt.extract(hdr.key4);
+        pkt.extract(hdr.pc_vals);
+        transition accept;
+    }
+    state ap {
+        pkt.extract(hdr.ap_head);
+        pkt.extract(hdr.e0);
+        pkt.extract(hdr.e1);
+#if AP_BATCH > 2
+        pkt.extract(hdr.e2);
+        pkt.extract(hdr.e3);
+#endif
+#if AP_BATCH > 4
+        pkt.extract(hdr.e4);
+        pkt.extract(hdr.e5);
+        pkt.extract(hdr.e6);
+        pkt.extract(hdr.e7);
+#endif
+#if AP_BATCH > 8
+        pkt.extract(hdr.e8);
+        pkt.extract(hdr.e9);
+        pkt.extract(hdr.e10);
+        pkt.extract(hdr.e11);
+        pkt.extract(hdr.e12);
+        pkt.extract(hdr.e13);
+        pkt.extract(hdr.e14);
+        pkt.extract(hdr.e15);
+#endif
+        pkt.extract(hdr.ap_tail);
+        transition accept;
+    }
+}
+
+/* The ICRC fields up to the end of the BTH (annex A17): 8 bytes of ones
+ * for the LRH, IPv4 with TOS, TTL and checksum all ones, UDP with its
+ * checksum all ones, BTH with FECN/BECN/reserved all ones. */
+#define ICRC_HEAD \
+    64w0xFFFFFFFFFFFFFFFF, \
+    hdr.ipv4.version, hdr.ipv4.ihl, 8w0xFF, hdr.ipv4.total_len, \
+    hdr.ipv4.id, hdr.ipv4.flags, hdr.ipv4.frag, 8w0xFF, \
+    hdr.ipv4.protocol, 16w0xFFFF, hdr.ipv4.src, hdr.ipv4.dst, \
+    hdr.udp.sport, hdr.udp.dport, hdr.udp.len, 16w0xFFFF, \
+    hdr.bth.opcode, hdr.bth.se, hdr.bth.migreq, hdr.bth.pad, \
+    hdr.bth.tver, hdr.bth.pkey, 8w0xFF, hdr.bth.dqpn, \
+    hdr.bth.ackreq, hdr.bth.resv7, hdr.bth.psn
+#if AP_BATCH == 2
+#define AP_ENTRIES hdr.e0.e, hdr.e1.e
+#elif AP_BATCH == 4
+#define AP_ENTRIES hdr.e0.e, hdr.e1.e, hdr.e2.e, hdr.e3.e
+#elif AP_BATCH == 8
+#define AP_ENTRIES hdr.e0.e, hdr.e1.e, hdr.e2.e, hdr.e3.e, \
+    hdr.e4.e, hdr.e5.e, hdr.e6.e, hdr.e7.e
+#endif
+#define RETH_FIELDS hdr.reth.va, hdr.reth.rkey, hdr.reth.len
+
+/* Standard CRC-32 without its initial value and final XOR: a linear
+ * function, for the tail of a frame too long for one hash (README). */
+#define CRC32_LINEAR \
+    CRCPolynomial<bit<32>>(32w0x04C11DB7, true, false, false, 32w0, 32w0)
+
+control DtaEgress(inout eg_headers_t hdr, inout eg_meta_t meta,
+                  in egress_intrinsic_metadata_t eg_intr_md,
+                  in egress_intrinsic_metadata_from_parser_t eg_prsr_md,
+                  inout egress_intrinsic_metadata_for_deparser_t eg_dprsr_md,
+                  inout egress_intrinsic_metadata_for_output_port_t eg_oport_md) {
+    /* Slot (or counter) of copy n: CRC role n of the key. */
+    Hash<bit<32>>(HashAlgorithm_t.CUSTOM, ROLE(0)) s0_13;
+    Hash<bit<32>>(HashAlgorithm_t.CUSTOM, ROLE(1)) s1_13;
+    Hash<bit<32>>(HashAlgorithm_t.CUSTOM, ROLE(2)) s2_13;
+    Hash<bit<32>>(HashAlgorithm_t.CUSTOM, ROLE(3)) s3_13;
+    Hash<bit<32>>(HashAlgorithm_t.CUSTOM, ROLE(0)) s0_4;
+    Hash<bit<32>>(HashAlgorithm_t.CUSTOM, ROLE(1)) s1_4;
+    Hash<bit<32>>(HashAlgorithm_t.CUSTOM, ROLE(2)) s2_4;
+    Hash<bit<32>>(HashAlgorithm_t.CUSTOM, ROLE(3)) s3_4;
+    /* Postcarding: hop checksums (roles 10..14 of the key) and value
+     * codes (role 9 of each value). */
+    Hash<bit<32>>(HashAlgorithm_t.CUSTOM, ROLE(10)) h10_13;
+    Hash<bit<32>>(HashAlgorithm_t.CUSTOM, ROLE(11)) h11_13;
+    Hash<bit<32>>(HashAlgorithm_t.CUSTOM, ROLE(12)) h12_13;
+    Hash<bit<32>>(HashAlgorithm_t.CUSTOM, ROLE(13)) h13_13;
+    Hash<bit<32>>(HashAlgorithm_t.CUSTOM, ROLE(14)) h14_13;
+    Hash<bit<32>>(HashAlgorithm_t.CUSTOM, ROLE(10)) h10_4;
+    Hash<bit<32>>(HashAlgorithm_t.CUSTOM, ROLE(11)) h11_4;
+    Hash<bit<32>>(HashAlgorithm_t.CUSTOM, ROLE(12)) h12_4;
+    Hash<bit<32>>(HashAlgorithm_t.CUSTOM, ROLE(13)) h13_4;
+    Hash<bit<32>>(HashAlgorithm_t.CUSTOM, ROLE(14)) h14_4;
+    Hash<bit<32>>(HashAlgorithm_t.CUSTOM, ROLE(9)) g0;
+    Hash<bit<32>>(HashAlgorithm_t.CUSTOM, ROLE(9)) g1;
+    Hash<bit<32>>(HashAlgorithm_t.CUSTOM, ROLE(9)) g2;
+    Hash<bit<32>>(HashAlgorithm_t.CUSTOM, ROLE(9)) g3;
+    Hash<bit<32>>(HashAlgorithm_t.CUSTOM, ROLE(9)) g4;
+    /* ICRC, one per frame layout; the Append frame's tail separately. */
+    Hash<bit<32>>(HashAlgorithm_t.CRC32) icrc_kw4;
+    Hash<bit<32>>(HashAlgorithm_t.CRC32) icrc_kw20;
+    Hash<bit<32>>(HashAlgorithm_t.CRC32) icrc_ki;
+    Hash<bit<32>>(HashAlgorithm_t.CRC32) icrc_pc;
+    Hash<bit<32>>(HashAlgorithm_t.CRC32) icrc_ap_head;
+#if AP_BATCH > 8
+    Hash<bit<32>>(HashAlgorithm_t.CUSTOM, CRC32_LINEAR) icrc_ap_tail;
+#endif
+
+    /* PSN of each queue pair: the next one per frame; a PSN sequence NAK
+     * sets the one the responder expects. */
+    Register<bit<32>, bit<8>>(MAX_QPS) psn_reg;
+    /* (One action for both: the NAK and the frames must share a stage.) */
+    RegisterAction<bit<32>, bit<8>, bit<32>>(psn_reg) psn_next = {
+        void apply(inout bit<32> v, out bit<32> rv) {
+            rv = v;
+            if (hdr.bridge.kind == K_NAK) {
+                v = (bit<32>)hdr.bth.psn;
+            } else {
+                v = v + 1;
+            }
+        }
+    };
+    Register<bit<16>, bit<8>>(MAX_QPS) ipid_reg;
+    RegisterAction<bit<16>, bit<8>, bit<16>>(ipid_reg) ipid_next = {
+        void apply(inout bit<16> v, out bit<16> rv) {
+            rv = v;
+            v = v + 1;
+        }
+    };
+
+    action roce_addresses(bit<48> smac, bit<48> dmac, bit<32> sip,
+                          bit<32> dip) {
+        hdr.ethernet.src = smac;
+        hdr.ethernet.dst = dmac;
+        hdr.ipv4.src = sip;
+        hdr.ipv4.dst = dip;
+    }
+    table addr_table {
+        actions = { roce_addresses; }
+        default_action = roce_addresses(0, 0, 0, 0);
+    }
+    action qp_dest(bit<24> dqpn, bit<16> sport) {
+        hdr.bth.dqpn = dqpn;
+        hdr.udp.sport = sport;
+    }
+    table qp_table {
+        key = { hdr.bridge.qp: exact; }
+        actions = { qp_dest; }
+        default_action = qp_dest(0, 49152);
+        size = MAX_QPS;
+    }
+    /* Key-Increment row n's first counter (no multiplication). */
+    action ki_row(bit<64> row) {
+        hdr.bridge.base = row;
+    }
+    table ki_row_table {
+        key = {
+            hdr.bridge.qp: exact;
+            eg_intr_md.egress_rid: exact;
+        }
+        actions = { ki_row; }
+        default_action = ki_row(0);
+        size = 4 * MAX_QPS;
+    }
+
+    /* The steps below are actions of their own: a Tofino action runs in
+     * one stage, so what one computes the next may use. */
+    /* Slot hash of copy n: CRC role n of the key, straight into index */
+    action slot0_13() { meta.index = s0_13.get({ hdr.key13.key }); }
+    action slot1_13() { meta.index = s1_13.get({ hdr.key13.key }); }
+    action slot2_13() { meta.index = s2_13.get({ hdr.key13.key }); }
+    action slot3_13() { meta.index = s3_13.get({ hdr.key13.key }); }
+    action slot0_4() { meta.index = s0_4.get({ hdr.key4.key }); }
+    action slot1_4() { meta.index = s1_4.get({ hdr.key4.key }); }
+    action slot2_4() { meta.index = s2_4.get({ hdr.key4.key }); }
+    action slot3_4() { meta.index = s3_4.get({ hdr.key4.key }); }
+    /* Hop checksums straight into the chunk's slots (an action passes
+     * one 32-bit hash: one action per slot) */
+    action hop0_13() { hdr.pc_chunk.s0 = h10_13.get({ hdr.key13.key }); }
+    action hop1_13() { hdr.pc_chunk.s1 = h11_13.get({ hdr.key13.key }); }
+    action hop2_13() { hdr.pc_chunk.s2 = h12_13.get({ hdr.key13.key }); }
+    action hop3_13() { hdr.pc_chunk.s3 = h13_13.get({ hdr.key13.key }); }
+    action hop4_13() { hdr.pc_chunk.s4 = h14_13.get({ hdr.key13.key }); }
+    action hop0_4() { hdr.pc_chunk.s0 = h10_4.get({ hdr.key4.key }); }
+    action hop1_4() { hdr.pc_chunk.s1 = h11_4.get({ hdr.key4.key }); }
+    action hop2_4() { hdr.pc_chunk.s2 = h12_4.get({ hdr.key4.key }); }
+    action hop3_4() { hdr.pc_chunk.s3 = h13_4.get({ hdr.key4.key }); }
+    action hop4_4() { hdr.pc_chunk.s4 = h14_4.get({ hdr.key4.key }); }
+    action chunk_valid() {
+        hdr.pc_chunk.setValid();
+        hdr.pc_chunk.pad = 0;
+    }
+    /* The RoCEv2 headers every frame has */
+    action roce_common() {
+        hdr.ethernet.ether_type = 0x0800;
+        hdr.ipv4.tos = 0;
+        hdr.ipv4.flags = 2;
+        hdr.ipv4.frag = 0;
+        hdr.ipv4.ttl = 64;
+        hdr.udp.dport = ROCE_UDP_PORT;
+        hdr.udp.csum = 0;
+        hdr.bth.setValid();
+        hdr.bth.se = 0;
+        hdr.bth.migreq = 0;
+        hdr.bth.pad = 0;
+        hdr.bth.tver = 0;
+        hdr.bth.pkey = 0xFFFF;
+        hdr.bth.resv8a = 0;
+        hdr.bth.ackreq = 1;
+        hdr.bth.resv7 = 0;
+    }
+    /* Per frame kind: opcode, lengths (IPv4 20 + UDP 8 + BTH 12 + rest +
+     * ICRC 4), extended header. */
+    action write_frame(bit<32> len) {
+        hdr.bth.opcode = OP_WRITE_ONLY;
+        hdr.reth.setValid();
+        hdr.reth.rkey = hdr.bridge.rkey;
+        hdr.reth.len = len;
+        hdr.ipv4.total_len = 20 + 8 + 12 + 16 + 4 + (bit<16>)len;
+        hdr.udp.len = 8 + 12 + 16 + 4 + (bit<16>)len;
+    }
+    action atomic_frame() {
+        hdr.bth.opcode = OP_FETCH_ADD;
+        hdr.atomiceth.setValid();
+        hdr.atomiceth.rkey = hdr.bridge.rkey;
+        hdr.atomiceth.add = hdr.kiv.counter;
+        hdr.atomiceth.cmp = 0;
+        hdr.ipv4.total_len = 20 + 8 + 12 + 28 + 4;
+        hdr.udp.len = 8 + 12 + 28 + 4;
+    }
+    action ap_frame_number() {
+        meta.index = hdr.ap_head.seq - 1;
+    }
+    action mask_index() {
+        meta.index = meta.index & hdr.bridge.mask;
+    }
+    /* offset = index * size, size = 2^a (+ 2^b), 64 bits wide: the 2^a
+     * term in off, the 2^b term (or 0) in the frame's address field,
+     * which then accumulates the sum and the base. */
+#define OFFSET(name, va) \
+    action name##1(bit<8> a) { \
+        meta.off[31:0] = meta.index << a; \
+        meta.off[63:32] = meta.index >> (32 - a); \
+        va = 0; \
+    } \
+    action name##2(bit<8> a, bit<8> b) { \
+        meta.off[31:0] = meta.index << a; \
+        meta.off[63:32] = meta.index >> (32 - a); \
+        va[31:0] = meta.index << b; \
+        va[63:32] = meta.index >> (32 - b); \
+    } \
+    action name##_sum() { \
+        va = va + meta.off; \
+    } \
+    action name##_base() { \
+        va = va + hdr.bridge.base; \
+    }
+    OFFSET(offw, hdr.reth.va)
+    OFFSET(offa, hdr.atomiceth.va)
+    /* Value codes, in place: g(v_i) (CRC role 9), or g(blank) past the
+     * path */
+    action code0() { hdr.pc_vals.v0 = g0.get({ hdr.pc_vals.v0 }); }
+    action code1() { hdr.pc_vals.v1 = g1.get({ hdr.pc_vals.v1 }); }
+    action code2() { hdr.pc_vals.v2 = g2.get({ hdr.pc_vals.v2 }); }
+    action code3() { hdr.pc_vals.v3 = g3.get({ hdr.pc_vals.v3 }); }
+    action code4() { hdr.pc_vals.v4 = g4.get({ hdr.pc_vals.v4 }); }
+    action chunk() {
+        hdr.pc_chunk.s0 = hdr.pc_chunk.s0 ^ hdr.pc_vals.v0;
+        hdr.pc_chunk.s1 = hdr.pc_chunk.s1 ^ hdr.pc_vals.v1;
+        hdr.pc_chunk.s2 = hdr.pc_chunk.s2 ^ hdr.pc_vals.v2;
+        hdr.pc_chunk.s3 = hdr.pc_chunk.s3 ^ hdr.pc_vals.v3;
+        hdr.pc_chunk.s4 = hdr.pc_chunk.s4 ^ hdr.pc_vals.v4;
+    }
+    action icrc_join() {
+        meta.icrc_a = meta.icrc_a ^ meta.icrc_b;
+    }
+    /* The ICRC goes least significant byte first; what only egress
+     * needed leaves. */
+    action finish() {
+        hdr.icrc.setValid();
+        hdr.icrc.b0 = meta.icrc_a[7:0];
+        hdr.icrc.b1 = meta.icrc_a[15:8];
+        hdr.icrc.b2 = meta.icrc_a[23:16];
+        hdr.icrc.b3 = meta.icrc_a[31:24];
+        hdr.bridge.setInvalid();
+        hdr.key13.setInvalid();
+        hdr.key4.setInvalid();
+        hdr.kiv.setInvalid();
+        hdr.pc_vals.setInvalid();
+    }
+
+    apply {
+        hdr.bth.psn = (bit<24>)psn_next.execute(hdr.bridge.qp);
+        if (hdr.bridge.kind == K_NAK) {
+            /* The NAK set the PSN register to what the responder expects */
+            eg_dprsr_md.drop_ctl = 1;
+            exit;
+        }
+        meta.icrc_b = 0;
+        hdr.ipv4.id = ipid_next.execute(hdr.bridge.qp);
+        addr_table.apply();
+        qp_table.apply();
+        roce_common();
+        /* Slot of copy n (replica id): CRC role n of the key */
+        if (hdr.bridge.kind == K_AP) {
+            ap_frame_number();
+        } else if (hdr.key4.isValid()) {
+            if (eg_intr_md.egress_rid == 0) {
+                slot0_4();
+            } else if (eg_intr_md.egress_rid == 1) {
+                slot1_4();
+            } else if (eg_intr_md.egress_rid == 2) {
+                slot2_4();
+            } else {
+                slot3_4();
+            }
+        } else {
+            if (eg_intr_md.egress_rid == 0) {
+                slot0_13();
+            } else if (eg_intr_md.egress_rid == 1) {
+                slot1_13();
+            } else if (eg_intr_md.egress_rid == 2) {
+                slot2_13();
+            } else {
+                slot3_13();
+            }
+        }
+        mask_index();
+
+        if (hdr.bridge.kind == K_KW) {
+            if (hdr.data20.isValid()) {
+                write_frame(24);
+                offw2(4, 3);   /* 24-byte slots */
+            } else {
+                write_frame(8);
+                offw1(3);
+            }
+        } else if (hdr.bridge.kind == K_PC) {
+            write_frame(PC_CHUNK);
+            offw1(5);
+        } else if (hdr.bridge.kind == K_AP) {
+            write_frame(AP_FRAME);
+#if AP_FRAME == 32
+            offw1(5);
+#elif AP_FRAME == 24
+            offw2(4, 3);
+#elif AP_FRAME == 48
+            offw2(5, 4);
+#else
+            offw2(6, 4);
+#endif
+        } else {
+            atomic_frame();
+            ki_row_table.apply();
+            offa1(3);
+        }
+        if (hdr.atomiceth.isValid()) {
+            offa_sum();
+            offa_base();
+        } else {
+            offw_sum();
+            offw_base();
+        }
+
+        if (hdr.bridge.kind == K_PC) {
+            /* Slot i: hop checksum (CRC role 10 + i of the flow) XOR the
+             * value code g(v_i) (CRC role 9), or g(blank) past the path;
+             * prototype family: the value, and zero past the path. */
+            chunk_valid();
+            if (hdr.key4.isValid()) {
+                hop0_4();
+                hop1_4();
+                hop2_4();
+                hop3_4();
+                hop4_4();
+            } else {
+                hop0_13();
+                hop1_13();
+                hop2_13();
+                hop3_13();
+                hop4_13();
+            }
+            if (hdr.bridge.raw == 0) {
+                if (hdr.bridge.pc_len > 0) { code0(); } else { hdr.pc_vals.v0 = DTA_BLANK; }
+                if (hdr.bridge.pc_len > 1) { code1(); } else { hdr.pc_vals.v1 = DTA_BLANK; }
+                if (hdr.bridge.pc_len > 2) { code2(); } else { hdr.pc_vals.v2 = DTA_BLANK; }
+                if (hdr.bridge.pc_len > 3) { code3(); } else { hdr.pc_vals.v3 = DTA_BLANK; }
+                if (hdr.bridge.pc_len > 4) { code4(); } else { hdr.pc_vals.v4 = DTA_BLANK; }
+            }
+            chunk();
+            if (hdr.bridge.raw == 1) {
+                if (hdr.bridge.pc_len <= 1) { hdr.pc_chunk.s1 = 0; }
+                if (hdr.bridge.pc_len <= 2) { hdr.pc_chunk.s2 = 0; }
+                if (hdr.bridge.pc_len <= 3) { hdr.pc_chunk.s3 = 0; }
+                if (hdr.bridge.pc_len <= 4) { hdr.pc_chunk.s4 = 0; }
+            }
+        }
+
+        /* ICRC (annex A17) over the finished headers */
+        if (hdr.bridge.kind == K_KI) {
+            meta.icrc_a = icrc_ki.get({ ICRC_HEAD,
+                hdr.atomiceth.va, hdr.atomiceth.rkey,
+                hdr.atomiceth.add, hdr.atomiceth.cmp });
+        } else if (hdr.bridge.kind == K_PC) {
+            meta.icrc_a = icrc_pc.get({ ICRC_HEAD, RETH_FIELDS,
+                hdr.pc_chunk.s0, hdr.pc_chunk.s1, hdr.pc_chunk.s2,
+                hdr.pc_chunk.s3, hdr.pc_chunk.s4, hdr.pc_chunk.pad });
+        } else if (hdr.bridge.kind == K_AP) {
+#if AP_BATCH <= 8
+            meta.icrc_a = icrc_ap_head.get({ ICRC_HEAD, RETH_FIELDS,
+                hdr.ap_head.seq, hdr.ap_head.first, AP_ENTRIES,
+                hdr.ap_tail.tseq, hdr.ap_tail.count, hdr.ap_tail.magic });
+#else
+            /* 144 bytes: more than one hash takes. CRC is affine, so
+             * CRC(A ++ B) = CRC(A ++ zeros) ^ CRClinear(B), |zeros| = |B|
+             * (tests/test_roce.c checks this split). */
+            meta.icrc_a = icrc_ap_head.get({ ICRC_HEAD, RETH_FIELDS,
+                hdr.ap_head.seq, hdr.ap_head.first,
+                hdr.e0.e, hdr.e1.e, hdr.e2.e, hdr.e3.e,
+                hdr.e4.e, hdr.e5.e, hdr.e6.e, hdr.e7.e, 320w0 });
+            meta.icrc_b = icrc_ap_tail.get({
+                hdr.e8.e, hdr.e9.e, hdr.e10.e, hdr.e11.e,
+                hdr.e12.e, hdr.e13.e, hdr.e14.e, hdr.e15.e,
+                hdr.ap_tail.tseq, hdr.ap_tail.count, hdr.ap_tail.magic });
+#endif
+        } else if (hdr.data20.isValid()) {
+            meta.icrc_a = icrc_kw20.get({ ICRC_HEAD, RETH_FIELDS,
+                hdr.slot_csum.csum, hdr.data20.data });
+        } else {
+            meta.icrc_a = icrc_kw4.get({ ICRC_HEAD, RETH_FIELDS,
+                hdr.slot_csum.csum, hdr.data4.data });
+        }
+        icrc_join();
+        finish();
+    }
+}
+
+control DtaEgressDeparser(packet_out pkt, inout eg_headers_t hdr,
+                          in eg_meta_t meta,
+                          in egress_intrinsic_metadata_for_deparser_t eg_dprsr_md) {
+    Checksum() ipv4_csum;
+    apply {
+        hdr.ipv4.csum = ipv4_csum.update({
+            hdr.ipv4.version, hdr.ipv4.ihl, hdr.ipv4.tos,
+            hdr.ipv4.total_len, hdr.ipv4.id, hdr.ipv4.flags,
+            hdr.ipv4.frag, hdr.ipv4.ttl, hdr.ipv4.protocol,
+            hdr.ipv4.src, hdr.ipv4.dst });
+        pkt.emit(hdr);
+    }
+}
+
+Pipeline(DtaIngressParser(), DtaIngress(), DtaIngressDeparser(),
+         DtaEgressParser(), DtaEgress(), DtaEgressDeparser()) pipe;
+
+Switch(pipe) main;
