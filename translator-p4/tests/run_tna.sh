@@ -31,9 +31,9 @@ trap 'rm -rf "$work"' EXIT INT TERM
 compile() {
 	name=$1
 	shift
-	echo "== $name: p4c-barefoot --target tofino --arch tna $*"
+	echo "== $name: p4c-barefoot --target tofino --arch tna -g $*"
 	# shellcheck disable=SC2086
-	if ! p4c-barefoot --target tofino --arch tna $incs -D__TARGET_TOFINO__=1 \
+	if ! p4c-barefoot --target tofino --arch tna -g $incs -D__TARGET_TOFINO__=1 \
 		"$@" -o "$work/$name" "$top/translator-p4/tna/dta_translator.p4" \
 		> "$work/$name.log" 2>&1; then
 		grep -i -B2 -A12 "error" "$work/$name.log" | head -n 80
