@@ -7,7 +7,7 @@
  * 40040, v1; legacy with -DTNA_LEGACY), same RoCEv2 frames out, same collector
  * description; README.md ("Tofino") lists where it differs and what it
  * costs. Status: the p4c Tofino back end allocates and places it, but in
- * 23 stages where Tofino-1 has 12; README.md says what must shrink.
+ * 24 stages where Tofino-1 has 12; README.md says what must shrink.
  *
  * Ingress: parse, pick the structure, Key-Write checksum, the Postcarding
  * cache and the Append batches (stateful), then replicate N copies
@@ -333,7 +333,10 @@ struct ig_meta_t {
     bit<32> n2;
     bit<32> n3;
     bit<1>  match;
-    bit<4>  eq;          /* key words equal to the entry's */
+    bit<1>  eq0;         /* key words equal to the entry's */
+    bit<1>  eq1;
+    bit<1>  eq2;
+    bit<1>  eq3;
     bit<32> remain;      /* hops the entry still needed */
     bit<1>  restart;
     bit<16> seen;        /* old hop bits (7:0) and path length (15:8) */
@@ -1189,14 +1192,19 @@ control DtaIngress(inout ig_headers_t hdr, inout ig_meta_t meta,
                 a2 = pc_v2_rw.execute(meta.idx);
                 a3 = pc_v3_rw.execute(meta.idx);
                 a4 = pc_v4_rw.execute(meta.idx);
-                /* The same flow? One 32-bit comparison per gateway. */
+                /* The same flow? One 32-bit comparison per gateway, each
+                 * into its own field so they run side by side. */
                 meta.match = 0;
-                meta.eq = 0;
-                if (k0 == meta.n0) { meta.eq[0:0] = 1; }
-                if (k1 == meta.n1) { meta.eq[1:1] = 1; }
-                if (k2 == meta.n2) { meta.eq[2:2] = 1; }
-                if (k3 == meta.n3) { meta.eq[3:3] = 1; }
-                if (meta.eq == 0xF) {
+                meta.eq0 = 0;
+                meta.eq1 = 0;
+                meta.eq2 = 0;
+                meta.eq3 = 0;
+                if (k0 == meta.n0) { meta.eq0 = 1; }
+                if (k1 == meta.n1) { meta.eq1 = 1; }
+                if (k2 == meta.n2) { meta.eq2 = 1; }
+                if (k3 == meta.n3) { meta.eq3 = 1; }
+                if (meta.eq0 == 1 && meta.eq1 == 1 && meta.eq2 == 1 &&
+                    meta.eq3 == 1) {
                     meta.match = 1;
                 }
                 meta.t = meta.now;
