@@ -7,7 +7,7 @@
  * 40040, v1; legacy with -DTNA_LEGACY), same RoCEv2 frames out, same collector
  * description; README.md ("Tofino") lists where it differs and what it
  * costs. Status: the p4c Tofino back end allocates and places it, but in
- * 24 stages where Tofino-1 has 12; README.md says what must shrink.
+ * 22 stages where Tofino-1 has 12; README.md says what must shrink.
  *
  * Ingress: parse, pick the structure, Key-Write checksum, the Postcarding
  * cache and the Append batches (stateful), then replicate N copies
@@ -614,7 +614,8 @@ parser DtaIngressParser(packet_in pkt, out ig_headers_t hdr,
     hdr.e##i.setValid();
 
 /* One postcard hop value register: this postcard's hop writes it; every
- * postcard reads the old value (an evicted flow's, or the flow's own). */
+ * postcard reads the old value (an evicted flow's, or the flow's own); a
+ * flush (hop 255) only reads. */
 #define PC_VALUE(i) \
     Register<bit<32>, PCI_T>(PC_CACHE) pc_v##i; \
     RegisterAction<bit<32>, PCI_T, bit<32>>(pc_v##i) pc_v##i##_rw = { \
@@ -624,26 +625,19 @@ parser DtaIngressParser(packet_in pkt, out ig_headers_t hdr,
                 v = meta.val; \
             } \
         } \
-    }; \
-    RegisterAction<bit<32>, PCI_T, bit<32>>(pc_v##i) pc_v##i##_rd = { \
-        void apply(inout bit<32> v, out bit<32> rv) { \
-            rv = v; \
-        } \
     };
 
-/* One word of a cached flow key: swapped in by every postcard, read by a
- * flush. */
+/* One word of a cached flow key: swapped in by every postcard, read (and
+ * left) by a flush, through the same action: a register's actions must
+ * share a stage, and one call site keeps the chain short. */
 #define PC_KEY(i) \
     Register<bit<32>, PCI_T>(PC_CACHE) pc_k##i; \
     RegisterAction<bit<32>, PCI_T, bit<32>>(pc_k##i) pc_k##i##_swap = { \
         void apply(inout bit<32> v, out bit<32> rv) { \
             rv = v; \
-            v = meta.n##i; \
-        } \
-    }; \
-    RegisterAction<bit<32>, PCI_T, bit<32>>(pc_k##i) pc_k##i##_rd = { \
-        void apply(inout bit<32> v, out bit<32> rv) { \
-            rv = v; \
+            if (meta.flush == 0) { \
+                v = meta.n##i; \
+            } \
         } \
     };
 
@@ -1152,18 +1146,7 @@ control DtaIngress(inout ig_headers_t hdr, inout ig_meta_t meta,
                 /* The timer: write the flow in cache entry ctrl.index as
                  * far as its hops run from hop 0, and free the entry. */
                 meta.idx = hdr.ctrl.index[PC_CACHE_BITS - 1:0];
-                k0 = pc_k0_rd.execute(meta.idx);
-                k1 = pc_k1_rd.execute(meta.idx);
-                k2 = pc_k2_rd.execute(meta.idx);
-                k3 = pc_k3_rd.execute(meta.idx);
-                a0 = pc_v0_rd.execute(meta.idx);
-                a1 = pc_v1_rd.execute(meta.idx);
-                a2 = pc_v2_rd.execute(meta.idx);
-                a3 = pc_v3_rd.execute(meta.idx);
-                a4 = pc_v4_rd.execute(meta.idx);
-                meta.t = meta.deadline;
-                meta.remain = pc_state_flush.execute(meta.idx);
-                meta.seen = pc_seen_rd.execute(meta.idx);
+                meta.hop = 255;   /* the value registers only read */
             } else {
 #ifdef TNA_LEGACY
                 if (hdr.lpc.isValid()) {
@@ -1183,15 +1166,23 @@ control DtaIngress(inout ig_headers_t hdr, inout ig_meta_t meta,
                 }
                 meta.plen_m1 = (bit<32>)(meta.plen - 1);
                 hopbit_table.apply();
-                k0 = pc_k0_swap.execute(meta.idx);
-                k1 = pc_k1_swap.execute(meta.idx);
-                k2 = pc_k2_swap.execute(meta.idx);
-                k3 = pc_k3_swap.execute(meta.idx);
-                a0 = pc_v0_rw.execute(meta.idx);
-                a1 = pc_v1_rw.execute(meta.idx);
-                a2 = pc_v2_rw.execute(meta.idx);
-                a3 = pc_v3_rw.execute(meta.idx);
-                a4 = pc_v4_rw.execute(meta.idx);
+            }
+            /* One access per register, the same for a postcard and a flush
+             * (a flush leaves keys and values as they are). */
+            k0 = pc_k0_swap.execute(meta.idx);
+            k1 = pc_k1_swap.execute(meta.idx);
+            k2 = pc_k2_swap.execute(meta.idx);
+            k3 = pc_k3_swap.execute(meta.idx);
+            a0 = pc_v0_rw.execute(meta.idx);
+            a1 = pc_v1_rw.execute(meta.idx);
+            a2 = pc_v2_rw.execute(meta.idx);
+            a3 = pc_v3_rw.execute(meta.idx);
+            a4 = pc_v4_rw.execute(meta.idx);
+            if (meta.flush == 1) {
+                meta.t = meta.deadline;
+                meta.remain = pc_state_flush.execute(meta.idx);
+                meta.seen = pc_seen_rd.execute(meta.idx);
+            } else {
                 /* The same flow? One 32-bit comparison per gateway, each
                  * into its own field so they run side by side. */
                 meta.match = 0;
