@@ -7,7 +7,7 @@
  * 40040, v1; legacy with -DTNA_LEGACY), same RoCEv2 frames out, same collector
  * description; README.md ("Tofino") lists where it differs and what it
  * costs. Status: the p4c Tofino back end allocates and places it, but in
- * 22 stages where Tofino-1 has 12; README.md says what must shrink.
+ * 21 stages where Tofino-1 has 12; README.md says what must shrink.
  *
  * Ingress: parse, pick the structure, Key-Write checksum, the Postcarding
  * cache and the Append batches (stateful), then replicate N copies
@@ -392,8 +392,12 @@ struct eg_headers_t {
 struct eg_meta_t {
     bit<32> index;       /* slot, counter, chunk or frame index */
     bit<64> off;         /* its offset (one shifted term; va has the other) */
-    bit<32> icrc_a;
-    bit<32> icrc_b;
+    bit<32> icrc_kw4;    /* the ICRC of each frame layout: one field each, */
+    bit<32> icrc_kw20;   /* so that exclusive layouts can share a stage */
+    bit<32> icrc_ki;
+    bit<32> icrc_pc;
+    bit<32> icrc_ap;
+    bit<32> icrc_b;      /* a 16-entry Append frame's tail */
 }
 
 /* ======================= ingress ======================= */
@@ -1639,16 +1643,24 @@ control DtaEgress(inout eg_headers_t hdr, inout eg_meta_t meta,
         hdr.pc_chunk.s4 = hdr.pc_chunk.s4 ^ hdr.pc_vals.v4;
     }
     action icrc_join() {
-        meta.icrc_a = meta.icrc_a ^ meta.icrc_b;
+        meta.icrc_ap = meta.icrc_ap ^ meta.icrc_b;
     }
-    /* The ICRC goes least significant byte first; what only egress
-     * needed leaves. */
+    /* The ICRC goes least significant byte first. */
+#define ICRC_OUT(name, f) \
+    action name() { \
+        hdr.icrc.setValid(); \
+        hdr.icrc.b0 = f[7:0]; \
+        hdr.icrc.b1 = f[15:8]; \
+        hdr.icrc.b2 = f[23:16]; \
+        hdr.icrc.b3 = f[31:24]; \
+    }
+    ICRC_OUT(icrc_out_kw4, meta.icrc_kw4)
+    ICRC_OUT(icrc_out_kw20, meta.icrc_kw20)
+    ICRC_OUT(icrc_out_ki, meta.icrc_ki)
+    ICRC_OUT(icrc_out_pc, meta.icrc_pc)
+    ICRC_OUT(icrc_out_ap, meta.icrc_ap)
+    /* What only egress needed leaves. */
     action finish() {
-        hdr.icrc.setValid();
-        hdr.icrc.b0 = meta.icrc_a[7:0];
-        hdr.icrc.b1 = meta.icrc_a[15:8];
-        hdr.icrc.b2 = meta.icrc_a[23:16];
-        hdr.icrc.b3 = meta.icrc_a[31:24];
         hdr.bridge.setInvalid();
         hdr.key13.setInvalid();
         hdr.key4.setInvalid();
@@ -1663,7 +1675,6 @@ control DtaEgress(inout eg_headers_t hdr, inout eg_meta_t meta,
             eg_dprsr_md.drop_ctl = 1;
             exit;
         }
-        meta.icrc_b = 0;
         hdr.ipv4.id = ipid_next.execute(hdr.bridge.qp);
         addr_table.apply();
         qp_table.apply();
@@ -1763,25 +1774,29 @@ control DtaEgress(inout eg_headers_t hdr, inout eg_meta_t meta,
             }
         }
 
-        /* ICRC (annex A17) over the finished headers */
+        /* ICRC (annex A17) over the finished headers: one hash per frame
+         * layout, each into its own field and under its own condition, so
+         * that layouts whose crossbar bytes fit together share a stage. */
         if (hdr.bridge.kind == K_KI) {
-            meta.icrc_a = icrc_ki.get({ ICRC_HEAD,
+            meta.icrc_ki = icrc_ki.get({ ICRC_HEAD,
                 hdr.atomiceth.va, hdr.atomiceth.rkey,
                 hdr.atomiceth.add, hdr.atomiceth.cmp });
-        } else if (hdr.bridge.kind == K_PC) {
-            meta.icrc_a = icrc_pc.get({ ICRC_HEAD, RETH_FIELDS,
+        }
+        if (hdr.bridge.kind == K_PC) {
+            meta.icrc_pc = icrc_pc.get({ ICRC_HEAD, RETH_FIELDS,
                 hdr.pc_chunk.s0, hdr.pc_chunk.s1, hdr.pc_chunk.s2,
                 hdr.pc_chunk.s3, hdr.pc_chunk.s4, hdr.pc_chunk.pad });
-        } else if (hdr.bridge.kind == K_AP) {
+        }
+        if (hdr.bridge.kind == K_AP) {
 #if AP_BATCH <= 8
-            meta.icrc_a = icrc_ap_head.get({ ICRC_HEAD, RETH_FIELDS,
+            meta.icrc_ap = icrc_ap_head.get({ ICRC_HEAD, RETH_FIELDS,
                 hdr.ap_head.seq, hdr.ap_head.first, AP_ENTRIES,
                 hdr.ap_tail.tseq, hdr.ap_tail.count, hdr.ap_tail.magic });
 #else
             /* 144 bytes: more than one hash takes. CRC is affine, so
              * CRC(A ++ B) = CRC(A ++ zeros) ^ CRClinear(B), |zeros| = |B|
              * (tests/test_roce.c checks this split). */
-            meta.icrc_a = icrc_ap_head.get({ ICRC_HEAD, RETH_FIELDS,
+            meta.icrc_ap = icrc_ap_head.get({ ICRC_HEAD, RETH_FIELDS,
                 hdr.ap_head.seq, hdr.ap_head.first,
                 hdr.e0.e, hdr.e1.e, hdr.e2.e, hdr.e3.e,
                 hdr.e4.e, hdr.e5.e, hdr.e6.e, hdr.e7.e, 320w0 });
@@ -1790,14 +1805,31 @@ control DtaEgress(inout eg_headers_t hdr, inout eg_meta_t meta,
                 hdr.e12.e, hdr.e13.e, hdr.e14.e, hdr.e15.e,
                 hdr.ap_tail.tseq, hdr.ap_tail.count, hdr.ap_tail.magic });
 #endif
-        } else if (hdr.data20.isValid()) {
-            meta.icrc_a = icrc_kw20.get({ ICRC_HEAD, RETH_FIELDS,
+        }
+        if (hdr.bridge.kind == K_KW && hdr.data20.isValid()) {
+            meta.icrc_kw20 = icrc_kw20.get({ ICRC_HEAD, RETH_FIELDS,
                 hdr.slot_csum.csum, hdr.data20.data });
-        } else {
-            meta.icrc_a = icrc_kw4.get({ ICRC_HEAD, RETH_FIELDS,
+        }
+        if (hdr.bridge.kind == K_KW && !hdr.data20.isValid()) {
+            meta.icrc_kw4 = icrc_kw4.get({ ICRC_HEAD, RETH_FIELDS,
                 hdr.slot_csum.csum, hdr.data4.data });
         }
-        icrc_join();
+#if AP_BATCH > 8
+        if (hdr.bridge.kind == K_AP) {
+            icrc_join();
+        }
+#endif
+        if (hdr.bridge.kind == K_KI) {
+            icrc_out_ki();
+        } else if (hdr.bridge.kind == K_PC) {
+            icrc_out_pc();
+        } else if (hdr.bridge.kind == K_AP) {
+            icrc_out_ap();
+        } else if (hdr.data20.isValid()) {
+            icrc_out_kw20();
+        } else {
+            icrc_out_kw4();
+        }
         finish();
     }
 }
