@@ -25,7 +25,7 @@ Usage:
 
 For the Tofino program (translator-p4/tna), whose CRC roles and Append
 batch size are compile-time, --tna-defines prints the compiler options
-instead (-DDTA_ROLES_GIVEN, -DDTA_ROLE<r>_POLY/_INIT/_XOR, -DAP_BATCH):
+instead (-DDTA_ROLE<r>_POLY/_INIT/_XOR of the roles in use, -DAP_BATCH):
   p4c-barefoot $(dta_p4_control.py --desc switch.json --tna-defines) \\
       translator-p4/tna/dta_translator.p4
 
@@ -71,11 +71,6 @@ def add_roles(roles, s):
         roles[role] = (poly, init, xorout)
 
 
-# The roles the Tofino program computes: slots of copies 0..3, the Key-Write
-# checksum, the postcard value code and hop checksums.
-TNA_ROLES = (0, 1, 2, 3, 8, 9, 10, 11, 12, 13, 14)
-
-
 def tna_defines(desc):
     """Compiler options of translator-p4/tna for this collector: its CRC
     roles (all structures must agree per role) and its Append batch."""
@@ -98,23 +93,16 @@ def tna_defines(desc):
                  "copy byte) is not what the program computes" % s["name"])
         if prim in ("key-write", "key-increment", "postcard"):
             add_roles(roles, s)
-    out = ["-DDTA_ROLES_GIVEN"]
-    for r in TNA_ROLES:
-        # A role no structure uses keeps libdta's seed-0 default.
-        poly, init, xorout = roles.get(r, (TNA_DEFAULT_POLYS[r], 0xFFFFFFFF,
-                                           0xFFFFFFFF))
+    # Roles no structure uses keep the program's defaults.
+    out = []
+    for r in sorted(roles):
+        poly, init, xorout = roles[r]
         out += ["-DDTA_ROLE%d_POLY=0x%08X" % (r, poly),
                 "-DDTA_ROLE%d_INIT=0x%08X" % (r, init),
                 "-DDTA_ROLE%d_XOR=0x%08X" % (r, xorout)]
     if batch is not None:
         out.append("-DAP_BATCH=%d" % batch)
     return " ".join(out)
-
-
-TNA_DEFAULT_POLYS = {0: 0x1EDC6F41, 1: 0x04C11DB7, 2: 0x000000AF,
-                     3: 0xA833982B, 8: 0x89AB9B23, 9: 0xA317BB7D,
-                     10: 0x23FB41C5, 11: 0x5B6C08D1, 12: 0xD03A28EF,
-                     13: 0xA5944F99, 14: 0xFFD21C15}
 
 
 def main():

@@ -32,15 +32,15 @@ def main():
     for st in mau["mau_stages"]:
         sram, r = used(st, "rams", "srams")
         tcam, t = used(st, "tcams", "tcams")
-        xbar = [b for b in st.get("xbar_bytes", {}).get("bytes", [])]
+        xbar, x = used(st, "xbar_bytes", "bytes")
         tables, lt = used(st, "logical_tables", "ids")
         tind, tb = used(st, "tind_result_buses", "ids")
         salu, m = used(st, "meter_alus", "meters")
         hb, h = used(st, "hash_bits", "bits")
-        row = (sram, tcam, len(xbar), tables, tind, salu, hb)
+        row = (sram, tcam, xbar, tables, tind, salu, hb)
         caps = (r.get("nRows", 0) * r.get("nColumns", 0),
                 t.get("nRows", 0) * t.get("nColumns", 0),
-                st.get("xbar_bytes", {}).get("size", 0),
+                x.get("size", 0),
                 lt.get("size", 0), tb.get("size", 0), m.get("nAlus", 0),
                 h.get("nBits", 0) * h.get("nFunctions", 0))
         for i in range(len(cols)):

@@ -34,10 +34,10 @@
 #ifndef AP_MAX_LISTS
 #define AP_MAX_LISTS 65536
 #endif
-#ifndef PC_CACHE
-#define PC_CACHE 32768       /* Postcarding cache entries (paper: 32K) */
+#ifndef PC_CACHE_BITS
+#define PC_CACHE_BITS 15     /* 2^15 Postcarding cache entries (paper: 32K) */
 #endif
-#define PC_CACHE_BITS 15
+#define PC_CACHE (1 << PC_CACHE_BITS)
 typedef bit<PC_CACHE_BITS> PCI_T;  /* a cache entry's index */
 #define PC_HOPS 5
 #define PC_CHUNK 32
@@ -57,40 +57,61 @@ typedef bit<PC_CACHE_BITS> PCI_T;  /* a cache entry's index */
 
 /* ---- CRC roles (docs/hashing.md) ----
  * Role r is a reflected CRC-32 with polynomial DTA_ROLE<r>_POLY, initial
- * value DTA_ROLE<r>_INIT and final XOR DTA_ROLE<r>_XOR. The defaults are
- * libdta's crc32c family with seed 0; `dta_p4_control.py --tna-defines`
- * prints the -D options for a collector's own structures. */
-#ifndef DTA_ROLES_GIVEN
+ * value DTA_ROLE<r>_INIT and final XOR DTA_ROLE<r>_XOR. A role not given
+ * with -D keeps libdta's crc32c family with seed 0;
+ * `dta_p4_control.py --tna-defines` prints the -D options of the roles a
+ * collector's structures use. */
+#ifndef DTA_ROLE0_POLY
 #define DTA_ROLE0_POLY 0x1EDC6F41
 #define DTA_ROLE0_INIT 0xFFFFFFFF
 #define DTA_ROLE0_XOR 0xFFFFFFFF
+#endif
+#ifndef DTA_ROLE1_POLY
 #define DTA_ROLE1_POLY 0x04C11DB7
 #define DTA_ROLE1_INIT 0xFFFFFFFF
 #define DTA_ROLE1_XOR 0xFFFFFFFF
+#endif
+#ifndef DTA_ROLE2_POLY
 #define DTA_ROLE2_POLY 0x000000AF
 #define DTA_ROLE2_INIT 0xFFFFFFFF
 #define DTA_ROLE2_XOR 0xFFFFFFFF
+#endif
+#ifndef DTA_ROLE3_POLY
 #define DTA_ROLE3_POLY 0xA833982B
 #define DTA_ROLE3_INIT 0xFFFFFFFF
 #define DTA_ROLE3_XOR 0xFFFFFFFF
+#endif
+#ifndef DTA_ROLE8_POLY
 #define DTA_ROLE8_POLY 0x89AB9B23
 #define DTA_ROLE8_INIT 0xFFFFFFFF
 #define DTA_ROLE8_XOR 0xFFFFFFFF
+#endif
+#ifndef DTA_ROLE9_POLY
 #define DTA_ROLE9_POLY 0xA317BB7D
 #define DTA_ROLE9_INIT 0xFFFFFFFF
 #define DTA_ROLE9_XOR 0xFFFFFFFF
+#endif
+#ifndef DTA_ROLE10_POLY
 #define DTA_ROLE10_POLY 0x23FB41C5
 #define DTA_ROLE10_INIT 0xFFFFFFFF
 #define DTA_ROLE10_XOR 0xFFFFFFFF
+#endif
+#ifndef DTA_ROLE11_POLY
 #define DTA_ROLE11_POLY 0x5B6C08D1
 #define DTA_ROLE11_INIT 0xFFFFFFFF
 #define DTA_ROLE11_XOR 0xFFFFFFFF
+#endif
+#ifndef DTA_ROLE12_POLY
 #define DTA_ROLE12_POLY 0xD03A28EF
 #define DTA_ROLE12_INIT 0xFFFFFFFF
 #define DTA_ROLE12_XOR 0xFFFFFFFF
+#endif
+#ifndef DTA_ROLE13_POLY
 #define DTA_ROLE13_POLY 0xA5944F99
 #define DTA_ROLE13_INIT 0xFFFFFFFF
 #define DTA_ROLE13_XOR 0xFFFFFFFF
+#endif
+#ifndef DTA_ROLE14_POLY
 #define DTA_ROLE14_POLY 0xFFD21C15
 #define DTA_ROLE14_INIT 0xFFFFFFFF
 #define DTA_ROLE14_XOR 0xFFFFFFFF
