@@ -118,6 +118,71 @@ static void test_icrc_split(void **state)
 	assert_int_not_equal(head, want);
 }
 
+/*
+ * The Tofino translator hashes each frame's ICRC in two parts: the frame
+ * with a zero address, which it can hash before the address is known, and
+ * L(address ++ zeros to the frame's end), L being CRC-32 without its
+ * initial value and final XOR (translator-p4/tna, README "ICRC"). Check
+ * that identity for every frame layout it sends: writes of 8 (Key-Write),
+ * 24 (Key-Write, 20-byte data; Append, 2 entries), 32 (Postcarding
+ * chunk; Append, 4), 48 (Append, 8) and 80 bytes (Append, 16), and
+ * FETCH_ADD.
+ */
+static void test_icrc_address_split(void **state)
+{
+	static const size_t lens[] = { 8, 24, 32, 48, 80, 0 };
+	struct dta_roce_qp qp = test_qp();
+	struct dta_roce_target t = { .addr = 0x7f00fffffff0ull, .rkey = 0x77,
+				     .length = 1 << 20 };
+	struct dta_hashfn lin = { .kind = DTA_HASHFN_CRC32, .poly = 0x04C11DB7 };
+	uint8_t data[80], frame[256], in[256], va[128];
+	uint32_t want, zeroed, part;
+	size_t n, len, after;
+	int rc;
+
+	(void)state;
+	assert_int_equal(dta_hashfn_prepare(&lin), 0);
+	for (size_t i = 0; i < sizeof(data); i++)
+		data[i] = (uint8_t)(i * 29 + 3);
+	for (size_t k = 0; k < sizeof(lens) / sizeof(lens[0]); k++) {
+		struct dta_memop op = { .kind = DTA_MEMOP_WRITE,
+					.offset = 4096 + 8 * k,
+					.len = (uint32_t)lens[k], .data = data };
+
+		if (lens[k] == 0) {
+			op = (struct dta_memop){ .kind = DTA_MEMOP_FETCH_ADD,
+						 .offset = 4096, .add = 0x1234 };
+		}
+		rc = dta_roce_build(&qp, &t, &op, frame, sizeof(frame));
+		assert_true(rc > 0);
+		n = (size_t)rc;
+		len = n - 14 - 4; /* IP header to the end of the payload */
+		want = (uint32_t)frame[n - 4] | (uint32_t)frame[n - 3] << 8 |
+		       (uint32_t)frame[n - 2] << 16 | (uint32_t)frame[n - 1] << 24;
+		assert_int_equal(want, dta_roce_icrc(frame + 14, len));
+		/* The masked ICRC input (see test_icrc_split) */
+		memset(in, 0xff, 8);
+		memcpy(in + 8, frame + 14, len);
+		in[8 + 1] = 0xff;
+		in[8 + 8] = 0xff;
+		in[8 + 10] = in[8 + 11] = 0xff;
+		in[8 + 26] = in[8 + 27] = 0xff;
+		in[8 + 28 + 4] = 0xff;
+		/* The address: the extended header's first 8 bytes, after
+		 * 8 + IPv4 20 + UDP 8 + BTH 12 bytes */
+		assert_true(8 + len > 48 + 8);
+		after = 8 + len - 48 - 8;
+		assert_int_equal(after, lens[k] ? 8 + lens[k] : 20);
+		memset(va, 0, sizeof(va));
+		memcpy(va, in + 48, 8);
+		memset(in + 48, 0, 8);
+		zeroed = dta_crc32(0, in, 8 + len);
+		part = (uint32_t)dta_hashfn_eval(&lin, va, 8 + after);
+		assert_int_equal(zeroed ^ part, want);
+		assert_int_not_equal(zeroed, want);
+	}
+}
+
 static void test_build_errors_leave_qp(void **state)
 {
 	struct dta_roce_qp qp = test_qp();
@@ -269,6 +334,7 @@ int main(void)
 		cmocka_unit_test(test_reference_write),
 		cmocka_unit_test(test_build_errors_leave_qp),
 		cmocka_unit_test(test_icrc_split),
+		cmocka_unit_test(test_icrc_address_split),
 		cmocka_unit_test(test_replies_and_resync),
 		cmocka_unit_test(test_parse_rejects),
 	};

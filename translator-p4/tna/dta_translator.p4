@@ -6,16 +6,19 @@
  * ALU, and nothing multiplies or takes a modulo. Same reports in (UDP
  * 40040, v1; legacy with -DTNA_LEGACY), same RoCEv2 frames out, same collector
  * description; README.md ("Tofino") lists where it differs and what it
- * costs. Status: the p4c Tofino back end allocates and places it, but in
- * 21 stages where Tofino-1 has 12; README.md says what must shrink.
+ * costs. Status: with batches of 4 (the default) the p4c Tofino back end
+ * places it in Tofino-1's 12 stages and its assembler accepts it
+ * (tests/run_tna.sh); it has not run on a Tofino.
  *
  * Ingress: parse, pick the structure, Key-Write checksum, the Postcarding
- * cache and the Append batches (stateful), then replicate N copies
- * (multicast group N, replica id = copy). What egress needs rides in a
- * bridged header and in the headers ingress builds (key, chunk values,
- * Append frame).
- * Egress: per copy, slot hashes, queue pair PSN and IPv4 id (stateful),
- * addresses, the RoCEv2 headers, and the ICRC.
+ * cache (values cached as their codes) and the Append batches (stateful),
+ * then replicate N copies (multicast group N, replica id = copy). What
+ * egress needs rides in a bridged header and in the headers ingress
+ * builds (key, chunk values, Append frame).
+ * Egress: per copy, slot hash, queue pair PSN and IPv4 id (stateful), the
+ * RoCEv2 headers, the address, and the ICRC: the ICRC of the frame with a
+ * zero address, XOR the address's own part, so that the long hash need
+ * not wait for the address (README.md, "ICRC").
  *
  * CRC roles are compile-time on Tofino (a CRCPolynomial is a constructor
  * argument): DTA_ROLE<r>_POLY / _INIT / _XOR below default to libdta's
@@ -329,41 +332,44 @@ struct ig_headers_t {
 struct ig_meta_t {
     bit<8>  kind;
     bit<1>  flush;
+    bit<3>  outcome;     /* index of the reports counter */
     bit<8>  n;
-    bit<32> csum;
     bit<32> list;        /* Append list (register index) */
     bit<32> entry;
     bit<32> slot;        /* Append: entries already in the batch */
-    bit<32> seq;
-    bit<32> first;
     bit<32> now;         /* ingress time, ns (wraps after 4.29 s) */
-    bit<32> deadline;    /* now - timeout */
+    bit<32> ap_deadline; /* now - the Append timeout */
+    bit<32> deadline;    /* now - the Postcarding timeout */
     bit<32> t;           /* now, or a flush's deadline */
     /* Postcarding */
+    bit<1>  pc_ok;       /* a well-formed postcard, or a flush */
     bit<8>  hop;
     bit<8>  plen;
     bit<32> plen_m1;
     bit<32> val;
     PCI_T   idx;
-    bit<32> o0;          /* the entry's key before this postcard */
-    bit<32> o1;
-    bit<32> o2;
-    bit<32> o3;          /* key bits 7:0, legacy flag in bit 8 */
-    bit<32> n0;
-    bit<32> n1;
+    bit<32> n0;          /* this postcard's key: 3 x 32 bits, bits 7:0 */
+    bit<32> n1;          /* and the legacy flag (bit 8) */
     bit<32> n2;
     bit<32> n3;
+    bit<32> k0;          /* the entry's key before this postcard */
+    bit<32> k1;
+    bit<32> k2;
+    bit<32> k3;
+    bit<32> a0;          /* the entry's value codes before it */
+    bit<32> a1;
+    bit<32> a2;
+    bit<32> a3;
+    bit<32> a4;
     bit<1>  match;
     bit<1>  eq0;         /* key words equal to the entry's */
     bit<1>  eq1;
     bit<1>  eq2;
     bit<1>  eq3;
     bit<32> remain;      /* hops the entry still needed */
-    bit<1>  restart;
     bit<16> seen;        /* old hop bits (7:0) and path length (15:8) */
     bit<16> fresh;       /* a new entry's: this hop, this path length */
     bit<16> hopbit16;
-    bit<8>  plen_old;    /* the old flow's path length */
     bit<8>  prefix;
 }
 
@@ -412,13 +418,11 @@ struct eg_headers_t {
 
 struct eg_meta_t {
     bit<32> index;       /* slot, counter, chunk or frame index */
-    bit<64> off;         /* its offset (one shifted term; va has the other) */
-    bit<32> icrc_kw4;    /* the ICRC of each frame layout: one field each, */
-    bit<32> icrc_kw20;   /* so that exclusive layouts can share a stage */
-    bit<32> icrc_ki;
-    bit<32> icrc_pc;
-    bit<32> icrc_ap;
-    bit<32> icrc_b;      /* a 16-entry Append frame's tail */
+    bit<64> off;         /* its offset: index << a ... */
+    bit<64> off2;        /* ... (+ index << b) */
+    bit<32> icrc;        /* the ICRC of the frame with its address zero */
+    bit<32> icrc_va;     /* L(address ++ zeros): the ICRC is their XOR */
+    bit<32> icrc_t;      /* a 16-entry Append frame's last 40 bytes */
 }
 
 /* ======================= ingress ======================= */
@@ -431,6 +435,13 @@ parser DtaIngressParser(packet_in pkt, out ig_headers_t hdr,
         pkt.advance(PORT_METADATA_SIZE);
         meta.kind = K_NONE;
         meta.flush = 0;
+        meta.outcome = 4;
+        meta.pc_ok = 0;
+        meta.match = 0;
+        meta.eq0 = 0;
+        meta.eq1 = 0;
+        meta.eq2 = 0;
+        meta.eq3 = 0;
         transition parse_ethernet;
     }
     state parse_ethernet {
@@ -638,7 +649,8 @@ parser DtaIngressParser(packet_in pkt, out ig_headers_t hdr,
     hdr.e##i.e = ap_e##i##_rw.execute(meta.list); \
     hdr.e##i.setValid();
 
-/* One postcard hop value register: this postcard's hop writes it; every
+/* One postcard hop value register, holding the value's code g(v) (the
+ * value itself for the prototype family): this postcard's hop writes it; every
  * postcard reads the old value (an evicted flow's, or the flow's own); a
  * flush (hop 255) only reads. */
 #define PC_VALUE(i) \
@@ -677,35 +689,61 @@ control DtaIngress(inout ig_headers_t hdr, inout ig_meta_t meta,
                    inout ingress_intrinsic_metadata_for_deparser_t ig_dprsr_md,
                    inout ingress_intrinsic_metadata_for_tm_t ig_tm_md) {
     /* Reports by outcome: 0 Key-Write, 1 Key-Increment, 2 no structure,
-     * 3 bad N or hop, 4 not handled, 5 Append, 6 Postcarding chunk. */
+     * 3 bad N or hop, 4 not handled, 5 Append frame, 6 Postcarding chunk,
+     * 7 absorbed (an Append entry or a postcard kept in registers, or a
+     * flush with nothing to write). */
     Counter<bit<32>, bit<3>>(8, CounterType_t.PACKETS) reports;
     /* Replies by AETH syndrome class: 0 ACK, 1 RNR NAK, 3 NAK. */
     Counter<bit<32>, bit<3>>(8, CounterType_t.PACKETS) replies;
 
     Hash<bit<32>>(HashAlgorithm_t.CUSTOM, ROLE(8)) csum13;
-    Hash<bit<32>>(HashAlgorithm_t.CUSTOM, ROLE(8)) csum4;
     Hash<bit<PC_CACHE_BITS>>(HashAlgorithm_t.CRC32) pc_index13;
+    /* A postcard's value code g(v) (CRC role 9), computed once here and
+     * cached coded, so that egress hashes no values */
+    Hash<bit<32>>(HashAlgorithm_t.CUSTOM, ROLE(9)) pc_code13;
+#ifdef TNA_LEGACY
+    Hash<bit<32>>(HashAlgorithm_t.CUSTOM, ROLE(8)) csum4;
     Hash<bit<PC_CACHE_BITS>>(HashAlgorithm_t.CRC32) pc_index4;
+    Hash<bit<32>>(HashAlgorithm_t.CUSTOM, ROLE(9)) pc_code4;
+#endif
 
     action drop() {
         ig_dprsr_md.drop_ctl = 1;
     }
+    /* No structure for the report (or a bad N): dropped */
+    action no_structure() {
+        ig_dprsr_md.drop_ctl = 1;
+        meta.outcome = 2;
+    }
+    action start() {
+        meta.now = ig_prsr_md.global_tstamp[31:0];
+        hdr.bridge.setValid();
+        hdr.bridge.kind = meta.kind;
+        hdr.bridge.legacy = 0;
+        hdr.bridge.data20 = 0;
+        hdr.bridge.raw = 0;
+        hdr.bridge.pad = 0;
+        hdr.bridge.pc_len = 0;
+    }
 
     /* ---- structures (control plane: one entry each) ---- */
+    /* N copies: multicast group N, replica id = copy (control plane) */
     action kw_structure(bit<8> qp, bit<32> mask, bit<64> base,
                         bit<32> rkey) {
         hdr.bridge.qp = qp;
         hdr.bridge.mask = mask;
         hdr.bridge.base = base;
         hdr.bridge.rkey = rkey;
+        ig_tm_md.mcast_grp_a = (MulticastGroupId_t)meta.n;
+        meta.outcome = 0;
     }
     table kw_table {
         key = {
             hdr.data20.isValid(): exact;
             meta.n: exact;
         }
-        actions = { kw_structure; drop; }
-        default_action = drop();
+        actions = { kw_structure; no_structure; }
+        default_action = no_structure();
         size = 16;
     }
     action ki_structure(bit<8> qp, bit<32> mask, bit<8> rows,
@@ -713,12 +751,13 @@ control DtaIngress(inout ig_headers_t hdr, inout ig_meta_t meta,
         hdr.bridge.qp = qp;
         hdr.bridge.mask = mask;
         hdr.bridge.rkey = rkey;
-        meta.n = rows;
+        ig_tm_md.mcast_grp_a = (MulticastGroupId_t)rows;
+        meta.outcome = 1;
     }
     table ki_table {
         key = { meta.kind: exact; }
-        actions = { ki_structure; drop; }
-        default_action = drop();
+        actions = { ki_structure; no_structure; }
+        default_action = no_structure();
         size = 2;
     }
     /* An Append list: its register index, ring (frame index mask) and
@@ -734,8 +773,8 @@ control DtaIngress(inout ig_headers_t hdr, inout ig_meta_t meta,
     }
     table ap_table {
         key = { meta.list: exact; }
-        actions = { ap_list; drop; }
-        default_action = drop();
+        actions = { ap_list; no_structure; }
+        default_action = no_structure();
         size = AP_MAX_LISTS;
     }
     action pc_structure(bit<8> qp, bit<32> mask, bit<64> base,
@@ -746,20 +785,20 @@ control DtaIngress(inout ig_headers_t hdr, inout ig_meta_t meta,
         hdr.bridge.mask = mask;
         hdr.bridge.base = base;
         hdr.bridge.rkey = rkey;
-        meta.n = redundancy;
-        meta.deadline = meta.now + minus_timeout;
+        ig_tm_md.mcast_grp_a = (MulticastGroupId_t)redundancy;
+        meta.deadline = ig_prsr_md.global_tstamp[31:0] + minus_timeout;
     }
     table pc_table {
         key = { meta.kind: exact; }
-        actions = { pc_structure; drop; }
-        default_action = drop();
+        actions = { pc_structure; no_structure; }
+        default_action = no_structure();
         size = 2;
     }
     /* A switch subtracts only what comes from the packet or metadata:
      * the control plane gives timeouts negated (2^32 - t, in units of
      * ns, the time base of meta.now). */
     action ap_timeout(bit<32> minus_timeout) {
-        meta.deadline = meta.now + minus_timeout;
+        meta.ap_deadline = ig_prsr_md.global_tstamp[31:0] + minus_timeout;
     }
     table ap_timeout_table {
         actions = { ap_timeout; }
@@ -775,39 +814,41 @@ control DtaIngress(inout ig_headers_t hdr, inout ig_meta_t meta,
         default_action = drop();
         size = MAX_QPS;
     }
-    /* 1 << hop (an ALU shifts by constants only) */
-    action set_hopbit(bit<16> b) {
-        meta.hopbit16 = b;
-        meta.fresh[7:0] = b[7:0];
-        meta.fresh[15:8] = meta.plen;
+
+    /* ---- Key-Write and Key-Increment ---- */
+    action kw_v1() {
+        meta.n = hdr.kw.redundancy;
+        hdr.slot_csum.setValid();
+        hdr.slot_csum.csum = csum13.get({ hdr.key13.key });
     }
-    table hopbit_table {
-        key = { meta.hop: exact; }
-        actions = { set_hopbit; }
-        default_action = set_hopbit(0);
-        const entries = {
-            0: set_hopbit(1);
-            1: set_hopbit(2);
-            2: set_hopbit(4);
-            3: set_hopbit(8);
-            4: set_hopbit(16);
-        }
+#ifdef TNA_LEGACY
+    action kw_legacy() {
+        meta.n = hdr.lkw.redundancy;
+        hdr.key4.setValid();
+        hdr.key4.key = hdr.lkw.key;
+        hdr.data4.setValid();
+        hdr.data4.data = hdr.lkw.data;
+        hdr.bridge.legacy = 1;
+        hdr.slot_csum.setValid();
+        hdr.slot_csum.csum = csum4.get({ hdr.lkw.key });
     }
-    /* Hops present from hop 0 on: the longest run of ones from bit 0. */
-    action set_prefix(bit<8> p) {
-        meta.prefix = p;
+    action ki_legacy() {
+        hdr.kiv.setValid();
+        hdr.kiv.redundancy = 0;
+        hdr.kiv.key_len = 0;
+        hdr.kiv.reserved = 0;
+        hdr.key4.setValid();
+        hdr.key4.key = hdr.lki.key;
+        hdr.kiv.counter = hdr.lki.counter;
+        hdr.bridge.legacy = 1;
     }
-    table prefix_table {
-        key = { meta.seen: ternary; }
-        actions = { set_prefix; }
-        default_action = set_prefix(0);
-        const entries = {
-            16w0x001F &&& 16w0x001F: set_prefix(5);
-            16w0x000F &&& 16w0x001F: set_prefix(4);
-            16w0x0007 &&& 16w0x000F: set_prefix(3);
-            16w0x0003 &&& 16w0x0007: set_prefix(2);
-            16w0x0001 &&& 16w0x0003: set_prefix(1);
-        }
+#endif
+    action ki_v1() {
+        hdr.kiv.setValid();
+        hdr.kiv.redundancy = 0;
+        hdr.kiv.key_len = 0;
+        hdr.kiv.reserved = 0;
+        hdr.kiv.counter = hdr.ki.counter;
     }
 
     /* ---- Append batching: one register per entry slot ---- */
@@ -831,7 +872,7 @@ control DtaIngress(inout ig_headers_t hdr, inout ig_meta_t meta,
     RegisterAction<pair_t, bit<32>, bit<32>>(ap_count) ap_count_flush = {
         void apply(inout pair_t v, out bit<32> rv) {
             rv = 0;
-            if (v.lo != 0 && v.hi <= meta.deadline) {
+            if (v.lo != 0 && v.hi <= meta.ap_deadline) {
                 rv = v.lo;
                 v.lo = 0;
             }
@@ -841,7 +882,9 @@ control DtaIngress(inout ig_headers_t hdr, inout ig_meta_t meta,
     Register<bit<32>, bit<32>>(AP_MAX_LISTS) ap_seq;
     RegisterAction<bit<32>, bit<32>, bit<32>>(ap_seq) ap_seq_next = {
         void apply(inout bit<32> v, out bit<32> rv) {
-            if (v == 0xFFFFFFFF) {
+            /* (v + 1 == 0, not v == 0xFFFFFFFF: a stateful ALU's
+             * constants are small) */
+            if (v + 1 == 0) {
                 v = 1;
             } else {
                 v = v + 1;
@@ -849,9 +892,16 @@ control DtaIngress(inout ig_headers_t hdr, inout ig_meta_t meta,
             rv = v;
         }
     };
-    /* Index of the list's next entry. */
+    /* Index of the list's next entry: a full batch adds AP_BATCH, a
+     * flush its count. */
     Register<bit<32>, bit<32>>(AP_MAX_LISTS) ap_next;
-    RegisterAction<bit<32>, bit<32>, bit<32>>(ap_next) ap_next_add = {
+    RegisterAction<bit<32>, bit<32>, bit<32>>(ap_next) ap_next_batch = {
+        void apply(inout bit<32> v, out bit<32> rv) {
+            rv = v;
+            v = v + AP_BATCH;
+        }
+    };
+    RegisterAction<bit<32>, bit<32>, bit<32>>(ap_next) ap_next_flush = {
         void apply(inout bit<32> v, out bit<32> rv) {
             rv = v;
             v = v + meta.slot;
@@ -878,6 +928,165 @@ control DtaIngress(inout ig_headers_t hdr, inout ig_meta_t meta,
     AP_ENTRY(13)
     AP_ENTRY(14)
 #endif
+    action ap_flush_list() {
+        meta.list = hdr.ctrl.index;
+        meta.entry = 0;
+    }
+    action ap_v1() {
+        meta.list = hdr.ap.list_id;
+        meta.entry = hdr.data4.data;
+    }
+#ifdef TNA_LEGACY
+    action ap_legacy() {
+        meta.list = hdr.lap.list_id;
+        meta.entry = hdr.lap.data;
+    }
+#endif
+    /* The frame around the entries: a full batch, or a flush's count */
+    action ap_frame(bit<16> count) {
+        hdr.ap_head.setValid();
+        hdr.e1.setValid();
+        hdr.ap_tail.setValid();
+        hdr.ap_tail.count = count;
+        hdr.ap_tail.magic = AP_TRAILER_MAGIC;
+#if AP_BATCH == 2
+        hdr.e1.e = meta.entry;
+#elif AP_BATCH == 4
+        hdr.e3.setValid();
+        hdr.e3.e = meta.entry;
+#elif AP_BATCH == 8
+        hdr.e7.setValid();
+        hdr.e7.e = meta.entry;
+#else
+        hdr.e15.setValid();
+        hdr.e15.e = meta.entry;
+#endif
+        meta.outcome = 5;
+    }
+    /* Entries past a flush's count are zero in the frame: the registers
+     * still hold older batches' entries. */
+#define ZERO(i) hdr.e##i.e = 0;
+    action zero_from1() {
+        ZERO(1)
+#if AP_BATCH > 2
+        ZERO(2) ZERO(3)
+#endif
+#if AP_BATCH > 4
+        ZERO(4) ZERO(5) ZERO(6) ZERO(7)
+#endif
+#if AP_BATCH > 8
+        ZERO(8) ZERO(9) ZERO(10) ZERO(11) ZERO(12) ZERO(13) ZERO(14) ZERO(15)
+#endif
+    }
+#if AP_BATCH > 2
+    action zero_from2() {
+        ZERO(2) ZERO(3)
+#if AP_BATCH > 4
+        ZERO(4) ZERO(5) ZERO(6) ZERO(7)
+#endif
+#if AP_BATCH > 8
+        ZERO(8) ZERO(9) ZERO(10) ZERO(11) ZERO(12) ZERO(13) ZERO(14) ZERO(15)
+#endif
+    }
+    action zero_from3() {
+        ZERO(3)
+#if AP_BATCH > 4
+        ZERO(4) ZERO(5) ZERO(6) ZERO(7)
+#endif
+#if AP_BATCH > 8
+        ZERO(8) ZERO(9) ZERO(10) ZERO(11) ZERO(12) ZERO(13) ZERO(14) ZERO(15)
+#endif
+    }
+#endif
+#if AP_BATCH > 4
+    action zero_from4() {
+        ZERO(4) ZERO(5) ZERO(6) ZERO(7)
+#if AP_BATCH > 8
+        ZERO(8) ZERO(9) ZERO(10) ZERO(11) ZERO(12) ZERO(13) ZERO(14) ZERO(15)
+#endif
+    }
+    action zero_from5() {
+        ZERO(5) ZERO(6) ZERO(7)
+#if AP_BATCH > 8
+        ZERO(8) ZERO(9) ZERO(10) ZERO(11) ZERO(12) ZERO(13) ZERO(14) ZERO(15)
+#endif
+    }
+    action zero_from6() {
+        ZERO(6) ZERO(7)
+#if AP_BATCH > 8
+        ZERO(8) ZERO(9) ZERO(10) ZERO(11) ZERO(12) ZERO(13) ZERO(14) ZERO(15)
+#endif
+    }
+    action zero_from7() {
+        ZERO(7)
+#if AP_BATCH > 8
+        ZERO(8) ZERO(9) ZERO(10) ZERO(11) ZERO(12) ZERO(13) ZERO(14) ZERO(15)
+#endif
+    }
+#endif
+#if AP_BATCH > 8
+    action zero_from8() {
+        ZERO(8) ZERO(9) ZERO(10) ZERO(11) ZERO(12) ZERO(13) ZERO(14) ZERO(15)
+    }
+    action zero_from9() {
+        ZERO(9) ZERO(10) ZERO(11) ZERO(12) ZERO(13) ZERO(14) ZERO(15)
+    }
+    action zero_from10() {
+        ZERO(10) ZERO(11) ZERO(12) ZERO(13) ZERO(14) ZERO(15)
+    }
+    action zero_from11() {
+        ZERO(11) ZERO(12) ZERO(13) ZERO(14) ZERO(15)
+    }
+    action zero_from12() {
+        ZERO(12) ZERO(13) ZERO(14) ZERO(15)
+    }
+    action zero_from13() {
+        ZERO(13) ZERO(14) ZERO(15)
+    }
+    action zero_from14() {
+        ZERO(14) ZERO(15)
+    }
+    action zero_from15() {
+        ZERO(15)
+    }
+#endif
+    /* (A flush's count is 1 .. AP_BATCH - 1: with count c, entries c ..
+     * AP_BATCH - 1 are zero.) */
+    table ap_zero {
+        key = { meta.slot[7:0]: exact; }
+        actions = {
+            zero_from1;
+#if AP_BATCH > 2
+            zero_from2; zero_from3;
+#endif
+#if AP_BATCH > 4
+            zero_from4; zero_from5; zero_from6; zero_from7;
+#endif
+#if AP_BATCH > 8
+            zero_from8; zero_from9; zero_from10; zero_from11;
+            zero_from12; zero_from13; zero_from14; zero_from15;
+#endif
+            NoAction;
+        }
+        default_action = NoAction();
+        const entries = {
+            1: zero_from1();
+#if AP_BATCH > 2
+            2: zero_from2();
+            3: zero_from3();
+#endif
+#if AP_BATCH > 4
+            4: zero_from4(); 5: zero_from5(); 6: zero_from6();
+            7: zero_from7();
+#endif
+#if AP_BATCH > 8
+            8: zero_from8(); 9: zero_from9(); 10: zero_from10();
+            11: zero_from11(); 12: zero_from12(); 13: zero_from13();
+            14: zero_from14(); 15: zero_from15();
+#endif
+        }
+        size = 16;
+    }
 
     /* ---- Postcarding cache, direct-mapped by CRC-32 of the flow key ---- */
     PC_KEY(0)
@@ -951,9 +1160,47 @@ control DtaIngress(inout ig_headers_t hdr, inout ig_meta_t meta,
         meta.n2 = hdr.key13.key[39:8];
         meta.n3 = (bit<32>)hdr.key13.key[7:0];
         meta.hop = hdr.pc.hop;
-        meta.plen = hdr.pc.path_len;
         meta.val = hdr.pc.value;
         meta.idx = pc_index13.get({ hdr.key13.key });
+    }
+    action pc_code_v1() {
+        meta.val = pc_code13.get({ hdr.pc.value });
+    }
+    /* A well-formed postcard (hop 0..4, path length 0..5; 0: unknown,
+     * taken as 5): its path length, the hop's bit, a new entry's hop bits
+     * and path length. */
+    action pc_hop(bit<8> plen, bit<32> plen_m1, bit<16> hopbit,
+                  bit<16> fresh) {
+        meta.pc_ok = 1;
+        meta.plen = plen;
+        meta.plen_m1 = plen_m1;
+        meta.hopbit16 = hopbit;
+        meta.fresh = fresh;
+    }
+#define PC_HOP(p, b) pc_hop(p, p - 1, b, (p << 8) | b)
+    action pc_bad() {
+        ig_dprsr_md.drop_ctl = 1;
+        meta.outcome = 3;
+    }
+#define PC_HOP_ENTRIES(h, b) \
+            (h, 0): PC_HOP(5, b); (h, 1): PC_HOP(1, b); \
+            (h, 2): PC_HOP(2, b); (h, 3): PC_HOP(3, b); \
+            (h, 4): PC_HOP(4, b); (h, 5): PC_HOP(5, b);
+    table pc_check {
+        key = {
+            hdr.pc.hop: exact;
+            hdr.pc.path_len: exact;
+        }
+        actions = { pc_hop; pc_bad; }
+        default_action = pc_bad();
+        const entries = {
+            PC_HOP_ENTRIES(0, 1)
+            PC_HOP_ENTRIES(1, 2)
+            PC_HOP_ENTRIES(2, 4)
+            PC_HOP_ENTRIES(3, 8)
+            PC_HOP_ENTRIES(4, 16)
+        }
+        size = 32;
     }
 #ifdef TNA_LEGACY
     action pc_report_legacy() {
@@ -964,22 +1211,223 @@ control DtaIngress(inout ig_headers_t hdr, inout ig_meta_t meta,
         meta.n3[8:8] = 1;
         meta.n3[7:0] = hdr.lpc.key[7:0];
         meta.hop = hdr.lpc.hop - 1;   /* 0 becomes 255: malformed */
-        meta.plen = PC_HOPS;
         meta.val = hdr.lpc.data;
         meta.idx = pc_index4.get({ hdr.lpc.key });
     }
+    action pc_code_legacy() {
+        meta.val = pc_code4.get({ hdr.lpc.data });
+    }
+    /* Legacy postcards: hops 1 .. 5 of a 5-hop path */
+    table pc_check_legacy {
+        key = { hdr.lpc.hop: exact; }
+        actions = { pc_hop; pc_bad; }
+        default_action = pc_bad();
+        const entries = {
+            1: PC_HOP(5, 1); 2: PC_HOP(5, 2); 3: PC_HOP(5, 4);
+            4: PC_HOP(5, 8); 5: PC_HOP(5, 16);
+        }
+        size = 8;
+    }
 #endif
+    /* The timer: write the flow in cache entry ctrl.index as far as its
+     * hops run from hop 0, and free the entry. */
+    action pc_flush() {
+        meta.pc_ok = 1;
+        meta.idx = hdr.ctrl.index[PC_CACHE_BITS - 1:0];
+        meta.hop = 255;   /* the value registers only read */
+    }
+    /* Hops present from hop 0 on, up to the old flow's path length:
+     * min(the longest run of ones from bit 0, seen[15:8]). */
+    action set_prefix(bit<8> p) {
+        meta.prefix = p;
+    }
+    table prefix_table {
+        key = { meta.seen: ternary; }
+        actions = { set_prefix; }
+        default_action = set_prefix(0);
+        const entries = {
+            16w0x051F &&& 16w0xFF1F: set_prefix(5);
+            16w0x050F &&& 16w0xFF1F: set_prefix(4);
+            16w0x0507 &&& 16w0xFF0F: set_prefix(3);
+            16w0x0503 &&& 16w0xFF07: set_prefix(2);
+            16w0x0501 &&& 16w0xFF03: set_prefix(1);
+            16w0x041F &&& 16w0xFF1F: set_prefix(4);
+            16w0x040F &&& 16w0xFF1F: set_prefix(4);
+            16w0x0407 &&& 16w0xFF0F: set_prefix(3);
+            16w0x0403 &&& 16w0xFF07: set_prefix(2);
+            16w0x0401 &&& 16w0xFF03: set_prefix(1);
+            16w0x031F &&& 16w0xFF1F: set_prefix(3);
+            16w0x030F &&& 16w0xFF1F: set_prefix(3);
+            16w0x0307 &&& 16w0xFF0F: set_prefix(3);
+            16w0x0303 &&& 16w0xFF07: set_prefix(2);
+            16w0x0301 &&& 16w0xFF03: set_prefix(1);
+            16w0x021F &&& 16w0xFF1F: set_prefix(2);
+            16w0x020F &&& 16w0xFF1F: set_prefix(2);
+            16w0x0207 &&& 16w0xFF0F: set_prefix(2);
+            16w0x0203 &&& 16w0xFF07: set_prefix(2);
+            16w0x0201 &&& 16w0xFF03: set_prefix(1);
+            16w0x011F &&& 16w0xFF1F: set_prefix(1);
+            16w0x010F &&& 16w0xFF1F: set_prefix(1);
+            16w0x0107 &&& 16w0xFF0F: set_prefix(1);
+            16w0x0103 &&& 16w0xFF07: set_prefix(1);
+            16w0x0101 &&& 16w0xFF03: set_prefix(1);
+        }
+        size = 32;
+    }
+    /* What the postcard (or flush) writes: the entry's old flow as far as
+     * its hops run from hop 0, this flow (all its hops: this postcard's
+     * value joins the cached ones), or nothing. */
+    action emit_old() {
+        hdr.bridge.pc_len = meta.prefix;
+        hdr.bridge.legacy = meta.k3[8:8];
+        hdr.pc_key13.setValid();
+        hdr.pc_key13.w0 = meta.k0;
+        hdr.pc_key13.w1 = meta.k1;
+        hdr.pc_key13.w2 = meta.k2;
+        hdr.pc_key13.w3 = meta.k3[7:0];
+        hdr.pc_vals.setValid();
+        hdr.pc_vals.v0 = meta.a0;
+        hdr.pc_vals.v1 = meta.a1;
+        hdr.pc_vals.v2 = meta.a2;
+        hdr.pc_vals.v3 = meta.a3;
+        hdr.pc_vals.v4 = meta.a4;
+        meta.outcome = 6;
+    }
+#define EMIT_OWN(h, x0, x1, x2, x3, x4) \
+    action emit_own##h() { \
+        hdr.bridge.pc_len = meta.plen; \
+        hdr.bridge.legacy = meta.n3[8:8]; \
+        hdr.pc_key13.setValid(); \
+        hdr.pc_key13.w0 = meta.n0; \
+        hdr.pc_key13.w1 = meta.n1; \
+        hdr.pc_key13.w2 = meta.n2; \
+        hdr.pc_key13.w3 = meta.n3[7:0]; \
+        hdr.pc_vals.setValid(); \
+        hdr.pc_vals.v0 = x0; \
+        hdr.pc_vals.v1 = x1; \
+        hdr.pc_vals.v2 = x2; \
+        hdr.pc_vals.v3 = x3; \
+        hdr.pc_vals.v4 = x4; \
+        meta.outcome = 6; \
+    }
+    EMIT_OWN(0, meta.val, meta.a1, meta.a2, meta.a3, meta.a4)
+    EMIT_OWN(1, meta.a0, meta.val, meta.a2, meta.a3, meta.a4)
+    EMIT_OWN(2, meta.a0, meta.a1, meta.val, meta.a3, meta.a4)
+    EMIT_OWN(3, meta.a0, meta.a1, meta.a2, meta.val, meta.a4)
+    EMIT_OWN(4, meta.a0, meta.a1, meta.a2, meta.a3, meta.val)
+    action emit_none() {
+        ig_dprsr_md.drop_ctl = 1;
+        meta.outcome = 7;
+    }
+    /* In order (first match wins):
+     *  a flush writes the old flow if the entry was taken and old enough
+     *  (remain != 0) and has hop 0 (prefix != 0);
+     *  another flow's postcard evicts a taken entry (remain != 0) and
+     *  writes its flow if it has hop 0;
+     *  a postcard writes its own flow when that makes every hop of the
+     *  path: the entry restarts (free or another flow's, or the flow's
+     *  own after it completed: remain == 0) with a 1-hop path, or the
+     *  flow's own entry needed one more hop (remain == 1). */
+#define OWN_ENTRIES(h) \
+            (0, 0, 0, _, 1, h): emit_own##h(); \
+            (0, 1, 0, _, 1, h): emit_own##h(); \
+            (0, 1, 1, _, _, h): emit_own##h();
+    table emit_table {
+        key = {
+            meta.flush: ternary;
+            meta.match: ternary;
+            meta.remain[7:0]: ternary;
+            meta.prefix: ternary;
+            meta.plen: ternary;
+            meta.hop: ternary;
+        }
+        actions = { emit_old; emit_own0; emit_own1; emit_own2; emit_own3;
+                    emit_own4; emit_none; }
+        default_action = emit_none();
+        const entries = {
+            (1, _, 0, _, _, _): emit_none();
+            (1, _, _, 0, _, _): emit_none();
+            (1, _, _, _, _, _): emit_old();
+            OWN_ENTRIES(0)
+            OWN_ENTRIES(1)
+            OWN_ENTRIES(2)
+            OWN_ENTRIES(3)
+            OWN_ENTRIES(4)
+            (0, 0, 0, _, _, _): emit_none();
+            (0, 0, _, 0, _, _): emit_none();
+            (0, 0, _, _, _, _): emit_old();
+        }
+        size = 32;
+    }
+    action pc_eq0() { meta.eq0 = 1; }
+    action pc_eq1() { meta.eq1 = 1; }
+    action pc_eq2() { meta.eq2 = 1; }
+    action pc_eq3() { meta.eq3 = 1; }
+    action pc_match() { meta.match = 1; }
+    action pc_t_now() { meta.t = meta.now; }
+    action pc_t_deadline() { meta.t = meta.deadline; }
+
+    /* ---- what the report leaves: egress needs no report header ---- */
+    action gone_kw() {
+        hdr.base.setInvalid();
+        hdr.kw.setInvalid();
+#ifdef TNA_LEGACY
+        hdr.lbase.setInvalid();
+        hdr.lnbase.setInvalid();
+        hdr.lkw.setInvalid();
+#endif
+    }
+    action gone_ki() {
+        hdr.base.setInvalid();
+        hdr.ki.setInvalid();
+        hdr.data4.setInvalid();
+#ifdef TNA_LEGACY
+        hdr.lbase.setInvalid();
+        hdr.lnbase.setInvalid();
+        hdr.lki.setInvalid();
+#endif
+    }
+    action gone_ap() {
+        hdr.base.setInvalid();
+        hdr.ap.setInvalid();
+        hdr.ctrl.setInvalid();
+        hdr.data4.setInvalid();
+#ifdef TNA_LEGACY
+        hdr.lbase.setInvalid();
+        hdr.lnbase.setInvalid();
+        hdr.lap.setInvalid();
+#endif
+    }
+    action gone_pc() {
+        hdr.base.setInvalid();
+        hdr.pc.setInvalid();
+        hdr.ctrl.setInvalid();
+        hdr.data4.setInvalid();
+        hdr.key13.setInvalid();   /* the chunk's key is pc_key13/4 */
+#ifdef TNA_LEGACY
+        hdr.lbase.setInvalid();
+        hdr.lnbase.setInvalid();
+        hdr.lpc.setInvalid();
+#endif
+    }
+    table gone {
+        key = { meta.kind: exact; }
+        actions = { gone_kw; gone_ki; gone_ap; gone_pc; NoAction; }
+        default_action = NoAction();
+        const entries = {
+            K_KW: gone_kw();
+            K_KI: gone_ki();
+            K_AP: gone_ap();
+            K_PC: gone_pc();
+        }
+        size = 8;
+    }
+    action count_report() {
+        reports.count(meta.outcome);
+    }
 
     apply {
-        meta.now = ig_prsr_md.global_tstamp[31:0];
-        hdr.bridge.setValid();
-        hdr.bridge.kind = meta.kind;
-        hdr.bridge.legacy = 0;
-        hdr.bridge.data20 = 0;
-        hdr.bridge.raw = 0;
-        hdr.bridge.pad = 0;
-        hdr.bridge.pc_len = 0;
-
+        start();
         if (meta.kind == K_NAK) {
             /* A PSN sequence NAK goes on to the egress of the collector's
              * port, where the PSN register lives, queued behind the frames
@@ -998,331 +1446,158 @@ control DtaIngress(inout ig_headers_t hdr, inout ig_meta_t meta,
         if (meta.kind == K_KW) {
 #ifdef TNA_LEGACY
             if (hdr.lkw.isValid()) {
-                meta.n = hdr.lkw.redundancy;
-                hdr.key4.setValid();
-                hdr.key4.key = hdr.lkw.key;
-                hdr.data4.setValid();
-                hdr.data4.data = hdr.lkw.data;
-                hdr.bridge.legacy = 1;
-                meta.csum = csum4.get({ hdr.lkw.key });
+                kw_legacy();
             } else
 #endif
             {
-                meta.n = hdr.kw.redundancy;
-                meta.csum = csum13.get({ hdr.key13.key });
+                kw_v1();
             }
             if (hdr.data20.isValid()) {
                 hdr.bridge.data20 = 1;
             }
             /* One entry per N the structure takes (1 .. min(N, 4)): a
              * miss is no structure or a bad N. */
-            if (!kw_table.apply().hit) {
-                reports.count(2);
-                exit;
-            }
+            kw_table.apply();
             /* Zero means "never written" */
-            if (meta.csum == 0) {
-                meta.csum = 1;
+            if (hdr.slot_csum.csum == 0) {
+                hdr.slot_csum.csum = 1;
             }
-            hdr.slot_csum.setValid();
-            hdr.slot_csum.csum = meta.csum;
-            ig_tm_md.mcast_grp_a = (MulticastGroupId_t)meta.n;
-            reports.count(0);
         } else if (meta.kind == K_KI) {
-            hdr.kiv.setValid();
-            hdr.kiv.redundancy = 0;
-            hdr.kiv.key_len = 0;
-            hdr.kiv.reserved = 0;
 #ifdef TNA_LEGACY
             if (hdr.lki.isValid()) {
-                hdr.key4.setValid();
-                hdr.key4.key = hdr.lki.key;
-                hdr.kiv.counter = hdr.lki.counter;
-                hdr.bridge.legacy = 1;
+                ki_legacy();
             } else
 #endif
             {
-                hdr.kiv.counter = hdr.ki.counter;
+                ki_v1();
             }
-            if (!ki_table.apply().hit) {
-                reports.count(2);
-                exit;
-            }
-            ig_tm_md.mcast_grp_a = (MulticastGroupId_t)meta.n;
-            reports.count(1);
+            ki_table.apply();
         } else if (meta.kind == K_AP) {
             if (meta.flush == 1) {
-                meta.list = hdr.ctrl.index;
+                ap_flush_list();
 #ifdef TNA_LEGACY
             } else if (hdr.lap.isValid()) {
-                meta.list = hdr.lap.list_id;
-                meta.entry = hdr.lap.data;
+                ap_legacy();
 #endif
             } else {
-                meta.list = hdr.ap.list_id;
-                meta.entry = hdr.data4.data;
-            }
-            if (!ap_table.apply().hit) {
-                reports.count(2);
-                exit;
+                ap_v1();
             }
             ap_timeout_table.apply();
-            if (meta.flush == 1) {
-                meta.slot = ap_count_flush.execute(meta.list);
-                if (meta.slot == 0) {
-                    drop();
-                    exit;
+            if (ap_table.apply().hit) {
+                if (meta.flush == 1) {
+                    meta.slot = ap_count_flush.execute(meta.list);
+                } else {
+                    meta.slot = ap_count_add.execute(meta.list);
                 }
-                meta.entry = 0;
-            } else {
-                meta.slot = ap_count_add.execute(meta.list);
-            }
-            AP_ENTRY_APPLY(0)
+                if (meta.flush == 1 && meta.slot[7:0] == 0) {
+                    /* Nothing old enough to write */
+                    emit_none();
+                } else {
+                    AP_ENTRY_APPLY(0)
 #if AP_BATCH > 2
-            AP_ENTRY_APPLY(1)
-            AP_ENTRY_APPLY(2)
+                    AP_ENTRY_APPLY(1)
+                    AP_ENTRY_APPLY(2)
 #endif
 #if AP_BATCH > 4
-            AP_ENTRY_APPLY(3)
-            AP_ENTRY_APPLY(4)
-            AP_ENTRY_APPLY(5)
-            AP_ENTRY_APPLY(6)
+                    AP_ENTRY_APPLY(3)
+                    AP_ENTRY_APPLY(4)
+                    AP_ENTRY_APPLY(5)
+                    AP_ENTRY_APPLY(6)
 #endif
 #if AP_BATCH > 8
-            AP_ENTRY_APPLY(7)
-            AP_ENTRY_APPLY(8)
-            AP_ENTRY_APPLY(9)
-            AP_ENTRY_APPLY(10)
-            AP_ENTRY_APPLY(11)
-            AP_ENTRY_APPLY(12)
-            AP_ENTRY_APPLY(13)
-            AP_ENTRY_APPLY(14)
+                    AP_ENTRY_APPLY(7)
+                    AP_ENTRY_APPLY(8)
+                    AP_ENTRY_APPLY(9)
+                    AP_ENTRY_APPLY(10)
+                    AP_ENTRY_APPLY(11)
+                    AP_ENTRY_APPLY(12)
+                    AP_ENTRY_APPLY(13)
+                    AP_ENTRY_APPLY(14)
 #endif
-            if (meta.flush == 0 && meta.slot != AP_BATCH - 1) {
-                drop();   /* collected; the batch is not full yet */
-                exit;
-            }
-            if (meta.flush == 0) {
-                meta.slot = AP_BATCH;
-            }
-            meta.seq = ap_seq_next.execute(meta.list);
-            meta.first = ap_next_add.execute(meta.list);
-            hdr.ap_head.setValid();
-            hdr.ap_head.seq = meta.seq;
-            hdr.ap_head.first = meta.first;
-#if AP_BATCH == 2
-            hdr.e1.e = meta.entry;
-#elif AP_BATCH == 4
-            hdr.e3.setValid();
-            hdr.e3.e = meta.entry;
-#elif AP_BATCH == 8
-            hdr.e7.setValid();
-            hdr.e7.e = meta.entry;
-#else
-            hdr.e15.setValid();
-            hdr.e15.e = meta.entry;
-#endif
-            hdr.e1.setValid();
-            hdr.ap_tail.setValid();
-            hdr.ap_tail.tseq = meta.seq;
-            hdr.ap_tail.count = (bit<16>)meta.slot;
-            hdr.ap_tail.magic = AP_TRAILER_MAGIC;
-            reports.count(5);
-            /* Entries past the count are zero in the frame: the flush's
-             * registers still hold older batches' entries. */
-            if (meta.flush == 1) {
-                if (meta.slot[7:0] < 2) { hdr.e1.e = 0; }
-#if AP_BATCH > 2
-                if (meta.slot[7:0] < 3) { hdr.e2.e = 0; }
-#endif
-#if AP_BATCH > 4
-                if (meta.slot[7:0] < 4) { hdr.e3.e = 0; }
-                if (meta.slot[7:0] < 5) { hdr.e4.e = 0; }
-                if (meta.slot[7:0] < 6) { hdr.e5.e = 0; }
-                if (meta.slot[7:0] < 7) { hdr.e6.e = 0; }
-#endif
-#if AP_BATCH > 8
-                if (meta.slot[7:0] < 8) { hdr.e7.e = 0; }
-                if (meta.slot[7:0] < 9) { hdr.e8.e = 0; }
-                if (meta.slot[7:0] < 10) { hdr.e9.e = 0; }
-                if (meta.slot[7:0] < 11) { hdr.e10.e = 0; }
-                if (meta.slot[7:0] < 12) { hdr.e11.e = 0; }
-                if (meta.slot[7:0] < 13) { hdr.e12.e = 0; }
-                if (meta.slot[7:0] < 14) { hdr.e13.e = 0; }
-                if (meta.slot[7:0] < 15) { hdr.e14.e = 0; }
-#endif
+                    if (meta.flush == 1) {
+                        hdr.ap_head.seq = ap_seq_next.execute(meta.list);
+                        hdr.ap_head.first = ap_next_flush.execute(meta.list);
+                        ap_frame((bit<16>)meta.slot);
+                        ap_zero.apply();
+                    } else if (meta.slot[7:0] == AP_BATCH - 1) {
+                        hdr.ap_head.seq = ap_seq_next.execute(meta.list);
+                        hdr.ap_head.first = ap_next_batch.execute(meta.list);
+                        ap_frame(AP_BATCH);
+                    } else {
+                        /* collected; the batch is not full yet */
+                        emit_none();
+                    }
+                    hdr.ap_tail.tseq = hdr.ap_head.seq;
+                }
             }
         } else if (meta.kind == K_PC) {
-            if (!pc_table.apply().hit) {
-                reports.count(2);
-                exit;
-            }
-            bit<1> emit = 0;
-            bit<32> k0;
-            bit<32> k1;
-            bit<32> k2;
-            bit<32> k3;
-            bit<32> a0;
-            bit<32> a1;
-            bit<32> a2;
-            bit<32> a3;
-            bit<32> a4;
-            if (meta.flush == 1) {
-                /* The timer: write the flow in cache entry ctrl.index as
-                 * far as its hops run from hop 0, and free the entry. */
-                meta.idx = hdr.ctrl.index[PC_CACHE_BITS - 1:0];
-                meta.hop = 255;   /* the value registers only read */
-            } else {
+            if (pc_table.apply().hit) {
+                if (meta.flush == 1) {
+                    pc_flush();
+                    pc_t_deadline();
 #ifdef TNA_LEGACY
-                if (hdr.lpc.isValid()) {
+                } else if (hdr.lpc.isValid()) {
                     pc_report_legacy();
-                } else
-#endif
-                {
-                    pc_report_v1();
-                    if (meta.plen == 0) {
-                        meta.plen = PC_HOPS;   /* path length unknown */
+                    pc_check_legacy.apply();
+                    if (hdr.bridge.raw == 0) {
+                        pc_code_legacy();
                     }
+                    pc_t_now();
+#endif
+                } else {
+                    pc_report_v1();
+                    pc_check.apply();
+                    if (hdr.bridge.raw == 0) {
+                        pc_code_v1();
+                    }
+                    pc_t_now();
                 }
-                if (meta.hop >= PC_HOPS || meta.plen > PC_HOPS) {
-                    reports.count(3);
-                    drop();
-                    exit;
-                }
-                meta.plen_m1 = (bit<32>)(meta.plen - 1);
-                hopbit_table.apply();
             }
-            /* One access per register, the same for a postcard and a flush
-             * (a flush leaves keys and values as they are). */
-            k0 = pc_k0_swap.execute(meta.idx);
-            k1 = pc_k1_swap.execute(meta.idx);
-            k2 = pc_k2_swap.execute(meta.idx);
-            k3 = pc_k3_swap.execute(meta.idx);
-            a0 = pc_v0_rw.execute(meta.idx);
-            a1 = pc_v1_rw.execute(meta.idx);
-            a2 = pc_v2_rw.execute(meta.idx);
-            a3 = pc_v3_rw.execute(meta.idx);
-            a4 = pc_v4_rw.execute(meta.idx);
-            if (meta.flush == 1) {
-                meta.t = meta.deadline;
-                meta.remain = pc_state_flush.execute(meta.idx);
-                meta.seen = pc_seen_rd.execute(meta.idx);
-            } else {
+            if (meta.pc_ok == 1) {
+                /* One access per register, the same for a postcard and a
+                 * flush (a flush leaves keys and values as they are). */
+                meta.k0 = pc_k0_swap.execute(meta.idx);
+                meta.k1 = pc_k1_swap.execute(meta.idx);
+                meta.k2 = pc_k2_swap.execute(meta.idx);
+                meta.k3 = pc_k3_swap.execute(meta.idx);
+                meta.a0 = pc_v0_rw.execute(meta.idx);
+                meta.a1 = pc_v1_rw.execute(meta.idx);
+                meta.a2 = pc_v2_rw.execute(meta.idx);
+                meta.a3 = pc_v3_rw.execute(meta.idx);
+                meta.a4 = pc_v4_rw.execute(meta.idx);
                 /* The same flow? One 32-bit comparison per gateway, each
                  * into its own field so they run side by side. */
-                meta.match = 0;
-                meta.eq0 = 0;
-                meta.eq1 = 0;
-                meta.eq2 = 0;
-                meta.eq3 = 0;
-                if (k0 == meta.n0) { meta.eq0 = 1; }
-                if (k1 == meta.n1) { meta.eq1 = 1; }
-                if (k2 == meta.n2) { meta.eq2 = 1; }
-                if (k3 == meta.n3) { meta.eq3 = 1; }
-                if (meta.eq0 == 1 && meta.eq1 == 1 && meta.eq2 == 1 &&
-                    meta.eq3 == 1) {
-                    meta.match = 1;
-                }
-                meta.t = meta.now;
-                if (meta.match == 1) {
-                    meta.remain = pc_state_add.execute(meta.idx);
+                if (meta.k0 == meta.n0) { pc_eq0(); }
+                if (meta.k1 == meta.n1) { pc_eq1(); }
+                if (meta.k2 == meta.n2) { pc_eq2(); }
+                if (meta.k3 == meta.n3) { pc_eq3(); }
+                if (meta.flush == 1) {
+                    meta.remain = pc_state_flush.execute(meta.idx);
+                    meta.seen = pc_seen_rd.execute(meta.idx);
                 } else {
-                    meta.remain = pc_state_new.execute(meta.idx);
-                }
-                meta.restart = 0;
-                if (meta.match == 0 || meta.remain == 0) {
-                    meta.restart = 1;
-                }
-                if (meta.restart == 1) {
-                    meta.seen = pc_seen_new.execute(meta.idx);
-                } else {
-                    meta.seen = pc_seen_add.execute(meta.idx);
-                }
-            }
-            /* How far the entry's old flow runs from hop 0 */
-            prefix_table.apply();
-            meta.plen_old = meta.seen[15:8];
-            meta.prefix = min(meta.prefix, meta.plen_old);
-            if (meta.flush == 1) {
-                /* Free, not old enough, or no hop 0: nothing to write */
-                if (meta.remain != 0 && meta.prefix != 0) {
-                    emit = 1;
-                }
-            } else {
-                if (meta.match == 0 && meta.remain != 0) {
-                    /* Another flow held the entry: write it as far as its
-                     * hops run from hop 0 (this flow starts afresh). */
-                    if (meta.prefix != 0) {
-                        emit = 1;
+                    if (meta.eq0 == 1 && meta.eq1 == 1 && meta.eq2 == 1 &&
+                        meta.eq3 == 1) {
+                        pc_match();
+                        meta.remain = pc_state_add.execute(meta.idx);
+                    } else {
+                        meta.remain = pc_state_new.execute(meta.idx);
                     }
-                } else if ((meta.restart == 1 && meta.plen == 1) ||
-                           (meta.restart == 0 && meta.remain == 1)) {
-                    /* Every hop of the path: write this flow. */
-                    emit = 1;
-                    meta.prefix = meta.plen;
-                    k0 = meta.n0;
-                    k1 = meta.n1;
-                    k2 = meta.n2;
-                    k3 = meta.n3;
-                    if (meta.hop == 0) { a0 = meta.val; }
-                    if (meta.hop == 1) { a1 = meta.val; }
-                    if (meta.hop == 2) { a2 = meta.val; }
-                    if (meta.hop == 3) { a3 = meta.val; }
-                    if (meta.hop == 4) { a4 = meta.val; }
+                    /* A new entry (another flow's, or free) or the flow's
+                     * own: restart its hop bits, or add this hop */
+                    if (meta.match == 0 || meta.remain[7:0] == 0) {
+                        meta.seen = pc_seen_new.execute(meta.idx);
+                    } else {
+                        meta.seen = pc_seen_add.execute(meta.idx);
+                    }
                 }
+                prefix_table.apply();
+                emit_table.apply();
             }
-            if (emit == 0) {
-                drop();
-                exit;
-            }
-            /* The chunk's flow and values go to egress. */
-            hdr.bridge.pc_len = meta.prefix;
-            if (k3[8:8] == 1) {
-                hdr.bridge.legacy = 1;
-                hdr.pc_key4.setValid();
-                hdr.pc_key4.w2 = k2[23:0];
-                hdr.pc_key4.w3 = k3[7:0];
-            } else {
-                hdr.pc_key13.setValid();
-                hdr.pc_key13.w0 = k0;
-                hdr.pc_key13.w1 = k1;
-                hdr.pc_key13.w2 = k2;
-                hdr.pc_key13.w3 = k3[7:0];
-            }
-            hdr.pc_vals.setValid();
-            hdr.pc_vals.v0 = a0;
-            hdr.pc_vals.v1 = a1;
-            hdr.pc_vals.v2 = a2;
-            hdr.pc_vals.v3 = a3;
-            hdr.pc_vals.v4 = a4;
-            ig_tm_md.mcast_grp_a = (MulticastGroupId_t)meta.n;
-            reports.count(6);
         } else {
-            reports.count(4);
             drop();
-            exit;
         }
-        /* The report is gone; what egress needs remains. */
-        hdr.base.setInvalid();
-        hdr.kw.setInvalid();
-        hdr.ki.setInvalid();
-        hdr.ap.setInvalid();
-        hdr.pc.setInvalid();
-        hdr.ctrl.setInvalid();
-#ifdef TNA_LEGACY
-        hdr.lbase.setInvalid();
-        hdr.lnbase.setInvalid();
-        hdr.lkw.setInvalid();
-        hdr.lki.setInvalid();
-        hdr.lap.setInvalid();
-        hdr.lpc.setInvalid();
-#endif
-        if (meta.kind != K_KW) {
-            hdr.data4.setInvalid();
-        }
-        if (meta.kind == K_PC) {
-            hdr.key13.setInvalid();   /* the chunk's key is pc_key13/4 */
-        }
+        gone.apply();
+        count_report();
     }
 }
 
@@ -1449,11 +1724,16 @@ parser DtaEgressParser(packet_in pkt, out eg_headers_t hdr,
 #elif AP_BATCH == 8
 #define AP_ENTRIES hdr.e0.e, hdr.e1.e, hdr.e2.e, hdr.e3.e, \
     hdr.e4.e, hdr.e5.e, hdr.e6.e, hdr.e7.e
+#else
+#define AP_ENTRIES hdr.e0.e, hdr.e1.e, hdr.e2.e, hdr.e3.e, \
+    hdr.e4.e, hdr.e5.e, hdr.e6.e, hdr.e7.e, 384w0
 #endif
-#define RETH_FIELDS hdr.reth.va, hdr.reth.rkey, hdr.reth.len
+/* The RETH with its address left out (README, "ICRC"): the address is
+ * the last thing egress computes, so it joins the ICRC on its own. */
+#define RETH_NO_VA 64w0, hdr.reth.rkey, hdr.reth.len
 
 /* Standard CRC-32 without its initial value and final XOR: a linear
- * function, for the tail of a frame too long for one hash (README). */
+ * function L, with CRC(x ^ y) = CRC(x) ^ L(y) for equally long x, y. */
 #define CRC32_LINEAR \
     CRCPolynomial<bit<32>>(32w0x04C11DB7, true, false, false, 32w0, 32w0)
 
@@ -1467,36 +1747,41 @@ control DtaEgress(inout eg_headers_t hdr, inout eg_meta_t meta,
     Hash<bit<32>>(HashAlgorithm_t.CUSTOM, ROLE(1)) s1_13;
     Hash<bit<32>>(HashAlgorithm_t.CUSTOM, ROLE(2)) s2_13;
     Hash<bit<32>>(HashAlgorithm_t.CUSTOM, ROLE(3)) s3_13;
+#ifdef TNA_LEGACY
     Hash<bit<32>>(HashAlgorithm_t.CUSTOM, ROLE(0)) s0_4;
     Hash<bit<32>>(HashAlgorithm_t.CUSTOM, ROLE(1)) s1_4;
     Hash<bit<32>>(HashAlgorithm_t.CUSTOM, ROLE(2)) s2_4;
     Hash<bit<32>>(HashAlgorithm_t.CUSTOM, ROLE(3)) s3_4;
-    /* Postcarding: hop checksums (roles 10..14 of the key) and value
-     * codes (role 9 of each value). */
+#endif
+    /* Postcarding hop checksums: roles 10..14 of the key (the value
+     * codes come from ingress). */
     Hash<bit<32>>(HashAlgorithm_t.CUSTOM, ROLE(10)) h10_13;
     Hash<bit<32>>(HashAlgorithm_t.CUSTOM, ROLE(11)) h11_13;
     Hash<bit<32>>(HashAlgorithm_t.CUSTOM, ROLE(12)) h12_13;
     Hash<bit<32>>(HashAlgorithm_t.CUSTOM, ROLE(13)) h13_13;
     Hash<bit<32>>(HashAlgorithm_t.CUSTOM, ROLE(14)) h14_13;
+#ifdef TNA_LEGACY
     Hash<bit<32>>(HashAlgorithm_t.CUSTOM, ROLE(10)) h10_4;
     Hash<bit<32>>(HashAlgorithm_t.CUSTOM, ROLE(11)) h11_4;
     Hash<bit<32>>(HashAlgorithm_t.CUSTOM, ROLE(12)) h12_4;
     Hash<bit<32>>(HashAlgorithm_t.CUSTOM, ROLE(13)) h13_4;
     Hash<bit<32>>(HashAlgorithm_t.CUSTOM, ROLE(14)) h14_4;
-    Hash<bit<32>>(HashAlgorithm_t.CUSTOM, ROLE(9)) g0;
-    Hash<bit<32>>(HashAlgorithm_t.CUSTOM, ROLE(9)) g1;
-    Hash<bit<32>>(HashAlgorithm_t.CUSTOM, ROLE(9)) g2;
-    Hash<bit<32>>(HashAlgorithm_t.CUSTOM, ROLE(9)) g3;
-    Hash<bit<32>>(HashAlgorithm_t.CUSTOM, ROLE(9)) g4;
-    /* ICRC, one per frame layout; the Append frame's tail separately. */
+#endif
+    /* ICRC: the frame with its address zero, one hash per layout ... */
     Hash<bit<32>>(HashAlgorithm_t.CRC32) icrc_kw4;
     Hash<bit<32>>(HashAlgorithm_t.CRC32) icrc_kw20;
     Hash<bit<32>>(HashAlgorithm_t.CRC32) icrc_ki;
     Hash<bit<32>>(HashAlgorithm_t.CRC32) icrc_pc;
-    Hash<bit<32>>(HashAlgorithm_t.CRC32) icrc_ap_head;
+    Hash<bit<32>>(HashAlgorithm_t.CRC32) icrc_ap;
 #if AP_BATCH > 8
     Hash<bit<32>>(HashAlgorithm_t.CUSTOM, CRC32_LINEAR) icrc_ap_tail;
 #endif
+    /* ... then L(address, and zeros to the end of the frame) */
+    Hash<bit<32>>(HashAlgorithm_t.CUSTOM, CRC32_LINEAR) va_kw4;
+    Hash<bit<32>>(HashAlgorithm_t.CUSTOM, CRC32_LINEAR) va_kw20;
+    Hash<bit<32>>(HashAlgorithm_t.CUSTOM, CRC32_LINEAR) va_ki;
+    Hash<bit<32>>(HashAlgorithm_t.CUSTOM, CRC32_LINEAR) va_pc;
+    Hash<bit<32>>(HashAlgorithm_t.CUSTOM, CRC32_LINEAR) va_ap;
 
     /* PSN of each queue pair: the next one per frame; a PSN sequence NAK
      * sets the one the responder expects. */
@@ -1520,25 +1805,24 @@ control DtaEgress(inout eg_headers_t hdr, inout eg_meta_t meta,
         }
     };
 
-    action roce_addresses(bit<48> smac, bit<48> dmac, bit<32> sip,
-                          bit<32> dip) {
+    /* A queue pair's frames: the collector's addresses, the responder's
+     * queue pair and this one's UDP source port. (One table writes every
+     * per-queue-pair field, and the frame actions below every constant
+     * one: header fields share containers, and two tables writing one
+     * container cannot share a stage.) */
+    action qp_dest(bit<48> smac, bit<48> dmac, bit<32> sip, bit<32> dip,
+                   bit<24> dqpn, bit<16> sport) {
         hdr.ethernet.src = smac;
         hdr.ethernet.dst = dmac;
         hdr.ipv4.src = sip;
         hdr.ipv4.dst = dip;
-    }
-    table addr_table {
-        actions = { roce_addresses; }
-        default_action = roce_addresses(0, 0, 0, 0);
-    }
-    action qp_dest(bit<24> dqpn, bit<16> sport) {
         hdr.bth.dqpn = dqpn;
         hdr.udp.sport = sport;
     }
     table qp_table {
         key = { hdr.bridge.qp: exact; }
         actions = { qp_dest; }
-        default_action = qp_dest(0, 49152);
+        default_action = qp_dest(0, 0, 0, 0, 0, 49152);
         size = MAX_QPS;
     }
     /* Key-Increment row n's first counter (no multiplication). */
@@ -1557,53 +1841,140 @@ control DtaEgress(inout eg_headers_t hdr, inout eg_meta_t meta,
 
     /* The steps below are actions of their own: a Tofino action runs in
      * one stage, so what one computes the next may use. */
-    /* Slot hash of copy n: CRC role n of the key, straight into index */
-    action slot0_13() { meta.index = s0_13.get({ hdr.key13.key }); }
-    action slot1_13() { meta.index = s1_13.get({ hdr.key13.key }); }
-    action slot2_13() { meta.index = s2_13.get({ hdr.key13.key }); }
-    action slot3_13() { meta.index = s3_13.get({ hdr.key13.key }); }
-    action slot0_4() { meta.index = s0_4.get({ hdr.key4.key }); }
-    action slot1_4() { meta.index = s1_4.get({ hdr.key4.key }); }
-    action slot2_4() { meta.index = s2_4.get({ hdr.key4.key }); }
-    action slot3_4() { meta.index = s3_4.get({ hdr.key4.key }); }
-    /* Hop checksums straight into the chunk's slots (an action passes
-     * one 32-bit hash: one action per slot) */
-    action hop0_13() { hdr.pc_chunk.s0 = h10_13.get({ hdr.key13.key }); }
-    action hop1_13() { hdr.pc_chunk.s1 = h11_13.get({ hdr.key13.key }); }
-    action hop2_13() { hdr.pc_chunk.s2 = h12_13.get({ hdr.key13.key }); }
-    action hop3_13() { hdr.pc_chunk.s3 = h13_13.get({ hdr.key13.key }); }
-    action hop4_13() { hdr.pc_chunk.s4 = h14_13.get({ hdr.key13.key }); }
+    /* Slot of copy n: CRC role n of the key, masked to the structure */
+    action slot0_13() { meta.index = s0_13.get({ hdr.key13.key }) & hdr.bridge.mask; }
+    action slot1_13() { meta.index = s1_13.get({ hdr.key13.key }) & hdr.bridge.mask; }
+    action slot2_13() { meta.index = s2_13.get({ hdr.key13.key }) & hdr.bridge.mask; }
+    action slot3_13() { meta.index = s3_13.get({ hdr.key13.key }) & hdr.bridge.mask; }
+#ifdef TNA_LEGACY
+    action slot0_4() { meta.index = s0_4.get({ hdr.key4.key }) & hdr.bridge.mask; }
+    action slot1_4() { meta.index = s1_4.get({ hdr.key4.key }) & hdr.bridge.mask; }
+    action slot2_4() { meta.index = s2_4.get({ hdr.key4.key }) & hdr.bridge.mask; }
+    action slot3_4() { meta.index = s3_4.get({ hdr.key4.key }) & hdr.bridge.mask; }
+#endif
+    /* Chunk slot i: the hop checksum (CRC role 10 + i of the flow; an
+     * action passes one 32-bit hash: one action per slot) ... */
+    action hop0() { hdr.pc_chunk.s0 = h10_13.get({ hdr.key13.key }); }
+    action hop1() { hdr.pc_chunk.s1 = h11_13.get({ hdr.key13.key }); }
+    action hop2() { hdr.pc_chunk.s2 = h12_13.get({ hdr.key13.key }); }
+    action hop3() { hdr.pc_chunk.s3 = h13_13.get({ hdr.key13.key }); }
+    action hop4() { hdr.pc_chunk.s4 = h14_13.get({ hdr.key13.key }); }
+    /* ... XOR the value's code (ingress), or past the path (slots
+     * pc_len .. 4) the blank's code ... */
+    action blank_from1() {
+        hdr.pc_vals.v1 = DTA_BLANK;
+        hdr.pc_vals.v2 = DTA_BLANK;
+        hdr.pc_vals.v3 = DTA_BLANK;
+        hdr.pc_vals.v4 = DTA_BLANK;
+    }
+    action blank_from2() {
+        hdr.pc_vals.v2 = DTA_BLANK;
+        hdr.pc_vals.v3 = DTA_BLANK;
+        hdr.pc_vals.v4 = DTA_BLANK;
+    }
+    action blank_from3() {
+        hdr.pc_vals.v3 = DTA_BLANK;
+        hdr.pc_vals.v4 = DTA_BLANK;
+    }
+    action blank_from4() {
+        hdr.pc_vals.v4 = DTA_BLANK;
+    }
+    table pc_blank {
+        key = { hdr.bridge.raw: exact; hdr.bridge.pc_len: exact; }
+        actions = { blank_from1; blank_from2; blank_from3; blank_from4;
+                    NoAction; }
+        default_action = NoAction();
+        const entries = {
+            (0, 1): blank_from1();
+            (0, 2): blank_from2();
+            (0, 3): blank_from3();
+            (0, 4): blank_from4();
+        }
+        size = 8;
+    }
+    /* ... or, for the prototype family, the value itself, and zero
+     * past the path. */
+    action chunk() {
+        hdr.pc_chunk.s0 = hdr.pc_chunk.s0 ^ hdr.pc_vals.v0;
+        hdr.pc_chunk.s1 = hdr.pc_chunk.s1 ^ hdr.pc_vals.v1;
+        hdr.pc_chunk.s2 = hdr.pc_chunk.s2 ^ hdr.pc_vals.v2;
+        hdr.pc_chunk.s3 = hdr.pc_chunk.s3 ^ hdr.pc_vals.v3;
+        hdr.pc_chunk.s4 = hdr.pc_chunk.s4 ^ hdr.pc_vals.v4;
+    }
+    action chunk_upto1() {
+        hdr.pc_chunk.s0 = hdr.pc_chunk.s0 ^ hdr.pc_vals.v0;
+        hdr.pc_chunk.s1 = 0;
+        hdr.pc_chunk.s2 = 0;
+        hdr.pc_chunk.s3 = 0;
+        hdr.pc_chunk.s4 = 0;
+    }
+    action chunk_upto2() {
+        hdr.pc_chunk.s0 = hdr.pc_chunk.s0 ^ hdr.pc_vals.v0;
+        hdr.pc_chunk.s1 = hdr.pc_chunk.s1 ^ hdr.pc_vals.v1;
+        hdr.pc_chunk.s2 = 0;
+        hdr.pc_chunk.s3 = 0;
+        hdr.pc_chunk.s4 = 0;
+    }
+    action chunk_upto3() {
+        hdr.pc_chunk.s0 = hdr.pc_chunk.s0 ^ hdr.pc_vals.v0;
+        hdr.pc_chunk.s1 = hdr.pc_chunk.s1 ^ hdr.pc_vals.v1;
+        hdr.pc_chunk.s2 = hdr.pc_chunk.s2 ^ hdr.pc_vals.v2;
+        hdr.pc_chunk.s3 = 0;
+        hdr.pc_chunk.s4 = 0;
+    }
+    action chunk_upto4() {
+        hdr.pc_chunk.s0 = hdr.pc_chunk.s0 ^ hdr.pc_vals.v0;
+        hdr.pc_chunk.s1 = hdr.pc_chunk.s1 ^ hdr.pc_vals.v1;
+        hdr.pc_chunk.s2 = hdr.pc_chunk.s2 ^ hdr.pc_vals.v2;
+        hdr.pc_chunk.s3 = hdr.pc_chunk.s3 ^ hdr.pc_vals.v3;
+        hdr.pc_chunk.s4 = 0;
+    }
+    table pc_chunk_table {
+        key = { hdr.bridge.raw: exact; hdr.bridge.pc_len: exact; }
+        actions = { chunk; chunk_upto1; chunk_upto2; chunk_upto3;
+                    chunk_upto4; }
+        default_action = chunk();
+        const entries = {
+            (1, 1): chunk_upto1();
+            (1, 2): chunk_upto2();
+            (1, 3): chunk_upto3();
+            (1, 4): chunk_upto4();
+        }
+        size = 8;
+    }
+#ifdef TNA_LEGACY
     action hop0_4() { hdr.pc_chunk.s0 = h10_4.get({ hdr.key4.key }); }
     action hop1_4() { hdr.pc_chunk.s1 = h11_4.get({ hdr.key4.key }); }
     action hop2_4() { hdr.pc_chunk.s2 = h12_4.get({ hdr.key4.key }); }
     action hop3_4() { hdr.pc_chunk.s3 = h13_4.get({ hdr.key4.key }); }
     action hop4_4() { hdr.pc_chunk.s4 = h14_4.get({ hdr.key4.key }); }
+#endif
     action chunk_valid() {
         hdr.pc_chunk.setValid();
         hdr.pc_chunk.pad = 0;
     }
-    /* The RoCEv2 headers every frame has */
-    action roce_common() {
-        hdr.ethernet.ether_type = 0x0800;
-        hdr.ipv4.tos = 0;
-        hdr.ipv4.flags = 2;
-        hdr.ipv4.frag = 0;
-        hdr.ipv4.ttl = 64;
-        hdr.udp.dport = ROCE_UDP_PORT;
-        hdr.udp.csum = 0;
-        hdr.bth.setValid();
-        hdr.bth.se = 0;
-        hdr.bth.migreq = 0;
-        hdr.bth.pad = 0;
-        hdr.bth.tver = 0;
-        hdr.bth.pkey = 0xFFFF;
-        hdr.bth.resv8a = 0;
-        hdr.bth.ackreq = 1;
+    /* The RoCEv2 headers' constant fields */
+#define ROCE_COMMON \
+        hdr.ethernet.ether_type = 0x0800; \
+        hdr.ipv4.tos = 0; \
+        hdr.ipv4.flags = 2; \
+        hdr.ipv4.frag = 0; \
+        hdr.ipv4.ttl = 64; \
+        hdr.udp.dport = ROCE_UDP_PORT; \
+        hdr.udp.csum = 0; \
+        hdr.bth.setValid(); \
+        hdr.bth.se = 0; \
+        hdr.bth.migreq = 0; \
+        hdr.bth.pad = 0; \
+        hdr.bth.tver = 0; \
+        hdr.bth.pkey = 0xFFFF; \
+        hdr.bth.resv8a = 0; \
+        hdr.bth.ackreq = 1; \
         hdr.bth.resv7 = 0;
-    }
     /* Per frame kind: opcode, lengths (IPv4 20 + UDP 8 + BTH 12 + rest +
      * ICRC 4), extended header. */
     action write_frame(bit<32> len) {
+        ROCE_COMMON
         hdr.bth.opcode = OP_WRITE_ONLY;
         hdr.reth.setValid();
         hdr.reth.rkey = hdr.bridge.rkey;
@@ -1612,6 +1983,7 @@ control DtaEgress(inout eg_headers_t hdr, inout eg_meta_t meta,
         hdr.udp.len = 8 + 12 + 16 + 4 + (bit<16>)len;
     }
     action atomic_frame() {
+        ROCE_COMMON
         hdr.bth.opcode = OP_FETCH_ADD;
         hdr.atomiceth.setValid();
         hdr.atomiceth.rkey = hdr.bridge.rkey;
@@ -1627,59 +1999,91 @@ control DtaEgress(inout eg_headers_t hdr, inout eg_meta_t meta,
         meta.index = meta.index & hdr.bridge.mask;
     }
     /* offset = index * size, size = 2^a (+ 2^b), 64 bits wide: the 2^a
-     * term in off, the 2^b term (or 0) in the frame's address field,
-     * which then accumulates the sum and the base. */
-#define OFFSET(name, va) \
-    action name##1(bit<8> a) { \
-        meta.off[31:0] = meta.index << a; \
-        meta.off[63:32] = meta.index >> (32 - a); \
-        va = 0; \
-    } \
-    action name##2(bit<8> a, bit<8> b) { \
-        meta.off[31:0] = meta.index << a; \
-        meta.off[63:32] = meta.index >> (32 - a); \
-        va[31:0] = meta.index << b; \
-        va[63:32] = meta.index >> (32 - b); \
-    } \
-    action name##_sum() { \
-        va = va + meta.off; \
-    } \
-    action name##_base() { \
-        va = va + hdr.bridge.base; \
+     * term in off, the 2^b term in off2; the address is base + off
+     * (+ off2). */
+    action shift1(bit<8> a) {
+        meta.off[31:0] = meta.index << a;
+        meta.off[63:32] = meta.index >> (32 - a);
     }
-    OFFSET(offw, hdr.reth.va)
-    OFFSET(offa, hdr.atomiceth.va)
-    /* Value codes, in place: g(v_i) (CRC role 9), or g(blank) past the
-     * path */
-    action code0() { hdr.pc_vals.v0 = g0.get({ hdr.pc_vals.v0 }); }
-    action code1() { hdr.pc_vals.v1 = g1.get({ hdr.pc_vals.v1 }); }
-    action code2() { hdr.pc_vals.v2 = g2.get({ hdr.pc_vals.v2 }); }
-    action code3() { hdr.pc_vals.v3 = g3.get({ hdr.pc_vals.v3 }); }
-    action code4() { hdr.pc_vals.v4 = g4.get({ hdr.pc_vals.v4 }); }
-    action chunk() {
-        hdr.pc_chunk.s0 = hdr.pc_chunk.s0 ^ hdr.pc_vals.v0;
-        hdr.pc_chunk.s1 = hdr.pc_chunk.s1 ^ hdr.pc_vals.v1;
-        hdr.pc_chunk.s2 = hdr.pc_chunk.s2 ^ hdr.pc_vals.v2;
-        hdr.pc_chunk.s3 = hdr.pc_chunk.s3 ^ hdr.pc_vals.v3;
-        hdr.pc_chunk.s4 = hdr.pc_chunk.s4 ^ hdr.pc_vals.v4;
+    action shift2(bit<8> a, bit<8> b) {
+        meta.off[31:0] = meta.index << a;
+        meta.off[63:32] = meta.index >> (32 - a);
+        meta.off2[31:0] = meta.index << b;
+        meta.off2[63:32] = meta.index >> (32 - b);
     }
-    action icrc_join() {
-        meta.icrc_ap = meta.icrc_ap ^ meta.icrc_b;
+    action write_va() {
+        hdr.reth.va = hdr.bridge.base + meta.off;
+    }
+    action write_va2() {
+        hdr.reth.va = hdr.reth.va + meta.off2;
+    }
+    action atomic_va() {
+        hdr.atomiceth.va = hdr.bridge.base + meta.off;
+    }
+    /* The ICRC (annex A17) of the frame with a zero address ... */
+    action icrc_kw4_e() {
+        meta.icrc = icrc_kw4.get({ ICRC_HEAD, RETH_NO_VA,
+            hdr.slot_csum.csum, hdr.data4.data });
+    }
+    action icrc_kw20_e() {
+        meta.icrc = icrc_kw20.get({ ICRC_HEAD, RETH_NO_VA,
+            hdr.slot_csum.csum, hdr.data20.data });
+    }
+    action icrc_ki_e() {
+        meta.icrc = icrc_ki.get({ ICRC_HEAD, 64w0, hdr.atomiceth.rkey,
+            hdr.atomiceth.add, hdr.atomiceth.cmp });
+    }
+    action icrc_pc_e() {
+        meta.icrc = icrc_pc.get({ ICRC_HEAD, RETH_NO_VA,
+            hdr.pc_chunk.s0, hdr.pc_chunk.s1, hdr.pc_chunk.s2,
+            hdr.pc_chunk.s3, hdr.pc_chunk.s4, hdr.pc_chunk.pad });
+    }
+    /* (16 entries: the entries past the eighth, as zeros; they join
+     * below) */
+    action icrc_ap_e() {
+        meta.icrc = icrc_ap.get({ ICRC_HEAD, RETH_NO_VA,
+            hdr.ap_head.seq, hdr.ap_head.first, AP_ENTRIES,
+            hdr.ap_tail.tseq, hdr.ap_tail.count, hdr.ap_tail.magic });
+    }
+#if AP_BATCH > 8
+    action icrc_ap_tail() {
+        meta.icrc_t = icrc_ap_tail.get({
+            hdr.e8.e, hdr.e9.e, hdr.e10.e, hdr.e11.e,
+            hdr.e12.e, hdr.e13.e, hdr.e14.e, hdr.e15.e,
+            hdr.ap_tail.tseq, hdr.ap_tail.count, hdr.ap_tail.magic });
+    }
+    action icrc_ap_join() {
+        meta.icrc = meta.icrc ^ meta.icrc_t;
+    }
+#endif
+    /* ... XOR L(address ++ zeros to the frame's end): the bytes after
+     * the address are rkey, length and payload (atomic: rkey, add,
+     * compare). */
+    action icrc_kw4_va() {
+        meta.icrc_va = va_kw4.get({ hdr.reth.va, 64w0, 64w0 });
+    }
+    action icrc_kw20_va() {
+        meta.icrc_va = va_kw20.get({ hdr.reth.va, 64w0, 192w0 });
+    }
+    action icrc_ki_va() {
+        meta.icrc_va = va_ki.get({ hdr.atomiceth.va, 32w0, 128w0 });
+    }
+    action icrc_pc_va() {
+        meta.icrc_va = va_pc.get({ hdr.reth.va, 64w0,
+            (bit<(PC_CHUNK * 8)>)0 });
+    }
+    action icrc_ap_va() {
+        meta.icrc_va = va_ap.get({ hdr.reth.va, 64w0,
+            (bit<(AP_FRAME * 8)>)0 });
     }
     /* The ICRC goes least significant byte first. */
-#define ICRC_OUT(name, f) \
-    action name() { \
-        hdr.icrc.setValid(); \
-        hdr.icrc.b0 = f[7:0]; \
-        hdr.icrc.b1 = f[15:8]; \
-        hdr.icrc.b2 = f[23:16]; \
-        hdr.icrc.b3 = f[31:24]; \
+    action icrc_out() {
+        hdr.icrc.setValid();
+        hdr.icrc.b0 = meta.icrc[7:0] ^ meta.icrc_va[7:0];
+        hdr.icrc.b1 = meta.icrc[15:8] ^ meta.icrc_va[15:8];
+        hdr.icrc.b2 = meta.icrc[23:16] ^ meta.icrc_va[23:16];
+        hdr.icrc.b3 = meta.icrc[31:24] ^ meta.icrc_va[31:24];
     }
-    ICRC_OUT(icrc_out_kw4, meta.icrc_kw4)
-    ICRC_OUT(icrc_out_kw20, meta.icrc_kw20)
-    ICRC_OUT(icrc_out_ki, meta.icrc_ki)
-    ICRC_OUT(icrc_out_pc, meta.icrc_pc)
-    ICRC_OUT(icrc_out_ap, meta.icrc_ap)
     /* What only egress needed leaves. */
     action finish() {
         hdr.bridge.setInvalid();
@@ -1697,160 +2101,129 @@ control DtaEgress(inout eg_headers_t hdr, inout eg_meta_t meta,
             exit;
         }
         hdr.ipv4.id = ipid_next.execute(hdr.bridge.qp);
-        addr_table.apply();
         qp_table.apply();
-        roce_common();
-        /* Slot of copy n (replica id): CRC role n of the key */
-        if (hdr.bridge.kind == K_AP) {
-            ap_frame_number();
-        } else if (hdr.key4.isValid()) {
-            if (eg_intr_md.egress_rid == 0) {
-                slot0_4();
-            } else if (eg_intr_md.egress_rid == 1) {
-                slot1_4();
-            } else if (eg_intr_md.egress_rid == 2) {
-                slot2_4();
-            } else {
-                slot3_4();
-            }
-        } else {
-            if (eg_intr_md.egress_rid == 0) {
-                slot0_13();
-            } else if (eg_intr_md.egress_rid == 1) {
-                slot1_13();
-            } else if (eg_intr_md.egress_rid == 2) {
-                slot2_13();
-            } else {
-                slot3_13();
-            }
-        }
-        mask_index();
 
-        if (hdr.bridge.kind == K_KW) {
-            if (hdr.data20.isValid()) {
-                write_frame(24);
-                offw2(4, 3);   /* 24-byte slots */
-            } else {
-                write_frame(8);
-                offw1(3);
-            }
-        } else if (hdr.bridge.kind == K_PC) {
-            write_frame(PC_CHUNK);
-            offw1(5);
-        } else if (hdr.bridge.kind == K_AP) {
+        /* The frame, and the index of copy n (replica id) */
+        if (hdr.bridge.kind == K_AP) {
             write_frame(AP_FRAME);
-#if AP_FRAME == 32
-            offw1(5);
-#elif AP_FRAME == 24
-            offw2(4, 3);
-#elif AP_FRAME == 48
-            offw2(5, 4);
-#else
-            offw2(6, 4);
+            ap_frame_number();
+            mask_index();
+        } else {
+            if (hdr.bridge.kind == K_KW) {
+                if (hdr.data20.isValid()) {
+                    write_frame(24);
+                } else {
+                    write_frame(8);
+                }
+            } else if (hdr.bridge.kind == K_PC) {
+                write_frame(PC_CHUNK);
+            } else {
+                atomic_frame();
+                ki_row_table.apply();
+            }
+#ifdef TNA_LEGACY
+            if (hdr.key4.isValid()) {
+                if (eg_intr_md.egress_rid == 0) {
+                    slot0_4();
+                } else if (eg_intr_md.egress_rid == 1) {
+                    slot1_4();
+                } else if (eg_intr_md.egress_rid == 2) {
+                    slot2_4();
+                } else {
+                    slot3_4();
+                }
+            } else
 #endif
-        } else {
-            atomic_frame();
-            ki_row_table.apply();
-            offa1(3);
-        }
-        if (hdr.atomiceth.isValid()) {
-            offa_sum();
-            offa_base();
-        } else {
-            offw_sum();
-            offw_base();
+            {
+                if (eg_intr_md.egress_rid == 0) {
+                    slot0_13();
+                } else if (eg_intr_md.egress_rid == 1) {
+                    slot1_13();
+                } else if (eg_intr_md.egress_rid == 2) {
+                    slot2_13();
+                } else {
+                    slot3_13();
+                }
+            }
         }
 
         if (hdr.bridge.kind == K_PC) {
             /* Slot i: hop checksum (CRC role 10 + i of the flow) XOR the
-             * value code g(v_i) (CRC role 9), or g(blank) past the path;
+             * value code from ingress, or the blank's code past the path;
              * prototype family: the value, and zero past the path. */
             chunk_valid();
+#ifdef TNA_LEGACY
             if (hdr.key4.isValid()) {
                 hop0_4();
                 hop1_4();
                 hop2_4();
                 hop3_4();
                 hop4_4();
-            } else {
-                hop0_13();
-                hop1_13();
-                hop2_13();
-                hop3_13();
-                hop4_13();
+            } else
+#endif
+            {
+                hop0();
+                hop1();
+                hop2();
+                hop3();
+                hop4();
             }
-            if (hdr.bridge.raw == 0) {
-                if (hdr.bridge.pc_len > 0) { code0(); } else { hdr.pc_vals.v0 = DTA_BLANK; }
-                if (hdr.bridge.pc_len > 1) { code1(); } else { hdr.pc_vals.v1 = DTA_BLANK; }
-                if (hdr.bridge.pc_len > 2) { code2(); } else { hdr.pc_vals.v2 = DTA_BLANK; }
-                if (hdr.bridge.pc_len > 3) { code3(); } else { hdr.pc_vals.v3 = DTA_BLANK; }
-                if (hdr.bridge.pc_len > 4) { code4(); } else { hdr.pc_vals.v4 = DTA_BLANK; }
-            }
-            chunk();
-            if (hdr.bridge.raw == 1) {
-                if (hdr.bridge.pc_len <= 1) { hdr.pc_chunk.s1 = 0; }
-                if (hdr.bridge.pc_len <= 2) { hdr.pc_chunk.s2 = 0; }
-                if (hdr.bridge.pc_len <= 3) { hdr.pc_chunk.s3 = 0; }
-                if (hdr.bridge.pc_len <= 4) { hdr.pc_chunk.s4 = 0; }
-            }
+            pc_blank.apply();
+            pc_chunk_table.apply();
         }
 
-        /* ICRC (annex A17) over the finished headers: one hash per frame
-         * layout, each into its own field and under its own condition, so
-         * that layouts whose crossbar bytes fit together share a stage. */
-        if (hdr.bridge.kind == K_KI) {
-            meta.icrc_ki = icrc_ki.get({ ICRC_HEAD,
-                hdr.atomiceth.va, hdr.atomiceth.rkey,
-                hdr.atomiceth.add, hdr.atomiceth.cmp });
-        }
-        if (hdr.bridge.kind == K_PC) {
-            meta.icrc_pc = icrc_pc.get({ ICRC_HEAD, RETH_FIELDS,
-                hdr.pc_chunk.s0, hdr.pc_chunk.s1, hdr.pc_chunk.s2,
-                hdr.pc_chunk.s3, hdr.pc_chunk.s4, hdr.pc_chunk.pad });
-        }
-        if (hdr.bridge.kind == K_AP) {
-#if AP_BATCH <= 8
-            meta.icrc_ap = icrc_ap_head.get({ ICRC_HEAD, RETH_FIELDS,
-                hdr.ap_head.seq, hdr.ap_head.first, AP_ENTRIES,
-                hdr.ap_tail.tseq, hdr.ap_tail.count, hdr.ap_tail.magic });
-#else
-            /* 144 bytes: more than one hash takes. CRC is affine, so
-             * CRC(A ++ B) = CRC(A ++ zeros) ^ CRClinear(B), |zeros| = |B|
-             * (tests/test_roce.c checks this split). */
-            meta.icrc_ap = icrc_ap_head.get({ ICRC_HEAD, RETH_FIELDS,
-                hdr.ap_head.seq, hdr.ap_head.first,
-                hdr.e0.e, hdr.e1.e, hdr.e2.e, hdr.e3.e,
-                hdr.e4.e, hdr.e5.e, hdr.e6.e, hdr.e7.e, 320w0 });
-            meta.icrc_b = icrc_ap_tail.get({
-                hdr.e8.e, hdr.e9.e, hdr.e10.e, hdr.e11.e,
-                hdr.e12.e, hdr.e13.e, hdr.e14.e, hdr.e15.e,
-                hdr.ap_tail.tseq, hdr.ap_tail.count, hdr.ap_tail.magic });
-#endif
-        }
-        if (hdr.bridge.kind == K_KW && hdr.data20.isValid()) {
-            meta.icrc_kw20 = icrc_kw20.get({ ICRC_HEAD, RETH_FIELDS,
-                hdr.slot_csum.csum, hdr.data20.data });
-        }
-        if (hdr.bridge.kind == K_KW && !hdr.data20.isValid()) {
-            meta.icrc_kw4 = icrc_kw4.get({ ICRC_HEAD, RETH_FIELDS,
-                hdr.slot_csum.csum, hdr.data4.data });
-        }
-#if AP_BATCH > 8
-        if (hdr.bridge.kind == K_AP) {
-            icrc_join();
-        }
-#endif
-        if (hdr.bridge.kind == K_KI) {
-            icrc_out_ki();
+        /* Per frame layout, each in its own branch so that the layouts
+         * share stages: the frame's address, and its ICRC as the ICRC of
+         * the frame with a zero address (which needs no address) XOR the
+         * address's part. */
+        if (hdr.bridge.kind == K_KW) {
+            if (hdr.data20.isValid()) {
+                icrc_kw20_e();
+                shift2(4, 3);   /* 24-byte slots */
+                write_va();
+                write_va2();
+                icrc_kw20_va();
+            } else {
+                icrc_kw4_e();
+                shift1(3);
+                write_va();
+                icrc_kw4_va();
+            }
         } else if (hdr.bridge.kind == K_PC) {
-            icrc_out_pc();
+            shift1(5);
+            write_va();
+            icrc_pc_e();
+            icrc_pc_va();
         } else if (hdr.bridge.kind == K_AP) {
-            icrc_out_ap();
-        } else if (hdr.data20.isValid()) {
-            icrc_out_kw20();
+            icrc_ap_e();
+#if AP_BATCH > 8
+            icrc_ap_tail();
+            icrc_ap_join();
+#endif
+#if AP_FRAME == 32
+            shift1(5);
+            write_va();
+#elif AP_FRAME == 24
+            shift2(4, 3);
+            write_va();
+            write_va2();
+#elif AP_FRAME == 48
+            shift2(5, 4);
+            write_va();
+            write_va2();
+#else
+            shift2(6, 4);
+            write_va();
+            write_va2();
+#endif
+            icrc_ap_va();
         } else {
-            icrc_out_kw4();
+            icrc_ki_e();
+            shift1(3);
+            atomic_va();
+            icrc_ki_va();
         }
+        icrc_out();
         finish();
     }
 }
