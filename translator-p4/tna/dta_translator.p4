@@ -1315,6 +1315,15 @@ control DtaIngress(inout ig_headers_t hdr, inout ig_meta_t meta,
     EMIT_OWN(2, meta.a0, meta.a1, meta.val, meta.a3, meta.a4)
     EMIT_OWN(3, meta.a0, meta.a1, meta.a2, meta.val, meta.a4)
     EMIT_OWN(4, meta.a0, meta.a1, meta.a2, meta.a3, meta.val)
+#ifdef TNA_LEGACY
+    /* A legacy flow's chunk key: its 4 bytes */
+    action pc_key_legacy() {
+        hdr.pc_key4.setValid();
+        hdr.pc_key4.w2 = hdr.pc_key13.w2[23:0];
+        hdr.pc_key4.w3 = hdr.pc_key13.w3;
+        hdr.pc_key13.setInvalid();
+    }
+#endif
     action emit_none() {
         ig_dprsr_md.drop_ctl = 1;
         meta.outcome = 7;
@@ -1592,6 +1601,11 @@ control DtaIngress(inout ig_headers_t hdr, inout ig_meta_t meta,
                 }
                 prefix_table.apply();
                 emit_table.apply();
+#ifdef TNA_LEGACY
+                if (hdr.bridge.legacy == 1) {
+                    pc_key_legacy();
+                }
+#endif
             }
         } else {
             drop();
@@ -2046,7 +2060,7 @@ control DtaEgress(inout eg_headers_t hdr, inout eg_meta_t meta,
             hdr.ap_tail.tseq, hdr.ap_tail.count, hdr.ap_tail.magic });
     }
 #if AP_BATCH > 8
-    action icrc_ap_tail() {
+    action icrc_ap_tail_part() {
         meta.icrc_t = icrc_ap_tail.get({
             hdr.e8.e, hdr.e9.e, hdr.e10.e, hdr.e11.e,
             hdr.e12.e, hdr.e13.e, hdr.e14.e, hdr.e15.e,
@@ -2197,7 +2211,7 @@ control DtaEgress(inout eg_headers_t hdr, inout eg_meta_t meta,
         } else if (hdr.bridge.kind == K_AP) {
             icrc_ap_e();
 #if AP_BATCH > 8
-            icrc_ap_tail();
+            icrc_ap_tail_part();
             icrc_ap_join();
 #endif
 #if AP_FRAME == 32
