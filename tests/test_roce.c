@@ -68,17 +68,17 @@ static void test_reference_write(void **state)
 /*
  * translator-p4/tna computes the ICRC of a 16-entry Append frame (144 bytes
  * of ICRC input, more than one Tofino hash takes) in two hashes: standard
- * CRC-32 over the head followed by as many zero bytes as the tail has, XOR
- * CRC-32 with zero initial value and final XOR over the tail (CRC is affine
- * over GF(2)). Check that split, at the program's boundary (the last 40
- * bytes: entries 8..15 and the trailer), against dta_roce_icrc().
+ * CRC-32 over the frame with entries 8..15 (32 bytes, before the 8-byte
+ * trailer) zeroed, XOR CRC-32 with zero initial value and final XOR over
+ * those entries followed by 8 zero bytes (CRC is affine over GF(2)). Check
+ * that split, at the program's boundary, against dta_roce_icrc().
  */
 static void test_icrc_split(void **state)
 {
 	struct dta_roce_qp qp = test_qp();
 	struct dta_roce_target t = { .addr = 0x7f00fffffff0ull, .rkey = 0x77,
 				     .length = 1 << 20 };
-	uint8_t frame_data[80], frame[256], in[256];
+	uint8_t frame_data[80], frame[256], in[256], part[40];
 	struct dta_memop op = { .kind = DTA_MEMOP_WRITE, .offset = 4096,
 				.len = sizeof(frame_data),
 				.data = frame_data };
@@ -110,10 +110,12 @@ static void test_icrc_split(void **state)
 	assert_int_equal(dta_crc32(0, in, 8 + len), want);
 	assert_int_equal(8 + len, 144);
 	assert_int_equal(dta_hashfn_prepare(&lin), 0);
-	memset(in + 8 + len - tail, 0, tail);
+	/* Entries 8 to 15: the 32 bytes before the 8-byte trailer */
+	memset(in + 8 + len - tail, 0, tail - 8);
 	head = dta_crc32(0, in, 8 + len);
-	assert_int_equal(head ^ (uint32_t)dta_hashfn_eval(&lin, frame + n - 4 - tail,
-							  tail), want);
+	memset(part, 0, sizeof(part));
+	memcpy(part, frame + n - 4 - tail, tail - 8);
+	assert_int_equal(head ^ (uint32_t)dta_hashfn_eval(&lin, part, tail), want);
 	/* and the split is not vacuous: the zeroed head alone is not it */
 	assert_int_not_equal(head, want);
 }

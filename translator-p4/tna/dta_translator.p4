@@ -1740,7 +1740,7 @@ parser DtaEgressParser(packet_in pkt, out eg_headers_t hdr,
     hdr.e4.e, hdr.e5.e, hdr.e6.e, hdr.e7.e
 #else
 #define AP_ENTRIES hdr.e0.e, hdr.e1.e, hdr.e2.e, hdr.e3.e, \
-    hdr.e4.e, hdr.e5.e, hdr.e6.e, hdr.e7.e, 384w0
+    hdr.e4.e, hdr.e5.e, hdr.e6.e, hdr.e7.e, 256w0
 #endif
 /* The RETH with its address left out (README, "ICRC"): the address is
  * the last thing egress computes, so it joins the ICRC on its own. */
@@ -2052,19 +2052,20 @@ control DtaEgress(inout eg_headers_t hdr, inout eg_meta_t meta,
             hdr.pc_chunk.s0, hdr.pc_chunk.s1, hdr.pc_chunk.s2,
             hdr.pc_chunk.s3, hdr.pc_chunk.s4, hdr.pc_chunk.pad });
     }
-    /* (16 entries: the entries past the eighth, as zeros; they join
-     * below) */
+    /* (16 entries: entries 8 to 15 as zeros here; L(those 32 bytes and
+     * the 8 after them as zeros) joins below) */
     action icrc_ap_e() {
         meta.icrc = icrc_ap.get({ ICRC_HEAD, RETH_NO_VA,
             hdr.ap_head.seq, hdr.ap_head.first, AP_ENTRIES,
             hdr.ap_tail.tseq, hdr.ap_tail.count, hdr.ap_tail.magic });
     }
 #if AP_BATCH > 8
+    /* (144 bytes of ICRC input: more than a stage's crossbar gives one
+     * hash) */
     action icrc_ap_tail_part() {
         meta.icrc_t = icrc_ap_tail.get({
             hdr.e8.e, hdr.e9.e, hdr.e10.e, hdr.e11.e,
-            hdr.e12.e, hdr.e13.e, hdr.e14.e, hdr.e15.e,
-            hdr.ap_tail.tseq, hdr.ap_tail.count, hdr.ap_tail.magic });
+            hdr.e12.e, hdr.e13.e, hdr.e14.e, hdr.e15.e, 64w0 });
     }
     action icrc_ap_join() {
         meta.icrc = meta.icrc ^ meta.icrc_t;
