@@ -35,7 +35,8 @@
 #define AP_BATCH 4           /* Append entries per frame: 2, 4, 8 or 16 */
 #endif
 #ifndef AP_MAX_LISTS
-#define AP_MAX_LISTS 65536
+#define AP_MAX_LISTS 65536   /* Append lists: registers and ap_table entries
+                              * (batches of 8 fit with 4096: README) */
 #endif
 #ifndef PC_CACHE_BITS
 #define PC_CACHE_BITS 15     /* 2^15 Postcarding cache entries (paper: 32K) */
