@@ -66,6 +66,30 @@ static void test_reference_write(void **state)
 }
 
 /*
+ * The ICRC input of a built frame (n bytes, Ethernet to ICRC) as the P4
+ * programs list its fields: 8 bytes of ones, then IPv4 to the end of the
+ * payload with TOS, TTL, the checksums and BTH's FECN/BECN/reserved byte
+ * all ones. Returns its length; checks the frame's ICRC over it.
+ */
+static size_t icrc_input(const uint8_t *frame, size_t n, uint8_t *in)
+{
+	size_t len = n - 14 - 4;
+	uint32_t want = (uint32_t)frame[n - 4] | (uint32_t)frame[n - 3] << 8 |
+			(uint32_t)frame[n - 2] << 16 | (uint32_t)frame[n - 1] << 24;
+
+	assert_int_equal(want, dta_roce_icrc(frame + 14, len));
+	memset(in, 0xff, 8);
+	memcpy(in + 8, frame + 14, len);
+	in[8 + 1] = 0xff;                        /* TOS */
+	in[8 + 8] = 0xff;                        /* TTL */
+	in[8 + 10] = in[8 + 11] = 0xff;          /* IPv4 checksum */
+	in[8 + 26] = in[8 + 27] = 0xff;          /* UDP checksum */
+	in[8 + 28 + 4] = 0xff;                   /* FECN, BECN, reserved */
+	assert_int_equal(dta_crc32(0, in, 8 + len), want);
+	return 8 + len;
+}
+
+/*
  * translator-p4/tna computes the ICRC of a 16-entry Append frame (144 bytes
  * of ICRC input, more than one Tofino hash takes) in two hashes: standard
  * CRC-32 over the frame with entries 8..15 (32 bytes, before the 8-byte
@@ -94,25 +118,14 @@ static void test_icrc_split(void **state)
 	rc = dta_roce_build(&qp, &t, &op, frame, sizeof(frame));
 	assert_true(rc > 0);
 	n = (size_t)rc;
-	/* IP header to the end of the payload: no padding for 80 bytes */
-	len = n - 14 - 4;
-	want = dta_roce_icrc(frame + 14, len);
-	assert_int_equal(want, (uint32_t)frame[n - 4] | (uint32_t)frame[n - 3] << 8 |
-			 (uint32_t)frame[n - 2] << 16 | (uint32_t)frame[n - 1] << 24);
-	/* The masked ICRC input, as the P4 program lists its fields */
-	memset(in, 0xff, 8);
-	memcpy(in + 8, frame + 14, len);
-	in[8 + 1] = 0xff;                        /* TOS */
-	in[8 + 8] = 0xff;                        /* TTL */
-	in[8 + 10] = in[8 + 11] = 0xff;          /* IPv4 checksum */
-	in[8 + 26] = in[8 + 27] = 0xff;          /* UDP checksum */
-	in[8 + 28 + 4] = 0xff;                   /* FECN, BECN, reserved */
-	assert_int_equal(dta_crc32(0, in, 8 + len), want);
-	assert_int_equal(8 + len, 144);
+	want = dta_roce_icrc(frame + 14, n - 14 - 4);
+	/* no padding for 80 bytes */
+	len = icrc_input(frame, n, in);
+	assert_int_equal(len, 144);
 	assert_int_equal(dta_hashfn_prepare(&lin), 0);
 	/* Entries 8 to 15: the 32 bytes before the 8-byte trailer */
-	memset(in + 8 + len - tail, 0, tail - 8);
-	head = dta_crc32(0, in, 8 + len);
+	memset(in + len - tail, 0, tail - 8);
+	head = dta_crc32(0, in, len);
 	memset(part, 0, sizeof(part));
 	memcpy(part, frame + n - 4 - tail, tail - 8);
 	assert_int_equal(head ^ (uint32_t)dta_hashfn_eval(&lin, part, tail), want);
@@ -158,27 +171,17 @@ static void test_icrc_address_split(void **state)
 		rc = dta_roce_build(&qp, &t, &op, frame, sizeof(frame));
 		assert_true(rc > 0);
 		n = (size_t)rc;
-		len = n - 14 - 4; /* IP header to the end of the payload */
-		want = (uint32_t)frame[n - 4] | (uint32_t)frame[n - 3] << 8 |
-		       (uint32_t)frame[n - 2] << 16 | (uint32_t)frame[n - 1] << 24;
-		assert_int_equal(want, dta_roce_icrc(frame + 14, len));
-		/* The masked ICRC input (see test_icrc_split) */
-		memset(in, 0xff, 8);
-		memcpy(in + 8, frame + 14, len);
-		in[8 + 1] = 0xff;
-		in[8 + 8] = 0xff;
-		in[8 + 10] = in[8 + 11] = 0xff;
-		in[8 + 26] = in[8 + 27] = 0xff;
-		in[8 + 28 + 4] = 0xff;
+		want = dta_roce_icrc(frame + 14, n - 14 - 4);
+		len = icrc_input(frame, n, in);
 		/* The address: the extended header's first 8 bytes, after
 		 * 8 + IPv4 20 + UDP 8 + BTH 12 bytes */
-		assert_true(8 + len > 48 + 8);
-		after = 8 + len - 48 - 8;
+		assert_true(len > 48 + 8);
+		after = len - 48 - 8;
 		assert_int_equal(after, lens[k] ? 8 + lens[k] : 20);
 		memset(va, 0, sizeof(va));
 		memcpy(va, in + 48, 8);
 		memset(in + 48, 0, 8);
-		zeroed = dta_crc32(0, in, 8 + len);
+		zeroed = dta_crc32(0, in, len);
 		part = (uint32_t)dta_hashfn_eval(&lin, va, 8 + after);
 		assert_int_equal(zeroed ^ part, want);
 		assert_int_not_equal(zeroed, want);
