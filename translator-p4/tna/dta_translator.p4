@@ -966,90 +966,59 @@ control DtaIngress(inout ig_headers_t hdr, inout ig_meta_t meta,
     }
     /* Entries past a flush's count are zero in the frame: the registers
      * still hold older batches' entries. */
+/* Z<k>: entries k .. AP_BATCH - 1 set to zero */
 #define ZERO(i) hdr.e##i.e = 0;
-    action zero_from1() {
-        ZERO(1)
+#if AP_BATCH > 8
+#define Z15 ZERO(15)
+#define Z14 ZERO(14) Z15
+#define Z13 ZERO(13) Z14
+#define Z12 ZERO(12) Z13
+#define Z11 ZERO(11) Z12
+#define Z10 ZERO(10) Z11
+#define Z9 ZERO(9) Z10
+#define Z8 ZERO(8) Z9
+#define Z7_NEXT Z8
+#else
+#define Z7_NEXT
+#endif
+#if AP_BATCH > 4
+#define Z7 ZERO(7) Z7_NEXT
+#define Z6 ZERO(6) Z7
+#define Z5 ZERO(5) Z6
+#define Z4 ZERO(4) Z5
+#define Z3_NEXT Z4
+#else
+#define Z3_NEXT
+#endif
 #if AP_BATCH > 2
-        ZERO(2) ZERO(3)
+#define Z3 ZERO(3) Z3_NEXT
+#define Z2 ZERO(2) Z3
+#define Z1_NEXT Z2
+#else
+#define Z1_NEXT
 #endif
-#if AP_BATCH > 4
-        ZERO(4) ZERO(5) ZERO(6) ZERO(7)
-#endif
-#if AP_BATCH > 8
-        ZERO(8) ZERO(9) ZERO(10) ZERO(11) ZERO(12) ZERO(13) ZERO(14) ZERO(15)
-#endif
-    }
+#define Z1 ZERO(1) Z1_NEXT
+#define ZERO_FROM(k) action zero_from##k() { Z##k }
+    ZERO_FROM(1)
 #if AP_BATCH > 2
-    action zero_from2() {
-        ZERO(2) ZERO(3)
-#if AP_BATCH > 4
-        ZERO(4) ZERO(5) ZERO(6) ZERO(7)
-#endif
-#if AP_BATCH > 8
-        ZERO(8) ZERO(9) ZERO(10) ZERO(11) ZERO(12) ZERO(13) ZERO(14) ZERO(15)
-#endif
-    }
-    action zero_from3() {
-        ZERO(3)
-#if AP_BATCH > 4
-        ZERO(4) ZERO(5) ZERO(6) ZERO(7)
-#endif
-#if AP_BATCH > 8
-        ZERO(8) ZERO(9) ZERO(10) ZERO(11) ZERO(12) ZERO(13) ZERO(14) ZERO(15)
-#endif
-    }
+    ZERO_FROM(2)
+    ZERO_FROM(3)
 #endif
 #if AP_BATCH > 4
-    action zero_from4() {
-        ZERO(4) ZERO(5) ZERO(6) ZERO(7)
-#if AP_BATCH > 8
-        ZERO(8) ZERO(9) ZERO(10) ZERO(11) ZERO(12) ZERO(13) ZERO(14) ZERO(15)
-#endif
-    }
-    action zero_from5() {
-        ZERO(5) ZERO(6) ZERO(7)
-#if AP_BATCH > 8
-        ZERO(8) ZERO(9) ZERO(10) ZERO(11) ZERO(12) ZERO(13) ZERO(14) ZERO(15)
-#endif
-    }
-    action zero_from6() {
-        ZERO(6) ZERO(7)
-#if AP_BATCH > 8
-        ZERO(8) ZERO(9) ZERO(10) ZERO(11) ZERO(12) ZERO(13) ZERO(14) ZERO(15)
-#endif
-    }
-    action zero_from7() {
-        ZERO(7)
-#if AP_BATCH > 8
-        ZERO(8) ZERO(9) ZERO(10) ZERO(11) ZERO(12) ZERO(13) ZERO(14) ZERO(15)
-#endif
-    }
+    ZERO_FROM(4)
+    ZERO_FROM(5)
+    ZERO_FROM(6)
+    ZERO_FROM(7)
 #endif
 #if AP_BATCH > 8
-    action zero_from8() {
-        ZERO(8) ZERO(9) ZERO(10) ZERO(11) ZERO(12) ZERO(13) ZERO(14) ZERO(15)
-    }
-    action zero_from9() {
-        ZERO(9) ZERO(10) ZERO(11) ZERO(12) ZERO(13) ZERO(14) ZERO(15)
-    }
-    action zero_from10() {
-        ZERO(10) ZERO(11) ZERO(12) ZERO(13) ZERO(14) ZERO(15)
-    }
-    action zero_from11() {
-        ZERO(11) ZERO(12) ZERO(13) ZERO(14) ZERO(15)
-    }
-    action zero_from12() {
-        ZERO(12) ZERO(13) ZERO(14) ZERO(15)
-    }
-    action zero_from13() {
-        ZERO(13) ZERO(14) ZERO(15)
-    }
-    action zero_from14() {
-        ZERO(14) ZERO(15)
-    }
-    action zero_from15() {
-        ZERO(15)
-    }
+    ZERO_FROM(8)
+    ZERO_FROM(9)
+    ZERO_FROM(10)
+    ZERO_FROM(11)
+    ZERO_FROM(12)
+    ZERO_FROM(13)
+    ZERO_FROM(14)
+    ZERO_FROM(15)
 #endif
     /* (A flush's count is 1 .. AP_BATCH - 1: with count c, entries c ..
      * AP_BATCH - 1 are zero.) */
