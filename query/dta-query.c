@@ -144,8 +144,10 @@ static void load_config(void)
 	if (G.cfg || !G.config)
 		return;
 	rc = dta_config_load(G.config, &G.cfg, err, sizeof(err));
+	if (rc == -DTA_E_MALFORMED)
+		die("%s", err); /* err names the file */
 	if (rc)
-		die("%s: %s", G.config, rc == -DTA_E_MALFORMED ? err : dta_strerror(rc));
+		die("%s: %s", G.config, dta_strerror(rc));
 }
 
 static void add_file(struct backend *b, const char *path, const char *name)
