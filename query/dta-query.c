@@ -19,6 +19,37 @@
 
 #include "tools.h"
 
+/* A numeric option's value, or exit 2 saying why: strtoul() and strtod()
+ * without an end check took "abc" as 0 and "5x" as 5. */
+static uint64_t opt_uint(const char *opt, const char *s, uint64_t lo,
+			 uint64_t hi)
+{
+	uint64_t v;
+
+	if (dta_parse_size(s, &v) || v < lo || v > hi) {
+		fprintf(stderr, "dta-query: %s: '%s' is not a number from %llu "
+			"to %llu\n", opt, s, (unsigned long long)lo,
+			(unsigned long long)hi);
+		exit(2);
+	}
+	return v;
+}
+
+static double opt_real(const char *opt, const char *s, double lo, double hi)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || *end || errno || !(v >= lo && v <= hi)) {
+		fprintf(stderr, "dta-query: %s: '%s' is not a number from %g to "
+			"%g\n", opt, s, lo, hi);
+		exit(2);
+	}
+	return v;
+}
+
 static int cmd_size(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -42,14 +73,14 @@ static int cmd_size(int argc, char **argv)
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
-		case 'f': s.keys_after = strtoull(optarg, NULL, 0); break;
-		case 't': s.target = strtod(optarg, NULL); break;
-		case 'd': s.data_len = (unsigned)strtoul(optarg, NULL, 0); break;
-		case 'c': s.bits = (unsigned)strtoul(optarg, NULL, 0); break;
-		case 'b': slot_bits = (unsigned)strtoul(optarg, NULL, 0); break;
-		case 'H': s.hops = (unsigned)strtoul(optarg, NULL, 0); break;
-		case 'v': s.values = strtod(optarg, NULL); break;
-		case 'n': s.max_n = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 'f': s.keys_after = opt_uint("--flows", optarg, 1, UINT64_MAX); break;
+		case 't': s.target = opt_real("--target", optarg, 0, 1); break;
+		case 'd': s.data_len = (unsigned)opt_uint("--data-bytes", optarg, 1, DTA_DATA_MAX); break;
+		case 'c': s.bits = (unsigned)opt_uint("--checksum-bits", optarg, 8, 64); break;
+		case 'b': slot_bits = (unsigned)opt_uint("--slot-bits", optarg, 8, 32); break;
+		case 'H': s.hops = (unsigned)opt_uint("--hops", optarg, 1, DTA_MAX_HOPS); break;
+		case 'v': s.values = opt_real("--values", optarg, 1, 1e300); break;
+		case 'n': s.max_n = (unsigned)opt_uint("--max-n", optarg, 1, DTA_MAX_REDUNDANCY); break;
 		case 'j': json = 1; break;
 		case 'h':
 			printf("Usage: dta-query size kw|pc --flows N [options]\n"
@@ -485,9 +516,11 @@ static int cmd_kw(int argc, char **argv)
 	optind = 0;
 	while ((opt = getopt_long(argc, argv, "n:t:h", lo, NULL)) != -1) {
 		if (opt == 'n')
-			n = (unsigned)strtoul(optarg, NULL, 0);
+			n = (unsigned)opt_uint("--redundancy", optarg, 0,
+					       DTA_MAX_REDUNDANCY);
 		else if (opt == 't')
-			t = (unsigned)strtoul(optarg, NULL, 0);
+			t = (unsigned)opt_uint("--threshold", optarg, 0,
+					       DTA_MAX_REDUNDANCY);
 		else {
 			printf("Usage: dta-query kw get NAME KEY [--redundancy N] "
 			       "[--threshold T]\n"
@@ -574,7 +607,7 @@ static int cmd_ki(int argc, char **argv)
 	optind = 0;
 	while ((opt = getopt_long(argc, argv, "b:h", lo, NULL)) != -1) {
 		if (opt == 'b') {
-			bank = (unsigned)strtoul(optarg, NULL, 0);
+			bank = (unsigned)opt_uint("--bank", optarg, 0, 1);
 		} else {
 			printf("Usage: dta-query ki get NAME KEY [--bank B]\n"
 			       "  The count-min estimate for KEY (never below the true sum).\n");
@@ -628,7 +661,8 @@ static int cmd_ap(int argc, char **argv)
 	optind = 0;
 	while ((opt = getopt_long(argc, argv, "n:sh", lo, NULL)) != -1) {
 		if (opt == 'n') {
-			tail = strtoul(optarg, NULL, 0);
+			tail = (unsigned long)opt_uint("--lines", optarg, 0,
+						       1u << 24);
 		} else if (opt == 's') {
 			from_start = 1;
 		} else {
@@ -937,9 +971,9 @@ static int cmd_verify(int argc, char **argv)
 		if (opt == 't') {
 			truth = optarg;
 		} else if (opt == 'b') {
-			below = strtod(optarg, NULL);
+			below = opt_real("--max-below-bound", optarg, 0, 1);
 		} else if (opt == 'm') {
-			min_success = strtod(optarg, NULL);
+			min_success = opt_real("--min-success", optarg, 0, 1);
 		} else {
 			printf("Usage: dta-query -c CONFIG [--socket S | --snapshot-dir D]\n"
 			       "                 verify --truth FILE [--min-success P]\n"
