@@ -2,7 +2,8 @@
 # Bad input is refused with a message saying where and why, by every
 # program: configuration values (each program, "FILE:LINE: KEY: why",
 # exit 1, never a silent exit or a silent default) and dta-query's numeric
-# options (exit 2).
+# options (exit 2). Also dta-query size's bounds at sizes where they are
+# tiny (computed directly, not as a difference of two larger numbers).
 . "$(dirname "$0")/lib.sh"
 e2e_init bad_input "$1"
 
@@ -49,4 +50,12 @@ for args in "--flows abc" "--flows 10x" "--target 0.9x" "--hops five" \
 		echo "size $args: no message" >&2; cat "$E2E/err.log" >&2; exit 1; }
 done
 
+# The wrong-answer bound of a Postcarding size: eq. (8) at the size found,
+# (1 - e^{-alpha})^1 * 1 * ((2^18 + 1) 2^-32)^5 with alpha = 10000 / 94913,
+# 8.47e-23 (worked independently with bc), not 0.
+"$QUERY" size pc --flows 10000 --target 0.9 --max-n 1 --slot-bits 32 \
+	--values 262144 --hops 5 --json > "$E2E/size.json"
+wrong=$(sed 's/.*"wrong_bound":\([^,}]*\).*/\1/' "$E2E/size.json")
+awk -v w="$wrong" 'BEGIN { exit !(w > 8.46e-23 && w < 8.48e-23) }' || {
+	echo "wrong-answer bound $wrong, expected 8.47e-23" >&2; exit 1; }
 e2e_pass
