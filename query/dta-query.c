@@ -899,19 +899,30 @@ struct ap_truth {
 static void ap_add(struct ap_truth **aps, size_t *naps, uint32_t id,
 		   const char *hex)
 {
-	struct ap_truth *a = NULL;
+	struct ap_truth *a;
+	size_t lo = 0, hi = *naps;
 
-	for (size_t i = 0; i < *naps; i++)
-		if ((*aps)[i].id == id)
-			a = &(*aps)[i];
-	if (!a) {
+	/* Kept sorted by list id: a binary search per truth line, not a
+	 * scan of every list seen so far. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if ((*aps)[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == *naps || (*aps)[lo].id != id) {
 		*aps = realloc(*aps, (*naps + 1) * sizeof(**aps));
 		if (!*aps)
 			die("out of memory");
-		a = &(*aps)[(*naps)++];
-		memset(a, 0, sizeof(*a));
-		a->id = id;
+		memmove(&(*aps)[lo + 1], &(*aps)[lo],
+			(*naps - lo) * sizeof(**aps));
+		(*naps)++;
+		memset(&(*aps)[lo], 0, sizeof(**aps));
+		(*aps)[lo].id = id;
 	}
+	a = &(*aps)[lo];
 	if (a->n == a->cap) {
 		a->cap = a->cap ? 2 * a->cap : 1024;
 		a->e = realloc(a->e, a->cap * sizeof(*a->e));
@@ -922,18 +933,21 @@ static void ap_add(struct ap_truth **aps, size_t *naps, uint32_t id,
 }
 
 /* Read list @a->id from its oldest stored entry and match it against the
- * truth in order: an entry sent but skipped is not found, an entry read
- * that was never sent (or out of order) is wrong. */
+ * truth in order (tool_ap_match, linear in both): an entry sent but
+ * skipped is not found, an entry read that was never sent (or out of
+ * order) is wrong. */
 static void ap_check(struct backend *b, const struct ap_truth *a,
 		     struct tally *t)
 {
 	const struct dta_config_structure *cs =
 		tool_route(G.cfg, DTA_PRIM_APPEND, 0, 0, a->id);
 	char req[256];
-	size_t next = 0;
+	struct tool_ap_match m;
 	uint32_t local;
 	int to = route_list(b, cs, a->id - cs->list_base, &local);
 
+	if (tool_ap_match_init(&m, (const char *const *)a->e, a->n))
+		die("out of memory");
 	snprintf(req, sizeof(req), "ap %s %u 4096 oldest", cs->name, local);
 	for (;;) {
 		const char *js = ask_at(b, to, req), *p = NULL, *s;
@@ -943,24 +957,15 @@ static void ap_check(struct backend *b, const struct ap_truth *a,
 		t->under += tool_jnum(js, "lost");
 		if (strstr(js, "\"entries\":[]"))
 			break;
-		while ((s = next_entry(js, &p, &len)) != NULL) {
-			size_t k;
-
-			for (k = next; k < a->n; k++)
-				if (strlen(a->e[k]) == len &&
-				    !strncmp(a->e[k], s, len))
-					break;
-			if (k == a->n) {
-				t->wrong++;
-			} else {
-				t->notfound += k - next;
-				t->exact++;
-				next = k + 1;
-			}
-		}
+		while ((s = next_entry(js, &p, &len)) != NULL)
+			tool_ap_match_entry(&m, s, len);
 	}
-	t->notfound += a->n - next;
+	tool_ap_match_finish(&m);
+	t->exact += m.exact;
+	t->notfound += m.notfound;
+	t->wrong += m.wrong;
 	t->total += a->n;
+	tool_ap_match_free(&m);
 }
 
 static int cmd_verify(int argc, char **argv)
