@@ -6,6 +6,7 @@
  * snapshot files, through the same query code (common/tools.c), so both
  * give identical answers. See `dta-query --help` and docs/query.md.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -1031,8 +1032,17 @@ static int cmd_verify(int argc, char **argv)
 		const char *r = strstr(line, "redundancy=");
 
 		if (line[0] == '#') {
-			if (r)
-				redundancy = (unsigned)strtoul(r + 11, NULL, 10);
+			char *end;
+			unsigned long v;
+
+			if (!r)
+				continue;
+			v = strtoul(r + 11, &end, 10);
+			if (end == r + 11 || (*end && !isspace((unsigned char)*end)) ||
+			    v == 0 || v > DTA_MAX_REDUNDANCY)
+				die("%s: redundancy= must be 1..%d", truth,
+				    DTA_MAX_REDUNDANCY);
+			redundancy = (unsigned)v;
 			continue;
 		}
 		if (nlines == lcap) {
@@ -1179,7 +1189,14 @@ static int cmd_verify(int argc, char **argv)
 				expect_add(t, fail);
 			}
 		} else if (!strcmp(w[0], "ki")) {
-			uint64_t want = strtoull(w[2], NULL, 10), got;
+			uint64_t want, got;
+			char *end;
+
+			errno = 0;
+			want = strtoull(w[2], &end, 10);
+			if (*end || end == w[2] || errno || w[2][0] == '-')
+				die("%s:%zu: count '%s' is not a number", truth,
+				    lineno, w[2]);
 
 			cs = tool_route(G.cfg, DTA_PRIM_KEY_INCREMENT, 0, 0, 0);
 			if (!cs)
@@ -1199,7 +1216,13 @@ static int cmd_verify(int argc, char **argv)
 			t->over += got > want;
 			t->under += got < want;
 		} else if (!strcmp(w[0], "ap")) {
-			uint32_t id = (uint32_t)strtoul(w[1], NULL, 0);
+			char *end;
+			unsigned long long v = strtoull(w[1], &end, 0);
+			uint32_t id = (uint32_t)v;
+
+			if (*end || end == w[1] || v > UINT32_MAX || w[1][0] == '-')
+				die("%s:%zu: list id '%s' is not a 32-bit number",
+				    truth, lineno, w[1]);
 
 			if (!tool_route(G.cfg, DTA_PRIM_APPEND, 0, 0, id))
 				die("no Append structure holds list %u", id);
