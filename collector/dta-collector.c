@@ -586,8 +586,11 @@ int main(int argc, char **argv)
 	dta_set_log(lib_log);
 	opt = dta_config_load(cfg_path, &c.cfg, err, sizeof(err));
 	if (opt) {
-		fprintf(stderr, "dta-collector: %s: %s\n", cfg_path,
-			opt == -DTA_E_MALFORMED ? err : dta_strerror(opt));
+		if (opt == -DTA_E_MALFORMED) /* err names the file */
+			fprintf(stderr, "dta-collector: %s\n", err);
+		else
+			fprintf(stderr, "dta-collector: %s: %s\n", cfg_path,
+				dta_strerror(opt));
 		return 1;
 	}
 	c.idx = dta_config_collector_find(c.cfg, me);

@@ -735,3 +735,100 @@ void tool_shm_name(const char *coll, const char *st, char *out, size_t cap)
 {
 	snprintf(out, cap, "/dta-%s.%s", coll, st);
 }
+
+/* ---- verify: Append entries read against the entries sent ---- */
+
+static uint64_t text_hash(const char *s, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a, 64 bits */
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (uint8_t)s[i]) * 0x100000001b3ull;
+	return h ^ (h >> 29);
+}
+
+/* The table slot of @len bytes at @s: the one holding that text, or the
+ * empty one where it belongs. */
+static size_t match_slot(struct tool_ap_match *m, const char *s, size_t len)
+{
+	size_t i = (size_t)text_hash(s, len) & (m->nslots - 1);
+
+	for (;; i = (i + 1) & (m->nslots - 1)) {
+		size_t f = m->first[i];
+
+		m->steps++;
+		if (f == m->n || (strlen(m->e[f]) == len &&
+				  !memcmp(m->e[f], s, len)))
+			return i;
+	}
+}
+
+int tool_ap_match_init(struct tool_ap_match *m, const char *const *e,
+		       size_t n)
+{
+	size_t *last;
+
+	memset(m, 0, sizeof(*m));
+	m->e = e;
+	m->n = n;
+	m->nslots = 16;
+	while (m->nslots < 2 * n)
+		m->nslots *= 2;
+	m->same = malloc((n + 1) * sizeof(*m->same));
+	m->first = malloc(m->nslots * sizeof(*m->first));
+	m->cur = malloc(m->nslots * sizeof(*m->cur));
+	last = malloc(m->nslots * sizeof(*last));
+	if (!m->same || !m->first || !m->cur || !last) {
+		free(last);
+		tool_ap_match_free(m);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < m->nslots; i++)
+		m->first[i] = m->cur[i] = last[i] = n;
+	for (size_t i = 0; i < n; i++) {
+		size_t k = match_slot(m, e[i], strlen(e[i]));
+
+		m->same[i] = n;
+		if (m->first[k] == n)
+			m->first[k] = m->cur[k] = i;
+		else
+			m->same[last[k]] = i;
+		last[k] = i;
+	}
+	free(last);
+	m->steps = 0;
+	return 0;
+}
+
+void tool_ap_match_entry(struct tool_ap_match *m, const char *s, size_t len)
+{
+	size_t k = match_slot(m, s, len), p = m->cur[k];
+
+	/* Occurrences before m->next can never match again: drop them. */
+	while (p < m->n && p < m->next) {
+		p = m->same[p];
+		m->steps++;
+	}
+	m->cur[k] = p;
+	if (p >= m->n) {
+		m->wrong++;
+		return;
+	}
+	m->notfound += p - m->next;
+	m->exact++;
+	m->next = p + 1;
+}
+
+void tool_ap_match_finish(struct tool_ap_match *m)
+{
+	m->notfound += m->n - m->next;
+	m->next = m->n;
+}
+
+void tool_ap_match_free(struct tool_ap_match *m)
+{
+	free(m->same);
+	free(m->first);
+	free(m->cur);
+	m->same = m->first = m->cur = NULL;
+}

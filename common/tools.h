@@ -43,6 +43,43 @@ const struct dta_config_structure *tool_route(const struct dta_config *c,
 					      int opcode, unsigned data_len,
 					      unsigned path_len, uint32_t list);
 
+/* ---- verify: Append entries read against the entries sent ---- */
+
+/**
+ * struct tool_ap_match - matches the entries read from one Append list, in
+ * order, against the entries sent to it (dta-gen's truth), in order: an
+ * entry read is matched to the first occurrence of the same text at or
+ * after the position just past the previous match; the entries sent and
+ * skipped over are not found, an entry read with no such occurrence
+ * (never sent, or out of order) is wrong.
+ *
+ * Linear: a hash table from text to its first position and, per position,
+ * the next one with the same text. Each entry read costs one lookup plus
+ * the same-text positions it steps over, and each position is stepped over
+ * at most once, so matching m entries read against n sent takes
+ * O(n + m) steps whatever they are (@steps counts them).
+ *
+ * @exact, @notfound, @wrong: the counts so far (@notfound complete only
+ *         after tool_ap_match_finish()).
+ */
+struct tool_ap_match {
+	const char *const *e; /* the entries sent, not owned */
+	size_t n, next;
+	size_t *same;  /* same[i]: next position with e[i]'s text, or n */
+	size_t *first, *cur, nslots; /* hash table: first, current position */
+	uint64_t exact, notfound, wrong, steps;
+};
+
+/* Index @n entries @e (NUL-terminated, kept by the caller). Return 0 or
+ * -ENOMEM. */
+int tool_ap_match_init(struct tool_ap_match *m, const char *const *e,
+		       size_t n);
+/* One entry read: @len bytes at @s. */
+void tool_ap_match_entry(struct tool_ap_match *m, const char *s, size_t len);
+/* No more entries read: the rest of those sent were not found. */
+void tool_ap_match_finish(struct tool_ap_match *m);
+void tool_ap_match_free(struct tool_ap_match *m);
+
 /* ---- the query executor ---- */
 
 /* A structure as the executor sees it: layout, memory, known values. */

@@ -4,7 +4,8 @@
 # Starts dta-collector (structures in shared memory) and dta-translator
 # (UDP on loopback), sends a workload of every primitive with dta-gen,
 # queries everything back with dta-query verify, prints query success next
-# to the paper's analytic bound and the rates achieved, shows a few single
+# to what the paper's analysis expects (with its standard error) and the
+# rates achieved, shows a few single
 # queries, and shuts down cleanly (snapshots written on the way out).
 #
 # Usage: scripts/demo.sh BUILD_DIR [SCALE]

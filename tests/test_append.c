@@ -648,6 +648,180 @@ static void test_corrupt_frame_skipped(void **state)
 	free(area);
 }
 
+/* A frame written by hand at ring position @pos of list 0: header {seq,
+ * first}, trailer {seq, count, magic}; the body is left as it is. */
+static void craft(const struct dta_layout *l, uint8_t *area, uint32_t pos,
+		  uint32_t seq, uint32_t first, uint16_t count, uint16_t magic)
+{
+	uint8_t *f = area + (size_t)pos * l->g.ap.frame_size;
+	uint8_t *t = f + l->g.ap.frame_size - 8;
+
+	f[0] = (uint8_t)(seq >> 24); f[1] = (uint8_t)(seq >> 16);
+	f[2] = (uint8_t)(seq >> 8); f[3] = (uint8_t)seq;
+	f[4] = (uint8_t)(first >> 24); f[5] = (uint8_t)(first >> 16);
+	f[6] = (uint8_t)(first >> 8); f[7] = (uint8_t)first;
+	memcpy(t, f, 4);
+	t[4] = (uint8_t)(count >> 8); t[5] = (uint8_t)count;
+	t[6] = (uint8_t)(magic >> 8); t[7] = (uint8_t)magic;
+}
+
+/* Sequence numbers that no writer makes, more than 2^31 apart: the scan
+ * for the oldest and newest frame must not overflow (it did: a signed
+ * subtraction of two distances, which UBSan aborts on) and orders them by
+ * signed distance from the first intact frame in ring order, as append.c
+ * says. Hand-worked: from 1, 0x80000000 is 2^31 - 1 ahead and 0x80000002
+ * is 2^31 - 1 behind. */
+static void test_scan_far_apart_seqs(void **state)
+{
+	struct dta_layout l;
+	struct dta_ap_cursor c;
+	struct dta_ap_reader *rd;
+	uint8_t *area;
+
+	(void)state;
+	assert_int_equal(dta_layout_ap(&l, 1, 4, 2, 8, 0), 0);
+	area = zalloc(&l);
+	craft(&l, area, 0, 1, 10, 2, DTA_AP_TRAILER_MAGIC);
+	craft(&l, area, 1, 0x80000000u, 20, 2, DTA_AP_TRAILER_MAGIC);
+	craft(&l, area, 2, 0x80000002u, 30, 2, DTA_AP_TRAILER_MAGIC);
+	assert_int_equal(dta_ap_cursor_recover(&l, area, 0, &c), 1);
+	assert_int_equal(c.next_seq, 0x80000000u);
+	assert_int_equal(c.next_entry, 22);
+	assert_int_equal(dta_ap_reader_create(&l, area, 0, 0, &rd), 0);
+	assert_true(dta_ap_reader_position(rd) == 30);
+	dta_ap_reader_destroy(rd);
+	/* The other way round: the first intact frame is the far one. */
+	memset(area, 0, l.data_size);
+	craft(&l, area, 0, 0x80000001u, 10, 2, DTA_AP_TRAILER_MAGIC);
+	craft(&l, area, 1, 0x7FFFFFFFu, 20, 2, DTA_AP_TRAILER_MAGIC);
+	craft(&l, area, 2, 2, 30, 2, DTA_AP_TRAILER_MAGIC);
+	craft(&l, area, 3, 0xFFFFFFFFu, 40, 2, DTA_AP_TRAILER_MAGIC);
+	/* From 0x80000001: 0x7FFFFFFF is 2 behind, 2 is 2^31 - 1 behind,
+	 * 0xFFFFFFFF is 2^31 - 2 ahead. */
+	assert_int_equal(dta_ap_cursor_recover(&l, area, 0, &c), 1);
+	assert_int_equal(c.next_seq, 0xFFFFFFFFu);
+	assert_int_equal(c.next_entry, 42);
+	assert_int_equal(dta_ap_reader_create(&l, area, 0, 0, &rd), 0);
+	assert_true(dta_ap_reader_position(rd) == 30);
+	dta_ap_reader_destroy(rd);
+	free(area);
+}
+
+/* A frame whose entry index goes backwards (corrupt or crafted): no
+ * entries were lost, not 2^32 - 97; and it does not share an answer with
+ * the entries before it. */
+static void test_lost_never_wraps(void **state)
+{
+	struct dta_layout l;
+	struct dta_ap_reader *rd;
+	uint8_t *area, out[64 * 8];
+	uint64_t lost = 0;
+
+	(void)state;
+	assert_int_equal(dta_layout_ap(&l, 1, 4, 2, 8, 0), 0);
+	area = zalloc(&l);
+	craft(&l, area, 0, 1, 100, 2, DTA_AP_TRAILER_MAGIC);
+	craft(&l, area, 1, 2, 5, 2, DTA_AP_TRAILER_MAGIC);
+	assert_int_equal(dta_ap_reader_create(&l, area, 0, 0, &rd), 0);
+	assert_int_equal(dta_ap_read(rd, out, 64, &lost), 2);
+	assert_true(lost == 0);
+	assert_int_equal(dta_ap_read(rd, out, 64, &lost), 2);
+	assert_true(lost == 0);
+	assert_true(dta_ap_reader_position(rd) == 104);
+	assert_int_equal(dta_ap_read(rd, out, 64, &lost), 0);
+	dta_ap_reader_destroy(rd);
+
+	/* Far ahead with no batch skipped: at most 0 lost; one batch
+	 * skipped (corrupt frame 2): at most K = 2 lost. */
+	memset(area, 0, l.data_size);
+	craft(&l, area, 0, 1, 0, 2, DTA_AP_TRAILER_MAGIC);
+	craft(&l, area, 1, 2, 0x7FFFFFF0u, 2, DTA_AP_TRAILER_MAGIC);
+	craft(&l, area, 2, 3, 7, 2, 0xBAD0);
+	craft(&l, area, 3, 4, 0x7FFFFFFFu, 1, DTA_AP_TRAILER_MAGIC);
+	assert_int_equal(dta_ap_reader_create(&l, area, 0, 0, &rd), 0);
+	assert_int_equal(dta_ap_read(rd, out, 64, &lost), 2);
+	assert_int_equal(dta_ap_read(rd, out, 64, &lost), 2);
+	assert_true(lost == 0);
+	assert_int_equal(dta_ap_read(rd, out, 64, &lost), 1);
+	assert_true(lost == 2);
+	assert_true(dta_ap_reader_position(rd) == 0 + 2 + 2 + 2 + 1);
+	dta_ap_reader_destroy(rd);
+	free(area);
+}
+
+/* Arbitrary bytes in the ring, some frames made to look intact with
+ * random header fields: every call returns, within its contract (under
+ * the sanitizer build also without undefined behaviour). */
+static void test_random_ring(void **state)
+{
+	struct dta_layout l;
+	uint64_t x = 0x9E3779B97F4A7C15ull;
+	uint8_t *area, out[64 * 8];
+
+	(void)state;
+	assert_int_equal(dta_layout_ap(&l, 1, 8, 4, 8, 0), 0);
+	area = zalloc(&l);
+	for (int round = 0; round < 2000; round++) {
+		struct dta_ap_reader *rd[2];
+		struct dta_ap_cursor c;
+
+		for (size_t i = 0; i < l.data_size; i++) {
+			x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+			area[i] = (uint8_t)x;
+		}
+		for (uint32_t pos = 0; pos < 8; pos++) {
+			x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+			if (x & 3)
+				craft(&l, area, pos, (uint32_t)(x >> 32),
+				      (uint32_t)x, (uint16_t)(1 + (x >> 8) % 5),
+				      DTA_AP_TRAILER_MAGIC);
+		}
+		assert_true(dta_ap_cursor_recover(&l, area, 0, &c) >= 0);
+		for (int k = 0; k < 2; k++) {
+			assert_int_equal(dta_ap_reader_create(&l, area, 0, k,
+							      &rd[k]), 0);
+			for (int i = 0; i < 20; i++) {
+				uint64_t lost = 0;
+				int n = dta_ap_read(rd[k], out, 64, &lost);
+
+				assert_true(n >= 0 && n <= 64);
+				/* At most 2^32 skipped batches of K = 4. */
+				assert_true(lost < (4ull << 32));
+				if (n == 0)
+					break;
+			}
+			dta_ap_reader_destroy(rd[k]);
+		}
+	}
+	free(area);
+}
+
+/* A gap after entries were copied ends the answer: batch 3 corrupt, so
+ * one read returns batches 1 and 2 and nothing lost, the next batch 4 and
+ * the 2 entries of batch 3 lost (not 1, 2 and 4 with "2 lost" somewhere). */
+static void test_gap_ends_answer(void **state)
+{
+	struct dta_layout l;
+	struct dta_ap_cursor c = { 0, 0 };
+	struct dta_ap_reader *a;
+	uint8_t *area;
+	const uint32_t fs = 16 + 2 * 8;
+
+	(void)state;
+	assert_int_equal(dta_layout_ap(&l, 1, 8, 2, 8, 0), 0);
+	area = zalloc(&l);
+	assert_int_equal(dta_ap_reader_create(&l, area, 0, 0, &a), 0);
+	for (int i = 0; i < 4; i++)
+		put(&l, area, 0, &c, 2);
+	area[2 * fs + fs - 1] ^= 0x01; /* batch 3's magic */
+	expect_read(a, 8, 64, 0, 4, 0);
+	expect_read(a, 8, 64, 6, 2, 2);
+	assert_true(dta_ap_reader_position(a) == 8);
+	expect_read(a, 8, 64, 0, 0, 0);
+	dta_ap_reader_destroy(a);
+	free(area);
+}
+
 /* from_now readers start after the newest batch. */
 static void test_from_now(void **state)
 {
@@ -1047,6 +1221,10 @@ int main(void)
 		cmocka_unit_test(test_partly_placed_write),
 		cmocka_unit_test(test_stale_frame),
 		cmocka_unit_test(test_corrupt_frame_skipped),
+		cmocka_unit_test(test_scan_far_apart_seqs),
+		cmocka_unit_test(test_lost_never_wraps),
+		cmocka_unit_test(test_random_ring),
+		cmocka_unit_test(test_gap_ends_answer),
 		cmocka_unit_test(test_from_now),
 		cmocka_unit_test(test_seq_wrap),
 		cmocka_unit_test(test_read_enospc),

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -117,7 +118,8 @@ static void expect_error(const char *text, const char *where)
 	struct dta_config *c = (void *)1;
 	int rc = dta_config_parse(text, strlen(text), &c, err, sizeof(err));
 
-	assert_int_equal(rc, -DTA_E_MALFORMED);
+	if (rc != -DTA_E_MALFORMED)
+		fail_msg("'%s' gave %d, not -DTA_E_MALFORMED", text, rc);
 	assert_null(c);
 	if (!strstr(err, where))
 		fail_msg("error '%s' does not mention '%s'", err, where);
@@ -126,21 +128,21 @@ static void expect_error(const char *text, const char *where)
 static void test_errors(void **state)
 {
 	(void)state;
-	expect_error("[collector]\nnmae = x\n", "line 2: unknown key 'nmae'");
+	expect_error("[collector]\nnmae = x\n", "line 2: nmae: unknown key in [collector]");
 	expect_error("[colector]\n", "line 1: unknown section");
 	expect_error("x = 1\n", "line 1: key 'x' outside a section");
 	expect_error("[structure a]\nprimitive = kw\nprimitive = kw\n",
-		     "line 3: primitive given twice");
+		     "line 3: primitive: given twice");
 	expect_error("[structure a]\nprimitive=kw\n[structure a]\nprimitive=kw\n",
 		     "line 3: structure a declared twice");
 	expect_error("[structure a]\nprimitive = hashmap\n", "line 2: primitive");
 	expect_error("[structure a]\n", "line 1: structure a: primitive is required");
 	expect_error("[structure a]\nprimitive=kw\nslots=12x\n",
-		     "line 3: slots must be a number");
+		     "line 3: slots: '12x' is not a number");
 	expect_error("[structure a]\nprimitive=kw\nslots=10\nmemory=1M\n",
 		     "either memory or slots");
 	expect_error("[structure a]\nprimitive=kw\nhops=5\n",
-		     "line 3: unknown key 'hops' for a key-write");
+		     "line 3: hops: unknown key for a key-write");
 	expect_error("[structure a]\nprimitive=kw\nchecksum=3\n",
 		     "line 1: structure a: impossible geometry");
 	expect_error("[structure a]\nprimitive=pc\nvalues=5-1\n", "line 3: values");
@@ -198,14 +200,14 @@ static void test_collectors(void **state)
 	dta_config_destroy(c);
 
 	expect_error("[structure a]\nprimitive=kw\ncollector = west\n",
-		     "line 3: collector 'west' is not declared");
+		     "line 3: collector: 'west' is not declared");
 	expect_error("[collector e]\n[structure a]\nprimitive=kw\n"
-		     "collector = e, e\n", "line 4: collector e listed twice");
+		     "collector = e, e\n", "line 4: collector: e listed twice");
 	expect_error("[collector e]\n[collector e]\n",
 		     "line 2: [collector e] given twice");
 	expect_error("[collector default]\n", "line 1: collector names");
 	expect_error("[collector e]\nport = 1\n",
-		     "line 2: unknown key 'port' in [collector e]");
+		     "line 2: port: unknown key in [collector e]");
 	expect_error("[collector e]\n[structure a]\nprimitive=ap\nlists=2\n"
 		     "collector = default, e\n[structure b]\nprimitive=ap\n"
 		     "first_list = 3\n", "a and b take overlapping Append list ids");
@@ -244,6 +246,127 @@ static void test_sizes_and_files(void **state)
 	dta_config_destroy(c);
 }
 
+/* Every [collector] and [translator] key with good values, including the
+ * edges of their ranges: all load. */
+static void test_program_values_good(void **state)
+{
+	static const char *const ok[] = {
+		"[collector]\nname = lab-1_x\nsocket = /run/dta/x.sock\n"
+		"socket_mode = 0660\nshm_mode = 600\nidle_timeout_s = 0\n"
+		"snapshot_dir = /var/lib/dta\nhuge_pages = no\nrestore = yes\n"
+		"rdma_bind = 10.0.0.1\nrdma_port = 65535\n"
+		"rdma_allow = 10.0.0.0/8, 192.0.2.7 192.0.2.8/32\n"
+		"switch_peer = 10.0.0.2\nswitch_qpn = 0xFFFFFF\nswitch_psn = 0\n"
+		"switch_meta = /tmp/sw.json\n",
+		"[collector]\nhuge_pages = true\nrestore = 0\n",
+		"[collector]\nhuge_pages = false\nrestore = 1\nidle_timeout_s = 3600\n",
+		"[translator]\nport = 1\nbind = 0.0.0.0\nworkers = 64\n"
+		"pc_cache = 1G\npc_timeout_ms = 1\nap_timeout_ms = 4611686018427\n"
+		"ki_window_us = 0\nlegacy = nack\nstats_interval_s = 0.5\n"
+		"rdma_collector = 192.0.2.1:40050\nrdma_qps = 16\nsink = rdma\n"
+		"switch_interface = eth0\nswitch_meta = /tmp/sw.json\n"
+		"allow = 10.0.0.0/8, 2001:db8::/32, ::1\n",
+		"[translator]\nstats_interval_s = 10\nlegacy = auto\nsink = shm\n"
+		"rdma_collector = collector.example\npc_cache = 1\n",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		char err[256] = "";
+		struct dta_config *c = parse(ok[i], err);
+
+		if (!c)
+			fail_msg("config %zu refused: %s", i, err);
+		dta_config_destroy(c);
+	}
+}
+
+/* Each bad value is refused at load time with "line N: KEY: why": before,
+ * the first three made the translator exit 1 with no message, and the
+ * others were accepted (restore = maybe as no, stats_interval_s = abc as
+ * 0, pc_timeout_ms = 2^58 as 0 ns after conversion). */
+static void test_program_values_bad(void **state)
+{
+	(void)state;
+	expect_error("[translator]\npc_cache = 0\n", "line 2: pc_cache: '0'");
+	expect_error("[translator]\npc_cache = 2G\n", "line 2: pc_cache:");
+	expect_error("[translator]\n\npc_timeout_ms = 0\n",
+		     "line 3: pc_timeout_ms: '0'");
+	expect_error("[translator]\nap_timeout_ms = 0\n", "line 2: ap_timeout_ms:");
+	expect_error("[translator]\npc_timeout_ms = 288230376151711744\n",
+		     "line 2: pc_timeout_ms: '288230376151711744' is not a whole "
+		     "number from 1 to 4611686018427");
+	expect_error("[translator]\nap_timeout_ms = 4611686018428\n",
+		     "line 2: ap_timeout_ms:");
+	expect_error("[translator]\nki_window_us = 16E\n", "line 2: ki_window_us:");
+	expect_error("[collector]\nrestore = maybe\n",
+		     "line 2: restore: 'maybe' is not yes, no");
+	expect_error("[collector]\nhuge_pages = maybe\n", "line 2: huge_pages:");
+	expect_error("[collector]\nhuge_pages = YES\n", "line 2: huge_pages:");
+	expect_error("[translator]\nstats_interval_s = abc\n",
+		     "line 2: stats_interval_s: 'abc'");
+	expect_error("[translator]\nstats_interval_s = -1\n", "stats_interval_s:");
+	expect_error("[translator]\nstats_interval_s = 1x\n", "stats_interval_s:");
+	expect_error("[translator]\nstats_interval_s = nan\n", "stats_interval_s:");
+	expect_error("[translator]\nstats_interval_s = inf\n", "stats_interval_s:");
+	expect_error("[translator]\nstats_interval_s = 1e10\n", "stats_interval_s:");
+	expect_error("[translator]\nport = 0\n", "line 2: port:");
+	expect_error("[translator]\nport = 65536\n", "line 2: port:");
+	expect_error("[translator]\nworkers = 65\n", "line 2: workers:");
+	expect_error("[translator]\nworkers = two\n", "line 2: workers:");
+	expect_error("[translator]\nrdma_qps = 17\n", "line 2: rdma_qps:");
+	expect_error("[translator]\nlegacy = on\n",
+		     "line 2: legacy: 'on' is not one of auto|plain|nack|off");
+	expect_error("[translator]\nsink = shmm\n", "line 2: sink:");
+	expect_error("[translator]\nbind = localhost\n", "line 2: bind:");
+	expect_error("[translator]\nrdma_collector = 10.0.0.1:0\n",
+		     "line 2: rdma_collector:");
+	expect_error("[translator]\nrdma_collector = :40050\n",
+		     "line 2: rdma_collector:");
+	expect_error("[translator]\nallow = 10.0.0.0/33\n", "line 2: allow:");
+	expect_error("[translator]\nallow = 10.0.0.0/8,,\n", "line 2: allow:");
+	expect_error("[translator]\nallow = ::1/129\n", "line 2: allow:");
+	expect_error("[translator]\nallow = 10.0.0.1,\n", "line 2: allow:");
+	expect_error("[translator]\nallow = example.com\n", "line 2: allow:");
+	expect_error("[collector]\nrdma_allow = ::1\n", "line 2: rdma_allow:");
+	expect_error("[collector]\nrdma_allow = 10.0.0.0/x\n", "line 2: rdma_allow:");
+	expect_error("[collector]\nrdma_port = 0\n", "line 2: rdma_port:");
+	expect_error("[collector]\nrdma_bind = 10.0.0\n", "line 2: rdma_bind:");
+	expect_error("[collector]\nswitch_peer = 300.0.0.1\n", "line 2: switch_peer:");
+	expect_error("[collector]\nswitch_qpn = 0\n", "line 2: switch_qpn:");
+	expect_error("[collector]\nswitch_psn = 0x1000000\n", "line 2: switch_psn:");
+	expect_error("[collector]\nsocket_mode = 0800\n",
+		     "line 2: socket_mode: '0800' is not an octal mode");
+	expect_error("[collector]\nshm_mode = 01777\n", "line 2: shm_mode:");
+	expect_error("[collector]\nshm_mode = rw\n", "line 2: shm_mode:");
+	expect_error("[collector]\nidle_timeout_s = 4611686019\n",
+		     "line 2: idle_timeout_s:");
+	expect_error("[collector]\nname = a/b\n", "line 2: name: 'a/b'");
+	/* The same checks in a named collector's section. */
+	expect_error("[collector e]\nrestore = maybe\n", "line 2: restore:");
+}
+
+/* dta_config_load() names the file: "PATH:LINE: KEY: why". */
+static void test_load_names_file(void **state)
+{
+	char path[] = "/tmp/test_config_XXXXXX", err[512], want[600];
+	static const char text[] = "[translator]\n# pc\npc_cache = 0\n";
+	struct dta_config *c = (void *)1;
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, sizeof(text) - 1), (int)sizeof(text) - 1);
+	close(fd);
+	assert_int_equal(dta_config_load(path, &c, err, sizeof(err)),
+			 -DTA_E_MALFORMED);
+	assert_null(c);
+	snprintf(want, sizeof(want), "%s:3: pc_cache: '0' is not a number from "
+		 "1 to 1073741824", path);
+	assert_string_equal(err, want);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -252,6 +375,9 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_sizes_and_files),
 		cmocka_unit_test(test_collectors),
+		cmocka_unit_test(test_program_values_good),
+		cmocka_unit_test(test_program_values_bad),
+		cmocka_unit_test(test_load_names_file),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

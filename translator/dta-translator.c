@@ -961,8 +961,11 @@ int main(int argc, char **argv)
 	}
 	opt = dta_config_load(cfg_path, &t.cfg, err, sizeof(err));
 	if (opt) {
-		fprintf(stderr, "dta-translator: %s: %s\n", cfg_path,
-			opt == -DTA_E_MALFORMED ? err : dta_strerror(opt));
+		if (opt == -DTA_E_MALFORMED) /* err names the file */
+			fprintf(stderr, "dta-translator: %s\n", err);
+		else
+			fprintf(stderr, "dta-translator: %s: %s\n", cfg_path,
+				dta_strerror(opt));
 		return 1;
 	}
 	if (!port_s)

@@ -22,6 +22,16 @@ static uint32_t ap_next_seq(uint32_t s)
 	return s + 1 ? s + 1 : 1;
 }
 
+/* a - b as a signed distance modulo 2^32, in [-2^31, 2^31), computed
+ * without overflow or implementation-defined conversions: the memory it
+ * is applied to may hold any bytes (a crafted snapshot). */
+static int64_t ap_sdist(uint32_t a, uint32_t b)
+{
+	uint32_t x = a - b;
+
+	return x < 0x80000000u ? (int64_t)x : (int64_t)x - 0x100000000ll;
+}
+
 static uint64_t ap_frame_off(const struct dta_layout *l, uint32_t list,
 			     uint32_t seq)
 {
@@ -87,6 +97,7 @@ struct dta_ap_reader {
 	uint32_t list;
 	uint32_t expect;       /* next batch sequence number */
 	uint32_t expect_entry; /* next entry index, as the writer counts */
+	uint32_t base_seq;     /* batch that expect_entry follows (0: none) */
 	uint64_t position;     /* entries consumed or lost */
 };
 
@@ -131,7 +142,7 @@ static int ap_scan(const struct dta_layout *l, const uint8_t *area,
 					   pos) * l->g.ap.frame_size;
 		uint32_t seq, first;
 		unsigned count;
-		int32_t d;
+		int64_t d;
 
 		if (!ap_frame_valid(l, f, &seq, &first, &count))
 			continue;
@@ -139,7 +150,11 @@ static int ap_scan(const struct dta_layout *l, const uint8_t *area,
 			ref = seq;
 			have = 1;
 		} else {
-			d = (int32_t)(seq - ref) - (int32_t)(*best_seq - ref);
+			/* Both distances are in [-2^31, 2^31): their
+			 * difference fits in 64 bits whatever the ring holds
+			 * (sequence numbers more than 2^31 apart, which no
+			 * writer makes, order arbitrarily but defined). */
+			d = ap_sdist(seq, ref) - ap_sdist(*best_seq, ref);
 			if (newest ? d <= 0 : d >= 0)
 				continue;
 		}
@@ -200,9 +215,11 @@ DTA_API int dta_ap_reader_create(const struct dta_layout *l, const void *area,
 	if (have && from_now) {
 		rd->expect = ap_next_seq(best_seq);
 		rd->expect_entry = best_first + best_count;
+		rd->base_seq = best_seq;
 	} else if (have) {
 		rd->expect = best_seq;
 		rd->expect_entry = best_first;
+		rd->base_seq = best_seq - 1;
 	}
 	rd->position = rd->expect_entry;
 	*out = rd;
@@ -217,6 +234,26 @@ DTA_API void dta_ap_reader_destroy(struct dta_ap_reader *rd)
 DTA_API uint64_t dta_ap_reader_position(const struct dta_ap_reader *rd)
 {
 	return rd ? rd->position : 0;
+}
+
+/*
+ * Entries lost before batch @seq whose first entry is @first: what its
+ * entry index says, but never negative (an index going backwards is not
+ * something a writer does) and never more than the batches skipped since
+ * the last one consumed could hold. Either limit only applies to rings
+ * holding bytes no writer made; without them, a crafted ring could make
+ * the 32-bit difference wrap to about 2^32 "lost" entries.
+ */
+static uint64_t ap_gap(const struct dta_ap_reader *rd, uint32_t seq,
+		       uint32_t first)
+{
+	int64_t d = ap_sdist(first, rd->expect_entry);
+	uint64_t most = (uint64_t)(uint32_t)(seq - rd->base_seq - 1) *
+			rd->l->g.ap.batch_entries;
+
+	if (d <= 0)
+		return 0;
+	return (uint64_t)d < most ? (uint64_t)d : most;
 }
 
 DTA_API int dta_ap_read(struct dta_ap_reader *rd, void *out, size_t max,
@@ -237,15 +274,20 @@ DTA_API int dta_ap_read(struct dta_ap_reader *rd, void *out, size_t max,
 
 	/* Each pass looks at the frame where batch rd->expect belongs. The
 	 * bound on passes keeps a reader that keeps being lapped by a much
-	 * faster writer from spinning forever; it returns and tries later. */
+	 * faster writer from spinning forever; it returns and tries later.
+	 * Once something was copied, any gap (lapped, a corrupt frame, an
+	 * entry index that does not follow on) ends the call: one answer is
+	 * one run of consecutive entries, and the next call reports what
+	 * the gap lost before its first entry. */
 	for (;;) {
 		const uint8_t *f = rd->area + ap_frame_off(l, rd->list, rd->expect);
 		uint32_t h, t, first;
 		unsigned count;
-		int32_t d;
+		int64_t d;
+		uint64_t gap;
 
 		h = ap_load32(f, memory_order_acquire);
-		d = (int32_t)(h - rd->expect);
+		d = ap_sdist(h, rd->expect);
 		if (h == 0 || d < 0)
 			break; /* not written yet: nothing new */
 		if (d > 0) {
@@ -254,7 +296,7 @@ DTA_API int dta_ap_read(struct dta_ap_reader *rd, void *out, size_t max,
 			 * intact is one ring behind it. */
 			uint32_t next = h - l->g.ap.ring_batches + 1;
 
-			if (++spins > 2 * l->g.ap.ring_batches + 2)
+			if (got || ++spins > 2 * l->g.ap.ring_batches + 2)
 				break;
 			rd->expect = next ? next : 1;
 			continue;
@@ -268,10 +310,12 @@ DTA_API int dta_ap_read(struct dta_ap_reader *rd, void *out, size_t max,
 		    count > l->g.ap.batch_entries) {
 			/* A complete but corrupt frame: skip it; its entries
 			 * are counted as lost when the next frame is read. */
+			if (got)
+				break;
 			rd->expect = ap_next_seq(rd->expect);
 			continue;
 		}
-		if (count > max - got)
+		if (count > max - got || (got && first != rd->expect_entry))
 			break;
 		memcpy(o + got * es, f + AP_HDR, (size_t)count * es);
 		atomic_thread_fence(memory_order_acquire);
@@ -280,10 +324,12 @@ DTA_API int dta_ap_read(struct dta_ap_reader *rd, void *out, size_t max,
 				break;
 			continue; /* overwritten while copying: lapped */
 		}
+		gap = ap_gap(rd, rd->expect, first);
 		if (lost)
-			*lost += (uint32_t)(first - rd->expect_entry);
-		rd->position += (uint32_t)(first - rd->expect_entry) + count;
+			*lost += gap;
+		rd->position += gap + count;
 		rd->expect_entry = first + count;
+		rd->base_seq = rd->expect;
 		rd->expect = ap_next_seq(rd->expect);
 		got += count;
 	}

@@ -2,6 +2,7 @@
 /*
  * Configuration file parser (format: docs/config.md).
  */
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -48,17 +49,80 @@ struct dta_config {
 	struct kv coll_ref[DTA_CONFIG_MAX_STRUCTURES];  /* "collector" keys */
 };
 
-static const char *const collector_keys[] = {
-	"name", "socket", "snapshot_dir", "huge_pages", "restore", "rdma_bind",
-	"rdma_port", "rdma_allow", "switch_peer", "switch_qpn", "switch_psn",
-	"switch_meta", NULL,
+/*
+ * Every key of the [collector] and [translator] sections with the kind of
+ * value it takes, checked when the file is loaded so that no program can
+ * act on a bad value (or fail on it without saying which line). The
+ * programs read the values with dta_config_get() and their own parsers;
+ * the parsers here accept exactly what those accept (docs/config.md,
+ * "Value types").
+ */
+enum key_type {
+	KT_BOOL,     /* yes/no/true/false/1/0 */
+	KT_UINT,     /* dta_parse_size() number in [min, max] */
+	KT_DURATION, /* KT_UINT in a unit of @scale ns, ns below DURATION_NS_MAX */
+	KT_SECONDS,  /* decimal seconds >= 0 (e.g. 0.5), ns below DURATION_NS_MAX */
+	KT_MODE,     /* octal permission bits, 0 .. 0777 */
+	KT_STRING,   /* any text (a path, a host name) */
+	KT_NAME,     /* [A-Za-z0-9_-], 1 .. DTA_CONFIG_NAME_MAX - 1 */
+	KT_IPV4,     /* dotted-quad IPv4 address */
+	KT_HOSTPORT, /* HOST or HOST:PORT, PORT 1 .. 65535 */
+	KT_CIDRS4,   /* IPv4 addresses or a.b.c.d/len, comma-separated */
+	KT_CIDRS,    /* IPv4 or IPv6 addresses, optionally /len, comma-separated */
+	KT_ENUM,     /* one of @choices ("a|b|c") */
 };
-static const char *const translator_keys[] = {
-	"port", "bind", "workers", "pc_cache", "pc_timeout_ms",
-	"ap_timeout_ms", "ki_window_us", "legacy", "stats_interval_s",
-	"rdma_collector", "rdma_qps", "sink", "switch_interface", "switch_meta",
-	NULL,
+
+/* 2^62 ns, about 146 years: a duration in ns that can still be added to a
+ * monotonic clock reading without overflow. */
+#define DURATION_NS_MAX (1ull << 62)
+
+struct key_rule {
+	const char *key;
+	enum key_type type;
+	uint64_t min, max;   /* KT_UINT, KT_DURATION (in the key's unit) */
+	uint64_t scale;      /* KT_DURATION: ns per unit */
+	const char *choices; /* KT_ENUM */
 };
+
+static const struct key_rule collector_rules[] = {
+	{ "name", KT_NAME, 0, 0, 0, NULL },
+	{ "socket", KT_STRING, 0, 0, 0, NULL },
+	{ "socket_mode", KT_MODE, 0, 0, 0, NULL },
+	{ "shm_mode", KT_MODE, 0, 0, 0, NULL },
+	{ "idle_timeout_s", KT_DURATION, 0, UINT64_MAX, 1000000000ull, NULL },
+	{ "snapshot_dir", KT_STRING, 0, 0, 0, NULL },
+	{ "huge_pages", KT_BOOL, 0, 0, 0, NULL },
+	{ "restore", KT_BOOL, 0, 0, 0, NULL },
+	{ "rdma_bind", KT_IPV4, 0, 0, 0, NULL },
+	{ "rdma_port", KT_UINT, 1, 65535, 0, NULL },
+	{ "rdma_allow", KT_CIDRS4, 0, 0, 0, NULL },
+	{ "switch_peer", KT_IPV4, 0, 0, 0, NULL },
+	{ "switch_qpn", KT_UINT, 1, 0xFFFFFF, 0, NULL },
+	{ "switch_psn", KT_UINT, 0, 0xFFFFFF, 0, NULL },
+	{ "switch_meta", KT_STRING, 0, 0, 0, NULL },
+	{ NULL, KT_STRING, 0, 0, 0, NULL },
+};
+
+static const struct key_rule translator_rules[] = {
+	{ "port", KT_UINT, 1, 65535, 0, NULL },
+	{ "bind", KT_IPV4, 0, 0, 0, NULL },
+	{ "allow", KT_CIDRS, 0, 0, 0, NULL },
+	{ "workers", KT_UINT, 1, 64, 0, NULL },
+	{ "pc_cache", KT_UINT, 1, 1u << 30, 0, NULL },
+	{ "pc_timeout_ms", KT_DURATION, 1, UINT64_MAX, 1000000ull, NULL },
+	{ "ap_timeout_ms", KT_DURATION, 1, UINT64_MAX, 1000000ull, NULL },
+	{ "ki_window_us", KT_DURATION, 0, UINT64_MAX, 1000ull, NULL },
+	{ "legacy", KT_ENUM, 0, 0, 0, "auto|plain|nack|off" },
+	{ "stats_interval_s", KT_SECONDS, 0, 0, 0, NULL },
+	{ "rdma_collector", KT_HOSTPORT, 0, 0, 0, NULL },
+	{ "rdma_qps", KT_UINT, 1, 16, 0, NULL },
+	{ "sink", KT_ENUM, 0, 0, 0, "shm|rdma" },
+	{ "switch_interface", KT_STRING, 0, 0, 0, NULL },
+	{ "switch_meta", KT_STRING, 0, 0, 0, NULL },
+	{ NULL, KT_STRING, 0, 0, 0, NULL },
+};
+
+static bool valid_name(const char *n);
 
 static int fail(char *err, size_t errlen, unsigned line, const char *fmt, ...)
 {
@@ -127,8 +191,9 @@ static int get_num(struct section *s, const char *key, uint64_t def,
 	}
 	if (dta_parse_size(kv->val, out) || *out < lo || *out > hi)
 		return fail(err, errlen, kv->line,
-			    "%s must be a number from %llu to %llu", key,
-			    (unsigned long long)lo, (unsigned long long)hi);
+			    "%s: '%s' is not a number from %llu to %llu", key,
+			    kv->val, (unsigned long long)lo,
+			    (unsigned long long)hi);
 	return 0;
 }
 
@@ -231,14 +296,16 @@ static int get_count(struct section *s, const char *count_key,
 
 	if (mem && cnt)
 		return fail(err, errlen, cnt->line,
-			    "give either memory or %s, not both", count_key);
+			    "%s: give either memory or %s, not both",
+			    count_key, count_key);
 	if (!mem)
 		return get_num(s, count_key, def, 1, UINT64_MAX, out, err,
 			       errlen);
 	if (dta_parse_size(mem->val, &bytes) || bytes < unit)
 		return fail(err, errlen, mem->line,
-			    "memory must be a size of at least %llu bytes "
-			    "(e.g. 64M)", (unsigned long long)unit);
+			    "memory: '%s' is not a size of at least %llu "
+			    "bytes (e.g. 64M)", mem->val,
+			    (unsigned long long)unit);
 	*out = bytes / unit;
 	if (pow2)
 		*out = pow2_floor(*out);
@@ -260,15 +327,15 @@ static int finish_structure(struct dta_config *c, struct section *s,
 	prim = dta_primitive_parse(kv->val);
 	if (prim < 0)
 		return fail(err, errlen, kv->line,
-			    "primitive must be key-write, postcard, append or "
-			    "key-increment");
+			    "primitive: '%s' is not key-write, postcard, "
+			    "append or key-increment", kv->val);
 	h = find_kv(s, "hash");
 	if (h) {
 		fam = dta_hash_family_parse(h->val);
 		if (fam < 0)
 			return fail(err, errlen, h->line,
-				    "hash must be crc32c, crc32, xxh3 or "
-				    "prototype");
+				    "hash: '%s' is not crc32c, crc32, xxh3 or "
+				    "prototype", h->val);
 	}
 	proto = fam == DTA_HASH_PROTOTYPE;
 	rc = get_num(s, "seed", 0, 0, UINT64_MAX, &seed, err, errlen);
@@ -364,29 +431,216 @@ static int finish_structure(struct dta_config *c, struct section *s,
 			free(cs->values);
 			cs->values = NULL;
 			return fail(err, errlen, s->kv[i].line,
-				    "unknown key '%s' for a %s structure",
+				    "%s: unknown key for a %s structure",
 				    s->kv[i].key, dta_primitive_name(prim));
 		}
 	c->n++;
 	return 0;
 }
 
+static bool parse_bool(const char *v, bool *out)
+{
+	static const char *const t[] = { "yes", "true", "1" },
+				 *const f[] = { "no", "false", "0" };
+
+	for (size_t i = 0; i < 3; i++) {
+		if (!strcmp(v, t[i]) || !strcmp(v, f[i])) {
+			*out = !strcmp(v, t[i]);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* "len" of a.b.c.d/len: decimal 0 .. @max. */
+static bool parse_prefix(const char *p, unsigned max)
+{
+	unsigned v = 0;
+
+	if (!*p)
+		return false;
+	for (; *p; p++) {
+		if (!isdigit((unsigned char)*p))
+			return false;
+		v = v * 10 + (unsigned)(*p - '0');
+		if (v > max)
+			return false;
+	}
+	return true;
+}
+
+/* Addresses, optionally /len, separated by commas (and blanks, as the
+ * collector's allow-list parser takes them). */
+static bool parse_cidrs(const char *v, bool v6_too)
+{
+	char buf[VALUE_MAX], *save = NULL, *tok;
+	unsigned n = 0;
+
+	/* No empty item: "a,,b" or "a," lost an address. */
+	for (const char *p = v; *p; p += strcspn(p, ","), p += *p == ',') {
+		const char *q = p + strspn(p, " \t");
+
+		if (*q == ',' || !*q)
+			return false;
+	}
+	if (!*v || v[strlen(v) - 1] == ',')
+		return false;
+	snprintf(buf, sizeof(buf), "%s", v);
+	for (tok = strtok_r(buf, ", \t", &save); tok;
+	     tok = strtok_r(NULL, ", \t", &save), n++) {
+		char *slash = strchr(tok, '/');
+		unsigned char a[16];
+		unsigned bits = 32;
+
+		if (slash)
+			*slash = 0;
+		if (inet_pton(AF_INET, tok, a) != 1) {
+			if (!v6_too || inet_pton(AF_INET6, tok, a) != 1)
+				return false;
+			bits = 128;
+		}
+		if (slash && !parse_prefix(slash + 1, bits))
+			return false;
+	}
+	return n > 0;
+}
+
+static bool parse_mode(const char *v, uint64_t *out)
+{
+	uint64_t m = 0;
+
+	for (const char *p = v; *p; p++) {
+		if (*p < '0' || *p > '7' || p - v >= 4)
+			return false;
+		m = m * 8 + (uint64_t)(*p - '0');
+	}
+	*out = m;
+	return m <= 0777;
+}
+
+/* One [collector] or [translator] value against its rule. */
+static int check_value(const struct key_rule *r, const struct kv *kv,
+		       char *err, size_t errlen)
+{
+	const char *v = kv->val;
+	uint64_t x;
+	bool b;
+
+	switch (r->type) {
+	case KT_BOOL:
+		if (!parse_bool(v, &b))
+			return fail(err, errlen, kv->line, "%s: '%s' is not yes, "
+				    "no, true, false, 1 or 0", r->key, v);
+		return 0;
+	case KT_UINT:
+		if (dta_parse_size(v, &x) || x < r->min || x > r->max)
+			return fail(err, errlen, kv->line, "%s: '%s' is not a "
+				    "number from %llu to %llu", r->key, v,
+				    (unsigned long long)r->min,
+				    (unsigned long long)r->max);
+		return 0;
+	case KT_DURATION: {
+		uint64_t most = (DURATION_NS_MAX - 1) / r->scale;
+
+		if (r->max < most)
+			most = r->max;
+		if (dta_parse_size(v, &x) || x < r->min || x > most)
+			return fail(err, errlen, kv->line, "%s: '%s' is not a "
+				    "whole number from %llu to %llu", r->key, v,
+				    (unsigned long long)r->min,
+				    (unsigned long long)most);
+		return 0;
+	}
+	case KT_SECONDS: {
+		char *end;
+		double d;
+
+		errno = 0;
+		d = strtod(v, &end);
+		if (!isdigit((unsigned char)v[0]) || *end || errno ||
+		    !(d >= 0 && d * 1e9 < (double)DURATION_NS_MAX))
+			return fail(err, errlen, kv->line, "%s: '%s' is not a "
+				    "number of seconds (e.g. 10 or 0.5) below "
+				    "2^62 ns", r->key, v);
+		return 0;
+	}
+	case KT_MODE:
+		if (!parse_mode(v, &x))
+			return fail(err, errlen, kv->line, "%s: '%s' is not an "
+				    "octal mode from 0 to 0777 (e.g. 0660)",
+				    r->key, v);
+		return 0;
+	case KT_NAME:
+		if (!valid_name(v))
+			return fail(err, errlen, kv->line, "%s: '%s' is not 1-%d "
+				    "letters, digits, _ or -", r->key, v,
+				    DTA_CONFIG_NAME_MAX - 1);
+		return 0;
+	case KT_IPV4: {
+		unsigned char a[4];
+
+		if (inet_pton(AF_INET, v, a) != 1)
+			return fail(err, errlen, kv->line, "%s: '%s' is not an "
+				    "IPv4 address (a.b.c.d)", r->key, v);
+		return 0;
+	}
+	case KT_HOSTPORT: {
+		const char *colon = strrchr(v, ':');
+
+		if (colon && (colon == v || dta_parse_size(colon + 1, &x) ||
+			      x == 0 || x > 65535 ||
+			      !isdigit((unsigned char)colon[1])))
+			return fail(err, errlen, kv->line, "%s: '%s' is not HOST "
+				    "or HOST:PORT (PORT 1-65535)", r->key, v);
+		return 0;
+	}
+	case KT_CIDRS4:
+	case KT_CIDRS:
+		if (!parse_cidrs(v, r->type == KT_CIDRS))
+			return fail(err, errlen, kv->line, "%s: '%s' is not a "
+				    "comma-separated list of %s addresses, each "
+				    "optionally /LEN", r->key, v,
+				    r->type == KT_CIDRS ? "IPv4 or IPv6" : "IPv4");
+		return 0;
+	case KT_ENUM: {
+		size_t n = strlen(v);
+
+		for (const char *c = r->choices; *c;) {
+			size_t len = strcspn(c, "|");
+
+			if (len == n && !strncmp(c, v, n))
+				return 0;
+			c += len + (c[len] == '|');
+		}
+		return fail(err, errlen, kv->line, "%s: '%s' is not one of %s",
+			    r->key, v, r->choices);
+	}
+	case KT_STRING:
+		return 0;
+	}
+	return 0;
+}
+
 static int check_prog_keys(struct section *s, char *err, size_t errlen)
 {
-	const char *const *keys = s->kind == SEC_COLLECTOR ? collector_keys
-							   : translator_keys;
+	const struct key_rule *rules = s->kind == SEC_COLLECTOR ? collector_rules
+								: translator_rules;
 
 	for (unsigned i = 0; i < s->nkv; i++) {
-		bool ok = false;
+		const struct key_rule *r = rules;
+		int rc;
 
-		for (const char *const *k = keys; *k; k++)
-			ok |= !strcmp(*k, s->kv[i].key);
-		if (!ok)
+		while (r->key && strcmp(r->key, s->kv[i].key))
+			r++;
+		if (!r->key)
 			return fail(err, errlen, s->kv[i].line,
-				    "unknown key '%s' in [%s%s%s]", s->kv[i].key,
+				    "%s: unknown key in [%s%s%s]", s->kv[i].key,
 				    s->kind == SEC_COLLECTOR ? "collector"
 							     : "translator",
 				    s->name[0] ? " " : "", s->name);
+		rc = check_value(r, &s->kv[i], err, errlen);
+		if (rc)
+			return rc;
 	}
 	return 0;
 }
@@ -506,7 +760,7 @@ static int parse_kv(struct section *s, char *p, unsigned line, char *err,
 			    "than %d characters", k, VALUE_MAX - 1);
 	for (unsigned i = 0; i < s->nkv; i++)
 		if (!strcmp(s->kv[i].key, k))
-			return fail(err, errlen, line, "%s given twice", k);
+			return fail(err, errlen, line, "%s: given twice", k);
 	if (s->nkv == MAX_KV)
 		return fail(err, errlen, line, "too many keys in one section");
 	snprintf(s->kv[s->nkv].key, sizeof(s->kv[0].key), "%s", k);
@@ -540,14 +794,14 @@ static int resolve_collectors(struct dta_config *c, char *err, size_t errlen)
 			p += len + (p[len] == ',');
 			k = dta_config_collector_find(c, trim(buf));
 			if (!*trim(buf) || k < 0)
-				return fail(err, errlen, kv->line, "collector "
+				return fail(err, errlen, kv->line, "collector: "
 					    "'%s' is not declared (a [collector "
 					    "NAME] section, or 'default' for "
 					    "[collector])", trim(buf));
 			for (unsigned j = 0; j < cs->ncollectors; j++)
 				if (cs->collectors[j] == k)
 					return fail(err, errlen, kv->line,
-						    "collector %s listed twice",
+						    "collector: %s listed twice",
 						    trim(buf));
 			cs->collectors[cs->ncollectors++] = (uint8_t)k;
 		}
@@ -645,6 +899,31 @@ out:
 	return 0;
 }
 
+/* "line N: why" -> "PATH:N: why", "why" -> "PATH: why" (truncated to fit). */
+static void name_origin(const char *path, char *err, size_t errlen)
+{
+	char *copy = strdup(err);
+	const char *why = copy;
+	unsigned long line = 0;
+
+	if (!copy)
+		return;
+	if (!strncmp(copy, "line ", 5) && isdigit((unsigned char)copy[5])) {
+		char *end;
+
+		line = strtoul(copy + 5, &end, 10);
+		if (end[0] == ':' && end[1] == ' ')
+			why = end + 2;
+		else
+			line = 0;
+	}
+	if (line)
+		snprintf(err, errlen, "%s:%lu: %s", path, line, why);
+	else
+		snprintf(err, errlen, "%s: %s", path, why);
+	free(copy);
+}
+
 DTA_API int dta_config_load(const char *path, struct dta_config **out,
 			    char *err, size_t errlen)
 {
@@ -674,6 +953,8 @@ DTA_API int dta_config_load(const char *path, struct dta_config **out,
 	if (!rc)
 		rc = dta_config_parse(text, (size_t)got, out, err, errlen);
 	free(text);
+	if (rc == -DTA_E_MALFORMED && err && errlen)
+		name_origin(path, err, errlen);
 	return rc;
 }
 

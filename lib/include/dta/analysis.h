@@ -7,6 +7,12 @@
  * (Postcarding). b is the checksum (Key-Write) or slot (Postcarding) width
  * in bits, N the redundancy, B the hops per chunk, V the number of
  * possible hop values.
+ *
+ * Every value is computed from sums and products of non-negative terms
+ * (expm1/log1p forms, binomial tails summed directly), never as the
+ * difference of two larger numbers, so it keeps a small relative error
+ * however small it is (a wrong-answer bound of 1e-23 is not 0). Pure
+ * functions: thread-safe.
  */
 #ifndef DTA_ANALYSIS_H
 #define DTA_ANALYSIS_H
@@ -44,7 +50,7 @@ DTA_API double dta_bound_pc_wrong(unsigned n, unsigned b, double alpha,
  *  @n:            chosen N (the one needing least memory).
  *  @units:        slots (Key-Write) or chunks (Postcarding).
  *  @bytes:        memory of the data area.
- *  @empty, @wrong: the bounds at that size.
+ *  @empty, @wrong: the bounds at that size, each computed on its own.
  */
 struct dta_sizing {
 	uint64_t keys_after;

@@ -88,13 +88,21 @@ DTA_API void dta_ap_reader_destroy(struct dta_ap_reader *rd);
 /**
  * dta_ap_read() - copy up to @max new entries, in order, into @out.
  * @out:  room for @max entries of entry_size bytes.
- * @lost: if not NULL, incremented by the entries the writer overwrote
- *        before this reader got to them (lapped).
+ * @lost: if not NULL, incremented by the entries missing before the first
+ *        entry returned: overwritten before this reader got to them
+ *        (lapped), or in a corrupt frame. Counted from the frames' entry
+ *        indexes, never more than the skipped batches could hold (so never
+ *        about 2^32 on a ring holding arbitrary bytes).
  *
  * Never returns a batch that is stale, half-written or was overwritten
- * while being copied. A batch is consumed whole: if @max is smaller than
- * the next batch's count, nothing is returned (-ENOSPC when @max is below
- * batch_entries, to make that visible).
+ * while being copied. The entries returned by one call are consecutive:
+ * entries can go missing only before the first of them, never between two
+ * (a call that has copied something stops at a gap; the next call starts
+ * past it and reports it in @lost). A batch is consumed whole: if @max is
+ * smaller than the next batch's count, nothing is returned (-ENOSPC when
+ * @max is below batch_entries, to make that visible). Safe on any bytes in
+ * the area (a corrupt or crafted snapshot): no undefined behaviour, no
+ * endless loop.
  * Return: entries copied (0: nothing new), -EINVAL, -ENOSPC.
  */
 DTA_API int dta_ap_read(struct dta_ap_reader *rd, void *out, size_t max,

@@ -14,9 +14,13 @@
  *   memory = 64M            # or slots = 4194304
  *   data = 20
  *
- * Unknown sections and keys, repeated keys, bad numbers and impossible
+ * Unknown sections and keys, repeated keys, bad values and impossible
  * geometries are errors with a line number: a typo never silently falls
- * back to a default.
+ * back to a default. Every key of [collector], [collector NAME] and
+ * [translator] has a type (yes/no, number with a range, duration,
+ * octal mode, address, list, one of a set; docs/config.md "Value types")
+ * checked at load time, so a program that reads a value with
+ * dta_config_get() only ever sees one of that type.
  */
 #ifndef DTA_CONFIG_H
 #define DTA_CONFIG_H
@@ -66,14 +70,21 @@ struct dta_config; /* opaque */
 /**
  * dta_config_parse() - parse configuration text.
  * @text, @len: the text (need not be NUL-terminated).
- * @err, @errlen: on failure receives "line N: what is wrong" (may be NULL).
+ * @err, @errlen: on -DTA_E_MALFORMED receives "line N: KEY: why" for a
+ *   bad value, "line N: why" for other mistakes on line N, or "why" for
+ *   mistakes between sections (may be NULL; truncated to @errlen).
  * Return: 0; -DTA_E_MALFORMED for any syntax or value error; -EINVAL for
- * NULL arguments; -ENOMEM.
+ * NULL arguments; -ENOMEM. On error *@out is NULL.
+ * Thread-safe (no shared state).
  */
 DTA_API int dta_config_parse(const char *text, size_t len,
 			     struct dta_config **out, char *err, size_t errlen);
 
-/* dta_config_parse() on a file's contents; also -errno from reading it. */
+/*
+ * dta_config_parse() on a file's contents; also -errno from opening or
+ * reading it and -EFBIG above 16 MiB. The error text of -DTA_E_MALFORMED
+ * names the file: "PATH:N: KEY: why" (or "PATH: why").
+ */
 DTA_API int dta_config_load(const char *path, struct dta_config **out,
 			    char *err, size_t errlen);
 
