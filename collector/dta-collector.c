@@ -378,10 +378,11 @@ static int socket_dir(struct collector *c)
 	    (st.st_uid != geteuid() && st.st_uid != 0) ||
 	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
 		fprintf(stderr, "dta-collector: refusing the default socket "
-			"directory %s: it must be a directory owned by uid %u or "
-			"root that neither group nor others can write (it is "
-			"%s, uid %u, mode %04o); fix it or set [collector] "
-			"socket (docs/security.md)\n", dir, (unsigned)geteuid(),
+			"directory %s: it must be a directory owned by us "
+			"(uid %u) or root that neither group nor others can "
+			"write (it is %s, uid %u, mode %04o); fix it or set "
+			"[collector] socket (docs/security.md)\n", dir,
+			(unsigned)geteuid(),
 			S_ISDIR(st.st_mode) ? "a directory" : "not a directory",
 			(unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
 		return -1;
