@@ -578,17 +578,18 @@ static int handle_line(struct collector *c, struct client *cl, char *line)
 		stats_json(c, out);
 	} else if (!strcmp(w[0], "switch")) {
 		/* Its rkeys let the holder write into our memory. */
-		if (cl->uid != geteuid() && cl->uid != 0)
+		if (cl->uid != geteuid() && cl->uid != 0) {
 			fprintf(out, "{\"error\":\"switch: only the collector's "
 				"user (uid %u) and root may read the switch "
 				"description\"}", (unsigned)geteuid());
-		else
+		} else {
 #ifdef DTA_HAVE_RDMA
 			coll_rdma_switch_json(c->rdma, out);
 #else
 			fputs("{\"error\":\"this build has no RDMA support\"}",
 			      out);
 #endif
+		}
 	} else if (!strcmp(w[0], "snapshot")) {
 		save_all(c, out);
 	} else if (!strcmp(w[0], "ki-reset")) {
@@ -762,10 +763,16 @@ static void accept_clients(struct collector *c)
 				cl = &c->cl[i];
 		if (!cl) {
 			uint64_t now = tool_now_ns();
+			char junk[4096];
 
-			/* A fresh socket has room for one line. */
+			/* A fresh socket has room for one line. Closing with
+			 * its request unread would turn the client's read
+			 * into ECONNRESET before it saw the line: read it. */
 			(void)!send(fd, full, sizeof(full) - 1,
 				    MSG_DONTWAIT | MSG_NOSIGNAL);
+			for (int k = 0; k < 16 && recv(fd, junk, sizeof(junk),
+						       MSG_DONTWAIT) > 0; k++)
+				;
 			close(fd);
 			c->refused++;
 			if (now - c->last_refusal_ns > 1000000000ull) {

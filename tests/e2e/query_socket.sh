@@ -3,8 +3,9 @@
 # (docs/collector-protocol.md): a client that never reads is held back
 # while another gets its answers; a slow reader gets a large answer whole;
 # long, blank and over-long requests each get one answer; the 65th client
-# is told "too many clients"; idle clients are closed. Ordering and counts
-# decide; the waits are failure timeouts only.
+# is told "too many clients"; idle clients are closed; dta-query says
+# when a collector hangs up. Ordering and counts decide; the waits are
+# failure timeouts only.
 . "$(dirname "$0")/lib.sh"
 e2e_init query_socket "$1"
 PROBE=$BUILD/tests/query_probe
@@ -105,4 +106,20 @@ grep -q 'no request for 1 s (idle_timeout); connection closed' \
 	"$E2E/collector.log"
 
 e2e_stop_collector
+
+# A collector that hangs up: dta-query says so (it died of SIGPIPE, or
+# printed a bare "Connection reset by peer").
+"$PROBE" shut "$E2E/shut.sock" > "$E2E/shut.out" &
+E2E_PIDS="$E2E_PIDS $!"
+i=0
+until grep -q '^ready' "$E2E/shut.out" 2>/dev/null; do
+	i=$((i + 1)); [ $i -le 200 ] || { echo "FAIL: shut" >&2; exit 1; }
+	sleep 0.05
+done
+rc=0
+"$QUERY" --socket "$E2E/shut.sock" stats 2> "$E2E/shut.err" || rc=$?
+cat "$E2E/shut.err"
+e2e_expect "dta-query exit status when the collector hangs up" $rc 3
+grep -q "^dta-query: the collector at $E2E/shut.sock closed the connection" \
+	"$E2E/shut.err"
 e2e_pass

@@ -13,6 +13,8 @@
  *                         exists, then idle: exit 0 once the collector
  *                         has closed all N
  *   listen PATH ANSWER    answer every line with ANSWER (an impostor)
+ *   shut PATH             close every connection at once (a collector that
+ *                         hangs up)
  *
  * Each phase has a generous failure timeout; none measures speed.
  */
@@ -299,20 +301,45 @@ static int cmd_hold(int argc, char **argv)
 	return 0;
 }
 
-static int cmd_listen(int argc, char **argv)
+static int serve_on(const char *path)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
-	if (argc != 4 || fd < 0 || strlen(argv[2]) >= sizeof(sa.sun_path))
-		fail("usage: listen PATH ANSWER");
-	strcpy(sa.sun_path, argv[2]);
-	unlink(argv[2]);
+	if (fd < 0 || strlen(path) >= sizeof(sa.sun_path))
+		fail("socket %s", path);
+	strcpy(sa.sun_path, path);
+	unlink(path);
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
 	    listen(fd, 8) < 0)
-		fail("listen %s: %s", argv[2], strerror(errno));
+		fail("listen %s: %s", path, strerror(errno));
 	printf("ready\n");
 	fflush(stdout);
+	return fd;
+}
+
+static int cmd_shut(int argc, char **argv)
+{
+	int fd;
+
+	if (argc != 3)
+		fail("usage: shut PATH");
+	fd = serve_on(argv[2]);
+	for (;;) {
+		int c = accept(fd, NULL, NULL);
+
+		if (c >= 0)
+			close(c);
+	}
+}
+
+static int cmd_listen(int argc, char **argv)
+{
+	int fd;
+
+	if (argc != 4)
+		fail("usage: listen PATH ANSWER");
+	fd = serve_on(argv[2]);
 	for (;;) {
 		struct lines l = { .fd = accept(fd, NULL, NULL) };
 		char *req;
@@ -341,6 +368,8 @@ int main(int argc, char **argv)
 		return cmd_hold(argc, argv);
 	if (argc > 1 && !strcmp(argv[1], "listen"))
 		return cmd_listen(argc, argv);
-	fprintf(stderr, "usage: query_probe pipe|stall|hold|listen ...\n");
+	if (argc > 1 && !strcmp(argv[1], "shut"))
+		return cmd_shut(argc, argv);
+	fprintf(stderr, "usage: query_probe pipe|stall|hold|listen|shut ...\n");
 	return 2;
 }
