@@ -104,7 +104,7 @@ static char *next_line(struct lines *l)
 	static size_t lcap;
 	char *nl;
 
-	while (!(nl = memchr(l->buf, '\n', l->len))) {
+	while (!(nl = l->len ? memchr(l->buf, '\n', l->len) : NULL)) {
 		ssize_t n;
 
 		if (l->cap - l->len < 65536) {
@@ -181,6 +181,9 @@ static int cmd_pipe(int argc, char **argv)
 			     want);
 		puts(a);
 	}
+	free(l.buf);
+	free(in);
+	close(l.fd);
 	return 0;
 }
 
@@ -246,6 +249,10 @@ static int cmd_stall(int argc, char **argv)
 			fail("A: answer %lu differs from B's: %.200s", i, ans);
 	}
 	printf("A then read all %lu answers, complete\n", sent);
+	free(a.buf);
+	free(b.buf);
+	close(a.fd);
+	close(b.fd);
 	return 0;
 }
 
@@ -298,6 +305,10 @@ static int cmd_hold(int argc, char **argv)
 		}
 	}
 	printf("closed %lu\n", closed);
+	for (unsigned long i = 0; i < n; i++)
+		free(l[i].buf);
+	free(l);
+	free(p);
 	return 0;
 }
 
