@@ -69,15 +69,16 @@ RUNTIME_DIRECTORY=$E2E/rt timeout 30 "$COLLECTOR" -c "$E2E/dta.conf" \
 cat "$E2E/rt.log"
 e2e_expect "collector exit status with a world-writable runtime dir" $rc 1
 grep -q "refusing the default socket directory $E2E/rt" "$E2E/rt.log"
-# ... and once it is not, the socket has socket_mode's mode (default
-# 0660) even under umask 0, and dta-query finds it there.
-chmod 0750 "$E2E/rt"
+# ... and when missing it is created 0750, the socket has socket_mode's
+# mode (default 0660), both even under umask 0, and dta-query finds it.
+rmdir "$E2E/rt"
 export RUNTIME_DIRECTORY="$E2E/rt"
 (umask 0 && exec "$COLLECTOR" -c "$E2E/dta.conf" > "$E2E/collector.log" 2>&1) &
 E2E_CPID=$!
 e2e_wait_ready "$E2E/collector.log" dta-collector
 sock=$E2E/rt/dta-e2e-sec-$$.sock
 grep -q "^ready $sock\$" "$E2E/collector.log"
+e2e_expect "runtime directory mode under umask 0" "$(stat -c %a "$E2E/rt")" 750
 e2e_expect "socket mode under umask 0" "$(stat -c %a "$sock")" 660
 e2e_query stats | grep -q '"structures":1'
 unset RUNTIME_DIRECTORY
