@@ -3,9 +3,9 @@
 # (docs/collector-protocol.md): a client that never reads is held back
 # while another gets its answers; a slow reader gets a large answer whole;
 # long, blank and over-long requests each get one answer; the 65th client
-# is told "too many clients"; idle clients are closed; dta-query says
-# when a collector hangs up. Ordering and counts decide; the waits are
-# failure timeouts only.
+# is told "too many clients"; idle and stalled clients are closed (and
+# the collector logs why); dta-query says when a collector hangs up.
+# Ordering and counts decide; the waits are failure timeouts only.
 . "$(dirname "$0")/lib.sh"
 e2e_init query_socket "$1"
 PROBE=$BUILD/tests/query_probe
@@ -105,6 +105,16 @@ grep -q '"clients_idle_closed":6[4-9],' "$E2E/stats.out"
 grep -q 'no request for 1 s (idle_timeout); connection closed' \
 	"$E2E/collector.log"
 
+e2e_stop_collector
+
+# A client that leaves its answers unread is dropped after stall_timeout
+# (1 s here), and the collector says why.
+sed -i 's/^stall_timeout = .*/stall_timeout = 1/' "$E2E/dta.conf"
+e2e_start_collector
+"$PROBE" fill "$S"
+e2e_query stats | grep -q '"clients_stalled":1,'
+grep -q 'bytes of answers unread for 1 s (stall_timeout); connection closed' \
+	"$E2E/collector.log"
 e2e_stop_collector
 
 # A collector that hangs up: dta-query says so (it died of SIGPIPE, or

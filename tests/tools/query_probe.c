@@ -9,6 +9,9 @@
  *                         the collector stops taking them; client B must
  *                         then get N answers while A is still connected,
  *                         and A must then get every answer, complete
+ *   fill PATH             send requests without reading until the
+ *                         collector stops taking them; exit 0 once it
+ *                         closes the connection (stall_timeout)
  *   hold PATH N STOPFILE  hold N connections, active until STOPFILE
  *                         exists, then idle: exit 0 once the collector
  *                         has closed all N
@@ -21,6 +24,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -187,23 +191,17 @@ static int cmd_pipe(int argc, char **argv)
 	return 0;
 }
 
-static int cmd_stall(int argc, char **argv)
+/* Send "info" requests on @fd, never reading, until the collector stops
+ * taking them (nothing more fits for a second) or closes the connection
+ * (*@hup); return how many. */
+static unsigned long fill(int fd, bool *hup)
 {
 	static const char req[] = "info\n";
-	struct lines a = { 0 }, b = { 0 };
-	unsigned long sent = 0, n;
-	char *ans, first[4096];
+	unsigned long sent = 0;
 
-	if (argc != 4)
-		fail("usage: stall PATH N");
-	n = strtoul(argv[3], NULL, 0);
-	a.fd = dial(argv[2]);
-	/* A: requests, never reading, until the collector stops taking
-	 * them (nothing more fits for a second). */
-	begin("A fills its buffers", 120);
 	for (;;) {
-		struct pollfd p = { .fd = a.fd, .events = POLLOUT };
-		ssize_t w = send(a.fd, req, sizeof(req) - 1,
+		struct pollfd p = { .fd = fd, .events = POLLOUT };
+		ssize_t w = send(fd, req, sizeof(req) - 1,
 				 MSG_DONTWAIT | MSG_NOSIGNAL);
 
 		if (w == (ssize_t)sizeof(req) - 1) {
@@ -212,11 +210,54 @@ static int cmd_stall(int argc, char **argv)
 		}
 		if (w > 0)
 			fail("partial send"); /* 5 bytes: does not happen */
+		*hup = w < 0 && (errno == EPIPE || errno == ECONNRESET);
+		if (*hup)
+			return sent;
 		if (errno != EAGAIN)
-			fail("A: send: %s", strerror(errno));
+			fail("send: %s", strerror(errno));
 		if (poll(&p, 1, 1000) == 0)
-			break;
+			return sent;
 	}
+}
+
+static int cmd_fill(int argc, char **argv)
+{
+	struct pollfd p = { .events = 0 }; /* POLLHUP needs no asking */
+	unsigned long sent;
+	bool hup;
+
+	if (argc != 3)
+		fail("usage: fill PATH");
+	p.fd = dial(argv[2]);
+	begin("fill", 120);
+	sent = fill(p.fd, &hup);
+	printf("sent %lu requests without reading\n", sent);
+	begin("fill: wait to be dropped", 60);
+	while (!hup && !(p.revents & (POLLHUP | POLLERR)))
+		if (poll(&p, 1, -1) < 0 && errno != EINTR)
+			fail("poll: %s", strerror(errno));
+	printf("dropped\n");
+	close(p.fd);
+	return 0;
+}
+
+static int cmd_stall(int argc, char **argv)
+{
+	struct lines a = { 0 }, b = { 0 };
+	unsigned long sent, n;
+	char *ans, first[4096];
+	bool hup;
+
+	if (argc != 4)
+		fail("usage: stall PATH N");
+	n = strtoul(argv[3], NULL, 0);
+	a.fd = dial(argv[2]);
+	/* A: requests, never reading, until the collector stops taking
+	 * them. */
+	begin("A fills its buffers", 120);
+	sent = fill(a.fd, &hup);
+	if (hup)
+		fail("A was disconnected while sending");
 	b.fd = dial(argv[2]);
 	/* The collector says it holds A's requests back. */
 	begin("B waits for stats to show A blocked", 60);
@@ -380,12 +421,14 @@ int main(int argc, char **argv)
 		return cmd_pipe(argc, argv);
 	if (argc > 1 && !strcmp(argv[1], "stall"))
 		return cmd_stall(argc, argv);
+	if (argc > 1 && !strcmp(argv[1], "fill"))
+		return cmd_fill(argc, argv);
 	if (argc > 1 && !strcmp(argv[1], "hold"))
 		return cmd_hold(argc, argv);
 	if (argc > 1 && !strcmp(argv[1], "listen"))
 		return cmd_listen(argc, argv);
 	if (argc > 1 && !strcmp(argv[1], "shut"))
 		return cmd_shut(argc, argv);
-	fprintf(stderr, "usage: query_probe pipe|stall|hold|listen|shut ...\n");
+	fprintf(stderr, "usage: query_probe pipe|stall|fill|hold|listen|shut ...\n");
 	return 2;
 }
