@@ -479,9 +479,10 @@ static int client_limits(struct collector *c)
 	if (m) {
 		unsigned long v = strtoul(m, &end, 8);
 
-		if (!*m || *end || v > 0777 || !(v & 0600)) {
+		if (!*m || *end || v > 0777 || (v & 0600) != 0600) {
 			fprintf(stderr, "dta-collector: socket_mode %s: want an "
-				"octal mode 0600..0777 (default 0660)\n", m);
+				"octal mode up to 0777 with the owner's read and "
+				"write (default 0660)\n", m);
 			return -1;
 		}
 		c->socket_mode = (unsigned)v;

@@ -84,6 +84,17 @@ e2e_query stats | grep -q '"structures":1'
 unset RUNTIME_DIRECTORY
 e2e_stop_collector
 
+# Bad values for the new keys are refused, not guessed at.
+for kv in "socket_mode = 0999" "socket_mode = 0066" "idle_timeout = soon" \
+	  "stall_timeout = -1"; do
+	conf "socket = $E2E/bad.sock
+$kv" > "$E2E/bad.conf"
+	rc=0
+	timeout 30 "$COLLECTOR" -c "$E2E/bad.conf" > "$E2E/bad.log" 2>&1 || rc=$?
+	e2e_expect "collector exit status with $kv" $rc 1
+	grep -q "^dta-collector: ${kv%% *} " "$E2E/bad.log"
+done
+
 # The switch description: not for other users, even ones allowed on the
 # socket (socket_mode 0666 here).
 mkdir "$E2E/shared"
