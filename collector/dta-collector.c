@@ -10,6 +10,7 @@
  * to run it as a service (collector/dta-collector.service).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <poll.h>
@@ -393,6 +394,7 @@ static int socket_dir(struct collector *c)
 static int listen_on(struct collector *c)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct stat st;
 	mode_t old;
 	int fd, err;
 
@@ -416,14 +418,26 @@ static int listen_on(struct collector *c)
 		close(fd);
 		return -1;
 	}
+	if (lstat(c->socket_path, &st) == 0 && !S_ISSOCK(st.st_mode)) {
+		fprintf(stderr, "dta-collector: %s exists and is not a socket: "
+			"not replacing it\n", c->socket_path);
+		close(fd);
+		return -1;
+	}
 	unlink(c->socket_path);
-	/* Born with the configured mode (no moment with the umask's), then
-	 * set explicitly. */
+	/* Born with the configured mode, whatever the umask... */
 	old = umask(~c->socket_mode & 0777);
 	err = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
 	umask(old);
-	if (err < 0 || chmod(c->socket_path, c->socket_mode) < 0 ||
-	    listen(fd, MAX_CLIENTS) < 0)
+	if (err < 0 || lstat(c->socket_path, &st) < 0)
+		goto fail;
+	/* ...unless a default ACL decided: then set it, never through a
+	 * symbolic link someone put in its place. */
+	if ((st.st_mode & 0777) != c->socket_mode &&
+	    fchmodat(AT_FDCWD, c->socket_path, c->socket_mode,
+		     AT_SYMLINK_NOFOLLOW) < 0)
+		goto fail;
+	if (listen(fd, MAX_CLIENTS) < 0)
 		goto fail;
 	c->listen_fd = fd;
 	return 0;

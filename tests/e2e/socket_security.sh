@@ -84,6 +84,14 @@ e2e_query stats | grep -q '"structures":1'
 unset RUNTIME_DIRECTORY
 e2e_stop_collector
 
+# A socket path that names something else is not deleted to make room.
+echo precious > "$E2E/file"
+rc=0
+timeout 30 "$COLLECTOR" -c "$E2E/dta.conf" -s "$E2E/file" > "$E2E/file.log" 2>&1 || rc=$?
+e2e_expect "collector exit status on a regular file" $rc 1
+grep -q "$E2E/file exists and is not a socket" "$E2E/file.log"
+e2e_expect "the file" "$(cat "$E2E/file")" precious
+
 # Bad values for the new keys are refused, not guessed at.
 for kv in "socket_mode = 0999" "socket_mode = 0066" "idle_timeout = soon" \
 	  "stall_timeout = -1"; do
