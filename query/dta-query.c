@@ -847,7 +847,8 @@ static int cmd_switch(int argc, char **argv)
 			  "Usage: dta-query switch\n  What a switch translator "
 			  "needs to write into the collector (JSON, docs/roce.md):\n"
 			  "  its MAC, IP, GID index, and per structure the queue pair,\n"
-			  "  first PSN, R_Key, address, length and layout.\n");
+			  "  first PSN, R_Key, address, length and layout. Only for\n"
+			  "  the collector's own uid and root (docs/security.md).\n");
 }
 
 static int cmd_snapshot(int argc, char **argv)
