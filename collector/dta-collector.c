@@ -10,6 +10,7 @@
  * to run it as a service (collector/dta-collector.service).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <poll.h>
@@ -31,12 +32,29 @@
 #endif
 
 #define MAX_CLIENTS 64
-#define LINE_MAX_BYTES 4096
+#define LINE_MAX_BYTES (TOOL_REQUEST_MAX + 1) /* a request and its newline */
+/* Answers waiting for a client beyond this: its requests wait too. */
+#define OUT_CAP (256 * 1024)
+#define IDLE_TIMEOUT_S 60
+#define STALL_TIMEOUT_S 10
+#define SOCKET_MODE 0660
 
+/*
+ * One connection. Requests are read into in[] and answered in order into
+ * out[]; out[] is sent as the socket takes it, so no client ever waits
+ * for another. Over OUT_CAP unsent, its requests are not read until it
+ * reads its answers.
+ */
 struct client {
 	int fd;
+	uid_t uid;     /* SO_PEERCRED at accept; (uid_t)-1 unknown */
+	bool eof;      /* it shut its side: answer what it sent, then close */
+	bool skipping; /* inside a request over TOOL_REQUEST_MAX: drop to \n */
 	size_t len;
-	char buf[LINE_MAX_BYTES];
+	char in[LINE_MAX_BYTES];
+	char *out;
+	size_t out_len, out_sent, out_cap;
+	uint64_t last_ns; /* last byte read or sent */
 	struct tool_session sess;
 };
 
@@ -45,7 +63,11 @@ struct collector {
 	int idx; /* which collector of the configuration this is */
 	const char *name;
 	struct dta_config_structure cs[DTA_CONFIG_MAX_STRUCTURES]; /* our shares */
-	char socket_path[108];
+	char socket_path[4096];
+	bool socket_default;  /* tool_default_socket(): ours to create */
+	unsigned socket_mode;
+	uint64_t idle_ns, stall_ns; /* 0: never */
+	uint64_t refused, idle_closed, stalled, last_refusal_ns;
 	const char *snapshot_dir;
 	size_t n;
 	struct dta_region *r[DTA_CONFIG_MAX_STRUCTURES];
@@ -104,7 +126,11 @@ static void usage(FILE *f)
 		"                         and hold the structures (or shares) it lists\n"
 		"                         (default: the unnamed [collector])\n"
 		"  -s, --socket PATH      query socket (default: [collector] socket,\n"
-		"                         else $XDG_RUNTIME_DIR or /tmp /dta-NAME.sock)\n"
+		"                         else DIR/dta-NAME.sock, DIR the first of\n"
+		"                         $RUNTIME_DIRECTORY, /run/dta (if root or it\n"
+		"                         exists; created mode 0750), $XDG_RUNTIME_DIR;\n"
+		"                         at most 107 bytes). Mode: [collector]\n"
+		"                         socket_mode (default 0660)\n"
 		"  -d, --snapshot-dir DIR where snapshots go (default: [collector]\n"
 		"                         snapshot_dir; none: no snapshot on shutdown)\n"
 		"  -r, --restore          load DIR/STRUCTURE.dta at start when present\n"
@@ -312,15 +338,74 @@ static int save_all(struct collector *c, FILE *out)
 	return bad ? -1 : 0;
 }
 
+/* The directory of socket_path: created (mode 0750) when it is the default
+ * one; refused if another user could replace the socket in it. */
+static int socket_dir(struct collector *c)
+{
+	char dir[4096];
+	const char *slash = strrchr(c->socket_path, '/');
+	struct stat st;
+
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		snprintf(dir, sizeof(dir), "%.*s",
+			 slash == c->socket_path ? 1
+						 : (int)(slash - c->socket_path),
+			 c->socket_path);
+	if (c->socket_default) {
+		if (mkdir(dir, 0750) == 0) {
+			chmod(dir, 0750); /* not what the umask left */
+			say("created %s (mode 0750)", dir);
+		} else if (errno != EEXIST) {
+			fprintf(stderr, "dta-collector: cannot create %s: %s\n",
+				dir, strerror(errno));
+			return -1;
+		}
+	}
+	if ((c->socket_default ? lstat : stat)(dir, &st) < 0) {
+		fprintf(stderr, "dta-collector: socket directory %s: %s\n", dir,
+			strerror(errno));
+		return -1;
+	}
+	if (!c->socket_default) {
+		if ((st.st_mode & S_IWOTH) && S_ISDIR(st.st_mode))
+			say("warning: anyone can write %s: another user can "
+			    "take the socket's name while the collector is not "
+			    "running (docs/security.md)", dir);
+		return 0;
+	}
+	if (!S_ISDIR(st.st_mode) ||
+	    (st.st_uid != geteuid() && st.st_uid != 0) ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		fprintf(stderr, "dta-collector: refusing the default socket "
+			"directory %s: it must be a directory owned by us "
+			"(uid %u) or root that neither group nor others can "
+			"write (it is %s, uid %u, mode %04o); fix it or set "
+			"[collector] socket (docs/security.md)\n", dir,
+			(unsigned)geteuid(),
+			S_ISDIR(st.st_mode) ? "a directory" : "not a directory",
+			(unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+		return -1;
+	}
+	return 0;
+}
+
 static int listen_on(struct collector *c)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd;
+	struct stat st;
+	mode_t old;
+	int fd, err;
 
-	if (strlen(c->socket_path) >= sizeof(sa.sun_path)) {
-		fprintf(stderr, "dta-collector: socket path too long\n");
+	if (strlen(c->socket_path) > TOOL_SOCKET_PATH_MAX) {
+		fprintf(stderr, "dta-collector: socket path %s is %zu bytes; a "
+			"Unix socket path has at most %d\n", c->socket_path,
+			strlen(c->socket_path), TOOL_SOCKET_PATH_MAX);
 		return -1;
 	}
+	if (socket_dir(c))
+		return -1;
 	strcpy(sa.sun_path, c->socket_path);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
@@ -333,9 +418,26 @@ static int listen_on(struct collector *c)
 		close(fd);
 		return -1;
 	}
+	if (lstat(c->socket_path, &st) == 0 && !S_ISSOCK(st.st_mode)) {
+		fprintf(stderr, "dta-collector: %s exists and is not a socket: "
+			"not replacing it\n", c->socket_path);
+		close(fd);
+		return -1;
+	}
 	unlink(c->socket_path);
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    listen(fd, 16) < 0)
+	/* Born with the configured mode, whatever the umask... */
+	old = umask(~c->socket_mode & 0777);
+	err = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+	umask(old);
+	if (err < 0 || lstat(c->socket_path, &st) < 0)
+		goto fail;
+	/* ...unless a default ACL decided: then set it, never through a
+	 * symbolic link someone put in its place. */
+	if ((st.st_mode & 0777) != c->socket_mode &&
+	    fchmodat(AT_FDCWD, c->socket_path, c->socket_mode,
+		     AT_SYMLINK_NOFOLLOW) < 0)
+		goto fail;
+	if (listen(fd, MAX_CLIENTS) < 0)
 		goto fail;
 	c->listen_fd = fd;
 	return 0;
@@ -347,33 +449,96 @@ fail:
 	return -1;
 }
 
-static void write_all(int fd, const char *p, size_t len)
+/* The socket's path: --socket, else [collector] socket, else the default
+ * (tool_default_socket()); whole, or refused. */
+static int socket_setup(struct collector *c, const char *sock)
 {
-	while (len) {
-		ssize_t n = write(fd, p, len);
+	int err;
 
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return; /* client gone; poll reports it */
-		p += n;
-		len -= (size_t)n;
+	c->socket_default = !sock && !dta_config_collector_get(c->cfg,
+							       (size_t)c->idx,
+							       "socket");
+	if (sock)
+		err = snprintf(c->socket_path, sizeof(c->socket_path), "%s",
+			       sock) > TOOL_SOCKET_PATH_MAX ? -ENAMETOOLONG : 0;
+	else
+		err = tool_collector_socket(c->cfg, (size_t)c->idx,
+					    c->socket_path,
+					    sizeof(c->socket_path));
+	if (err == -ENOENT)
+		fprintf(stderr, "dta-collector: no directory for the default "
+			"socket: not root, and neither $RUNTIME_DIRECTORY nor "
+			"$XDG_RUNTIME_DIR is set nor %s exists; set [collector] "
+			"socket or --socket\n", TOOL_RUN_DIR);
+	else if (err)
+		fprintf(stderr, "dta-collector: socket path %s%s is too long: a "
+			"Unix socket path has at most %d bytes\n",
+			c->socket_path, strlen(c->socket_path) ==
+			sizeof(c->socket_path) - 1 ? "..." : "",
+			TOOL_SOCKET_PATH_MAX);
+	return err ? -1 : 0;
+}
+
+/* [collector] socket_mode, idle_timeout, stall_timeout. */
+static int client_limits(struct collector *c)
+{
+	const char *m = dta_config_collector_get(c->cfg, (size_t)c->idx,
+						 "socket_mode");
+	const char *keys[] = { "idle_timeout", "stall_timeout" };
+	uint64_t *to[] = { &c->idle_ns, &c->stall_ns };
+	const uint64_t def[] = { IDLE_TIMEOUT_S, STALL_TIMEOUT_S };
+	char *end;
+
+	c->socket_mode = SOCKET_MODE;
+	if (m) {
+		unsigned long v = strtoul(m, &end, 8);
+
+		if (!*m || *end || v > 0777 || (v & 0600) != 0600) {
+			fprintf(stderr, "dta-collector: socket_mode %s: want an "
+				"octal mode up to 0777 with the owner's read and "
+				"write (default 0660)\n", m);
+			return -1;
+		}
+		c->socket_mode = (unsigned)v;
 	}
+	for (int i = 0; i < 2; i++) {
+		const char *v = dta_config_collector_get(c->cfg, (size_t)c->idx,
+							 keys[i]);
+		uint64_t s = def[i];
+
+		if (v && (dta_parse_size(v, &s) || s > 86400 * 365)) {
+			fprintf(stderr, "dta-collector: %s %s: want seconds "
+				"(0: never)\n", keys[i], v);
+			return -1;
+		}
+		*to[i] = s * 1000000000ull;
+	}
+	return 0;
+}
+
+static size_t unsent(const struct client *cl)
+{
+	return cl->out_len - cl->out_sent;
 }
 
 static void stats_json(struct collector *c, FILE *out)
 {
-	unsigned clients = 0;
+	unsigned clients = 0, blocked = 0;
 
-	for (int i = 0; i < MAX_CLIENTS; i++)
+	for (int i = 0; i < MAX_CLIENTS; i++) {
 		clients += c->cl[i].fd >= 0;
+		blocked += c->cl[i].fd >= 0 && unsent(&c->cl[i]) >= OUT_CAP;
+	}
 	fprintf(out, "{\"name\":");
 	tool_json_str(out, c->name);
 	fprintf(out, ",\"version\":\"%s\",\"uptime_s\":%.3f,\"structures\":%zu,"
 		"\"requests\":%" PRIu64 ",\"errors\":%" PRIu64 ",\"clients\":%u,"
-		"\"snapshots\":%" PRIu64, DTA_VERSION_STRING,
+		"\"clients_blocked\":%u,\"clients_refused\":%" PRIu64
+		",\"clients_idle_closed\":%" PRIu64 ",\"clients_stalled\":%" PRIu64
+		",\"snapshots\":%" PRIu64, DTA_VERSION_STRING,
 		(double)(tool_now_ns() - c->started_ns) / 1e9, c->n, c->requests,
-		c->errors, clients, c->snapshots);
+		c->errors, clients, blocked, c->refused, c->idle_closed,
+		c->stalled, c->snapshots);
 #ifdef DTA_HAVE_RDMA
 	if (c->rdma) {
 		fputc(',', out);
@@ -383,32 +548,63 @@ static void stats_json(struct collector *c, FILE *out)
 	fputc('}', out);
 }
 
-static void handle_line(struct collector *c, struct client *cl, char *line)
+/* Append @len bytes to @cl's unsent answers; -1 when out of memory. */
+static int queue_out(struct client *cl, const char *p, size_t len)
+{
+	if (cl->out_sent) {
+		memmove(cl->out, cl->out + cl->out_sent, unsent(cl));
+		cl->out_len -= cl->out_sent;
+		cl->out_sent = 0;
+	}
+	if (cl->out_len + len > cl->out_cap) {
+		size_t cap = cl->out_cap ? 2 * cl->out_cap : 4096;
+		char *n;
+
+		while (cap < cl->out_len + len)
+			cap *= 2;
+		n = realloc(cl->out, cap);
+		if (!n)
+			return -1;
+		cl->out = n;
+		cl->out_cap = cap;
+	}
+	memcpy(cl->out + cl->out_len, p, len);
+	cl->out_len += len;
+	return 0;
+}
+
+/* Answer one request; -1 if the answer could not be queued. */
+static int handle_line(struct collector *c, struct client *cl, char *line)
 {
 	char *buf = NULL, copy[LINE_MAX_BYTES], *w[4];
 	size_t len = 0;
 	FILE *out = open_memstream(&buf, &len);
-	int nw;
+	int nw, rc = 0;
 
 	if (!out)
-		return;
+		return -1;
 	c->requests++;
 	snprintf(copy, sizeof(copy), "%s", line);
 	nw = tool_split(copy, w, 4);
 	if (nw == 0) {
-		c->requests--;
-		fclose(out);
-		free(buf);
-		return;
-	}
-	if (!strcmp(w[0], "stats")) {
+		/* Answered all the same: a pipelining client counts lines. */
+		fputs("{\"error\":\"empty request\"}", out);
+	} else if (!strcmp(w[0], "stats")) {
 		stats_json(c, out);
 	} else if (!strcmp(w[0], "switch")) {
+		/* Its rkeys let the holder write into our memory. */
+		if (cl->uid != geteuid() && cl->uid != 0) {
+			fprintf(out, "{\"error\":\"switch: only the collector's "
+				"user (uid %u) and root may read the switch "
+				"description\"}", (unsigned)geteuid());
+		} else {
 #ifdef DTA_HAVE_RDMA
-		coll_rdma_switch_json(c->rdma, out);
+			coll_rdma_switch_json(c->rdma, out);
 #else
-		fputs("{\"error\":\"this build has no RDMA support\"}", out);
+			fputs("{\"error\":\"this build has no RDMA support\"}",
+			      out);
 #endif
+		}
 	} else if (!strcmp(w[0], "snapshot")) {
 		save_all(c, out);
 	} else if (!strcmp(w[0], "ki-reset")) {
@@ -433,11 +629,12 @@ static void handle_line(struct collector *c, struct client *cl, char *line)
 		      "\"}", out);
 	}
 	fputc('\n', out);
-	fclose(out);
-	if (strstr(buf, "{\"error\"") == buf)
+	if (fclose(out) || queue_out(cl, buf, len))
+		rc = -1;
+	else if (strstr(buf, "{\"error\"") == buf)
 		c->errors++;
-	write_all(cl->fd, buf, len);
 	free(buf);
+	return rc;
 }
 
 static void drop_client(struct client *cl)
@@ -445,35 +642,205 @@ static void drop_client(struct client *cl)
 	close(cl->fd);
 	cl->fd = -1;
 	cl->len = 0;
+	cl->eof = cl->skipping = false;
+	free(cl->out);
+	cl->out = NULL;
+	cl->out_len = cl->out_sent = cl->out_cap = 0;
 	tool_session_free(&cl->sess);
+}
+
+static void drop_client_why(struct client *cl, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void drop_client_why(struct client *cl, const char *fmt, ...)
+{
+	char why[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	say("client (uid %d): %s; connection closed", (int)cl->uid, why);
+	drop_client(cl);
+}
+
+/* Send what the socket takes now. Return -1 if the client is gone. */
+static int flush_out(struct client *cl)
+{
+	while (unsent(cl)) {
+		ssize_t n = send(cl->fd, cl->out + cl->out_sent, unsent(cl),
+				 MSG_DONTWAIT | MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
+		cl->out_sent += (size_t)n;
+		cl->last_ns = tool_now_ns();
+	}
+	cl->out_len = cl->out_sent = 0;
+	if (cl->out_cap > OUT_CAP) { /* a huge answer is gone: its memory too */
+		free(cl->out);
+		cl->out = NULL;
+		cl->out_cap = 0;
+	}
+	return 0;
+}
+
+/* Answer the complete requests in in[] while the answers fit under the
+ * cap. Return -1 when an answer could not be queued (out of memory). */
+static int answer_requests(struct collector *c, struct client *cl)
+{
+	while (unsent(cl) < OUT_CAP) {
+		char *nl = memchr(cl->in, '\n', cl->len);
+		size_t used;
+
+		if (!nl && cl->eof && cl->len && cl->len < sizeof(cl->in)) {
+			/* The last request may lack its newline. */
+			cl->in[cl->len] = '\n';
+			nl = cl->in + cl->len++;
+		}
+		if (!nl) {
+			if (cl->skipping) {
+				cl->len = 0;
+			} else if (cl->len == sizeof(cl->in)) {
+				static const char e[] = "{\"error\":\"request "
+					"too long (the limit is 4095 bytes)\"}\n";
+
+				c->requests++;
+				c->errors++;
+				cl->len = 0;
+				cl->skipping = true;
+				return queue_out(cl, e, sizeof(e) - 1);
+			}
+			return 0;
+		}
+		used = (size_t)(nl - cl->in) + 1;
+		*nl = 0;
+		if (cl->skipping) /* the end of an over-long request */
+			cl->skipping = false;
+		else if (handle_line(c, cl, cl->in))
+			return -1;
+		memmove(cl->in, cl->in + used, cl->len - used);
+		cl->len -= used;
+	}
+	return 0;
+}
+
+/* Answer, send, and close a client that is done. */
+static void client_progress(struct collector *c, struct client *cl)
+{
+	if (answer_requests(c, cl)) {
+		/* A request without its answer would desynchronise it. */
+		drop_client_why(cl, "out of memory for an answer");
+		return;
+	}
+	if (flush_out(cl) < 0) {
+		drop_client(cl); /* it closed its end */
+		return;
+	}
+	if (cl->eof && !unsent(cl) && !memchr(cl->in, '\n', cl->len))
+		drop_client(cl);
 }
 
 static void client_input(struct collector *c, struct client *cl)
 {
-	ssize_t n = read(cl->fd, cl->buf + cl->len, sizeof(cl->buf) - cl->len);
-	char *nl;
+	ssize_t n = read(cl->fd, cl->in + cl->len, sizeof(cl->in) - cl->len);
 
-	if (n <= 0) {
-		if (n < 0 && (errno == EINTR || errno == EAGAIN))
-			return;
-		drop_client(cl);
+	if (n < 0) {
+		if (errno != EINTR && errno != EAGAIN)
+			drop_client(cl);
 		return;
 	}
+	if (n == 0)
+		cl->eof = true;
 	cl->len += (size_t)n;
-	while ((nl = memchr(cl->buf, '\n', cl->len)) != NULL) {
-		size_t used = (size_t)(nl - cl->buf) + 1;
+	cl->last_ns = tool_now_ns();
+	client_progress(c, cl);
+}
 
-		*nl = 0;
-		handle_line(c, cl, cl->buf);
-		if (cl->fd < 0)
+static void accept_clients(struct collector *c)
+{
+	static const char full[] = "{\"error\":\"too many clients: the "
+		"collector serves 64 at a time; try again later\"}\n";
+
+	for (;;) {
+		int fd = accept4(c->listen_fd, NULL, NULL,
+				 SOCK_CLOEXEC | SOCK_NONBLOCK);
+		struct ucred cr;
+		socklen_t crlen = sizeof(cr);
+		struct client *cl = NULL;
+
+		if (fd < 0)
 			return;
-		memmove(cl->buf, cl->buf + used, cl->len - used);
-		cl->len -= used;
+		for (int i = 0; i < MAX_CLIENTS && !cl; i++)
+			if (c->cl[i].fd < 0)
+				cl = &c->cl[i];
+		if (!cl) {
+			uint64_t now = tool_now_ns();
+			char junk[4096];
+
+			/* A fresh socket has room for one line. Closing with
+			 * its request unread would turn the client's read
+			 * into ECONNRESET before it saw the line: read it. */
+			(void)!send(fd, full, sizeof(full) - 1,
+				    MSG_DONTWAIT | MSG_NOSIGNAL);
+			for (int k = 0; k < 16 && recv(fd, junk, sizeof(junk),
+						       MSG_DONTWAIT) > 0; k++)
+				;
+			close(fd);
+			c->refused++;
+			if (now - c->last_refusal_ns > 1000000000ull) {
+				say("refused a client: %d clients connected "
+				    "(%" PRIu64 " refused so far)", MAX_CLIENTS,
+				    c->refused);
+				c->last_refusal_ns = now;
+			}
+			continue;
+		}
+		memset(cl, 0, sizeof(*cl));
+		cl->fd = fd;
+		cl->uid = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &crlen)
+				  ? (uid_t)-1 : cr.uid;
+		cl->last_ns = tool_now_ns();
 	}
-	if (cl->len == sizeof(cl->buf)) {
-		write_all(cl->fd, "{\"error\":\"request too long\"}\n", 29);
-		drop_client(cl);
+}
+
+/* Close clients idle (nothing unsent) or stalled (answers unsent, not
+ * read) too long; return the milliseconds until the next such deadline
+ * (at most @ms). */
+static int client_timeouts(struct collector *c, int ms)
+{
+	uint64_t now = tool_now_ns();
+
+	for (int i = 0; i < MAX_CLIENTS; i++) {
+		struct client *cl = &c->cl[i];
+		uint64_t limit, left;
+
+		if (cl->fd < 0)
+			continue;
+		limit = unsent(cl) ? c->stall_ns : c->idle_ns;
+		if (!limit)
+			continue;
+		if (now - cl->last_ns >= limit) {
+			if (unsent(cl)) {
+				c->stalled++;
+				drop_client_why(cl, "%zu bytes of answers unread "
+						"for %" PRIu64 " s (stall_timeout)",
+						unsent(cl), limit / UINT64_C(1000000000));
+			} else {
+				c->idle_closed++;
+				drop_client_why(cl, "no request for %" PRIu64
+						" s (idle_timeout)",
+						limit / UINT64_C(1000000000));
+			}
+			continue;
+		}
+		left = (limit - (now - cl->last_ns)) / 1000000 + 1;
+		if (left < (uint64_t)ms)
+			ms = (int)left;
 	}
+	return ms;
 }
 
 static void serve(struct collector *c)
@@ -493,20 +860,29 @@ static void serve(struct collector *c)
 		}
 #endif
 		for (int i = 0; i < MAX_CLIENTS; i++) {
-			if (c->cl[i].fd < 0)
+			struct client *cl = &c->cl[i];
+
+			if (cl->fd < 0)
 				continue;
-			p[np].fd = c->cl[i].fd;
-			p[np].events = POLLIN;
+			p[np].fd = cl->fd;
+			p[np].events = 0;
+			if (!cl->eof && unsent(cl) < OUT_CAP &&
+			    cl->len < sizeof(cl->in))
+				p[np].events |= POLLIN;
+			if (unsent(cl))
+				p[np].events |= POLLOUT;
 			idx[np++] = i;
 		}
-		if (poll(p, (nfds_t)np, 500) < 0) {
+		if (poll(p, (nfds_t)np, client_timeouts(c, 500)) < 0) {
 			if (errno == EINTR)
 				continue;
 			fprintf(stderr, "dta-collector: poll: %s\n", strerror(errno));
 			return;
 		}
 		for (int k = 1; k < np; k++) {
-			if (!(p[k].revents & (POLLIN | POLLHUP | POLLERR)))
+			struct client *cl;
+
+			if (!p[k].revents)
 				continue;
 #ifdef DTA_HAVE_RDMA
 			if (idx[k] == -2) {
@@ -514,33 +890,17 @@ static void serve(struct collector *c)
 				continue;
 			}
 #endif
-			client_input(c, &c->cl[idx[k]]);
-		}
-		if (p[0].revents & POLLIN) {
-			int fd = accept4(c->listen_fd, NULL, NULL, SOCK_CLOEXEC);
-			int i;
-
-			if (fd < 0)
+			cl = &c->cl[idx[k]];
+			if (cl->fd < 0)
 				continue;
-			for (i = 0; i < MAX_CLIENTS && c->cl[i].fd >= 0; i++)
-				;
-			if (i == MAX_CLIENTS) {
-				write_all(fd, "{\"error\":\"too many clients\"}\n", 29);
-				close(fd);
-				continue;
-			}
-			{
-				struct timeval tv = { .tv_sec = 2 };
-
-				/* A client that stops reading cannot stall
-				 * everyone else for long. */
-				setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv,
-					   sizeof(tv));
-			}
-			c->cl[i].fd = fd;
-			c->cl[i].len = 0;
-			memset(&c->cl[i].sess, 0, sizeof(c->cl[i].sess));
+			if ((p[k].events & POLLIN) &&
+			    (p[k].revents & (POLLIN | POLLHUP | POLLERR)))
+				client_input(c, cl);
+			else
+				client_progress(c, cl);
 		}
+		if (p[0].revents & POLLIN)
+			accept_clients(c);
 	}
 }
 
@@ -609,11 +969,8 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	c.name = tool_collector_name(c.cfg, (size_t)c.idx);
-	if (sock)
-		snprintf(c.socket_path, sizeof(c.socket_path), "%s", sock);
-	else
-		tool_collector_socket(c.cfg, (size_t)c.idx, c.socket_path,
-				      sizeof(c.socket_path));
+	if (socket_setup(&c, sock) || client_limits(&c))
+		goto out;
 	if (!c.snapshot_dir)
 		c.snapshot_dir = dta_config_collector_get(c.cfg, (size_t)c.idx,
 							  "snapshot_dir");

@@ -3,12 +3,14 @@
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -505,13 +507,14 @@ static int exec_ap(struct tool_view *views, size_t nviews,
 int tool_exec(struct tool_view *views, size_t nviews,
 	      struct tool_session *sess, const char *line, FILE *out)
 {
-	char copy[1024], *w[8];
+	char copy[TOOL_REQUEST_MAX + 1], *w[8];
 	uint8_t key[DTA_KEY_MAX];
 	struct tool_view *v;
 	int nw, klen;
 
 	if (strlen(line) >= sizeof(copy)) {
-		json_error(out, "request too long");
+		json_error(out, "request too long (the limit is %d bytes)",
+			   TOOL_REQUEST_MAX);
 		return 0;
 	}
 	strcpy(copy, line);
@@ -641,24 +644,79 @@ int tool_split(char *line, char **w, int max)
 	return n;
 }
 
-int tool_connect(const char *path)
+/* The directory part of @path ("." when it has none). */
+static void dir_of(const char *path, char *out, size_t cap)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		snprintf(out, cap, ".");
+	else if (slash == path)
+		snprintf(out, cap, "/");
+	else
+		snprintf(out, cap, "%.*s", (int)(slash - path), path);
+}
+
+static int conn_err(char *err, size_t errlen, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return code;
+}
+
+int tool_connect_checked(const char *path, char *err, size_t errlen)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd;
+	struct ucred cr;
+	socklen_t crlen = sizeof(cr);
+	struct stat st;
+	char dir[4096];
+	int fd, e;
 
-	if (strlen(path) >= sizeof(sa.sun_path))
-		return -ENAMETOOLONG;
+	if (strlen(path) > TOOL_SOCKET_PATH_MAX)
+		return conn_err(err, errlen, -ENAMETOOLONG,
+				"socket path %s is %zu bytes; a Unix socket "
+				"path has at most %d", path, strlen(path),
+				TOOL_SOCKET_PATH_MAX);
 	strcpy(sa.sun_path, path);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
-		return -errno;
+		return conn_err(err, errlen, -errno, "socket: %s",
+				strerror(errno));
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		int err = -errno;
-
+		e = errno;
 		close(fd);
-		return err;
+		return conn_err(err, errlen, -e, "%s: %s", path, strerror(e));
 	}
-	return fd;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &crlen) < 0) {
+		e = errno;
+		close(fd);
+		return conn_err(err, errlen, -e, "%s: cannot learn who answers "
+				"(SO_PEERCRED): %s", path, strerror(e));
+	}
+	/* Anyone may create a socket where they can write: trust the
+	 * answers only of ourselves, root, and whoever owns the directory
+	 * (who could replace the socket anyway). */
+	dir_of(path, dir, sizeof(dir));
+	if (cr.uid == geteuid() || cr.uid == 0 ||
+	    (stat(dir, &st) == 0 && st.st_uid == cr.uid))
+		return fd;
+	close(fd);
+	return conn_err(err, errlen, -EPERM,
+			"%s is answered by a process of uid %u, which is neither "
+			"you (uid %u), root, nor the owner of %s: refusing to "
+			"talk to it (docs/security.md)", path, (unsigned)cr.uid,
+			(unsigned)geteuid(), dir);
+}
+
+int tool_connect(const char *path)
+{
+	return tool_connect_checked(path, NULL, 0);
 }
 
 int tool_request(int fd, FILE *in, const char *req, char **buf,
@@ -669,11 +727,13 @@ int tool_request(int fd, FILE *in, const char *req, char **buf,
 
 	while (off < len + 1) {
 		/* The request, then its newline. */
-		n = off < len ? write(fd, req + off, len - off)
-			      : write(fd, "\n", 1);
+		n = off < len ? send(fd, req + off, len - off, MSG_NOSIGNAL)
+			      : send(fd, "\n", 1, MSG_NOSIGNAL);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
+			if (errno == EPIPE || errno == ECONNRESET)
+				break; /* read what it said before closing */
 			return -errno;
 		}
 		off += (size_t)n;
@@ -686,11 +746,34 @@ int tool_request(int fd, FILE *in, const char *req, char **buf,
 	return (int)n;
 }
 
-void tool_default_socket(const char *name, char *out, size_t cap)
+int tool_runtime_dir(char *out, size_t cap)
 {
-	const char *dir = getenv("XDG_RUNTIME_DIR");
+	const char *rd = getenv("RUNTIME_DIRECTORY");
+	const char *x = getenv("XDG_RUNTIME_DIR");
+	struct stat st;
+	int n;
 
-	snprintf(out, cap, "%s/dta-%s.sock", dir && *dir ? dir : "/tmp", name);
+	if (rd && *rd) /* systemd: several directories are ':'-separated */
+		n = snprintf(out, cap, "%.*s", (int)strcspn(rd, ":"), rd);
+	else if (geteuid() == 0 || stat(TOOL_RUN_DIR, &st) == 0)
+		n = snprintf(out, cap, "%s", TOOL_RUN_DIR);
+	else if (x && *x)
+		n = snprintf(out, cap, "%s", x);
+	else
+		return -ENOENT;
+	return n < 0 || (size_t)n >= cap ? -ENAMETOOLONG : 0;
+}
+
+int tool_default_socket(const char *name, char *out, size_t cap)
+{
+	char dir[4096];
+	int n, err = tool_runtime_dir(dir, sizeof(dir));
+
+	if (err)
+		return err;
+	n = snprintf(out, cap, "%s/dta-%s.sock", dir, name);
+	return n < 0 || (size_t)n >= cap || n > TOOL_SOCKET_PATH_MAX
+		       ? -ENAMETOOLONG : 0;
 }
 
 const char *tool_collector_name(const struct dta_config *cfg, size_t i)
@@ -701,15 +784,54 @@ const char *tool_collector_name(const struct dta_config *cfg, size_t i)
 	return n ? n : sec && *sec ? sec : "dta";
 }
 
-void tool_collector_socket(const struct dta_config *cfg, size_t i, char *out,
-			   size_t cap)
+int tool_collector_socket(const struct dta_config *cfg, size_t i, char *out,
+			  size_t cap)
 {
 	const char *s = dta_config_collector_get(cfg, i, "socket");
+	int n;
 
-	if (s)
-		snprintf(out, cap, "%s", s);
-	else
-		tool_default_socket(tool_collector_name(cfg, i), out, cap);
+	if (!s)
+		return tool_default_socket(tool_collector_name(cfg, i), out, cap);
+	n = snprintf(out, cap, "%s", s);
+	return n < 0 || (size_t)n >= cap || n > TOOL_SOCKET_PATH_MAX
+		       ? -ENAMETOOLONG : 0;
+}
+
+int tool_write_private(const char *path, const void *data, size_t len)
+{
+	char tmp[4096];
+	const char *p = data;
+	int fd, err = 0;
+
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= sizeof(tmp))
+		return -ENAMETOOLONG;
+	/* mkstemp: O_CREAT | O_EXCL, mode 0600, a name nobody else holds. */
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fchmod(fd, 0600) < 0)
+		err = -errno;
+	while (!err && len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err = -errno;
+			break;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	if (!err && fsync(fd) < 0)
+		err = -errno;
+	if (close(fd) < 0 && !err)
+		err = -errno;
+	if (!err && rename(tmp, path) < 0)
+		err = -errno;
+	if (err)
+		unlink(tmp);
+	return err;
 }
 
 struct dta_config_structure tool_share(const struct dta_config_structure *cs,

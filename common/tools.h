@@ -102,6 +102,10 @@ struct tool_session {
 
 void tool_session_free(struct tool_session *s);
 
+/* The longest request line the collector answers, newline excluded
+ * (docs/collector-protocol.md). */
+#define TOOL_REQUEST_MAX 4095
+
 /**
  * tool_exec() - run one request line against @views and write one JSON
  * object (no newline) to @out. Requests (docs/collector-protocol.md):
@@ -134,10 +138,25 @@ uint64_t tool_now_ns(void);
 /* Split @line in place on blanks into at most @max words. */
 int tool_split(char *line, char **w, int max);
 
-/* Connect to a collector socket; -errno on failure. */
+/* The longest Unix socket path (sockaddr_un.sun_path, NUL excluded). */
+#define TOOL_SOCKET_PATH_MAX 107
+
+/**
+ * tool_connect_checked() - connect to a collector socket and check who
+ * answers there: the peer's uid (SO_PEERCRED) must be our effective uid,
+ * root, or the owner of the socket's directory (docs/security.md).
+ * Return: the socket, or -ENAMETOOLONG (path over TOOL_SOCKET_PATH_MAX),
+ * -EPERM (someone else answers), or the -errno of socket()/connect();
+ * with a message in @err (may be NULL).
+ */
+int tool_connect_checked(const char *path, char *err, size_t errlen);
+/* tool_connect_checked() without the message. */
 int tool_connect(const char *path);
 /* Send @req on @fd, read one response line from @in (a FILE over the same
- * socket) into *@buf (getline() semantics). Return its length or -errno. */
+ * socket) into *@buf (getline() semantics). Return its length or -errno
+ * (-ECONNRESET: closed without an answer). Never raises SIGPIPE; when the
+ * collector closed the connection, an answer it left (such as "too many
+ * clients") is still returned. */
 int tool_request(int fd, FILE *in, const char *req, char **buf, size_t *cap);
 
 /* True if two layouts serialise identically (same geometry, functions). */
@@ -147,14 +166,37 @@ bool tool_same_layout(const struct dta_layout *a, const struct dta_layout *b);
  * "/dta-COLL.ST". Collector and translators must agree on it. */
 void tool_shm_name(const char *coll, const char *st, char *out, size_t cap);
 
-/* Default socket path for a collector name. */
-void tool_default_socket(const char *name, char *out, size_t cap);
+/* Where default sockets live when root and nothing else is said. */
+#define TOOL_RUN_DIR "/run/dta"
+
+/**
+ * tool_runtime_dir() - the directory of default sockets, the first of:
+ * $RUNTIME_DIRECTORY (its first entry; systemd's RuntimeDirectory=),
+ * TOOL_RUN_DIR when we are root or it exists, $XDG_RUNTIME_DIR. Never
+ * a world-writable directory such as /tmp.
+ * Return: 0, or -ENOENT when none applies, -ENAMETOOLONG if over @cap.
+ */
+int tool_runtime_dir(char *out, size_t cap);
+/* Default socket path for a collector name: tool_runtime_dir()/dta-NAME.sock.
+ * Return: 0 or tool_runtime_dir()'s error; -ENAMETOOLONG when the path
+ * does not fit @cap or a Unix socket address (TOOL_SOCKET_PATH_MAX). */
+int tool_default_socket(const char *name, char *out, size_t cap);
 /* Collector @i of @cfg: its name (shared-memory prefix: "name" key, else
  * the section's NAME, else "dta") and its query socket ("socket" key, else
- * tool_default_socket() of the name). */
+ * tool_default_socket() of the name), with tool_default_socket()'s
+ * return values. */
 const char *tool_collector_name(const struct dta_config *cfg, size_t i);
-void tool_collector_socket(const struct dta_config *cfg, size_t i, char *out,
-			   size_t cap);
+int tool_collector_socket(const struct dta_config *cfg, size_t i, char *out,
+			  size_t cap);
+
+/**
+ * tool_write_private() - replace file @path with @len bytes of @data,
+ * readable and writable by its owner only (mode 0600, whatever the
+ * umask): written to a new file created next to it with O_EXCL, then
+ * renamed over it, so no reader ever sees another mode or half a file.
+ * Return: 0 or -errno.
+ */
+int tool_write_private(const char *path, const void *data, size_t len);
 /* Share @k of @cs as its collector holds it: a copy with the share's
  * Append list base. */
 struct dta_config_structure tool_share(const struct dta_config_structure *cs,

@@ -11,10 +11,12 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -136,6 +138,7 @@ struct backend {
 	 * when a request is routed there (lfd[G.coll] is fd). */
 	int lfd[DTA_CONFIG_MAX_COLLECTORS];
 	FILE *lin[DTA_CONFIG_MAX_COLLECTORS];
+	char lpath[DTA_CONFIG_MAX_COLLECTORS][4096];
 	bool route;
 	char *line;        /* last response */
 	size_t cap;
@@ -209,6 +212,51 @@ static void add_file(struct backend *b, const char *path, const char *name)
 	b->n++;
 }
 
+/* Collector @c's socket (configuration, else default); dies if none. */
+static void socket_path(int c, char *path, size_t cap)
+{
+	int err = G.cfg ? tool_collector_socket(G.cfg, (size_t)c, path, cap)
+			: tool_default_socket("dta", path, cap);
+
+	if (err == -ENOENT)
+		die("no directory for the default socket (not root, no "
+		    "$XDG_RUNTIME_DIR, no %s): give --socket", TOOL_RUN_DIR);
+	if (err)
+		die("socket path %s is too long: a Unix socket path has at "
+		    "most %d bytes", path, TOOL_SOCKET_PATH_MAX);
+}
+
+/* Connect to @path (collector @name, NULL: the default); dies with why
+ * not. */
+static int connect_to(const char *path, const char *name)
+{
+	char err[1024];
+	int fd = tool_connect_checked(path, err, sizeof(err));
+
+	if (fd == -EPERM || fd == -ENAMETOOLONG)
+		die("%s", err);
+	if (fd < 0 && name)
+		die("cannot reach collector %s: %s", name, err);
+	if (fd < 0)
+		die("cannot reach a collector: %s (start dta-collector, or "
+		    "give --socket, --file or --snapshot-dir)", err);
+	return fd;
+}
+
+/* The collector at @path closed the connection (@js: its last answer, if
+ * any): say why as well as we know. */
+__attribute__((noreturn))
+static void closed(const char *path, const char *js)
+{
+	char msg[512];
+
+	if (js && tool_jstr(js, "error", msg, sizeof(msg)))
+		die("%s (the collector at %s then closed the connection)", msg,
+		    path);
+	die("the collector at %s closed the connection (it stopped, or "
+	    "dropped this client: see its log)", path);
+}
+
 static void backend_open(struct backend *b)
 {
 	char path[4096];
@@ -243,15 +291,9 @@ static void backend_open(struct backend *b)
 		b->lfd[i] = -1;
 	if (G.socket)
 		snprintf(path, sizeof(path), "%s", G.socket);
-	else if (G.cfg)
-		tool_collector_socket(G.cfg, (size_t)G.coll, path, sizeof(path));
 	else
-		tool_default_socket("dta", path, sizeof(path));
-	b->fd = tool_connect(path);
-	if (b->fd < 0)
-		die("cannot reach a collector at %s: %s (start dta-collector, or "
-		    "give --socket, --file or --snapshot-dir)", path,
-		    strerror(-b->fd));
+		socket_path(G.coll, path, sizeof(path));
+	b->fd = connect_to(path, NULL);
 	b->in = fdopen(dup(b->fd), "r");
 	if (!b->in)
 		die("fdopen: %s", strerror(errno));
@@ -259,6 +301,7 @@ static void backend_open(struct backend *b)
 	b->route = G.cfg && !G.socket;
 	b->lfd[G.coll] = b->fd;
 	b->lin[G.coll] = b->in;
+	snprintf(b->lpath[G.coll], sizeof(b->lpath[G.coll]), "%s", path);
 }
 
 /* The link to collector @c, connected on first use. */
@@ -268,12 +311,9 @@ static void link_open(struct backend *b, int c)
 
 	if (b->lfd[c] >= 0)
 		return;
-	tool_collector_socket(G.cfg, (size_t)c, path, sizeof(path));
-	b->lfd[c] = tool_connect(path);
-	if (b->lfd[c] < 0)
-		die("cannot reach collector %s at %s: %s",
-		    dta_config_collector_name(G.cfg, (size_t)c), path,
-		    strerror(-b->lfd[c]));
+	socket_path(c, path, sizeof(path));
+	b->lfd[c] = connect_to(path, dta_config_collector_name(G.cfg, (size_t)c));
+	snprintf(b->lpath[c], sizeof(b->lpath[c]), "%s", path);
 	b->lin[c] = fdopen(dup(b->lfd[c]), "r");
 	if (!b->lin[c])
 		die("fdopen: %s", strerror(errno));
@@ -352,8 +392,11 @@ static const char *ask_at(struct backend *b, int c, const char *req)
 		link_open(b, c);
 		n = tool_request(b->lfd[c], b->lin[c], req, &b->line, &b->cap);
 
+		if (n == -ECONNRESET)
+			closed(b->lpath[c], NULL);
 		if (n < 0)
-			die("collector connection: %s", strerror(-n));
+			die("collector connection %s: %s", b->lpath[c],
+			    strerror(-n));
 	} else {
 		size_t len = 0;
 		FILE *out;
@@ -426,12 +469,16 @@ static void ask_window(struct backend *b, int c, char **reqs, const int *to,
 				fprintf(out, "%s\n", reqs[i]);
 		fclose(out);
 		for (size_t off = 0; off < len;) {
-			ssize_t w = write(b->lfd[c], buf + off, len - off);
+			ssize_t w = send(b->lfd[c], buf + off, len - off,
+					 MSG_NOSIGNAL);
 
 			if (w < 0 && errno == EINTR)
 				continue;
+			if (w < 0 && (errno == EPIPE || errno == ECONNRESET))
+				break; /* what it answered says why */
 			if (w <= 0)
-				die("collector connection: %s", strerror(errno));
+				die("collector connection %s: %s", b->lpath[c],
+				    strerror(errno));
 			off += (size_t)w;
 		}
 		free(buf);
@@ -442,7 +489,8 @@ static void ask_window(struct backend *b, int c, char **reqs, const int *to,
 				continue;
 			r = getline(&b->line, &b->cap, b->lin[c]);
 			if (r <= 0)
-				die("collector connection closed");
+				closed(b->lpath[c], i > base && resp[i - 1]
+							    ? resp[i - 1] : NULL);
 			if (b->line[r - 1] == '\n')
 				b->line[r - 1] = 0;
 			resp[i] = strdup(b->line);
@@ -836,7 +884,8 @@ static int cmd_switch(int argc, char **argv)
 			  "Usage: dta-query switch\n  What a switch translator "
 			  "needs to write into the collector (JSON, docs/roce.md):\n"
 			  "  its MAC, IP, GID index, and per structure the queue pair,\n"
-			  "  first PSN, R_Key, address, length and layout.\n");
+			  "  first PSN, R_Key, address, length and layout. Only for\n"
+			  "  the collector's own uid and root (docs/security.md).\n");
 }
 
 static int cmd_snapshot(int argc, char **argv)
@@ -1357,8 +1406,12 @@ static void usage(FILE *f)
 		"  -c, --config FILE        configuration (collector socket, structure\n"
 		"                           names, Postcarding value sets)\n"
 		"  -S, --socket PATH        collector socket (default: from the config,\n"
-		"                           else $XDG_RUNTIME_DIR or /tmp /dta-dta.sock);\n"
-		"                           every request goes there\n"
+		"                           else DIR/dta-dta.sock, DIR the first of\n"
+		"                           $RUNTIME_DIRECTORY, /run/dta (if root or it\n"
+		"                           exists), $XDG_RUNTIME_DIR); every request goes\n"
+		"                           there. Answers are trusted only from your\n"
+		"                           uid, root or the owner of the socket's\n"
+		"                           directory (SO_PEERCRED)\n"
 		"  -C, --collector NAME     the collector of [collector NAME] answers what\n"
 		"                           is not routed by key or list (stats, info,\n"
 		"                           snapshot; --snapshot-dir holds its files).\n"
@@ -1393,6 +1446,9 @@ int main(int argc, char **argv)
 	};
 	int opt;
 
+	/* A collector that closed the connection is an error message, not a
+	 * silent death. */
+	signal(SIGPIPE, SIG_IGN);
 	while ((opt = getopt_long(argc, argv, "+c:S:C:f:D:jh", lo, NULL)) != -1) {
 		switch (opt) {
 		case 'c': G.config = optarg; break;

@@ -41,7 +41,10 @@ cat <<'EOF'
 
 `dta-collector` stays in the foreground and stops cleanly on SIGTERM
 (writing snapshots if `snapshot_dir` is set), which is what a service
-manager expects. `collector/dta-collector.service` is a systemd unit for it.
+manager expects. `collector/dta-collector.service` is a systemd unit for it:
+systemd creates `/run/dta` (`RuntimeDirectory=dta`, mode 0750) and the
+collector puts its default socket there (mode `socket_mode`, 0660); give
+the socket's group to the users who may query ([security.md](security.md)).
 
 ## Translator counters
 

@@ -7,7 +7,7 @@
  *
  *   # comment
  *   [collector]
- *   socket = /tmp/dta.sock
+ *   socket = /run/dta/dta.sock
  *
  *   [structure flows]
  *   primitive = key-write

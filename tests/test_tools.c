@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The programs' shared helpers (common/tools.c) where security or the
+ * protocol depends on them: private files, default socket places, whom
+ * a client trusts, request limits. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "tools.h"
+
+static char dir[64];
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/dta-test-tools.XXXXXX");
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd) ? -1 : 0;
+}
+
+static size_t entries(const char *d)
+{
+	DIR *h = opendir(d);
+	struct dirent *e;
+	size_t n = 0;
+
+	assert_non_null(h);
+	while ((e = readdir(h)) != NULL)
+		n += e->d_name[0] != '.';
+	closedir(h);
+	return n;
+}
+
+/* Mode 0600 whatever the umask and the old file's mode; whole contents;
+ * no temporary left behind. */
+static void test_write_private(void **state)
+{
+	char sub[128], path[192], got[64] = "";
+	struct stat st;
+	mode_t old;
+	FILE *f;
+
+	(void)state;
+	snprintf(sub, sizeof(sub), "%s/wp", dir);
+	assert_int_equal(mkdir(sub, 0700), 0);
+	snprintf(path, sizeof(path), "%s/switch.json", sub);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("old", f);
+	fclose(f);
+	assert_int_equal(chmod(path, 0644), 0);
+	old = umask(0);
+	assert_int_equal(tool_write_private(path, "{\"rkey\":1}\n", 11), 0);
+	umask(old);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	assert_int_equal(st.st_size, 11);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(got, sizeof(got), f));
+	fclose(f);
+	assert_string_equal(got, "{\"rkey\":1}\n");
+	assert_int_equal(entries(sub), 1);
+	/* Negative: no directory, no file, nothing left. */
+	snprintf(path, sizeof(path), "%s/missing/switch.json", sub);
+	assert_int_equal(tool_write_private(path, "x", 1), -ENOENT);
+	assert_int_equal(entries(sub), 1);
+}
+
+static void test_default_socket(void **state)
+{
+	char out[4096], rd[120];
+
+	(void)state;
+	setenv("RUNTIME_DIRECTORY", "/run/dta-a:/run/dta-b", 1);
+	setenv("XDG_RUNTIME_DIR", "/run/user/1000", 1);
+	assert_int_equal(tool_default_socket("lab", out, sizeof(out)), 0);
+	assert_string_equal(out, "/run/dta-a/dta-lab.sock");
+	unsetenv("RUNTIME_DIRECTORY");
+	assert_int_equal(tool_default_socket("lab", out, sizeof(out)), 0);
+	if (geteuid() == 0)
+		assert_string_equal(out, "/run/dta/dta-lab.sock");
+	else if (access(TOOL_RUN_DIR, F_OK))
+		assert_string_equal(out, "/run/user/1000/dta-lab.sock");
+	/* Never /tmp: with nothing set, root gets /run/dta, others none. */
+	unsetenv("XDG_RUNTIME_DIR");
+	if (geteuid() == 0) {
+		assert_int_equal(tool_default_socket("lab", out, sizeof(out)), 0);
+		assert_string_equal(out, "/run/dta/dta-lab.sock");
+	} else if (access(TOOL_RUN_DIR, F_OK)) {
+		assert_int_equal(tool_default_socket("lab", out, sizeof(out)),
+				 -ENOENT);
+	}
+	/* 107 bytes fit a sockaddr_un; 108 do not, and are not cut. */
+	memset(rd, 'd', sizeof(rd));
+	rd[0] = '/';
+	rd[107 - strlen("/dta-lab.sock")] = 0;
+	setenv("RUNTIME_DIRECTORY", rd, 1);
+	assert_int_equal(tool_default_socket("lab", out, sizeof(out)), 0);
+	assert_int_equal(strlen(out), 107);
+	assert_int_equal(tool_default_socket("labs", out, sizeof(out)),
+			 -ENAMETOOLONG);
+	unsetenv("RUNTIME_DIRECTORY");
+}
+
+/* A listener of uid 65534 in @d; returns its pid once it listens. */
+static pid_t listen_as_nobody(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int p[2];
+	pid_t pid;
+	char c;
+
+	assert_int_equal(pipe(p), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+		strcpy(sa.sun_path, path);
+		if (setgid(65534) || setuid(65534) ||
+		    bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+		    listen(fd, 4))
+			_exit(1);
+		(void)!write(p[1], "r", 1);
+		pause();
+		_exit(0);
+	}
+	close(p[1]);
+	assert_int_equal(read(p[0], &c, 1), 1);
+	close(p[0]);
+	return pid;
+}
+
+/* The client trusts its own uid, root, and the socket directory's owner;
+ * anyone else is refused with a message naming the uid. */
+static void test_connect_peer_rule(void **state)
+{
+	char pub[128], own[128], path[192], err[512] = "";
+	pid_t pid;
+	int fd;
+
+	(void)state;
+	if (geteuid() != 0)
+		skip(); /* needs a second uid */
+	assert_int_equal(chmod(dir, 0711), 0);
+	/* A directory anyone may write, like /tmp: an impostor. */
+	snprintf(pub, sizeof(pub), "%s/pub", dir);
+	assert_int_equal(mkdir(pub, 0700), 0);
+	assert_int_equal(chmod(pub, 01777), 0);
+	snprintf(path, sizeof(path), "%s/dta.sock", pub);
+	pid = listen_as_nobody(path);
+	fd = tool_connect_checked(path, err, sizeof(err));
+	assert_int_equal(fd, -EPERM);
+	assert_non_null(strstr(err, "uid 65534"));
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	/* Its own directory: it could replace any socket there anyway. */
+	snprintf(own, sizeof(own), "%s/own", dir);
+	assert_int_equal(mkdir(own, 0700), 0);
+	assert_int_equal(chown(own, 65534, 65534), 0);
+	snprintf(path, sizeof(path), "%s/dta.sock", own);
+	pid = listen_as_nobody(path);
+	fd = tool_connect_checked(path, err, sizeof(err));
+	assert_true(fd >= 0);
+	close(fd);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+static void test_connect_long_path(void **state)
+{
+	char path[200], err[512] = "";
+
+	(void)state;
+	memset(path, 'p', sizeof(path));
+	path[0] = '/';
+	path[108] = 0;
+	assert_int_equal(tool_connect_checked(path, err, sizeof(err)),
+			 -ENAMETOOLONG);
+	assert_non_null(strstr(err, "at most 107"));
+}
+
+/* Requests up to TOOL_REQUEST_MAX bytes run (1024 used to be the limit). */
+static void test_exec_request_limit(void **state)
+{
+	char line[TOOL_REQUEST_MAX + 2], *buf = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	(void)state;
+	memset(line, ' ', sizeof(line));
+	memcpy(line, "info", 4);
+	for (size_t n = 1024; n <= TOOL_REQUEST_MAX + 1; n++) {
+		if (n != 1024 && n != 3000 && n < TOOL_REQUEST_MAX)
+			continue;
+		line[n] = 0;
+		out = open_memstream(&buf, &len);
+		assert_non_null(out);
+		assert_int_equal(tool_exec(NULL, 0, NULL, line, out), 0);
+		fclose(out);
+		assert_string_equal(buf, n <= TOOL_REQUEST_MAX
+			? "{\"structures\":[]}"
+			: "{\"error\":\"request too long (the limit is 4095 "
+			  "bytes)\"}");
+		free(buf);
+		buf = NULL;
+		line[n] = ' ';
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_write_private),
+		cmocka_unit_test(test_default_socket),
+		cmocka_unit_test(test_connect_peer_rule),
+		cmocka_unit_test(test_connect_long_path),
+		cmocka_unit_test(test_exec_request_limit),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
