@@ -252,14 +252,14 @@ static void test_program_values_good(void **state)
 {
 	static const char *const ok[] = {
 		"[collector]\nname = lab-1_x\nsocket = /run/dta/x.sock\n"
-		"socket_mode = 0660\nshm_mode = 600\nidle_timeout_s = 0\n"
+		"socket_mode = 0660\nshm_mode = 600\nidle_timeout = 0\n"
 		"snapshot_dir = /var/lib/dta\nhuge_pages = no\nrestore = yes\n"
 		"rdma_bind = 10.0.0.1\nrdma_port = 65535\n"
 		"rdma_allow = 10.0.0.0/8, 192.0.2.7 192.0.2.8/32\n"
 		"switch_peer = 10.0.0.2\nswitch_qpn = 0xFFFFFF\nswitch_psn = 0\n"
 		"switch_meta = /tmp/sw.json\n",
 		"[collector]\nhuge_pages = true\nrestore = 0\n",
-		"[collector]\nhuge_pages = false\nrestore = 1\nidle_timeout_s = 3600\n",
+		"[collector]\nhuge_pages = false\nrestore = 1\nidle_timeout = 3600\n",
 		"[translator]\nport = 1\nbind = 0.0.0.0\nworkers = 64\n"
 		"pc_cache = 1G\npc_timeout_ms = 1\nap_timeout_ms = 4611686018427\n"
 		"ki_window_us = 0\nlegacy = nack\nstats_interval_s = 0.5\n"
@@ -339,8 +339,8 @@ static void test_program_values_bad(void **state)
 		     "line 2: socket_mode: '0800' is not an octal mode");
 	expect_error("[collector]\nshm_mode = 01777\n", "line 2: shm_mode:");
 	expect_error("[collector]\nshm_mode = rw\n", "line 2: shm_mode:");
-	expect_error("[collector]\nidle_timeout_s = 4611686019\n",
-		     "line 2: idle_timeout_s:");
+	expect_error("[collector]\nidle_timeout = 4611686019\n",
+		     "line 2: idle_timeout:");
 	expect_error("[collector]\nname = a/b\n", "line 2: name: 'a/b'");
 	/* The same checks in a named collector's section. */
 	expect_error("[collector e]\nrestore = maybe\n", "line 2: restore:");

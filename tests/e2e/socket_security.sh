@@ -100,7 +100,7 @@ $kv" > "$E2E/bad.conf"
 	rc=0
 	timeout 30 "$COLLECTOR" -c "$E2E/bad.conf" > "$E2E/bad.log" 2>&1 || rc=$?
 	e2e_expect "collector exit status with $kv" $rc 1
-	grep -q "^dta-collector: ${kv%% *} " "$E2E/bad.log"
+	grep -Eq "^dta-collector: (.*:[0-9]+: )?${kv%% *}[: ]" "$E2E/bad.log"
 done
 
 # The switch description: not for other users, even ones allowed on the
