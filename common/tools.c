@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -731,7 +732,30 @@ bool tool_same_layout(const struct dta_layout *a, const struct dta_layout *b)
 	       !memcmp(x, y, sizeof(x));
 }
 
-void tool_shm_name(const char *coll, const char *st, char *out, size_t cap)
+int tool_shm_name(const char *coll, const char *st, char *out, size_t cap)
 {
-	snprintf(out, cap, "/dta-%s.%s", coll, st);
+	int n = snprintf(out, cap, "/dta-%s.%s", coll, st);
+
+	/* shm_open() names a file in /dev/shm: NAME_MAX bytes after the
+	 * slash at most, one less to leave room for a terminating NUL. */
+	if (n < 0 || (size_t)n >= cap || (size_t)n - 1 > NAME_MAX - 1)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+int tool_shm_mode(const struct dta_config *cfg, size_t i, unsigned *mode)
+{
+	const char *v = dta_config_collector_get(cfg, i, "shm_mode");
+	unsigned long m;
+	char *end;
+
+	*mode = 0600;
+	if (!v)
+		return 0;
+	errno = 0;
+	m = strtoul(v, &end, 8);
+	if (errno || end == v || *end || (m & ~0666ul) || (m & 0600) != 0600)
+		return -EINVAL;
+	*mode = (unsigned)m;
+	return 0;
 }

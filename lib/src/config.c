@@ -51,7 +51,7 @@ struct dta_config {
 static const char *const collector_keys[] = {
 	"name", "socket", "snapshot_dir", "huge_pages", "restore", "rdma_bind",
 	"rdma_port", "rdma_allow", "switch_peer", "switch_qpn", "switch_psn",
-	"switch_meta", NULL,
+	"switch_meta", "shm_mode", NULL,
 };
 static const char *const translator_keys[] = {
 	"port", "bind", "workers", "pc_cache", "pc_timeout_ms",
