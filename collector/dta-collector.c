@@ -235,9 +235,11 @@ bad:
 	return -1;
 }
 
-/* Create structure @j's region, or reattach the one a previous collector
- * left; into slot @i. */
-static int open_region(struct collector *c, size_t i, bool huge, bool force)
+/* Create structure @i's region, or reattach the one a previous collector
+ * left. It is not open to writers yet (RETIRED): open_regions() revives it
+ * once any snapshot is in. */
+static int open_region(struct collector *c, size_t i, bool huge, bool force,
+		       bool restore)
 {
 	const struct dta_config_structure *cs = &c->cs[i];
 	const char *path = c->shm[i];
@@ -245,6 +247,7 @@ static int open_region(struct collector *c, size_t i, bool huge, bool force)
 				     .backing = DTA_BACKING_SHM,
 				     .path = path, .name = cs->name,
 				     .flags = DTA_REGION_EXCL |
+					      DTA_REGION_DORMANT |
 					      (huge ? DTA_REGION_HUGE : 0),
 				     .mode = c->shm_mode };
 	struct dta_region_opts oo = o;
@@ -267,9 +270,14 @@ static int open_region(struct collector *c, size_t i, bool huge, bool force)
 	if (!err && tool_same_layout(dta_region_layout(c->r[i]), &cs->layout)) {
 		c->reattached[i] = true;
 		if (dta_region_state(c->r[i]) == DTA_REGION_RETIRED)
-			say("%s: %s was retired by the collector before us; "
-			    "live again", cs->name, path);
-		dta_region_revive(c->r[i]);
+			say("%s: %s was retired by the collector before us",
+			    cs->name, path);
+		/* Translators may be writing into it (its collector was
+		 * killed): hold them off while a snapshot may be loaded. */
+		else if (restore && c->snapshot_dir &&
+			 dta_region_retire(c->r[i], 1000) == -ETIMEDOUT)
+			say("%s: translators still writing into %s after 1 s",
+			    cs->name, path);
 		say("%s: reattached to existing %s (contents kept)", cs->name,
 		    path);
 		return 0;
@@ -314,11 +322,12 @@ static int open_regions(struct collector *c, bool huge, bool force,
 			continue; /* another collector's structure */
 		c->cs[i] = tool_share(dta_config_structure(c->cfg, j),
 				      (unsigned)share);
-		if (open_region(c, i, huge, force))
+		if (open_region(c, i, huge, force, restore))
 			return -1;
 		c->n = i + 1;
 		if (restore && c->snapshot_dir && restore_one(c, i))
 			return -1;
+		dta_region_revive(c->r[i]);
 		c->v[i].cs = cs;
 		c->v[i].l = dta_region_layout(c->r[i]);
 		c->v[i].area = dta_region_data(c->r[i]);

@@ -488,7 +488,9 @@ DTA_API int dta_region_create(const struct dta_layout *layout,
 	err = header_encode(r, r->base);
 	if (err)
 		goto err_unmap;
-	atomic_store(state_word(r), DTA_REGION_LIVE);
+	atomic_store(state_word(r), (opts->flags & DTA_REGION_DORMANT)
+					    ? DTA_REGION_RETIRED
+					    : DTA_REGION_LIVE);
 	if (!(opts->flags & DTA_REGION_UNLINK)) {
 		free(r->path);
 		r->path = NULL;

@@ -54,6 +54,10 @@ enum dta_backing {
 #define DTA_REGION_ANY_OWNER 0x10 /* open for writing: accept an object
 				   * another user owns (a translator running
 				   * as a member of the region's group) */
+#define DTA_REGION_DORMANT 0x20   /* create: start RETIRED, so no writer
+				   * enters before the owner has filled it
+				   * (dta_region_load()); dta_region_revive()
+				   * opens it to writers */
 
 /* dta_region_state() */
 #define DTA_REGION_LIVE 1    /* its owner uses it: write */
@@ -89,7 +93,8 @@ struct dta_region; /* opaque */
  * dta_region_create() - allocate a zeroed region for @layout.
  * @out: receives the handle, owned by the caller (dta_region_destroy()).
  *
- * The region is LIVE, with a new random origin id and the current time as
+ * The region is LIVE (RETIRED with DTA_REGION_DORMANT), with a new random
+ * origin id and the current time as
  * its creation time. For SHM and FILE the whole size is reserved
  * (posix_fallocate) after checking the file system's free space.
  *
