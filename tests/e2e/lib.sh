@@ -34,6 +34,9 @@ e2e_cleanup() {
 		done
 	fi
 	rm -rf "$E2E"
+	# A collector keeps its regions when a snapshot fails: do not leave
+	# this test's behind.
+	rm -f /dev/shm/dta-e2e-"$E2E_NAME"-$$.*
 	exit $rc
 }
 
