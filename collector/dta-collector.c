@@ -797,8 +797,8 @@ int main(int argc, char **argv)
 		huge = false;
 	if (tool_shm_mode(c.cfg, (size_t)c.idx, &c.shm_mode)) {
 		fprintf(stderr, "dta-collector: shm_mode must be octal "
-			"permission bits within 0666 that include 0600, e.g. "
-			"0600 or 0660\n");
+			"permission bits for owner and group that include 0600: "
+			"0600, 0620, 0640 or 0660\n");
 		goto out;
 	}
 	if (restore && !c.snapshot_dir) {

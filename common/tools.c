@@ -754,7 +754,7 @@ int tool_shm_mode(const struct dta_config *cfg, size_t i, unsigned *mode)
 		return 0;
 	errno = 0;
 	m = strtoul(v, &end, 8);
-	if (errno || end == v || *end || (m & ~0666ul) || (m & 0600) != 0600)
+	if (errno || end == v || *end || (m & ~0660ul) || (m & 0600) != 0600)
 		return -EINVAL;
 	*mode = (unsigned)m;
 	return 0;

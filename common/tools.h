@@ -113,8 +113,8 @@ bool tool_same_layout(const struct dta_layout *a, const struct dta_layout *b);
  * two structures could share. */
 int tool_shm_name(const char *coll, const char *st, char *out, size_t cap);
 /* Collector @i's shm_mode key (octal permission bits, default 0600) in
- * *@mode. Return 0 or -EINVAL (not octal, bits outside 0666, or no owner
- * read-write). */
+ * *@mode. Return 0 or -EINVAL (not octal, bits outside 0660 -- others get
+ * nothing -- or no owner read-write). */
 int tool_shm_mode(const struct dta_config *cfg, size_t i, unsigned *mode);
 
 /* Default socket path for a collector name. */
