@@ -72,12 +72,18 @@ struct dta_region {
 	char *path; /* backing object to unlink on destroy, or NULL */
 };
 
-static uint64_t now_ns(void)
+static uint64_t clock_ns(clockid_t clk)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
+	clock_gettime(clk, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Wall-clock time, for the header's times. */
+static uint64_t now_ns(void)
+{
+	return clock_ns(CLOCK_REALTIME);
 }
 
 /* A random id that tells one region's lifetime from another's. */
@@ -778,11 +784,11 @@ DTA_API int dta_region_retire(struct dta_region *r, unsigned timeout_ms)
 	if (!r || !r->writable || r->version != REGION_VERSION)
 		return -EINVAL;
 	atomic_store(state_word(r), DTA_REGION_RETIRED);
-	deadline = now_ns() + (uint64_t)timeout_ms * 1000000ull;
+	deadline = clock_ns(CLOCK_MONOTONIC) + (uint64_t)timeout_ms * 1000000ull;
 	while ((w = atomic_load(writers_word(r))) != 0) {
 		struct timespec ts = { .tv_nsec = 200000 };
 
-		if (now_ns() >= deadline) {
+		if (clock_ns(CLOCK_MONOTONIC) >= deadline) {
 			dta__log(DTA_LOG_WARN, "region %s: %u writer%s still "
 				 "inside after %u ms", r->name, w,
 				 w == 1 ? "" : "s", timeout_ms);

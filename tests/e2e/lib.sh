@@ -105,9 +105,13 @@ e2e_start_collector() { # extra args
 }
 
 e2e_start_translator() { # extra args
+	# Emptied here, not by the background job's redirection: that runs
+	# after the fork, so the wait below could see the previous
+	# translator's "ready" and go on before this one listens.
 	: > "$E2E/translator.log"
+	: > "$E2E/translator.out"
 	"$TRANSLATOR" -c "$E2E/dta.conf" -o "$E2E/translator.json" "$@" \
-		>"$E2E/translator.out" 2>>"$E2E/translator.log" &
+		>>"$E2E/translator.out" 2>>"$E2E/translator.log" &
 	E2E_TPID=$!
 	e2e_wait_ready "$E2E/translator.out" dta-translator
 }

@@ -22,13 +22,13 @@ sed -e "s#^name = .*#name = e2e-restore_newer-b-$$#" \
 	-e "s#^snapshot_dir = .*#snapshot_dir = $E2E/snapb#" \
 	"$E2E/dta.conf" > "$E2E/b.conf"
 snapshot_of_b() { # FILE: a snapshot of a new region of collector B
-	"$COLLECTOR" -c "$E2E/b.conf" > "$E2E/b.log" 2>&1 &
+	: > "$E2E/b.log" # now, so the wait cannot see the last run's "ready"
+	"$COLLECTOR" -c "$E2E/b.conf" >> "$E2E/b.log" 2>&1 &
 	pid=$!
 	E2E_PIDS=$pid
 	e2e_wait_ready "$E2E/b.log" "collector B"
-	kill -TERM "$pid"
-	wait "$pid"
 	E2E_PIDS=
+	e2e_term "$pid" "collector B"
 	cp "$E2E/snapb/paths.dta" "$1"
 }
 restart_killed() { # a collector dies (SIGKILL) and another starts --restore
