@@ -16,8 +16,9 @@ slots = 1M
 data = 20
 EOF
 } > "$E2E/dta.conf"
-# Collector B: another region of the same layout, its own snapshots.
-sed -e "s#^name = .*#name = e2e-restore_newer-b-$$#" \
+# Collector B: another region of the same layout, its own snapshots (its
+# name keeps its shm object under the cleanup's pattern).
+sed -e "s#^name = .*#name = e2e-restore_newer-$$.b#" \
 	-e "s#^socket = .*#socket = $E2E/b.sock#" \
 	-e "s#^snapshot_dir = .*#snapshot_dir = $E2E/snapb#" \
 	"$E2E/dta.conf" > "$E2E/b.conf"
