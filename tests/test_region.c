@@ -544,7 +544,7 @@ static void test_squatting(void **state)
 	o = opts(DTA_BACKING_SHM, name, DTA_REGION_EXCL);
 	assert_int_equal(dta_region_create(&l, &o, &r), -EEXIST);
 	dta_region_destroy(w);
-	dta_region_destroy(r = NULL);
+	dta_region_destroy(r); /* the 0660 one, replaced above */
 }
 
 /* A structure larger than /dev/shm is refused at creation, quickly (free
