@@ -736,9 +736,9 @@ int tool_shm_name(const char *coll, const char *st, char *out, size_t cap)
 {
 	int n = snprintf(out, cap, "/dta-%s.%s", coll, st);
 
-	/* shm_open() names a file in /dev/shm: NAME_MAX bytes after the
-	 * slash at most, one less to leave room for a terminating NUL. */
-	if (n < 0 || (size_t)n >= cap || (size_t)n - 1 > NAME_MAX - 1)
+	/* The limit libdta's regions take (dta_region_opts.path shorter
+	 * than NAME_MAX); shm_open() itself names a file in /dev/shm. */
+	if (n < 0 || (size_t)n >= cap || (size_t)n > NAME_MAX - 1)
 		return -ENAMETOOLONG;
 	return 0;
 }

@@ -108,8 +108,8 @@ bool tool_same_layout(const struct dta_layout *a, const struct dta_layout *b);
 
 /* The POSIX shared-memory name of structure @st of collector @coll:
  * "/dta-COLL.ST". Collector and translators must agree on it. Return 0, or
- * -ENAMETOOLONG when it does not fit @cap or is longer than a shm name may
- * be (NAME_MAX - 1 bytes after the slash): never a truncated name, which
+ * -ENAMETOOLONG when it does not fit @cap or is longer than NAME_MAX - 1
+ * bytes (what a region's shm name may be): never a truncated name, which
  * two structures could share. */
 int tool_shm_name(const char *coll, const char *st, char *out, size_t cap);
 /* Collector @i's shm_mode key (octal permission bits, default 0600) in

@@ -670,16 +670,22 @@ DTA_API int dta_region_save(const struct dta_region *r, const char *path)
 	uint8_t hdr[DTA_REGION_HEADER_SIZE];
 	struct dta_region tmp_r;
 	char *tmp;
+	ssize_t n;
 	int fd, err;
 
 	if (!r || !path || !path[0])
 		return -EINVAL;
 	if (asprintf(&tmp, "%s.tmp.XXXXXX", path) < 0)
 		return -ENOMEM;
-	fd = mkstemp(tmp); /* mode 0600 */
+	fd = mkstemp(tmp);
 	if (fd < 0) {
 		err = -errno;
 		goto err_free;
+	}
+	/* Snapshots are the owner's alone, whatever the umask. */
+	if (fchmod(fd, 0600) != 0) {
+		err = -errno;
+		goto err_unlink;
 	}
 	/* A saved file is exactly header + data, whatever the mapping's
 	 * page rounding was; its header keeps the source's origin. */
@@ -696,8 +702,9 @@ DTA_API int dta_region_save(const struct dta_region *r, const char *path)
 	err = header_encode(&tmp_r, hdr);
 	if (err)
 		goto err_unlink;
-	if (pwrite(fd, hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr)) {
-		err = errno ? -errno : -EIO;
+	n = pwrite(fd, hdr, sizeof(hdr), 0);
+	if (n != (ssize_t)sizeof(hdr)) {
+		err = n < 0 ? -errno : -EIO;
 		goto err_unlink;
 	}
 	if (fsync(fd) != 0) {
