@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -22,6 +23,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -71,6 +73,10 @@ struct collector {
 	const char *snapshot_dir;
 	size_t n;
 	struct dta_region *r[DTA_CONFIG_MAX_STRUCTURES];
+	char shm[DTA_CONFIG_MAX_STRUCTURES][NAME_MAX + 1]; /* shm_open names */
+	bool reattached[DTA_CONFIG_MAX_STRUCTURES];
+	bool keep_shm; /* at exit: leave every shm object for the next one */
+	unsigned shm_mode;
 	struct tool_view v[DTA_CONFIG_MAX_STRUCTURES];
 	int listen_fd;
 	struct client cl[MAX_CLIENTS];
@@ -134,7 +140,10 @@ static void usage(FILE *f)
 		"  -d, --snapshot-dir DIR where snapshots go (default: [collector]\n"
 		"                         snapshot_dir; none: no snapshot on shutdown)\n"
 		"  -r, --restore          load DIR/STRUCTURE.dta at start when present\n"
-		"                         (also [collector] restore = yes)\n"
+		"                         (also [collector] restore = yes); a region\n"
+		"                         reattached from shared memory is kept when\n"
+		"                         it is newer than the snapshot; a corrupt\n"
+		"                         snapshot stops the start\n"
 		"      --no-huge          do not try huge pages\n"
 		"  -f, --force            replace shared-memory objects that exist with\n"
 		"                         a different layout (default: refuse; same\n"
@@ -143,8 +152,11 @@ static void usage(FILE *f)
 		"  -h, --help             this text\n"
 		"\n"
 		"Structure S of collector NAME lives in shared memory /dta-NAME.S\n"
-		"(the section's name key, else its NAME, else \"dta\"). Local\n"
-		"translators open it there.\n");
+		"(the section's name key, else its NAME, else \"dta\"), mode\n"
+		"[collector] shm_mode (default 0600). Local translators open it there.\n"
+		"On shutdown the regions are retired (translators stop writing),\n"
+		"snapshotted, then removed; if a snapshot fails they are kept for the\n"
+		"next collector to reattach, and the exit status is 1.\n");
 }
 
 static bool yes(const char *v)
@@ -158,6 +170,172 @@ static void snap_path(const struct collector *c, const char *st, char *out,
 	snprintf(out, cap, "%s/%s.dta", c->snapshot_dir, st);
 }
 
+/* Why shared memory could not be had, in words an operator can act on. */
+static void creation_failed(const struct collector *c, size_t i, int err)
+{
+	const struct dta_config_structure *cs = &c->cs[i];
+	struct statvfs sv;
+
+	if ((err == -ENOSPC || err == -EFBIG) && statvfs("/dev/shm", &sv) == 0) {
+		fprintf(stderr, "dta-collector: %s: needs %" PRIu64 " bytes of "
+			"shared memory but /dev/shm has %" PRIu64 " bytes free: "
+			"/dev/shm is too small for it (make the structure "
+			"smaller or /dev/shm larger)\n", cs->name,
+			(uint64_t)DTA_REGION_HEADER_SIZE + cs->layout.data_size,
+			(uint64_t)sv.f_bavail * sv.f_frsize);
+		return;
+	}
+	if (err == -EPERM) {
+		fprintf(stderr, "dta-collector: %s: %s exists but is not ours "
+			"alone (another owner, or a mode wider than shm_mode "
+			"%04o): refusing to use it, since whoever made it could "
+			"read or forge the structure; inspect /dev/shm%s and "
+			"remove it\n", cs->name, c->shm[i], c->shm_mode, c->shm[i]);
+		return;
+	}
+	fprintf(stderr, "dta-collector: %s: cannot create %s: %s\n", cs->name,
+		c->shm[i], dta_strerror(err));
+}
+
+/*
+ * --restore onto region @i. A fresh region takes the snapshot. A
+ * reattached one survived its collector and may hold newer data: keep it
+ * when the snapshot is a copy of it (same origin id) or was saved before
+ * it was created; load the snapshot only when it is another region's and
+ * younger than this one.
+ */
+static int restore_one(struct collector *c, size_t i)
+{
+	const char *name = c->cs[i].name;
+	struct dta_region_opts fo = { .sz = sizeof(fo),
+				      .backing = DTA_BACKING_FILE,
+				      .flags = DTA_REGION_RDONLY };
+	struct dta_region *snap;
+	uint64_t s_origin, s_saved, r_origin, r_created;
+	char sp[4096];
+	int err;
+
+	snap_path(c, name, sp, sizeof(sp));
+	fo.path = sp;
+	err = dta_region_open(&fo, &snap);
+	if (err == -ENOENT) {
+		say("%s: no snapshot %s, %s", name, sp,
+		    c->reattached[i] ? "keeping the reattached contents"
+				     : "starting empty");
+		return 0;
+	}
+	if (err)
+		goto bad;
+	s_origin = dta_region_origin(snap);
+	s_saved = dta_region_saved_ns(snap);
+	dta_region_destroy(snap);
+	if (c->reattached[i]) {
+		r_origin = dta_region_origin(c->r[i]);
+		r_created = dta_region_created_ns(c->r[i]);
+		if (s_origin == r_origin) {
+			say("%s: keeping the reattached region, not restoring "
+			    "%s: the snapshot is an older copy of it (same "
+			    "origin %016" PRIx64 ")", name, sp, r_origin);
+			return 0;
+		}
+		if (s_saved <= r_created) {
+			say("%s: keeping the reattached region, not restoring "
+			    "%s: the snapshot was saved before the region was "
+			    "created", name, sp);
+			return 0;
+		}
+		say("%s: restoring %s over the reattached region: the snapshot "
+		    "is of another region and was saved after this one was "
+		    "created", name, sp);
+	}
+	err = dta_region_load(c->r[i], sp);
+	if (err)
+		goto bad;
+	say("%s: restored from %s", name, sp);
+	return 0;
+
+bad:
+	fprintf(stderr, "dta-collector: %s: cannot restore %s: %s; not "
+		"starting (move the file aside, e.g. mv %s %s.bad, to start "
+		"without it)\n", name, sp, dta_strerror(err), sp, sp);
+	return -1;
+}
+
+/* Create structure @i's region, or reattach the one a previous collector
+ * left. It is not open to writers yet (RETIRED): open_regions() revives it
+ * once any snapshot is in. */
+static int open_region(struct collector *c, size_t i, bool huge, bool force,
+		       bool restore)
+{
+	const struct dta_config_structure *cs = &c->cs[i];
+	const char *path = c->shm[i];
+	struct dta_region_opts o = { .sz = sizeof(o),
+				     .backing = DTA_BACKING_SHM,
+				     .path = path, .name = cs->name,
+				     .flags = DTA_REGION_EXCL |
+					      DTA_REGION_DORMANT |
+					      (huge ? DTA_REGION_HUGE : 0),
+				     .mode = c->shm_mode };
+	struct dta_region_opts oo = o;
+	int err;
+
+	if (tool_shm_name(c->name, cs->name, c->shm[i], sizeof(c->shm[i]))) {
+		fprintf(stderr, "dta-collector: %s: the shared-memory name "
+			"/dta-%s.%s is longer than %d bytes; choose a shorter "
+			"collector name (or structure name)\n", cs->name,
+			c->name, cs->name, NAME_MAX - 1);
+		return -1;
+	}
+	err = dta_region_create(&cs->layout, &o, &c->r[i]);
+	if (err != -EEXIST)
+		goto done;
+	oo.flags = 0;
+	err = dta_region_open(&oo, &c->r[i]);
+	if (err == -EPERM)
+		goto done; /* someone else's object: never reuse or remove */
+	if (!err && tool_same_layout(dta_region_layout(c->r[i]), &cs->layout)) {
+		c->reattached[i] = true;
+		if (dta_region_state(c->r[i]) == DTA_REGION_RETIRED)
+			say("%s: %s was retired by the collector before us",
+			    cs->name, path);
+		/* Translators may be writing into it (its collector was
+		 * killed): hold them off while a snapshot may be loaded. */
+		else if (restore && c->snapshot_dir &&
+			 dta_region_retire(c->r[i], 1000) == -ETIMEDOUT)
+			say("%s: translators still writing into %s after 1 s",
+			    cs->name, path);
+		say("%s: reattached to existing %s (contents kept)", cs->name,
+		    path);
+		return 0;
+	}
+	if (!force) {
+		if (!err)
+			dta_region_destroy(c->r[i]);
+		c->r[i] = NULL;
+		fprintf(stderr, "dta-collector: %s exists with another layout "
+			"(another collector named %s, or an old configuration)%s"
+			"%s; use --force to replace it\n", path, c->name,
+			err ? ": " : "", err ? dta_strerror(err) : "");
+		return -1;
+	}
+	/* Translators still writing into the old object notice it is
+	 * retired, and find the new one. */
+	if (!err) {
+		dta_region_retire(c->r[i], 1000);
+		dta_region_destroy(c->r[i]);
+	}
+	c->r[i] = NULL;
+	shm_unlink(path);
+	err = dta_region_create(&cs->layout, &o, &c->r[i]);
+done:
+	if (err) {
+		c->r[i] = NULL;
+		creation_failed(c, i, err);
+		return -1;
+	}
+	return 0;
+}
+
 static int open_regions(struct collector *c, bool huge, bool force,
 			bool restore)
 {
@@ -165,78 +343,24 @@ static int open_regions(struct collector *c, bool huge, bool force,
 		const struct dta_config_structure *cs = &c->cs[i];
 		int share = dta_config_share(dta_config_structure(c->cfg, j),
 					     (size_t)c->idx);
-		char path[128];
-		struct dta_region_opts o = { .sz = sizeof(o),
-					     .backing = DTA_BACKING_SHM,
-					     .path = path, .name = cs->name,
-					     .flags = DTA_REGION_EXCL |
-						      DTA_REGION_UNLINK |
-						      (huge ? DTA_REGION_HUGE : 0) };
-		int err;
 
 		if (share < 0)
 			continue; /* another collector's structure */
 		c->cs[i] = tool_share(dta_config_structure(c->cfg, j),
 				      (unsigned)share);
-		tool_shm_name(c->name, cs->name, path, sizeof(path));
-		err = dta_region_create(&cs->layout, &o, &c->r[i]);
-		if (err == -EEXIST) {
-			struct dta_region_opts oo = o;
-
-			oo.flags = DTA_REGION_UNLINK;
-			err = dta_region_open(&oo, &c->r[i]);
-			if (!err && tool_same_layout(dta_region_layout(c->r[i]),
-						&cs->layout)) {
-				say("%s: reattached to existing %s (contents "
-				    "kept)", cs->name, path);
-			} else if (force) {
-				if (!err)
-					dta_region_destroy(c->r[i]);
-				else
-					shm_unlink(path);
-				c->r[i] = NULL;
-				err = dta_region_create(&cs->layout, &o, &c->r[i]);
-			} else {
-				if (!err)
-					dta_region_destroy(c->r[i]);
-				c->r[i] = NULL;
-				fprintf(stderr,
-					"dta-collector: %s exists with another "
-					"layout (another collector named %s, or "
-					"an old configuration); use --force to "
-					"replace it\n", path, c->name);
-				return -1;
-			}
-		}
-		if (err) {
-			fprintf(stderr, "dta-collector: %s: cannot create %s: %s\n",
-				cs->name, path, dta_strerror(err));
+		if (open_region(c, i, huge, force, restore))
 			return -1;
-		}
 		c->n = i + 1;
-		if (restore && c->snapshot_dir) {
-			char sp[4096];
-
-			snap_path(c, cs->name, sp, sizeof(sp));
-			err = dta_region_load(c->r[i], sp);
-			if (err == -ENOENT) {
-				say("%s: no snapshot %s, starting empty",
-				    cs->name, sp);
-			} else if (err) {
-				fprintf(stderr, "dta-collector: %s: cannot "
-					"restore %s: %s\n", cs->name, sp,
-					dta_strerror(err));
-				return -1;
-			} else {
-				say("%s: restored from %s", cs->name, sp);
-			}
-		}
+		if (restore && c->snapshot_dir && restore_one(c, i))
+			return -1;
+		dta_region_revive(c->r[i]);
 		c->v[i].cs = cs;
 		c->v[i].l = dta_region_layout(c->r[i]);
 		c->v[i].area = dta_region_data(c->r[i]);
 		say("%s: %s, %" PRIu64 " bytes at %s (%" PRIu64 "-byte pages)",
 		    cs->name, dta_primitive_name(cs->layout.primitive),
-		    cs->layout.data_size, path, dta_region_page_size(c->r[i]));
+		    cs->layout.data_size, c->shm[i],
+		    dta_region_page_size(c->r[i]));
 		i++;
 	}
 	return 0;
@@ -302,9 +426,17 @@ static int start_rdma(struct collector *c)
 #endif
 }
 
+/*
+ * Snapshot every structure into the snapshot directory (mode 0700 when we
+ * create it; files 0600). With @out, answer the `snapshot` request: the
+ * files saved, and per structure that failed, why.
+ */
 static int save_all(struct collector *c, FILE *out)
 {
-	int bad = 0;
+	char *fail_buf = NULL;
+	size_t fail_len = 0, nsaved = 0;
+	FILE *failed;
+	int bad = 0, dir_err = 0;
 
 	if (!c->snapshot_dir) {
 		if (out)
@@ -312,7 +444,14 @@ static int save_all(struct collector *c, FILE *out)
 			      out);
 		return -1;
 	}
-	mkdir(c->snapshot_dir, 0755);
+	failed = open_memstream(&fail_buf, &fail_len);
+	if (!failed) {
+		if (out)
+			fputs("{\"error\":\"out of memory\"}", out);
+		return -1;
+	}
+	if (mkdir(c->snapshot_dir, 0700) != 0 && errno != EEXIST)
+		dir_err = -errno;
 	if (out)
 		fputs("{\"saved\":[", out);
 	for (size_t i = 0; i < c->n; i++) {
@@ -320,21 +459,32 @@ static int save_all(struct collector *c, FILE *out)
 		int err;
 
 		snap_path(c, c->v[i].cs->name, sp, sizeof(sp));
-		err = dta_region_save(c->r[i], sp);
+		err = dir_err ? dir_err : dta_region_save(c->r[i], sp);
 		if (err) {
-			fprintf(stderr, "dta-collector: snapshot %s: %s\n", sp,
-				dta_strerror(err));
+			fprintf(stderr, "dta-collector: %s: snapshot %s: %s\n",
+				c->v[i].cs->name, sp, dta_strerror(err));
+			fprintf(failed, "%s{\"structure\":", bad ? "," : "");
+			tool_json_str(failed, c->v[i].cs->name);
+			fputs(",\"file\":", failed);
+			tool_json_str(failed, sp);
+			fputs(",\"error\":", failed);
+			tool_json_str(failed, dta_strerror(err));
+			fputc('}', failed);
 			bad = 1;
 			continue;
 		}
 		if (out) {
-			fputs(i ? "," : "", out);
+			fputs(nsaved++ ? "," : "", out);
 			tool_json_str(out, sp);
 		}
 	}
+	fclose(failed);
 	if (out)
-		fprintf(out, "],\"ok\":%s}", bad ? "false" : "true");
-	c->snapshots++;
+		fprintf(out, "],\"failed\":[%s],\"ok\":%s}",
+			fail_buf ? fail_buf : "", bad ? "false" : "true");
+	free(fail_buf);
+	if (!bad)
+		c->snapshots++;
 	return bad ? -1 : 0;
 }
 
@@ -389,6 +539,32 @@ static int socket_dir(struct collector *c)
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * Clean shutdown: retire every region (translators stop writing into it
+ * and go looking for a successor), wait for writers inside to leave, then
+ * snapshot the data, which no longer changes. If a snapshot fails the
+ * shared memory is all there is left of the data: keep it.
+ */
+static int shut_down(struct collector *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (dta_region_retire(c->r[i], 1000) == -ETIMEDOUT)
+			say("%s: translators still writing after 1 s; "
+			    "snapshotting anyway", c->v[i].cs->name);
+	if (!c->snapshot_dir)
+		return 0;
+	if (save_all(c, NULL) == 0) {
+		say("snapshots written to %s", c->snapshot_dir);
+		return 0;
+	}
+	c->keep_shm = true;
+	for (size_t i = 0; i < c->n; i++)
+		say("%s: keeping shared memory %s: a snapshot failed, and a "
+		    "collector started with this configuration reattaches it "
+		    "with its contents", c->v[i].cs->name, c->shm[i]);
+	return -1;
 }
 
 static int listen_on(struct collector *c)
@@ -979,6 +1155,12 @@ int main(int argc, char **argv)
 	v = dta_config_collector_get(c.cfg, (size_t)c.idx, "huge_pages");
 	if (v && !yes(v))
 		huge = false;
+	if (tool_shm_mode(c.cfg, (size_t)c.idx, &c.shm_mode)) {
+		fprintf(stderr, "dta-collector: shm_mode must be octal "
+			"permission bits for owner and group that include 0600: "
+			"0600, 0620, 0640 or 0660\n");
+		goto out;
+	}
 	if (restore && !c.snapshot_dir) {
 		fprintf(stderr, "dta-collector: --restore needs a snapshot "
 			"directory\n");
@@ -993,7 +1175,7 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	if (open_regions(&c, huge, force, restore) || listen_on(&c))
+	if (listen_on(&c) || open_regions(&c, huge, force, restore))
 		goto out;
 	if (start_rdma(&c))
 		goto out;
@@ -1011,10 +1193,8 @@ int main(int argc, char **argv)
 	coll_rdma_stop(c.rdma);
 	c.rdma = NULL;
 #endif
-	if (c.snapshot_dir && save_all(&c, NULL))
+	if (shut_down(&c))
 		rc = 1;
-	else if (c.snapshot_dir)
-		say("snapshots written to %s", c.snapshot_dir);
 out:
 	for (int i = 0; i < MAX_CLIENTS; i++)
 		if (c.cl[i].fd >= 0)
@@ -1026,9 +1206,14 @@ out:
 #ifdef DTA_HAVE_RDMA
 	coll_rdma_stop(c.rdma);
 #endif
+	/* Objects go with a clean exit. After a failed snapshot they all
+	 * stay; after a failed start, the ones we reattached stay (they may
+	 * hold a dead collector's data). */
 	for (size_t i = 0; i < c.n; i++) {
 		dta_pc_codebook_destroy(c.v[i].cb);
 		dta_region_destroy(c.r[i]);
+		if (!c.keep_shm && !(rc && c.reattached[i]))
+			shm_unlink(c.shm[i]);
 	}
 	dta_config_destroy(c.cfg);
 	return rc;

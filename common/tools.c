@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -853,9 +854,32 @@ bool tool_same_layout(const struct dta_layout *a, const struct dta_layout *b)
 	       !memcmp(x, y, sizeof(x));
 }
 
-void tool_shm_name(const char *coll, const char *st, char *out, size_t cap)
+int tool_shm_name(const char *coll, const char *st, char *out, size_t cap)
 {
-	snprintf(out, cap, "/dta-%s.%s", coll, st);
+	int n = snprintf(out, cap, "/dta-%s.%s", coll, st);
+
+	/* The limit libdta's regions take (dta_region_opts.path shorter
+	 * than NAME_MAX); shm_open() itself names a file in /dev/shm. */
+	if (n < 0 || (size_t)n >= cap || (size_t)n > NAME_MAX - 1)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+int tool_shm_mode(const struct dta_config *cfg, size_t i, unsigned *mode)
+{
+	const char *v = dta_config_collector_get(cfg, i, "shm_mode");
+	unsigned long m;
+	char *end;
+
+	*mode = 0600;
+	if (!v)
+		return 0;
+	errno = 0;
+	m = strtoul(v, &end, 8);
+	if (errno || end == v || *end || (m & ~0660ul) || (m & 0600) != 0600)
+		return -EINVAL;
+	*mode = (unsigned)m;
+	return 0;
 }
 
 /* ---- verify: Append entries read against the entries sent ---- */

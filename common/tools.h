@@ -163,8 +163,15 @@ int tool_request(int fd, FILE *in, const char *req, char **buf, size_t *cap);
 bool tool_same_layout(const struct dta_layout *a, const struct dta_layout *b);
 
 /* The POSIX shared-memory name of structure @st of collector @coll:
- * "/dta-COLL.ST". Collector and translators must agree on it. */
-void tool_shm_name(const char *coll, const char *st, char *out, size_t cap);
+ * "/dta-COLL.ST". Collector and translators must agree on it. Return 0, or
+ * -ENAMETOOLONG when it does not fit @cap or is longer than NAME_MAX - 1
+ * bytes (what a region's shm name may be): never a truncated name, which
+ * two structures could share. */
+int tool_shm_name(const char *coll, const char *st, char *out, size_t cap);
+/* Collector @i's shm_mode key (octal permission bits, default 0600) in
+ * *@mode. Return 0 or -EINVAL (not octal, bits outside 0660 -- others get
+ * nothing -- or no owner read-write). */
+int tool_shm_mode(const struct dta_config *cfg, size_t i, unsigned *mode);
 
 /* Where default sockets live when root and nothing else is said. */
 #define TOOL_RUN_DIR "/run/dta"

@@ -339,6 +339,11 @@ static void test_program_values_bad(void **state)
 		     "line 2: socket_mode: '0800' is not an octal mode");
 	expect_error("[collector]\nshm_mode = 01777\n", "line 2: shm_mode:");
 	expect_error("[collector]\nshm_mode = rw\n", "line 2: shm_mode:");
+	expect_error("[collector]\nshm_mode = 0666\n",
+		     "line 2: shm_mode: '0666' must include 0600 and grant "
+		     "nothing beyond 0660");
+	expect_error("[collector]\nsocket_mode = 0066\n",
+		     "line 2: socket_mode: '0066' must include 0600");
 	expect_error("[collector]\nidle_timeout = 4611686019\n",
 		     "line 2: idle_timeout:");
 	expect_error("[collector]\nname = a/b\n", "line 2: name: 'a/b'");

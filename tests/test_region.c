@@ -9,11 +9,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
+#include "dta/hash.h"
 #include "dta/keywrite.h"
 #include "dta/region.h"
 
@@ -267,6 +271,328 @@ static void test_open_rejects(void **state)
 	dta_region_destroy(r);
 }
 
+static uint8_t *read_file(const char *path, size_t *n)
+{
+	FILE *fp = fopen(path, "rb");
+	uint8_t *p;
+	long len;
+
+	assert_non_null(fp);
+	assert_int_equal(fseek(fp, 0, SEEK_END), 0);
+	len = ftell(fp);
+	assert_true(len > 0);
+	rewind(fp);
+	p = malloc((size_t)len);
+	assert_non_null(p);
+	assert_int_equal(fread(p, 1, (size_t)len, fp), (size_t)len);
+	fclose(fp);
+	*n = (size_t)len;
+	return p;
+}
+
+static uint64_t le(const uint8_t *p, unsigned n)
+{
+	uint64_t v = 0;
+
+	while (n--)
+		v = v << 8 | p[n];
+	return v;
+}
+
+/* A snapshot's data carries a CRC-32C over exactly the bytes saved: a
+ * flipped data byte, bytes appended or bytes cut off are refused, never
+ * loaded. The header keeps the source's origin and creation time and
+ * says when it was saved (docs/layouts.md, "Region header"). */
+static void test_snapshot_checksum(void **state)
+{
+	char path[128], bad[128];
+	struct dta_layout l;
+	struct dta_region *r, *s, *t;
+	struct dta_region_opts o = opts(DTA_BACKING_ANON, NULL, 0);
+	struct dta_region_opts f;
+	uint8_t *file;
+	size_t n;
+	struct stat st;
+	uint32_t v;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/sum.dta", tmpdir);
+	snprintf(bad, sizeof(bad), "%s/sum-bad.dta", tmpdir);
+	assert_int_equal(dta_layout_kw(&l, 1000, 4, 4, 2, DTA_HASH_CRC32C, 3), 0);
+	assert_int_equal(dta_region_create(&l, &o, &r), 0);
+	assert_int_not_equal(dta_region_origin(r), 0);
+	assert_int_equal(dta_region_saved_ns(r), 0);
+	for (uint32_t k = 0; k < 50; k++)
+		kw_put(r, k, k + 1000);
+	assert_int_equal(dta_region_save(r, path), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	file = read_file(path, &n);
+	assert_int_equal(n, DTA_REGION_HEADER_SIZE + 8000);
+	assert_int_equal(le(file + 8, 2), 2);                 /* version */
+	assert_int_equal(le(file + 12, 4) & 2, 2);            /* saved flag */
+	assert_true(le(file + 880, 8) == dta_region_origin(r));
+	assert_true(le(file + 888, 8) == dta_region_created_ns(r));
+	assert_true(le(file + 896, 8) >= dta_region_created_ns(r));
+	/* Independently computed: the CRC-32C of the data bytes as stored. */
+	assert_int_equal(le(file + 904, 4),
+			 dta_crc32c_sw(0, file + DTA_REGION_HEADER_SIZE, 8000));
+
+	f = opts(DTA_BACKING_FILE, path, DTA_REGION_RDONLY);
+	assert_int_equal(dta_region_open(&f, &s), 0);
+	assert_true(dta_region_origin(s) == dta_region_origin(r));
+	assert_true(dta_region_saved_ns(s) == le(file + 896, 8));
+	assert_int_equal(dta_region_state(s), 0);
+	dta_region_destroy(s);
+
+	assert_int_equal(dta_region_create(&l, &o, &t), 0);
+	file[DTA_REGION_HEADER_SIZE + 4321] ^= 0x10; /* one data bit */
+	write_file(bad, file, n);
+	assert_int_equal(dta_region_load(t, bad), -DTA_E_CHECKSUM);
+	assert_int_equal(kw_get(t, 7, &v), DTA_Q_NOT_FOUND); /* untouched */
+	assert_string_equal(dta_strerror(-DTA_E_CHECKSUM),
+			    "region data does not match its checksum");
+	file[DTA_REGION_HEADER_SIZE + 4321] ^= 0x10;
+	file = realloc(file, n + 100);
+	memset(file + n, 0xAB, 100); /* garbage after the data */
+	write_file(bad, file, n + 100);
+	assert_int_equal(dta_region_load(t, bad), -DTA_E_BADREGION);
+	write_file(bad, file, n - 8); /* data cut short */
+	assert_int_equal(dta_region_load(t, bad), -DTA_E_BADREGION);
+	file[896] ^= 1; /* save time: covered by the header CRC */
+	write_file(bad, file, n);
+	assert_int_equal(dta_region_load(t, bad), -DTA_E_BADREGION);
+	file[896] ^= 1;
+	write_file(bad, file, n);
+	assert_int_equal(dta_region_load(t, bad), 0);
+	assert_int_equal(kw_get(t, 7, &v), DTA_Q_FOUND);
+	assert_int_equal(v, 1007);
+	/* The loaded region is still itself, not its source. */
+	assert_true(dta_region_origin(t) != dta_region_origin(r));
+	free(file);
+	dta_region_destroy(t);
+	dta_region_destroy(r);
+}
+
+/* Snapshot files of format version 1 (no origin, no data CRC, CRC over the
+ * whole header page) still load; a version-1 region is not opened for
+ * writing (it has no state words). */
+static void test_version1_file(void **state)
+{
+	char path[128];
+	struct dta_layout l;
+	struct dta_region *r, *s;
+	struct dta_region_opts o = opts(DTA_BACKING_ANON, NULL, 0), f;
+	uint8_t *file;
+	size_t n;
+	uint32_t crc, v;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/v1.dta", tmpdir);
+	assert_int_equal(dta_layout_kw(&l, 200, 4, 4, 2, DTA_HASH_CRC32C, 0), 0);
+	assert_int_equal(dta_region_create(&l, &o, &r), 0);
+	kw_put(r, 5, 55);
+	assert_int_equal(dta_region_save(r, path), 0);
+	file = read_file(path, &n);
+	/* What version 1 wrote: version 1, flags only the byte order, time in
+	 * seconds at 40, zeros after the layout, CRC over bytes 0..4091. */
+	file[8] = 1;
+	file[12] &= 1;
+	memset(file + 880, 0, DTA_REGION_HEADER_SIZE - 880);
+	file[40] = 100;
+	memset(file + 41, 0, 7);
+	crc = dta_crc32c_sw(0, file, DTA_REGION_HEADER_SIZE - 4);
+	for (int i = 0; i < 4; i++)
+		file[DTA_REGION_HEADER_SIZE - 4 + i] = (uint8_t)(crc >> (8 * i));
+	write_file(path, file, n);
+	f = opts(DTA_BACKING_FILE, path, DTA_REGION_RDONLY);
+	assert_int_equal(dta_region_open(&f, &s), 0);
+	assert_int_equal(dta_region_origin(s), 0);
+	assert_true(dta_region_created_ns(s) == 100000000000ull);
+	assert_int_equal(dta_region_enter(s), -EINVAL);
+	dta_region_destroy(s);
+	memset(dta_region_data(r), 0, dta_region_data_size(r));
+	assert_int_equal(dta_region_load(r, path), 0);
+	assert_int_equal(kw_get(r, 5, &v), DTA_Q_FOUND);
+	assert_int_equal(v, 55);
+	f = opts(DTA_BACKING_FILE, path, 0);
+	assert_int_equal(dta_region_open(&f, &s), -DTA_E_REGIONVERSION);
+	free(file);
+	dta_region_destroy(r);
+}
+
+/* Writers bracket writes with enter/leave; retiring refuses new writers,
+ * waits for those inside, and a writer in another mapping sees it. */
+static void test_retire(void **state)
+{
+	char name[64];
+	struct dta_layout l;
+	struct dta_region *coll, *tr;
+	struct dta_region_opts o;
+
+	(void)state;
+	snprintf(name, sizeof(name), "/dta-test-retire-%d", (int)getpid());
+	assert_int_equal(dta_layout_kw(&l, 64, 4, 4, 1, DTA_HASH_CRC32C, 0), 0);
+	o = opts(DTA_BACKING_SHM, name, DTA_REGION_EXCL | DTA_REGION_UNLINK);
+	assert_int_equal(dta_region_create(&l, &o, &coll), 0);
+	assert_int_equal(dta_region_state(coll), DTA_REGION_LIVE);
+	o = opts(DTA_BACKING_SHM, name, 0);
+	assert_int_equal(dta_region_open(&o, &tr), 0);
+	assert_int_equal(dta_region_state(tr), DTA_REGION_LIVE);
+
+	assert_int_equal(dta_region_enter(tr), 0);
+	assert_int_equal(dta_region_enter(tr), 0);
+	/* Two writers inside: retiring times out but the state is set. */
+	assert_int_equal(dta_region_retire(coll, 20), -ETIMEDOUT);
+	assert_int_equal(dta_region_state(tr), DTA_REGION_RETIRED);
+	assert_int_equal(dta_region_enter(tr), -ESTALE);
+	dta_region_leave(tr);
+	dta_region_leave(tr);
+	assert_int_equal(dta_region_retire(coll, 20), 0);
+	assert_int_equal(dta_region_enter(tr), -ESTALE);
+	/* A new owner reattaching revives it. */
+	assert_int_equal(dta_region_revive(coll), 0);
+	assert_int_equal(dta_region_enter(tr), 0);
+	dta_region_leave(tr);
+	assert_int_equal(dta_region_retire(coll, 0), 0);
+
+	assert_int_equal(dta_region_enter(NULL), -EINVAL);
+	assert_int_equal(dta_region_retire(NULL, 1), -EINVAL);
+	assert_int_equal(dta_region_state(NULL), 0);
+	dta_region_destroy(tr);
+	o = opts(DTA_BACKING_SHM, name, DTA_REGION_RDONLY);
+	assert_int_equal(dta_region_open(&o, &tr), 0);
+	assert_int_equal(dta_region_enter(tr), -EINVAL); /* read-only */
+	assert_int_equal(dta_region_state(tr), DTA_REGION_RETIRED);
+	dta_region_destroy(tr);
+	dta_region_destroy(coll);
+}
+
+static mode_t shm_mode_of(const char *name)
+{
+	char p[128];
+	struct stat st;
+
+	snprintf(p, sizeof(p), "/dev/shm%s", name);
+	assert_int_equal(stat(p, &st), 0);
+	return st.st_mode & 07777;
+}
+
+/* Nobody else's object is taken for ours: objects are created O_EXCL with
+ * an explicit mode (whatever the umask), and opening one for writing
+ * refuses a foreign owner or a mode wider than asked. */
+static void test_squatting(void **state)
+{
+	char name[64];
+	struct dta_layout l;
+	struct dta_region *r, *w;
+	struct dta_region_opts o;
+	mode_t old_umask;
+	int fd;
+
+	(void)state;
+	snprintf(name, sizeof(name), "/dta-test-squat-%d", (int)getpid());
+	assert_int_equal(dta_layout_kw(&l, 64, 4, 4, 1, DTA_HASH_CRC32C, 0), 0);
+	old_umask = umask(0);
+	o = opts(DTA_BACKING_SHM, name, DTA_REGION_EXCL | DTA_REGION_UNLINK);
+	assert_int_equal(dta_region_create(&l, &o, &r), 0);
+	assert_int_equal(shm_mode_of(name), 0600);
+	dta_region_destroy(r);
+	umask(0077);
+	o.mode = 0660;
+	assert_int_equal(dta_region_create(&l, &o, &r), 0);
+	assert_int_equal(shm_mode_of(name), 0660);
+	umask(old_umask);
+	/* A group member's translator, expecting 0660, may write. */
+	o = opts(DTA_BACKING_SHM, name, 0);
+	o.mode = 0660;
+	assert_int_equal(dta_region_open(&o, &w), 0);
+	dta_region_destroy(w);
+	/* Expecting 0600, the same object grants too much. */
+	o.mode = 0;
+	assert_int_equal(dta_region_open(&o, &w), -EPERM);
+	/* Read-only opens (queries) are not refused. */
+	o.flags = DTA_REGION_RDONLY;
+	assert_int_equal(dta_region_open(&o, &w), 0);
+	dta_region_destroy(w);
+	o.flags = 0;
+	o.mode = 0777 + 1;
+	assert_int_equal(dta_region_open(&o, &w), -EINVAL);
+
+	/* A squatter's object, world-writable: refused. */
+	fd = shm_open(name, O_RDWR, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(fchmod(fd, 0666), 0);
+	o.mode = 0660;
+	assert_int_equal(dta_region_open(&o, &w), -EPERM);
+	assert_int_equal(fchmod(fd, 0600), 0);
+	assert_int_equal(dta_region_open(&o, &w), 0);
+	dta_region_destroy(w);
+	/* Owned by someone else (needs root to give it away). */
+	if (fchown(fd, 65534, 65534) == 0) {
+		assert_int_equal(dta_region_open(&o, &w), -EPERM);
+		o.flags = DTA_REGION_ANY_OWNER;
+		assert_int_equal(dta_region_open(&o, &w), 0);
+		dta_region_destroy(w);
+		o.flags = 0;
+	}
+	close(fd);
+	/* Creating without EXCL replaces the object with one of our own. */
+	o = opts(DTA_BACKING_SHM, name, DTA_REGION_UNLINK);
+	assert_int_equal(dta_region_create(&l, &o, &w), 0);
+	assert_int_equal(shm_mode_of(name), 0600);
+	o = opts(DTA_BACKING_SHM, name, DTA_REGION_EXCL);
+	assert_int_equal(dta_region_create(&l, &o, &r), -EEXIST);
+	dta_region_destroy(w);
+	dta_region_destroy(r); /* the 0660 one, replaced above */
+}
+
+/* A structure larger than /dev/shm is refused at creation, quickly (free
+ * space checked before anything is reserved), and leaves nothing behind;
+ * one that fits has all its memory reserved. */
+static void test_shm_too_small(void **state)
+{
+	char name[64], p[128];
+	struct dta_layout l;
+	struct dta_region *r;
+	struct dta_region_opts o;
+	struct statvfs sv;
+	struct stat st;
+	struct timespec a, b;
+	uint64_t freeb;
+
+	(void)state;
+	snprintf(name, sizeof(name), "/dta-test-big-%d", (int)getpid());
+	snprintf(p, sizeof(p), "/dev/shm%s", name);
+	assert_int_equal(statvfs("/dev/shm", &sv), 0);
+	freeb = (uint64_t)sv.f_bavail * sv.f_frsize;
+	/* 2^32 slots of 64 bytes: 256 GiB. */
+	assert_int_equal(dta_layout_kw(&l, 1ull << 32, 56, 4, 1, DTA_HASH_CRC32C, 0), 0);
+	if (l.data_size <= freeb) {
+		skip();
+		return;
+	}
+	o = opts(DTA_BACKING_SHM, name, DTA_REGION_EXCL | DTA_REGION_UNLINK);
+	log_calls = 0;
+	dta_set_log(capture_log);
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	assert_int_equal(dta_region_create(&l, &o, &r), -ENOSPC);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	dta_set_log(NULL);
+	assert_true(b.tv_sec - a.tv_sec < 2);
+	assert_true(log_calls > 0);
+	assert_non_null(strstr(last_log, "int-paths"));
+	assert_non_null(strstr(last_log, "/dev/shm is too small"));
+	assert_int_equal(stat(p, &st), -1);
+
+	assert_int_equal(dta_layout_kw(&l, 1u << 16, 4, 4, 1, DTA_HASH_CRC32C, 0), 0);
+	assert_int_equal(dta_region_create(&l, &o, &r), 0);
+	assert_int_equal(stat(p, &st), 0);
+	/* Reserved: every block allocated, not a sparse object. */
+	assert_true((uint64_t)st.st_blocks * 512 >= DTA_REGION_HEADER_SIZE + l.data_size);
+	dta_region_destroy(r);
+}
+
 /* Regions beyond 4 GiB: offsets past 2^32 address correctly. Pages are
  * only touched where written (MAP_NORESERVE), so this is cheap. */
 static void test_beyond_4gib(void **state)
@@ -319,6 +645,11 @@ int main(void)
 		cmocka_unit_test(test_shm_shared),
 		cmocka_unit_test(test_snapshot),
 		cmocka_unit_test(test_open_rejects),
+		cmocka_unit_test(test_snapshot_checksum),
+		cmocka_unit_test(test_version1_file),
+		cmocka_unit_test(test_retire),
+		cmocka_unit_test(test_squatting),
+		cmocka_unit_test(test_shm_too_small),
 		cmocka_unit_test(test_beyond_4gib),
 	};
 

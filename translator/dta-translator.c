@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <pcap/pcap.h>
@@ -47,8 +48,14 @@ struct target {
 
 struct shm_sink {
 	size_t n;
-	char path[DTA_CONFIG_MAX_STRUCTURES][128];
+	char path[DTA_CONFIG_MAX_STRUCTURES][NAME_MAX + 1];
 	_Atomic(struct target *) t[DTA_CONFIG_MAX_STRUCTURES];
+	/* Replacing a target: workers finding theirs retired, and the
+	 * periodic check, one at a time per structure. */
+	pthread_mutex_t lock[DTA_CONFIG_MAX_STRUCTURES];
+	uint64_t next_try[DTA_CONFIG_MAX_STRUCTURES]; /* under lock */
+	bool retired[DTA_CONFIG_MAX_STRUCTURES];      /* under lock */
+	atomic_uint_fast64_t lost; /* ops refused: region retired, no successor */
 };
 
 /* What the translator core writes to: every structure, or every share of
@@ -152,20 +159,12 @@ static void usage(FILE *f)
 		"32768), pc_timeout_ms (10), ap_timeout_ms (1), ki_window_us (0: no\n"
 		"pre-aggregation), legacy (auto, plain, nack or off), rdma_qps (queue\n"
 		"pairs per collector, 1).\n"
-		"At exit the counters are printed to stdout as one JSON object.\n"
-		"If the collector restarts, the translator notices its new shared\n"
-		"memory within a second and writes there.\n");
-}
-
-static int shm_submit(void *ctx, unsigned s, const struct dta_memop *ops,
-		      size_t n)
-{
-	struct translator *t = ctx;
-	struct target *tg = atomic_load_explicit(&t->sink.t[s],
-						 memory_order_acquire);
-	int k = dta_memops_apply(tg->area, tg->size, ops, n);
-
-	return k < 0 ? k : 0;
+		"At exit the counters are printed to stdout as one JSON object;\n"
+		"sink_errors counts memory operations that were not written (lost),\n"
+		"ops_lost_no_region those of them refused because the collector had\n"
+		"retired its shared memory (stopping) and no new collector's was there.\n"
+		"If the collector restarts, the translator notices before its next\n"
+		"write and writes into the new collector's shared memory.\n");
 }
 
 /* Map structure @i's region; NULL with a message on failure. */
@@ -175,11 +174,21 @@ static struct target *open_target(struct translator *t, size_t i, bool quiet_eno
 	const char *path = t->sink.path[i];
 	struct dta_region_opts o = { .sz = sizeof(o), .backing = DTA_BACKING_SHM,
 				     .path = path };
-	struct target *tg = calloc(1, sizeof(*tg));
+	struct target *tg;
 	char fs[256];
 	struct stat st;
 	int err;
 
+	/* The collector's mode; another user's region is fine when that
+	 * mode lets its group in (we are then a group member). */
+	if (tool_shm_mode(t->cfg, t->sh[i].coll, &o.mode)) {
+		fprintf(stderr, "dta-translator: bad shm_mode in the "
+			"configuration\n");
+		return NULL;
+	}
+	if (o.mode & 0060)
+		o.flags |= DTA_REGION_ANY_OWNER;
+	tg = calloc(1, sizeof(*tg));
 	if (!tg)
 		return NULL;
 	/* The object's identity first: if the collector replaces it between
@@ -195,7 +204,9 @@ static struct target *open_target(struct translator *t, size_t i, bool quiet_eno
 			fprintf(stderr, "dta-translator: %s: cannot open %s: %s%s\n",
 				cs->name, path, dta_strerror(err),
 				err == -ENOENT ? " (is dta-collector running "
-						 "with this configuration?)" : "");
+						 "with this configuration?)"
+				: err == -EPERM ? " (owned by another user or "
+						  "mode wider than shm_mode)" : "");
 		free(tg);
 		return NULL;
 	}
@@ -210,6 +221,78 @@ static struct target *open_target(struct translator *t, size_t i, bool quiet_eno
 	tg->area = dta_region_data(tg->r);
 	tg->size = dta_region_data_size(tg->r);
 	return tg;
+}
+
+/*
+ * Structure @s's region was retired by its collector (shutting down).
+ * Find the region that replaced it: a new collector's, under the same
+ * name. Called with nothing held; returns the target entered (the caller
+ * leaves it), or NULL when there is none yet: the operations are lost.
+ */
+static struct target *successor(struct translator *t, unsigned s)
+{
+	struct shm_sink *k = &t->sink;
+	struct target *cur, *tg = NULL;
+	uint64_t now = tool_now_ns();
+
+	pthread_mutex_lock(&k->lock[s]);
+	cur = atomic_load(&k->t[s]);
+	if (dta_region_enter(cur->r) == 0) {
+		tg = cur; /* another worker switched already */
+		goto out;
+	}
+	if (now < k->next_try[s])
+		goto out;
+	/* Reopening is a few system calls: not for every report while the
+	 * collector is away. */
+	k->next_try[s] = now + 10000000ull;
+	if (!k->retired[s])
+		say("%s was retired by its collector; writes are lost (counted "
+		    "in sink_errors) until a new collector creates it",
+		    k->path[s]);
+	k->retired[s] = true;
+	tg = open_target(t, s, true);
+	if (!tg)
+		goto out;
+	if (dta_region_enter(tg->r) != 0) {
+		dta_region_destroy(tg->r); /* the same retired object */
+		free(tg);
+		tg = NULL;
+		goto out;
+	}
+	/* Workers may still hold the old target: unmapped only at exit. */
+	tg->old = cur;
+	atomic_store_explicit(&k->t[s], tg, memory_order_release);
+	k->retired[s] = false;
+	t->collector_gone = false;
+	say("%s was re-created by a new collector: writing there now",
+	    k->path[s]);
+out:
+	pthread_mutex_unlock(&k->lock[s]);
+	return tg;
+}
+
+/* Every write is bracketed by dta_region_enter/leave, so the collector
+ * never snapshots or removes a region with a write of ours half done, and
+ * no write goes into a region it gave up. */
+static int shm_submit(void *ctx, unsigned s, const struct dta_memop *ops,
+		      size_t n)
+{
+	struct translator *t = ctx;
+	struct target *tg = atomic_load_explicit(&t->sink.t[s],
+						 memory_order_acquire);
+	int k;
+
+	if (dta_region_enter(tg->r) != 0) {
+		tg = successor(t, s);
+		if (!tg) {
+			atomic_fetch_add(&t->sink.lost, n);
+			return -ESTALE;
+		}
+	}
+	k = dta_memops_apply(tg->area, tg->size, ops, n);
+	dta_region_leave(tg->r);
+	return k < 0 ? k : 0;
 }
 
 /* Every structure, or every collector's share of it, in configuration
@@ -283,9 +366,14 @@ static int open_sink(struct translator *t)
 	for (size_t i = 0; i < t->nshares; i++) {
 		struct target *tg;
 
-		tool_shm_name(tool_collector_name(t->cfg, t->sh[i].coll),
-			      t->sh[i].cs.name, t->sink.path[i],
-			      sizeof(t->sink.path[i]));
+		if (tool_shm_name(tool_collector_name(t->cfg, t->sh[i].coll),
+				  t->sh[i].cs.name, t->sink.path[i],
+				  sizeof(t->sink.path[i]))) {
+			fprintf(stderr, "dta-translator: %s: shared-memory name "
+				"too long\n", t->sh[i].cs.name);
+			return -1;
+		}
+		pthread_mutex_init(&t->sink.lock[i], NULL);
 		tg = open_target(t, i, false);
 		if (!tg)
 			return -1;
@@ -296,37 +384,46 @@ static int open_sink(struct translator *t)
 }
 
 /*
- * A collector that restarts creates new shared-memory objects; writes to
- * the old mappings would be lost. Every second, compare each object's
- * identity with the one mapped and switch to the new one. Workers may still
- * be writing into the old mapping, so it stays mapped until exit.
+ * A collector that restarts creates new shared-memory objects. A clean
+ * stop retires the old ones, which writers notice before their next write
+ * (successor()); this check also catches a collector killed and replaced
+ * by one started with --force: every second, compare each object's
+ * identity with the one mapped and switch to the new one. Workers may
+ * still be writing into the old mapping, so it stays mapped until exit.
  */
 static void check_collector(struct translator *t)
 {
 	for (size_t i = 0; i < t->sink.n; i++) {
-		struct target *cur = atomic_load(&t->sink.t[i]), *tg;
+		struct target *cur, *tg;
 		char fs[256];
 		struct stat st;
 
 		snprintf(fs, sizeof(fs), "/dev/shm%s", t->sink.path[i]);
 		if (stat(fs, &st) != 0) {
 			if (!t->collector_gone)
-				say("%s is gone (collector stopped?); writes go "
-				    "to the old mapping until it is back",
+				say("%s is gone (collector stopped?)",
 				    t->sink.path[i]);
 			t->collector_gone = true;
 			continue;
 		}
-		if (st.st_dev == cur->dev && st.st_ino == cur->ino)
+		pthread_mutex_lock(&t->sink.lock[i]);
+		cur = atomic_load(&t->sink.t[i]);
+		if (st.st_dev == cur->dev && st.st_ino == cur->ino) {
+			pthread_mutex_unlock(&t->sink.lock[i]);
 			continue;
+		}
 		tg = open_target(t, i, true);
-		if (!tg)
-			continue; /* being created; try again next time */
-		tg->old = cur;
-		atomic_store_explicit(&t->sink.t[i], tg, memory_order_release);
-		t->collector_gone = false;
-		say("%s was re-created by a new collector: writing there now",
-		    t->sink.path[i]);
+		if (tg) {
+			tg->old = cur;
+			atomic_store_explicit(&t->sink.t[i], tg,
+					      memory_order_release);
+			t->collector_gone = false;
+			t->sink.retired[i] = false;
+		}
+		pthread_mutex_unlock(&t->sink.lock[i]);
+		if (tg)
+			say("%s was re-created by a new collector: writing "
+			    "there now", t->sink.path[i]);
 	}
 }
 
@@ -557,6 +654,9 @@ static void write_stats(struct translator *t, FILE *f, int pretty)
 			fputc('\n', f);
 	}
 	fprintf(f, ",\"rx_errors\":%" PRIu64, (uint64_t)atomic_load(&t->rx_errors));
+	if (!t->use_rdma && !t->sw)
+		fprintf(f, ",\"ops_lost_no_region\":%" PRIu64,
+			(uint64_t)atomic_load(&t->sink.lost));
 #ifdef DTA_HAVE_RDMA
 	if (t->rdma) {
 		struct rdma_sink_stats rs;

@@ -79,7 +79,8 @@ enum key_type {
 struct key_rule {
 	const char *key;
 	enum key_type type;
-	uint64_t min, max;   /* KT_UINT, KT_DURATION (in the key's unit) */
+	uint64_t min, max;   /* KT_UINT, KT_DURATION (in the key's unit);
+			      * KT_MODE: bits required, bits allowed */
 	uint64_t scale;      /* KT_DURATION: ns per unit */
 	const char *choices; /* KT_ENUM */
 };
@@ -87,8 +88,8 @@ struct key_rule {
 static const struct key_rule collector_rules[] = {
 	{ "name", KT_NAME, 0, 0, 0, NULL },
 	{ "socket", KT_STRING, 0, 0, 0, NULL },
-	{ "socket_mode", KT_MODE, 0, 0, 0, NULL },
-	{ "shm_mode", KT_MODE, 0, 0, 0, NULL },
+	{ "socket_mode", KT_MODE, 0600, 0777, 0, NULL },
+	{ "shm_mode", KT_MODE, 0600, 0660, 0, NULL },
 	{ "idle_timeout", KT_DURATION, 0, 86400 * 365, 1000000000ull, NULL },
 	{ "stall_timeout", KT_DURATION, 0, 86400 * 365, 1000000000ull, NULL },
 	{ "snapshot_dir", KT_STRING, 0, 0, 0, NULL },
@@ -570,6 +571,12 @@ static int check_value(const struct key_rule *r, const struct kv *kv,
 			return fail(err, errlen, kv->line, "%s: '%s' is not an "
 				    "octal mode from 0 to 0777 (e.g. 0660)",
 				    r->key, v);
+		if ((x & r->min) != r->min || (r->max && (x & ~r->max)))
+			return fail(err, errlen, kv->line, "%s: '%s' must "
+				    "include %04llo and grant nothing beyond "
+				    "%04llo", r->key, v,
+				    (unsigned long long)r->min,
+				    (unsigned long long)r->max);
 		return 0;
 	case KT_NAME:
 		if (!valid_name(v))

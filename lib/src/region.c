@@ -5,12 +5,17 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <limits.h>
+#include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
@@ -19,10 +24,23 @@
 #include "internal.h"
 
 #define REGION_MAGIC "DTAREGN1"
-#define REGION_VERSION 1
+#define REGION_VERSION 2
 #define REGION_F_LITTLE_ENDIAN 0x1 /* counters are little-endian */
+#define REGION_F_SAVED 0x2         /* a snapshot file: data CRC, exact size */
 #define REGION_LAYOUT_OFF 112
+#define REGION_ORIGIN_OFF 880   /* v2: random id given at creation */
+#define REGION_CREATED_OFF 888  /* v2: creation time, Unix ns */
+#define REGION_SAVED_OFF 896    /* v2: snapshot time, Unix ns (0: live) */
+#define REGION_DATACRC_OFF 904  /* v2: CRC-32C of the data (saved files) */
+/* v2: bytes from here to the CRC change while the region is in use and are
+ * outside the header CRC: the state word and the writers count, host byte
+ * order, used atomically. */
+#define REGION_MUTABLE_OFF 3840
+#define REGION_STATE_OFF REGION_MUTABLE_OFF
+#define REGION_WRITERS_OFF (REGION_MUTABLE_OFF + 4)
 #define REGION_CRC_OFF (DTA_REGION_HEADER_SIZE - 4)
+#define REGION_DEFAULT_MODE 0600
+#define SAVE_CHUNK (1u << 20)
 #define HUGETLBFS_DIR "/dev/hugepages"
 #define HUGETLBFS_MAGIC_NR 0x958458f6
 
@@ -30,8 +48,14 @@
 #define MAP_HUGE_SHIFT 26
 #endif
 
-static_assert(REGION_LAYOUT_OFF + DTA_LAYOUT_WIRE_SIZE <= REGION_CRC_OFF,
+static_assert(REGION_LAYOUT_OFF + DTA_LAYOUT_WIRE_SIZE <= REGION_ORIGIN_OFF,
 	      "region header too small");
+static_assert(REGION_DATACRC_OFF + 4 <= REGION_MUTABLE_OFF &&
+		      REGION_WRITERS_OFF + 4 <= REGION_CRC_OFF &&
+		      REGION_MUTABLE_OFF % 64 == 0,
+	      "region header fields overlap");
+static_assert(ATOMIC_INT_LOCK_FREE == 2,
+	      "region state is shared between processes: needs lock-free atomics");
 
 struct dta_region {
 	struct dta_layout layout;
@@ -41,8 +65,46 @@ struct dta_region {
 	uint64_t page_size;
 	int backing;
 	unsigned flags;
+	unsigned version; /* format version of the header that was read */
+	int writable;     /* mapped read-write */
+	uint64_t origin, created_ns, saved_ns;
+	uint32_t data_crc; /* saved files only */
 	char *path; /* backing object to unlink on destroy, or NULL */
 };
+
+static uint64_t clock_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Wall-clock time, for the header's times. */
+static uint64_t now_ns(void)
+{
+	return clock_ns(CLOCK_REALTIME);
+}
+
+/* A random id that tells one region's lifetime from another's. */
+static uint64_t new_origin(void)
+{
+	uint64_t v = 0;
+
+	if (getrandom(&v, sizeof(v), GRND_NONBLOCK) != (ssize_t)sizeof(v))
+		v = now_ns() ^ ((uint64_t)getpid() << 40) ^ (uint64_t)(uintptr_t)&v;
+	return v ? v : 1; /* 0 means "unknown" (version-1 files) */
+}
+
+static _Atomic uint32_t *state_word(const struct dta_region *r)
+{
+	return (_Atomic uint32_t *)(void *)(r->base + REGION_STATE_OFF);
+}
+
+static _Atomic uint32_t *writers_word(const struct dta_region *r)
+{
+	return (_Atomic uint32_t *)(void *)(r->base + REGION_WRITERS_OFF);
+}
 
 static uint64_t round_up(uint64_t v, uint64_t a)
 {
@@ -64,17 +126,22 @@ static int header_encode(const struct dta_region *r, uint8_t *h)
 	memcpy(h, REGION_MAGIC, 8);
 	dta__put_le(h + 8, REGION_VERSION, 2);
 	dta__put_le(h + 10, DTA_REGION_HEADER_SIZE, 2);
-	dta__put_le(h + 12, host_little_endian() ? REGION_F_LITTLE_ENDIAN : 0, 4);
+	dta__put_le(h + 12, (host_little_endian() ? REGION_F_LITTLE_ENDIAN : 0) |
+			    (r->saved_ns ? REGION_F_SAVED : 0), 4);
 	dta__put_le(h + 16, r->map_size, 8);
 	dta__put_le(h + 24, DTA_REGION_HEADER_SIZE, 8);
 	dta__put_le(h + 32, r->layout.data_size, 8);
-	dta__put_le(h + 40, (uint64_t)time(NULL), 8);
+	dta__put_le(h + 40, r->created_ns / 1000000000ull, 8);
 	memcpy(h + 48, r->name, strnlen(r->name, DTA_REGION_NAME_MAX - 1));
 	err = dta_layout_encode(&r->layout, h + REGION_LAYOUT_OFF,
 				DTA_LAYOUT_WIRE_SIZE);
 	if (err < 0)
 		return err;
-	dta__put_le(h + REGION_CRC_OFF, dta_crc32c(0, h, REGION_CRC_OFF), 4);
+	dta__put_le(h + REGION_ORIGIN_OFF, r->origin, 8);
+	dta__put_le(h + REGION_CREATED_OFF, r->created_ns, 8);
+	dta__put_le(h + REGION_SAVED_OFF, r->saved_ns, 8);
+	dta__put_le(h + REGION_DATACRC_OFF, r->data_crc, 4);
+	dta__put_le(h + REGION_CRC_OFF, dta_crc32c(0, h, REGION_MUTABLE_OFF), 4);
 	return 0;
 }
 
@@ -84,14 +151,18 @@ static int header_decode(const uint8_t *h, uint64_t file_size,
 {
 	uint64_t data_off, data_size, map_size;
 	uint32_t flags;
+	unsigned version;
 	int err;
 
 	if (memcmp(h, REGION_MAGIC, 8) != 0)
 		return -DTA_E_BADREGION;
-	if (dta__get_le(h + REGION_CRC_OFF, 4) != dta_crc32c(0, h, REGION_CRC_OFF))
-		return -DTA_E_BADREGION;
-	if (dta__get_le(h + 8, 2) != REGION_VERSION)
+	version = (unsigned)dta__get_le(h + 8, 2);
+	if (version != 1 && version != REGION_VERSION)
 		return -DTA_E_REGIONVERSION;
+	/* Version 1 has no mutable area: its CRC covers the whole page. */
+	if (dta__get_le(h + REGION_CRC_OFF, 4) !=
+	    dta_crc32c(0, h, version == 1 ? REGION_CRC_OFF : REGION_MUTABLE_OFF))
+		return -DTA_E_BADREGION;
 	flags = (uint32_t)dta__get_le(h + 12, 4);
 	map_size = dta__get_le(h + 16, 8);
 	data_off = dta__get_le(h + 24, 8);
@@ -111,15 +182,50 @@ static int header_decode(const uint8_t *h, uint64_t file_size,
 	if (r->layout.primitive == DTA_PRIM_KEY_INCREMENT &&
 	    !!(flags & REGION_F_LITTLE_ENDIAN) != host_little_endian())
 		return -DTA_E_MISMATCH;
+	/* A snapshot file is exactly header and data: anything after it was
+	 * not written by dta_region_save(). */
+	if ((flags & REGION_F_SAVED) && file_size != data_off + data_size) {
+		dta__log(DTA_LOG_ERROR, "region: file is %llu bytes, its header "
+			 "says %llu", (unsigned long long)file_size,
+			 (unsigned long long)(data_off + data_size));
+		return -DTA_E_BADREGION;
+	}
 	memcpy(r->name, h + 48, DTA_REGION_NAME_MAX - 1);
 	r->name[DTA_REGION_NAME_MAX - 1] = '\0';
 	r->map_size = data_off + data_size;
+	r->version = version;
+	if (version == 1) {
+		/* Written at save time in version 1 (or at creation). */
+		r->origin = 0;
+		r->created_ns = dta__get_le(h + 40, 8) * 1000000000ull;
+		r->saved_ns = r->created_ns;
+	} else {
+		r->origin = dta__get_le(h + REGION_ORIGIN_OFF, 8);
+		r->created_ns = dta__get_le(h + REGION_CREATED_OFF, 8);
+		r->saved_ns = dta__get_le(h + REGION_SAVED_OFF, 8);
+		r->data_crc = (uint32_t)dta__get_le(h + REGION_DATACRC_OFF, 4);
+		if (!!(flags & REGION_F_SAVED) != !!r->saved_ns)
+			return -DTA_E_BADREGION;
+	}
 	return 0;
+}
+
+/* Callers built against the first struct dta_region_opts (no mode). */
+#define OPTS_V1_SIZE offsetof(struct dta_region_opts, mode)
+
+static mode_t opts_mode(const struct dta_region_opts *o)
+{
+	if (o->sz < offsetof(struct dta_region_opts, mode) + sizeof(o->mode) ||
+	    !o->mode)
+		return REGION_DEFAULT_MODE;
+	return (mode_t)o->mode;
 }
 
 static int opts_ok(const struct dta_region_opts *o)
 {
-	if (!o || o->sz < sizeof(struct dta_region_opts))
+	if (!o || o->sz < OPTS_V1_SIZE)
+		return 0;
+	if (o->sz >= sizeof(struct dta_region_opts) && (o->mode & ~0777u))
 		return 0;
 	switch (o->backing) {
 	case DTA_BACKING_ANON:
@@ -191,22 +297,125 @@ static int map_anon(struct dta_region *r, uint64_t need, int huge)
 static int open_backing(const struct dta_region_opts *o, int oflags,
 			mode_t mode, char **used_path)
 {
+	char buf[PATH_MAX];
 	int fd;
 
 	if (o->backing == DTA_BACKING_FILE) {
 		fd = open(o->path, oflags | O_CLOEXEC, mode);
-		if (fd >= 0)
-			*used_path = strdup(o->path);
-		return fd < 0 ? -errno : fd;
-	}
-	fd = shm_open(o->path, oflags, mode);
-	if (fd >= 0) {
-		char buf[PATH_MAX];
-
+		snprintf(buf, sizeof(buf), "%s", o->path);
+	} else {
+		fd = shm_open(o->path, oflags, mode);
 		snprintf(buf, sizeof(buf), "shm:%s", o->path);
-		*used_path = strdup(buf);
 	}
-	return fd < 0 ? -errno : fd;
+	if (fd < 0)
+		return -errno;
+	*used_path = strdup(buf);
+	if (!*used_path) {
+		close(fd);
+		return -ENOMEM;
+	}
+	return fd;
+}
+
+static void unlink_backing(const char *path)
+{
+	if (!path)
+		return;
+	if (!strncmp(path, "shm:", 4))
+		shm_unlink(path + 4);
+	else
+		unlink(path);
+}
+
+/*
+ * A new object that is ours alone: O_EXCL, so an object someone else put
+ * under the name is never reused, and the mode set with fchmod, so the
+ * umask neither widens nor narrows it. Without DTA_REGION_EXCL an existing
+ * object is removed first (create means "a new region").
+ */
+static int create_backing(const struct dta_region_opts *o, char **used_path)
+{
+	int oflags = O_RDWR | O_CREAT | O_EXCL;
+	int fd = open_backing(o, oflags, 0600, used_path);
+
+	if (fd == -EEXIST && !(o->flags & DTA_REGION_EXCL)) {
+		if (o->backing == DTA_BACKING_FILE)
+			unlink(o->path);
+		else
+			shm_unlink(o->path);
+		fd = open_backing(o, oflags, 0600, used_path);
+	}
+	if (fd < 0)
+		return fd;
+	if (fchmod(fd, opts_mode(o)) != 0) {
+		int err = -errno;
+
+		close(fd);
+		unlink_backing(*used_path);
+		free(*used_path);
+		*used_path = NULL;
+		return err;
+	}
+	return fd;
+}
+
+/*
+ * Reserve the memory of a shared-memory or file region now, so running out
+ * of it is an error here and not a SIGBUS in whoever writes there later.
+ * The free space is checked first: posix_fallocate() on tmpfs would
+ * otherwise fill memory page by page before it fails.
+ */
+static int reserve_backing(int fd, uint64_t need, const struct dta_region_opts *o)
+{
+	const char *what = o->name ? o->name : o->path;
+	struct statvfs sv;
+	int rc;
+
+	if (fstatvfs(fd, &sv) == 0 && sv.f_frsize &&
+	    (uint64_t)sv.f_bavail < (need + sv.f_frsize - 1) / sv.f_frsize) {
+		dta__log(DTA_LOG_ERROR,
+			 "region %s: needs %llu bytes but %s has %llu free: "
+			 "%s is too small for it", what, (unsigned long long)need,
+			 o->backing == DTA_BACKING_SHM ? "/dev/shm" : o->path,
+			 (unsigned long long)sv.f_bavail * sv.f_frsize,
+			 o->backing == DTA_BACKING_SHM ? "/dev/shm"
+						       : "the file system");
+		return -ENOSPC;
+	}
+	do
+		rc = posix_fallocate(fd, 0, (off_t)need);
+	while (rc == EINTR);
+	if (rc == EOPNOTSUPP || rc == EINVAL)
+		return 0; /* no reservation on this file system; ftruncate only */
+	if (rc)
+		dta__log(DTA_LOG_ERROR, "region %s: cannot reserve %llu bytes: %s",
+			 what, (unsigned long long)need, strerror(rc));
+	return -rc;
+}
+
+/* A region opened for writing must be one nobody else could have planted:
+ * owned by us (unless the caller writes into someone else's on purpose)
+ * and granting no access beyond the mode the caller expects. */
+static int check_owner(int fd, const struct dta_region_opts *o)
+{
+	mode_t allowed = opts_mode(o);
+	struct stat st;
+
+	if (fstat(fd, &st) != 0)
+		return -errno;
+	if (!(o->flags & DTA_REGION_ANY_OWNER) && st.st_uid != geteuid()) {
+		dta__log(DTA_LOG_ERROR, "region %s: owned by uid %u, not by us "
+			 "(uid %u): refusing to use it", o->path,
+			 (unsigned)st.st_uid, (unsigned)geteuid());
+		return -EPERM;
+	}
+	if (st.st_mode & 07777 & ~allowed) {
+		dta__log(DTA_LOG_ERROR, "region %s: mode %04o grants more than "
+			 "%04o: refusing to use it", o->path,
+			 (unsigned)(st.st_mode & 07777), (unsigned)allowed);
+		return -EPERM;
+	}
+	return 0;
 }
 
 static int map_fd(struct dta_region *r, int fd, uint64_t size, int prot)
@@ -219,16 +428,6 @@ static int map_fd(struct dta_region *r, int fd, uint64_t size, int prot)
 	r->map_size = size;
 	r->page_size = 4096;
 	return 0;
-}
-
-static void unlink_backing(const char *path)
-{
-	if (!path)
-		return;
-	if (!strncmp(path, "shm:", 4))
-		shm_unlink(path + 4);
-	else
-		unlink(path);
 }
 
 DTA_API int dta_region_create(const struct dta_layout *layout,
@@ -247,6 +446,10 @@ DTA_API int dta_region_create(const struct dta_layout *layout,
 	r->layout = *layout;
 	r->backing = opts->backing;
 	r->flags = opts->flags;
+	r->version = REGION_VERSION;
+	r->writable = 1;
+	r->origin = new_origin();
+	r->created_ns = now_ns();
 	if (opts->name)
 		snprintf(r->name, sizeof(r->name), "%s", opts->name);
 	if (layout->data_size > UINT64_MAX - DTA_REGION_HEADER_SIZE - (1ull << 30)) {
@@ -260,9 +463,6 @@ DTA_API int dta_region_create(const struct dta_layout *layout,
 		if (err)
 			goto err_free;
 	} else {
-		int oflags = O_RDWR | O_CREAT | O_TRUNC |
-			     ((opts->flags & DTA_REGION_EXCL) ? O_EXCL : 0);
-
 		if ((opts->flags & DTA_REGION_HUGE) &&
 		    opts->backing == DTA_BACKING_SHM)
 			dta__log(DTA_LOG_INFO,
@@ -272,7 +472,7 @@ DTA_API int dta_region_create(const struct dta_layout *layout,
 					 ? " (hugetlbfs objects are not "
 					   "supported for shm regions yet)"
 					 : " (no hugetlbfs mounted)");
-		fd = open_backing(opts, oflags, 0600, &r->path);
+		fd = create_backing(opts, &r->path);
 		if (fd < 0) {
 			err = fd;
 			goto err_free;
@@ -282,6 +482,9 @@ DTA_API int dta_region_create(const struct dta_layout *layout,
 			err = -errno;
 			goto err_unlink;
 		}
+		err = reserve_backing(fd, need, opts);
+		if (err)
+			goto err_unlink;
 		err = map_fd(r, fd, need, PROT_READ | PROT_WRITE);
 		if (err)
 			goto err_unlink;
@@ -291,6 +494,9 @@ DTA_API int dta_region_create(const struct dta_layout *layout,
 	err = header_encode(r, r->base);
 	if (err)
 		goto err_unmap;
+	atomic_store(state_word(r), (opts->flags & DTA_REGION_DORMANT)
+					    ? DTA_REGION_RETIRED
+					    : DTA_REGION_LIVE);
 	if (!(opts->flags & DTA_REGION_UNLINK)) {
 		free(r->path);
 		r->path = NULL;
@@ -310,6 +516,19 @@ err_free:
 	return err;
 }
 
+static int verify_data(const struct dta_region *r)
+{
+	uint32_t crc = dta_crc32c(0, r->base + DTA_REGION_HEADER_SIZE,
+				  r->layout.data_size);
+
+	if (crc == r->data_crc)
+		return 0;
+	dta__log(DTA_LOG_ERROR, "region %s: data checksum 0x%08x, the header "
+		 "says 0x%08x: the file was changed after it was saved",
+		 r->name, crc, r->data_crc);
+	return -DTA_E_CHECKSUM;
+}
+
 DTA_API int dta_region_open(const struct dta_region_opts *opts,
 			    struct dta_region **out)
 {
@@ -327,10 +546,16 @@ DTA_API int dta_region_open(const struct dta_region_opts *opts,
 	rdonly = !!(opts->flags & DTA_REGION_RDONLY);
 	r->backing = opts->backing;
 	r->flags = opts->flags;
+	r->writable = !rdonly;
 	fd = open_backing(opts, rdonly ? O_RDONLY : O_RDWR, 0, &r->path);
 	if (fd < 0) {
 		err = fd;
 		goto err_free;
+	}
+	if (!rdonly) {
+		err = check_owner(fd, opts);
+		if (err)
+			goto err_close;
 	}
 	if (fstat(fd, &st) != 0) {
 		err = -errno;
@@ -348,10 +573,20 @@ DTA_API int dta_region_open(const struct dta_region_opts *opts,
 	err = header_decode(hdr, (uint64_t)st.st_size, r);
 	if (err)
 		goto err_close;
+	/* Only a version-2 region has the state words writers use. */
+	if (!rdonly && r->version != REGION_VERSION) {
+		err = -DTA_E_REGIONVERSION;
+		goto err_close;
+	}
 	err = map_fd(r, fd, r->map_size,
 		     rdonly ? PROT_READ : PROT_READ | PROT_WRITE);
 	if (err)
 		goto err_close;
+	if (r->saved_ns && r->version != 1) {
+		err = verify_data(r);
+		if (err)
+			goto err_unmap;
+	}
 	close(fd);
 	if (!(opts->flags & DTA_REGION_UNLINK)) {
 		free(r->path);
@@ -360,6 +595,8 @@ DTA_API int dta_region_open(const struct dta_region_opts *opts,
 	*out = r;
 	return 0;
 
+err_unmap:
+	munmap(r->base, r->map_size);
 err_close:
 	close(fd);
 err_free:
@@ -384,11 +621,56 @@ static int write_all(int fd, const uint8_t *p, uint64_t len)
 	return 0;
 }
 
+/* The data area through a bounce buffer: the CRC covers exactly the bytes
+ * written, although writers may change the live memory meanwhile. */
+static int write_data(int fd, const struct dta_region *r, uint32_t *crc)
+{
+	const uint8_t *src = r->base + DTA_REGION_HEADER_SIZE;
+	uint64_t left = r->layout.data_size;
+	uint8_t *buf = malloc(SAVE_CHUNK);
+	int err = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	*crc = 0;
+	while (left && !err) {
+		size_t n = left < SAVE_CHUNK ? (size_t)left : SAVE_CHUNK;
+
+		memcpy(buf, src, n);
+		*crc = dta_crc32c(*crc, buf, n);
+		err = write_all(fd, buf, n);
+		src += n;
+		left -= n;
+	}
+	free(buf);
+	return err;
+}
+
+/* The rename is durable only once the directory holding it is synced. */
+static int sync_dir_of(const char *path)
+{
+	char *copy = strdup(path);
+	int fd, err = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		err = -errno;
+	else if (fsync(fd) != 0 && errno != EINVAL)
+		err = -errno;
+	if (fd >= 0)
+		close(fd);
+	free(copy);
+	return err;
+}
+
 DTA_API int dta_region_save(const struct dta_region *r, const char *path)
 {
 	uint8_t hdr[DTA_REGION_HEADER_SIZE];
 	struct dta_region tmp_r;
 	char *tmp;
+	ssize_t n;
 	int fd, err;
 
 	if (!r || !path || !path[0])
@@ -400,21 +682,35 @@ DTA_API int dta_region_save(const struct dta_region *r, const char *path)
 		err = -errno;
 		goto err_free;
 	}
+	/* Snapshots are the owner's alone, whatever the umask. */
+	if (fchmod(fd, 0600) != 0) {
+		err = -errno;
+		goto err_unlink;
+	}
 	/* A saved file is exactly header + data, whatever the mapping's
-	 * page rounding was. */
+	 * page rounding was; its header keeps the source's origin. */
 	tmp_r = *r;
 	tmp_r.map_size = DTA_REGION_HEADER_SIZE + r->layout.data_size;
+	tmp_r.saved_ns = now_ns();
+	if (lseek(fd, DTA_REGION_HEADER_SIZE, SEEK_SET) < 0) {
+		err = -errno;
+		goto err_unlink;
+	}
+	err = write_data(fd, r, &tmp_r.data_crc);
+	if (err)
+		goto err_unlink;
 	err = header_encode(&tmp_r, hdr);
 	if (err)
 		goto err_unlink;
-	err = write_all(fd, hdr, sizeof(hdr));
-	if (!err)
-		err = write_all(fd, r->base + DTA_REGION_HEADER_SIZE,
-				r->layout.data_size);
-	if (!err && fsync(fd) != 0)
-		err = -errno;
-	if (err)
+	n = pwrite(fd, hdr, sizeof(hdr), 0);
+	if (n != (ssize_t)sizeof(hdr)) {
+		err = n < 0 ? -errno : -EIO;
 		goto err_unlink;
+	}
+	if (fsync(fd) != 0) {
+		err = -errno;
+		goto err_unlink;
+	}
 	if (close(fd) != 0) {
 		fd = -1;
 		err = -errno;
@@ -426,7 +722,7 @@ DTA_API int dta_region_save(const struct dta_region *r, const char *path)
 		goto err_unlink;
 	}
 	free(tmp);
-	return 0;
+	return sync_dir_of(path);
 
 err_unlink:
 	if (fd >= 0)
@@ -465,6 +761,82 @@ DTA_API int dta_region_load(struct dta_region *r, const char *path)
 out:
 	dta_region_destroy(src);
 	return err;
+}
+
+DTA_API int dta_region_enter(struct dta_region *r)
+{
+	if (!r || !r->writable || r->version != REGION_VERSION)
+		return -EINVAL;
+	/* Announce first, then look: with dta_region_retire() storing the
+	 * state before reading the count (both sequentially consistent),
+	 * either it sees this writer or this writer sees RETIRED. */
+	atomic_fetch_add(writers_word(r), 1);
+	if (atomic_load(state_word(r)) == DTA_REGION_LIVE)
+		return 0;
+	atomic_fetch_sub(writers_word(r), 1);
+	return -ESTALE;
+}
+
+DTA_API void dta_region_leave(struct dta_region *r)
+{
+	if (r && r->writable && r->version == REGION_VERSION)
+		atomic_fetch_sub_explicit(writers_word(r), 1, memory_order_release);
+}
+
+DTA_API int dta_region_retire(struct dta_region *r, unsigned timeout_ms)
+{
+	uint64_t deadline;
+	uint32_t w;
+
+	if (!r || !r->writable || r->version != REGION_VERSION)
+		return -EINVAL;
+	atomic_store(state_word(r), DTA_REGION_RETIRED);
+	deadline = clock_ns(CLOCK_MONOTONIC) + (uint64_t)timeout_ms * 1000000ull;
+	while ((w = atomic_load(writers_word(r))) != 0) {
+		struct timespec ts = { .tv_nsec = 200000 };
+
+		if (clock_ns(CLOCK_MONOTONIC) >= deadline) {
+			dta__log(DTA_LOG_WARN, "region %s: %u writer%s still "
+				 "inside after %u ms", r->name, w,
+				 w == 1 ? "" : "s", timeout_ms);
+			return -ETIMEDOUT;
+		}
+		nanosleep(&ts, NULL);
+	}
+	return 0;
+}
+
+DTA_API int dta_region_revive(struct dta_region *r)
+{
+	if (!r || !r->writable || r->version != REGION_VERSION)
+		return -EINVAL;
+	atomic_store(state_word(r), DTA_REGION_LIVE);
+	return 0;
+}
+
+DTA_API int dta_region_state(const struct dta_region *r)
+{
+	uint32_t s;
+
+	if (!r || r->version != REGION_VERSION || r->saved_ns)
+		return 0;
+	s = atomic_load(state_word(r));
+	return s == DTA_REGION_LIVE || s == DTA_REGION_RETIRED ? (int)s : 0;
+}
+
+DTA_API uint64_t dta_region_origin(const struct dta_region *r)
+{
+	return r ? r->origin : 0;
+}
+
+DTA_API uint64_t dta_region_created_ns(const struct dta_region *r)
+{
+	return r ? r->created_ns : 0;
+}
+
+DTA_API uint64_t dta_region_saved_ns(const struct dta_region *r)
+{
+	return r ? r->saved_ns : 0;
 }
 
 DTA_API void dta_region_destroy(struct dta_region *r)

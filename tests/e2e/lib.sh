@@ -34,6 +34,9 @@ e2e_cleanup() {
 		done
 	fi
 	rm -rf "$E2E"
+	# A collector keeps its regions when a snapshot fails: do not leave
+	# this test's behind.
+	rm -f /dev/shm/dta-e2e-"$E2E_NAME"-$$.* /dev/shm/dta-e2e-"$E2E_NAME"-$$-*
 	exit $rc
 }
 
@@ -102,9 +105,13 @@ e2e_start_collector() { # extra args
 }
 
 e2e_start_translator() { # extra args
+	# Emptied here, not by the background job's redirection: that runs
+	# after the fork, so the wait below could see the previous
+	# translator's "ready" and go on before this one listens.
 	: > "$E2E/translator.log"
+	: > "$E2E/translator.out"
 	"$TRANSLATOR" -c "$E2E/dta.conf" -o "$E2E/translator.json" "$@" \
-		>"$E2E/translator.out" 2>>"$E2E/translator.log" &
+		>>"$E2E/translator.out" 2>>"$E2E/translator.log" &
 	E2E_TPID=$!
 	e2e_wait_ready "$E2E/translator.out" dta-translator
 }

@@ -42,7 +42,8 @@ extern "C" {
 	X(HASHFAMILY, "unknown hash family")                                  \
 	X(PRIMITIVE, "operation not valid for this primitive")                \
 	X(RANGE, "memory operation outside the region")                       \
-	X(AMBIGUOUS, "legacy report length fits no known header variant")
+	X(AMBIGUOUS, "legacy report length fits no known header variant")     \
+	X(CHECKSUM, "region data does not match its checksum")
 
 enum dta_errno {
 	DTA_E__FIRST = DTA_ERRNO_BASE - 1,

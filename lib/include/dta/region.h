@@ -8,7 +8,18 @@
  * queried later with no other information.
  *
  * Backings: anonymous memory, a named POSIX shared-memory object (what local
- * translators map), or a file. Huge pages (1 GiB, then 2 MiB) are tried when
+ * translators map), or a file. Shared-memory and file regions are created
+ * with O_EXCL and the mode of dta_region_opts.mode (set with fchmod, not
+ * taken from the umask), and their memory is reserved at creation, so a
+ * full /dev/shm is an error at creation, never a SIGBUS later.
+ *
+ * Lifetime (format version 2): the header holds a random origin id and the
+ * creation time, and a mutable area outside the header CRC with a state
+ * word (LIVE or RETIRED) and a count of writers inside. The owner retires
+ * a region before it stops using it (dta_region_retire()); writers in
+ * other processes bracket every write with dta_region_enter() and
+ * dta_region_leave(), so no write lands in a region its owner has given
+ * up without the writer knowing. Huge pages (1 GiB, then 2 MiB) are tried when
  * asked for; when unavailable the region falls back to normal pages and says
  * why through the log callback.
  */
@@ -37,7 +48,20 @@ enum dta_backing {
 #define DTA_REGION_HUGE 0x01      /* try 1 GiB, then 2 MiB pages (anon, shm) */
 #define DTA_REGION_RDONLY 0x02    /* open: map read-only */
 #define DTA_REGION_UNLINK 0x04    /* destroy: shm_unlink()/unlink() too */
-#define DTA_REGION_EXCL 0x08      /* create: fail if the object exists */
+#define DTA_REGION_EXCL 0x08      /* create: fail if the object exists
+				   * (without it an existing object is
+				   * removed and a new one created) */
+#define DTA_REGION_ANY_OWNER 0x10 /* open for writing: accept an object
+				   * another user owns (a translator running
+				   * as a member of the region's group) */
+#define DTA_REGION_DORMANT 0x20   /* create: start RETIRED, so no writer
+				   * enters before the owner has filled it
+				   * (dta_region_load()); dta_region_revive()
+				   * opens it to writers */
+
+/* dta_region_state() */
+#define DTA_REGION_LIVE 1    /* its owner uses it: write */
+#define DTA_REGION_RETIRED 2 /* its owner gave it up: do not write */
 
 /**
  * struct dta_region_opts - how to create or open a region.
@@ -46,6 +70,13 @@ enum dta_backing {
  * @path:    shm name or file path (not for ANON).
  * @name:    structure name stored in the header (create only), may be NULL.
  * @flags:   DTA_REGION_*.
+ * @mode:    permission bits (0 = 0600). Create: the object's mode. Open for
+ *           writing (SHM, FILE): the widest mode accepted; an object that
+ *           grants more, or (without DTA_REGION_ANY_OWNER) that another
+ *           user owns, is refused with -EPERM, so nobody can plant an
+ *           object under a region's name to read or forge its contents.
+ *           Bits outside 0777 are -EINVAL. Absent when @sz is the size of
+ *           the first version of this struct (before @mode): 0600.
  */
 struct dta_region_opts {
 	size_t sz;
@@ -53,6 +84,7 @@ struct dta_region_opts {
 	const char *path;
 	const char *name;
 	unsigned flags;
+	unsigned mode;
 };
 
 struct dta_region; /* opaque */
@@ -61,8 +93,15 @@ struct dta_region; /* opaque */
  * dta_region_create() - allocate a zeroed region for @layout.
  * @out: receives the handle, owned by the caller (dta_region_destroy()).
  *
+ * The region is LIVE (RETIRED with DTA_REGION_DORMANT), with a new random
+ * origin id and the current time as
+ * its creation time. For SHM and FILE the whole size is reserved
+ * (posix_fallocate) after checking the file system's free space.
+ *
  * Return: 0; -EINVAL (bad opts/layout), -EEXIST (EXCL and exists),
- * -ENOMEM, or another -errno from shm_open/open/ftruncate/mmap.
+ * -ENOSPC or -EFBIG (not enough room in /dev/shm or the file system; the
+ * log callback names the region, the size wanted and the space free),
+ * -ENOMEM, or another -errno from shm_open/open/fchmod/ftruncate/mmap.
  * Thread-safe (no shared state).
  */
 DTA_API int dta_region_create(const struct dta_layout *layout,
@@ -73,24 +112,41 @@ DTA_API int dta_region_create(const struct dta_layout *layout,
  * dta_region_open() - map an existing region (shm object or file) and
  * validate its header.
  *
- * Return: 0; -EINVAL; -ENOENT; -DTA_E_BADREGION (bad magic, CRC, or size
- * smaller than the header says); -DTA_E_REGIONVERSION; other -errno.
+ * Read-only opens accept format versions 1 and 2; opens for writing only
+ * version 2 (the version with the state words). Opening for writing checks
+ * owner and mode first (see dta_region_opts.mode). A snapshot file (written
+ * by dta_region_save()) must be exactly header plus data long and its data
+ * must match the CRC-32C in its header (version 2 files).
+ *
+ * Return: 0; -EINVAL; -ENOENT; -EPERM (owner or mode, opening for
+ * writing); -DTA_E_BADREGION (bad magic, header CRC, size smaller than the
+ * header says, or a snapshot file with bytes after its data);
+ * -DTA_E_CHECKSUM (snapshot data changed since it was saved);
+ * -DTA_E_REGIONVERSION (unknown version, or version 1 opened for
+ * writing); other -errno.
  */
 DTA_API int dta_region_open(const struct dta_region_opts *opts,
 			    struct dta_region **out);
 
 /**
  * dta_region_save() - write the whole region (header and data) to a file,
- * atomically (temporary file, fsync, rename). The data area is copied
- * while writers may still be active: a snapshot of a live region is as
- * consistent as a query of it.
- * Return: 0 or -errno.
+ * atomically: a temporary file (mode 0600) in the same directory, fsync,
+ * rename, fsync of the directory. The data area is copied while writers
+ * may still be active: a snapshot of a live region is as consistent as a
+ * query of it. The file's header keeps the region's origin id and
+ * creation time, adds the save time and the CRC-32C of exactly the data
+ * bytes written.
+ * Return: 0 or -errno (on failure no file is left under @path's name
+ * except a previous snapshot, untouched; a failed fsync of the directory
+ * after the rename is reported too).
  */
 DTA_API int dta_region_save(const struct dta_region *r, const char *path);
 
 /**
  * dta_region_load() - copy a saved region file's data into @r, whose layout
- * must be identical. Return: 0, -DTA_E_MISMATCH, -DTA_E_BADREGION, -errno.
+ * must be identical. @r keeps its own origin id and creation time.
+ * Return: 0, -DTA_E_MISMATCH, -DTA_E_BADREGION, -DTA_E_CHECKSUM,
+ * -DTA_E_REGIONVERSION, -errno (as dta_region_open()).
  */
 DTA_API int dta_region_load(struct dta_region *r, const char *path);
 
@@ -108,6 +164,49 @@ DTA_API void *dta_region_base(const struct dta_region *r);
 DTA_API uint64_t dta_region_map_size(const struct dta_region *r);
 /* Page size actually backing the mapping (4096, 2 MiB or 1 GiB). */
 DTA_API uint64_t dta_region_page_size(const struct dta_region *r);
+
+/* Random id given at creation (a snapshot file keeps its source's); 0 for
+ * a version-1 file. */
+DTA_API uint64_t dta_region_origin(const struct dta_region *r);
+/* Creation time, Unix ns (a snapshot file: its source's; version-1
+ * files: the save time, whole seconds). */
+DTA_API uint64_t dta_region_created_ns(const struct dta_region *r);
+/* When a snapshot file was saved, Unix ns; 0 for a live region. */
+DTA_API uint64_t dta_region_saved_ns(const struct dta_region *r);
+
+/**
+ * dta_region_state() - DTA_REGION_LIVE or DTA_REGION_RETIRED, read from
+ * the shared header now; 0 for regions without state (snapshot files,
+ * version-1 regions) and NULL. Thread-safe.
+ */
+DTA_API int dta_region_state(const struct dta_region *r);
+
+/**
+ * dta_region_enter() - announce a write into @r, mapped read-write.
+ * On 0 the caller may write and must call dta_region_leave() when done
+ * (keep the bracket short: the owner waits for it when retiring).
+ * Return: 0; -ESTALE when the owner retired the region (do not write:
+ * reopen by name to find its successor); -EINVAL (NULL, read-only
+ * mapping, version-1 region). Thread- and process-safe (atomics in the
+ * shared header).
+ */
+DTA_API int dta_region_enter(struct dta_region *r);
+/* End the write dta_region_enter() allowed. */
+DTA_API void dta_region_leave(struct dta_region *r);
+
+/**
+ * dta_region_retire() - mark @r RETIRED, then wait up to @timeout_ms for
+ * the writers inside to leave. Writers entering after the mark are
+ * refused (-ESTALE), so once this returns 0 the data no longer changes
+ * (except through writers that do not use dta_region_enter()).
+ * Return: 0; -ETIMEDOUT (writers still inside, count logged; the state is
+ * RETIRED all the same); -EINVAL (NULL, read-only, version 1).
+ * Thread-safe.
+ */
+DTA_API int dta_region_retire(struct dta_region *r, unsigned timeout_ms);
+/* Mark @r LIVE again (an owner reattaching a region its predecessor
+ * retired). Return: 0 or -EINVAL as dta_region_retire(). */
+DTA_API int dta_region_revive(struct dta_region *r);
 
 #ifdef __cplusplus
 }

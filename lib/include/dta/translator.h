@@ -108,7 +108,7 @@ struct dta_translator_stats {
 	uint64_t ops_write;          /* operations handed to the sink */
 	uint64_t ops_fetch_add;
 	uint64_t bytes_written;
-	uint64_t sink_errors;        /* operations the sink refused */
+	uint64_t sink_errors;        /* operations the sink refused: not written, lost */
 	uint64_t pc_emitted;         /* chunks written, complete */
 	uint64_t pc_evictions;       /* chunks written because evicted */
 	uint64_t pc_timeouts;        /* chunks written because timed out */
