@@ -580,8 +580,9 @@ static int check_value(const struct key_rule *r, const struct kv *kv,
 		return 0;
 	case KT_NAME:
 		if (!valid_name(v))
-			return fail(err, errlen, kv->line, "%s: '%s' is not 1-%d "
-				    "letters, digits, _ or -", r->key, v,
+			return fail(err, errlen, kv->line, "%s: '%.*s%s' is not "
+				    "1-%d letters, digits, _ or -", r->key, 60, v,
+				    strlen(v) > 60 ? "..." : "",
 				    DTA_CONFIG_NAME_MAX - 1);
 		return 0;
 	case KT_IPV4: {
