@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/sock_diag.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <netinet/in.h>
@@ -26,6 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "allow.h"
 #include "switch_sink.h"
 #include "tools.h"
 #ifdef DTA_HAVE_RDMA
@@ -73,6 +75,8 @@ struct translator {
 	double stats_interval;
 	const char *stats_file;
 	atomic_uint_fast64_t rx_errors;
+	struct allow_list allow;    /* reporters' source addresses */
+	atomic_bool refused_said;   /* the first refused source is logged */
 	bool collector_gone;
 	const char *rdma_collector; /* HOST:PORT of the default collector */
 	bool use_rdma;              /* RDMA sink instead of shm */
@@ -123,9 +127,16 @@ static void usage(FILE *f)
 		"                           (docs/config.md), required\n"
 		"  -p, --port N             UDP port (default: [translator] port, 40040)\n"
 		"  -b, --bind ADDR          IPv4 address to listen on (default: [translator]\n"
-		"                           bind, else 0.0.0.0)\n"
-		"  -w, --workers N          receive threads on the port (SO_REUSEPORT;\n"
-		"                           default: [translator] workers, else 1)\n"
+		"                           bind, else 127.0.0.1: this host only; reports\n"
+		"                           are not authenticated, see --allow)\n"
+		"  -a, --allow LIST         accept datagrams only from these sources:\n"
+		"                           addresses or a.b.c.d/len, comma-separated\n"
+		"                           (default: [translator] allow, else any);\n"
+		"                           others are dropped and counted (refused_source)\n"
+		"  -w, --workers N          receive threads on the port (default:\n"
+		"                           [translator] workers, else 1); several share\n"
+		"                           it with SO_REUSEPORT within this process only:\n"
+		"                           a port another process holds is refused\n"
 		"  -r, --pcap FILE          replay UDP packets to PORT from a pcap file,\n"
 		"                           using the packets' own timestamps, then exit\n"
 		"  -i, --interface IF       read packets to PORT from a live interface\n"
@@ -133,7 +144,8 @@ static void usage(FILE *f)
 		"  -s, --stats-interval S   print counters to stderr every S seconds\n"
 		"                           (default: [translator] stats_interval_s, 0=off)\n"
 		"  -o, --stats-file FILE    keep the counters there as JSON (rewritten\n"
-		"                           every interval and at exit)\n"
+		"                           every interval, every 50 ms without one,\n"
+		"                           and at exit)\n"
 		"  -R, --rdma HOST[:PORT]   write into the collectors with RDMA instead\n"
 		"                           of local shared memory; HOST[:PORT] is the\n"
 		"                           [collector]'s address (default: [translator]\n"
@@ -152,7 +164,8 @@ static void usage(FILE *f)
 		"32768), pc_timeout_ms (10), ap_timeout_ms (1), ki_window_us (0: no\n"
 		"pre-aggregation), legacy (auto, plain, nack or off), rdma_qps (queue\n"
 		"pairs per collector, 1).\n"
-		"At exit the counters are printed to stdout as one JSON object.\n"
+		"At exit the counters are printed to stdout as one JSON object\n"
+		"(docs/translator.md, \"Loss accounting\").\n"
 		"If the collector restarts, the translator notices its new shared\n"
 		"memory within a second and writes there.\n");
 }
@@ -532,6 +545,7 @@ static int cfg_u64(struct dta_config *c, const char *key, uint64_t def,
 	return 0;
 }
 
+/* Names of struct dta_translator_stats' fields, in order. */
 static const char *const stat_names[] = {
 	"packets", "reports_0", "reports_key_write", "reports_append",
 	"reports_key_increment", "reports_postcard", "malformed",
@@ -539,8 +553,14 @@ static const char *const stat_names[] = {
 	"ops_write",
 	"ops_fetch_add", "bytes_written", "sink_errors", "pc_emitted",
 	"pc_evictions", "pc_timeouts", "pc_hops_dropped", "pc_duplicates",
-	"ap_batches", "ap_partial", "ki_merged",
+	"ap_batches", "ap_partial", "ki_merged", "reports_in",
+	"malformed_truncated", "malformed_version", "malformed_opcode",
+	"malformed_field", "malformed_ambiguous", "malformed_too_many",
+	"seq_duplicates", "seq_suspect", "seq_jumps", "sink_lost_reports",
+	"socket_drops", "rx_truncated", "refused_source",
 };
+static_assert(sizeof(stat_names) / sizeof(stat_names[0]) * sizeof(uint64_t) ==
+	      sizeof(struct dta_translator_stats), "a name for every counter");
 
 static void write_stats(struct translator *t, FILE *f, int pretty)
 {
@@ -556,7 +576,9 @@ static void write_stats(struct translator *t, FILE *f, int pretty)
 		if (pretty && i % 6 == 5)
 			fputc('\n', f);
 	}
-	fprintf(f, ",\"rx_errors\":%" PRIu64, (uint64_t)atomic_load(&t->rx_errors));
+	fprintf(f, ",\"reports_applied\":%" PRIu64 ",\"rx_errors\":%" PRIu64,
+		st.reports[1] + st.reports[2] + st.reports[3] + st.reports[4],
+		(uint64_t)atomic_load(&t->rx_errors));
 #ifdef DTA_HAVE_RDMA
 	if (t->rdma) {
 		struct rdma_sink_stats rs;
@@ -599,17 +621,18 @@ static void print_interval(struct translator *t)
 	fprintf(stderr,
 		"dta-translator: packets %" PRIu64 " kw %" PRIu64 " pc %" PRIu64
 		" ap %" PRIu64 " ki %" PRIu64 " malformed %" PRIu64
-		" unknown %" PRIu64 " lost %" PRIu64 " ops %" PRIu64 "\n",
+		" unknown %" PRIu64 " lost %" PRIu64 " socket_drops %" PRIu64
+		" refused %" PRIu64 " ops %" PRIu64 "\n",
 		st.packets, st.reports[DTA_OP_KEY_WRITE],
 		st.reports[DTA_OP_POSTCARD], st.reports[DTA_OP_APPEND],
 		st.reports[DTA_OP_KEY_INCREMENT], st.malformed,
-		st.unknown_structure, st.seq_lost,
-		st.ops_write + st.ops_fetch_add);
+		st.unknown_structure, st.seq_lost, st.socket_drops,
+		st.refused_source, st.ops_write + st.ops_fetch_add);
 }
 
 /* ---- UDP workers ---- */
 
-static int udp_socket(struct translator *t)
+static int udp_socket(struct translator *t, bool reuseport)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET,
 				  .sin_port = htons(t->port) };
@@ -623,7 +646,13 @@ static int udp_socket(struct translator *t)
 	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		goto fail;
-	setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one));
+	if (reuseport &&
+	    setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)))
+		goto fail;
+	/* Every datagram carries the socket's drop count: losses in the
+	 * kernel's queue become socket_drops. */
+	if (setsockopt(fd, SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof(one)))
+		goto fail;
 	/* A larger queue absorbs bursts between receives. Beyond
 	 * net.core.rmem_max only with CAP_NET_ADMIN (SO_RCVBUFFORCE). */
 	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)))
@@ -632,24 +661,126 @@ static int udp_socket(struct translator *t)
 		goto fail;
 	return fd;
 fail:
-	fprintf(stderr, "dta-translator: UDP %s:%u: %s\n", t->bind_addr, t->port,
-		strerror(errno));
+	fprintf(stderr, "dta-translator: UDP %s:%u: %s%s\n", t->bind_addr, t->port,
+		strerror(errno),
+		errno == EADDRINUSE ? " (another dta-translator, or another "
+				      "program, receives on this port: stop it "
+				      "or choose another --port)" : "");
 	if (fd >= 0)
 		close(fd);
 	return -1;
 }
 
+/*
+ * Several workers share the port with SO_REUSEPORT, which would also let
+ * another process (same user) join the group and take a share of the
+ * reports. Before: a socket without SO_REUSEPORT must be able to bind
+ * (nobody holds the port). After: /proc/net/udp must list no socket on
+ * the port but ours (closes the window between the two).
+ */
+static int port_free(struct translator *t)
+{
+	int fd = udp_socket(t, false);
+
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+static int port_ours(struct translator *t, const int *fds, unsigned n)
+{
+	FILE *f = fopen("/proc/net/udp", "r");
+	uint32_t want = ntohl(inet_addr(t->bind_addr));
+	char line[512];
+	int rc = 0;
+
+	if (!f)
+		return 0; /* no procfs: the probe before binding has to do */
+	while (fgets(line, sizeof(line), f)) {
+		unsigned addr, port;
+		unsigned long ino;
+		bool mine = false;
+
+		if (sscanf(line, " %*u: %8x:%4x %*x:%*x %*x %*x:%*x %*x:%*x %*x "
+			   "%*u %*u %lu", &addr, &port, &ino) != 3 ||
+		    port != t->port)
+			continue;
+		/* The kernel prints the address as the host reads the
+		 * network-order word. */
+		addr = ntohl(addr);
+		if (addr != want && addr != 0 && want != 0)
+			continue;
+		for (unsigned i = 0; i < n; i++) {
+			struct stat st;
+
+			if (fstat(fds[i], &st) == 0 && st.st_ino == ino)
+				mine = true;
+		}
+		if (!mine) {
+			fprintf(stderr, "dta-translator: UDP %s:%u: another process "
+				"joined the port (socket inode %lu): refusing to "
+				"share it\n", t->bind_addr, t->port, ino);
+			rc = -1;
+		}
+	}
+	fclose(f);
+	return rc;
+}
+
 struct worker {
 	struct translator *t;
 	int fd;
+	uint32_t drops; /* the socket's drop count as last seen */
 	pthread_t th;
 };
+
+/* The socket's cumulative drop count is @now: count what is new. */
+static void note_drops(struct worker *w, uint32_t now)
+{
+	uint32_t d = now - w->drops;
+
+	if (d && d < 1u << 31) {
+		dta_translator_count_input(w->t->core, DTA_INPUT_SOCKET_DROP, d);
+		w->drops = now;
+	}
+}
+
+/* Drops after the last datagram received carry no cmsg: ask the socket. */
+static void poll_drops(struct worker *w)
+{
+	uint32_t mem[SK_MEMINFO_VARS];
+	socklen_t len = sizeof(mem);
+
+	if (getsockopt(w->fd, SOL_SOCKET, SO_MEMINFO, mem, &len) == 0 &&
+	    len > SK_MEMINFO_DROPS * sizeof(uint32_t))
+		note_drops(w, mem[SK_MEMINFO_DROPS]);
+}
+
+static bool source_ok(struct translator *t, const struct sockaddr_in *from)
+{
+	char a[INET_ADDRSTRLEN];
+
+	if (allow_ok(&t->allow, ntohl(from->sin_addr.s_addr)))
+		return true;
+	dta_translator_count_input(t->core, DTA_INPUT_REFUSED_SOURCE, 1);
+	if (!atomic_exchange(&t->refused_said, true))
+		say("refused a datagram from %s (not in allow); further ones are "
+		    "counted as refused_source",
+		    inet_ntop(AF_INET, &from->sin_addr, a, sizeof(a)) ? a : "?");
+	return false;
+}
 
 static void *udp_worker(void *arg)
 {
 	struct worker *w = arg;
 	struct translator *t = w->t;
 	static __thread uint8_t bufs[BATCH][DTA_PAYLOAD_MAX];
+	static __thread union {
+		char b[CMSG_SPACE(sizeof(uint32_t))];
+		struct cmsghdr align;
+	} ctl[BATCH];
+	struct sockaddr_in from[BATCH];
 	struct mmsghdr msgs[BATCH];
 	struct iovec iov[BATCH];
 	uint64_t last_tick = tool_now_ns();
@@ -663,6 +794,8 @@ static void *udp_worker(void *arg)
 		memset(&msgs[i], 0, sizeof(msgs[i]));
 		msgs[i].msg_hdr.msg_iov = &iov[i];
 		msgs[i].msg_hdr.msg_iovlen = 1;
+		msgs[i].msg_hdr.msg_name = &from[i];
+		msgs[i].msg_hdr.msg_control = ctl[i].b;
 	}
 	while (!stop) {
 		struct pollfd p = { .fd = w->fd, .events = POLLIN };
@@ -670,18 +803,39 @@ static void *udp_worker(void *arg)
 		int n;
 
 		if (poll(&p, 1, wait_ms) > 0) {
+			for (int i = 0; i < BATCH; i++) {
+				msgs[i].msg_hdr.msg_namelen = sizeof(from[i]);
+				msgs[i].msg_hdr.msg_controllen = sizeof(ctl[i].b);
+			}
 			n = recvmmsg(w->fd, msgs, BATCH, MSG_DONTWAIT, NULL);
 			if (n < 0 && errno != EAGAIN && errno != EINTR)
 				atomic_fetch_add(&t->rx_errors, 1);
 			now = tool_now_ns();
 			for (int i = 0; i < n; i++) {
-				if (msgs[i].msg_hdr.msg_flags & MSG_TRUNC) {
-					atomic_fetch_add(&t->rx_errors, 1);
+				struct msghdr *h = &msgs[i].msg_hdr;
+
+				for (struct cmsghdr *c = CMSG_FIRSTHDR(h); c;
+				     c = CMSG_NXTHDR(h, c)) {
+					uint32_t d;
+
+					if (c->cmsg_level != SOL_SOCKET ||
+					    c->cmsg_type != SO_RXQ_OVFL)
+						continue;
+					memcpy(&d, CMSG_DATA(c), sizeof(d));
+					note_drops(w, d);
+				}
+				if (!source_ok(t, &from[i]))
+					continue;
+				if (h->msg_flags & MSG_TRUNC) {
+					dta_translator_count_input(t->core,
+						DTA_INPUT_TRUNCATED, 1);
 					continue;
 				}
 				dta_translator_process(t->core, bufs[i],
 						       msgs[i].msg_len, now);
 			}
+		} else {
+			poll_drops(w); /* idle: drops since the last datagram */
 		}
 		now = tool_now_ns();
 		if (now - last_tick >= t->tick_ns) {
@@ -689,6 +843,7 @@ static void *udp_worker(void *arg)
 			last_tick = now;
 		}
 	}
+	poll_drops(w);
 	return NULL;
 }
 
@@ -699,14 +854,24 @@ static int run_udp(struct translator *t)
 	uint64_t next_stats, next_check;
 	int rc = 0;
 
+	int fds[MAX_WORKERS];
+	bool reuse = t->workers > 1;
+
+	if (reuse && port_free(t))
+		return -1;
 	for (unsigned i = 0; i < t->workers; i++) {
 		w[i].t = t;
-		w[i].fd = udp_socket(t);
+		w[i].drops = 0;
+		w[i].fd = fds[i] = udp_socket(t, reuse);
 		if (w[i].fd < 0) {
 			rc = -1;
 			goto out;
 		}
 		started++;
+	}
+	if (reuse && port_ours(t, fds, started)) {
+		rc = -1;
+		goto out;
 	}
 	for (unsigned i = 0; i < t->workers; i++)
 		pthread_create(&w[i].th, NULL, udp_worker, &w[i]);
@@ -733,6 +898,8 @@ static int run_udp(struct translator *t)
 				print_interval(t);
 			save_stats_file(t);
 			next_stats += (uint64_t)(t->stats_interval * 1e9);
+		} else if (t->stats_interval <= 0) {
+			save_stats_file(t); /* scripts wait on it (dta-gen --sync) */
 		}
 	}
 	for (unsigned i = 0; i < t->workers; i++)
@@ -745,9 +912,10 @@ out:
 
 /* ---- pcap input ---- */
 
-/* The UDP payload of a captured frame sent to @port, or NULL. */
+/* The UDP payload of a captured frame sent to @port, or NULL; *@src is
+ * its IPv4 source (host order), 0 for IPv6. */
 static const uint8_t *udp_payload(int dlt, const uint8_t *p, size_t caplen,
-				  uint16_t port, size_t *len)
+				  uint16_t port, size_t *len, uint32_t *src)
 {
 	size_t off = 0, ihl;
 	uint16_t ethertype;
@@ -787,6 +955,8 @@ static const uint8_t *udp_payload(int dlt, const uint8_t *p, size_t caplen,
 			return NULL;
 		ihl = (size_t)(ip[0] & 15) * 4;
 		proto = ip[9];
+		*src = (uint32_t)ip[12] << 24 | (uint32_t)ip[13] << 16 |
+		       (uint32_t)ip[14] << 8 | ip[15];
 		if ((ip[6] & 0x3f) || ip[7]) /* fragments: not reassembled */
 			return NULL;
 	} else if (ethertype == 0x86dd) {
@@ -794,6 +964,7 @@ static const uint8_t *udp_payload(int dlt, const uint8_t *p, size_t caplen,
 			return NULL;
 		ihl = 40;
 		proto = ip[6]; /* extension headers are not followed */
+		*src = 0; /* the allow-list is IPv4: refused when set */
 	} else {
 		return NULL;
 	}
@@ -861,6 +1032,7 @@ static int run_pcap(struct translator *t, const char *file, const char *dev)
 	while (!stop && (rc = pcap_next_ex(pc, &h, &pkt)) >= 0) {
 		uint64_t now;
 		const uint8_t *pl;
+		uint32_t src = 0;
 		size_t len;
 
 		if (rc == 0) { /* live timeout */
@@ -871,7 +1043,12 @@ static int run_pcap(struct translator *t, const char *file, const char *dev)
 		now = file ? (uint64_t)h->ts.tv_sec * 1000000000ull +
 				     (uint64_t)h->ts.tv_usec * 1000ull
 			   : tool_now_ns();
-		pl = udp_payload(dlt, pkt, h->caplen, t->port, &len);
+		pl = udp_payload(dlt, pkt, h->caplen, t->port, &len, &src);
+		if (pl && t->allow.n && (!src || !allow_ok(&t->allow, src))) {
+			dta_translator_count_input(t->core,
+						   DTA_INPUT_REFUSED_SOURCE, 1);
+			pl = NULL;
+		}
 		if (pl) {
 			used++;
 			dta_translator_process(t->core, pl, len, now);
@@ -917,6 +1094,7 @@ int main(int argc, char **argv)
 		{ "config", required_argument, NULL, 'c' },
 		{ "port", required_argument, NULL, 'p' },
 		{ "bind", required_argument, NULL, 'b' },
+		{ "allow", required_argument, NULL, 'a' },
 		{ "workers", required_argument, NULL, 'w' },
 		{ "pcap", required_argument, NULL, 'r' },
 		{ "interface", required_argument, NULL, 'i' },
@@ -934,15 +1112,17 @@ int main(int argc, char **argv)
 	struct sigaction sa = { .sa_handler = on_signal };
 	const char *cfg_path = NULL, *pcap_file = NULL, *dev = NULL;
 	const char *port_s = NULL, *workers_s = NULL, *stats_s = NULL, *v;
+	const char *allow_s = NULL;
 	uint64_t x;
 	char err[256];
 	int opt, rc = 1;
 
-	while ((opt = getopt_long(argc, argv, "c:p:b:w:r:i:s:o:R:X:qh", lo, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "c:p:b:a:w:r:i:s:o:R:X:qh", lo, NULL)) != -1) {
 		switch (opt) {
 		case 'c': cfg_path = optarg; break;
 		case 'p': port_s = optarg; break;
 		case 'b': t.bind_addr = optarg; break;
+		case 'a': allow_s = optarg; break;
 		case 'w': workers_s = optarg; break;
 		case 'r': pcap_file = optarg; break;
 		case 'i': dev = optarg; break;
@@ -975,7 +1155,13 @@ int main(int argc, char **argv)
 	if (!t.bind_addr)
 		t.bind_addr = dta_config_get(t.cfg, "translator", "bind");
 	if (!t.bind_addr)
-		t.bind_addr = "0.0.0.0";
+		t.bind_addr = "127.0.0.1";
+	if (!allow_s)
+		allow_s = dta_config_get(t.cfg, "translator", "allow");
+	if (allow_s && allow_parse(allow_s, &t.allow, err, sizeof(err))) {
+		fprintf(stderr, "dta-translator: allow: %s\n", err);
+		goto out;
+	}
 	if (!workers_s)
 		workers_s = dta_config_get(t.cfg, "translator", "workers");
 	if (dta_parse_size(workers_s ? workers_s : "1", &x) || x == 0 ||

@@ -57,6 +57,7 @@ static const char *const translator_keys[] = {
 	"port", "bind", "workers", "pc_cache", "pc_timeout_ms",
 	"ap_timeout_ms", "ki_window_us", "legacy", "stats_interval_s",
 	"rdma_collector", "rdma_qps", "sink", "switch_interface", "switch_meta",
+	"allow",
 	NULL,
 };
 
