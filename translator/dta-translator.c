@@ -75,6 +75,8 @@ struct translator {
 	double stats_interval;
 	const char *stats_file;
 	atomic_uint_fast64_t rx_errors;
+	int rcvbuf;                 /* the sockets' receive queue, bytes */
+	uint64_t queue_datagrams;   /* datagrams that queue surely holds */
 	struct allow_list allow;    /* reporters' source addresses */
 	atomic_bool refused_said;   /* the first refused source is logged */
 	bool collector_gone;
@@ -144,7 +146,7 @@ static void usage(FILE *f)
 		"  -s, --stats-interval S   print counters to stderr every S seconds\n"
 		"                           (default: [translator] stats_interval_s, 0=off)\n"
 		"  -o, --stats-file FILE    keep the counters there as JSON (rewritten\n"
-		"                           every interval, every 50 ms without one,\n"
+		"                           every interval, every 10 ms without one,\n"
 		"                           and at exit)\n"
 		"  -R, --rdma HOST[:PORT]   write into the collectors with RDMA instead\n"
 		"                           of local shared memory; HOST[:PORT] is the\n"
@@ -576,9 +578,11 @@ static void write_stats(struct translator *t, FILE *f, int pretty)
 		if (pretty && i % 6 == 5)
 			fputc('\n', f);
 	}
-	fprintf(f, ",\"reports_applied\":%" PRIu64 ",\"rx_errors\":%" PRIu64,
+	fprintf(f, ",\"reports_applied\":%" PRIu64 ",\"rx_errors\":%" PRIu64
+		",\"rcvbuf_bytes\":%d,\"queue_datagrams\":%" PRIu64,
 		st.reports[1] + st.reports[2] + st.reports[3] + st.reports[4],
-		(uint64_t)atomic_load(&t->rx_errors));
+		(uint64_t)atomic_load(&t->rx_errors), t->rcvbuf,
+		t->queue_datagrams);
 #ifdef DTA_HAVE_RDMA
 	if (t->rdma) {
 		struct rdma_sink_stats rs;
@@ -637,6 +641,7 @@ static int udp_socket(struct translator *t, bool reuseport)
 	struct sockaddr_in sa = { .sin_family = AF_INET,
 				  .sin_port = htons(t->port) };
 	int fd, one = 1, rcvbuf = 8 << 20;
+	socklen_t len;
 
 	if (inet_pton(AF_INET, t->bind_addr, &sa.sin_addr) != 1) {
 		fprintf(stderr, "dta-translator: bad bind address %s\n",
@@ -659,6 +664,11 @@ static int udp_socket(struct translator *t, bool reuseport)
 		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
 		goto fail;
+	len = sizeof(t->rcvbuf);
+	getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &t->rcvbuf, &len);
+	/* A queued datagram of up to 1500 bytes costs at most about 4 KiB
+	 * of the queue (its truesize). */
+	t->queue_datagrams = (uint64_t)t->rcvbuf / 4096;
 	return fd;
 fail:
 	fprintf(stderr, "dta-translator: UDP %s:%u: %s%s\n", t->bind_addr, t->port,
@@ -882,7 +892,9 @@ static int run_udp(struct translator *t)
 	next_stats = tool_now_ns() + (uint64_t)(t->stats_interval * 1e9);
 	next_check = tool_now_ns() + 1000000000ull;
 	while (!stop) {
-		usleep(50000);
+		/* Without an interval the stats file is what scripts wait on
+		 * (dta-gen --sync): keep it fresh. */
+		usleep(t->stats_interval > 0 || !t->stats_file ? 50000 : 10000);
 		if (tool_now_ns() >= next_check) {
 			check_collector(t);
 			next_check += 1000000000ull;
@@ -899,7 +911,7 @@ static int run_udp(struct translator *t)
 			save_stats_file(t);
 			next_stats += (uint64_t)(t->stats_interval * 1e9);
 		} else if (t->stats_interval <= 0) {
-			save_stats_file(t); /* scripts wait on it (dta-gen --sync) */
+			save_stats_file(t);
 		}
 	}
 	for (unsigned i = 0; i < t->workers; i++)
@@ -983,6 +995,19 @@ static const uint8_t *udp_payload(int dlt, const uint8_t *p, size_t caplen,
 	return ip + 8;
 }
 
+/* A live capture's kernel drops (of packets to the port, by the filter)
+ * are the socket drops of that input. */
+static void capture_drops(struct translator *t, pcap_t *pc, unsigned *seen)
+{
+	struct pcap_stat ps;
+
+	if (pcap_stats(pc, &ps) == 0 && ps.ps_drop != *seen) {
+		dta_translator_count_input(t->core, DTA_INPUT_SOCKET_DROP,
+					   ps.ps_drop - *seen);
+		*seen = ps.ps_drop;
+	}
+}
+
 static int run_pcap(struct translator *t, const char *file, const char *dev)
 {
 #ifdef DTA_HAVE_RDMA
@@ -992,8 +1017,9 @@ static int run_pcap(struct translator *t, const char *file, const char *dev)
 	struct pcap_pkthdr *h;
 	const uint8_t *pkt;
 	pcap_t *pc;
-	uint64_t seen = 0, used = 0, last_tick = 0;
+	uint64_t seen = 0, used = 0, last_tick = 0, next_save = 0;
 	uint64_t next_check = tool_now_ns() + 1000000000ull;
+	unsigned cap_drops = 0; /* the capture's drop count as last seen */
 	int dlt, rc = 0;
 
 	if (file) {
@@ -1026,6 +1052,8 @@ static int run_pcap(struct translator *t, const char *file, const char *dev)
 			pcap_setfilter(pc, &prog);
 			pcap_freecode(&prog);
 		}
+		/* Immediate mode captures into frames of the snap length. */
+		t->queue_datagrams = (32u << 20) / (65535 + 128);
 		printf("ready pcap %s\n", dev);
 		fflush(stdout);
 	}
@@ -1037,6 +1065,9 @@ static int run_pcap(struct translator *t, const char *file, const char *dev)
 
 		if (rc == 0) { /* live timeout */
 			dta_translator_tick(t->core, tool_now_ns());
+			capture_drops(t, pc, &cap_drops);
+			if (t->stats_interval <= 0)
+				save_stats_file(t);
 			continue;
 		}
 		seen++;
@@ -1061,6 +1092,12 @@ static int run_pcap(struct translator *t, const char *file, const char *dev)
 			check_collector(t);
 			next_check = tool_now_ns() + 1000000000ull;
 		}
+		if (dev && tool_now_ns() >= next_save) {
+			capture_drops(t, pc, &cap_drops);
+			if (t->stats_interval <= 0)
+				save_stats_file(t); /* for dta-gen --sync */
+			next_save = tool_now_ns() + 10000000ull;
+		}
 #ifdef DTA_HAVE_RDMA
 		if (t->sw)
 			switch_sink_poll(t->sw);
@@ -1079,6 +1116,7 @@ static int run_pcap(struct translator *t, const char *file, const char *dev)
 	if (dev) {
 		struct pcap_stat ps;
 
+		capture_drops(t, pc, &cap_drops);
 		if (pcap_stats(pc, &ps) == 0 && (ps.ps_drop || ps.ps_ifdrop))
 			fprintf(stderr, "dta-translator: the capture dropped %u "
 				"packets (%u by the interface)\n", ps.ps_drop,

@@ -153,11 +153,13 @@ static void count(struct dta_translator *t, unsigned c, uint64_t n)
 	if (s < CTR_SLOTS) {
 		_Atomic uint64_t *p = &t->ctr[s].c[c];
 
+		/* Release: a reader who sees the count sees the writes
+		 * made before it (C_PACKETS is counted after them). */
 		atomic_store_explicit(p, atomic_load_explicit(p, memory_order_relaxed) + n,
-				      memory_order_relaxed);
+				      memory_order_release);
 	} else {
 		atomic_fetch_add_explicit(&t->ctr[CTR_SLOTS].c[c], n,
-					  memory_order_relaxed);
+					  memory_order_release);
 	}
 }
 
@@ -166,7 +168,7 @@ static uint64_t counter(const struct dta_translator *t, unsigned c)
 	uint64_t sum = 0;
 
 	for (unsigned s = 0; s <= CTR_SLOTS; s++)
-		sum += atomic_load_explicit(&t->ctr[s].c[c], memory_order_relaxed);
+		sum += atomic_load_explicit(&t->ctr[s].c[c], memory_order_acquire);
 	return sum;
 }
 
@@ -764,7 +766,6 @@ DTA_API int dta_translator_process(struct dta_translator *t, const void *buf,
 
 	if (!t)
 		return -EINVAL;
-	count(t, C_PACKETS, 1);
 	n = dta_wire_decode(buf, len, r, DTA_WIRE_REPORTS_MAX,
 			    t->o.decode_flags);
 	if (n < 0) {
@@ -774,6 +775,7 @@ DTA_API int dta_translator_process(struct dta_translator *t, const void *buf,
 			 : n == -DTA_E_OPCODE ? C_MAL_OPCODE
 			 : n == -DTA_E_AMBIGUOUS ? C_MAL_AMBIGUOUS
 			 : n == -ENOSPC ? C_MAL_TOO_MANY : C_MAL_FIELD, 1);
+		count(t, C_PACKETS, 1);
 		return n;
 	}
 	count(t, C_REPORTS_IN, (uint64_t)n);
@@ -801,6 +803,8 @@ DTA_API int dta_translator_process(struct dta_translator *t, const void *buf,
 	}
 	for (unsigned op = 1; op < 5; op++)
 		count(t, C_R0 + op, by_op[op]);
+	/* Last: whoever sees the payload counted sees what it wrote. */
+	count(t, C_PACKETS, 1);
 	return done;
 }
 

@@ -96,7 +96,8 @@ struct dta_translator_opts {
 
 /* Counters; all monotonic since creation. */
 struct dta_translator_stats {
-	uint64_t packets;            /* payloads given to _process() */
+	uint64_t packets;            /* payloads given to _process(), counted
+				      * when it is done with them */
 	uint64_t reports[5];         /* accepted reports, by opcode 1..4 */
 	uint64_t malformed;          /* payloads rejected by the decoder */
 	uint64_t unknown_structure;  /* reports no structure accepts */
