@@ -887,6 +887,7 @@ static int run_udp(struct translator *t)
 		pthread_create(&w[i].th, NULL, udp_worker, &w[i]);
 	say("listening on %s:%u with %u worker%s", t->bind_addr, t->port,
 	    t->workers, t->workers == 1 ? "" : "s");
+	save_stats_file(t);
 	printf("ready udp %s:%u\n", t->bind_addr, t->port);
 	fflush(stdout);
 	next_stats = tool_now_ns() + (uint64_t)(t->stats_interval * 1e9);
@@ -1020,6 +1021,7 @@ static int run_pcap(struct translator *t, const char *file, const char *dev)
 	uint64_t seen = 0, used = 0, last_tick = 0, next_save = 0;
 	uint64_t next_check = tool_now_ns() + 1000000000ull;
 	unsigned cap_drops = 0; /* the capture's drop count as last seen */
+	int sel = -1;           /* live: poll this when nothing is pending */
 	int dlt, rc = 0;
 
 	if (file) {
@@ -1054,6 +1056,11 @@ static int run_pcap(struct translator *t, const char *file, const char *dev)
 		}
 		/* Immediate mode captures into frames of the snap length. */
 		t->queue_datagrams = (32u << 20) / (65535 + 128);
+		/* Non-blocking, so that an idle capture still runs timeouts
+		 * and keeps the stats file fresh. */
+		if (pcap_setnonblock(pc, 1, errbuf) == 0)
+			sel = pcap_get_selectable_fd(pc);
+		save_stats_file(t);
 		printf("ready pcap %s\n", dev);
 		fflush(stdout);
 	}
@@ -1063,11 +1070,15 @@ static int run_pcap(struct translator *t, const char *file, const char *dev)
 		uint32_t src = 0;
 		size_t len;
 
-		if (rc == 0) { /* live timeout */
+		if (rc == 0) { /* live: nothing pending */
+			struct pollfd p = { .fd = sel, .events = POLLIN };
+
 			dta_translator_tick(t->core, tool_now_ns());
 			capture_drops(t, pc, &cap_drops);
 			if (t->stats_interval <= 0)
 				save_stats_file(t);
+			if (sel >= 0)
+				poll(&p, 1, 10);
 			continue;
 		}
 		seen++;
