@@ -781,79 +781,102 @@ static bool source_ok(struct translator *t, const struct sockaddr_in *from)
 	return false;
 }
 
-static void *udp_worker(void *arg)
-{
-	struct worker *w = arg;
-	struct translator *t = w->t;
-	static __thread uint8_t bufs[BATCH][DTA_PAYLOAD_MAX];
-	static __thread union {
+struct rx {
+	uint8_t bufs[BATCH][DTA_PAYLOAD_MAX];
+	union {
 		char b[CMSG_SPACE(sizeof(uint32_t))];
 		struct cmsghdr align;
 	} ctl[BATCH];
 	struct sockaddr_in from[BATCH];
 	struct mmsghdr msgs[BATCH];
 	struct iovec iov[BATCH];
+};
+
+/* Receive and apply what is queued, up to BATCH datagrams without
+ * waiting. Return: datagrams received, 0 if none. */
+static int rx_batch(struct worker *w, struct rx *x)
+{
+	struct translator *t = w->t;
+	uint64_t now;
+	int n;
+
+	for (int i = 0; i < BATCH; i++) {
+		x->msgs[i].msg_hdr.msg_namelen = sizeof(x->from[i]);
+		x->msgs[i].msg_hdr.msg_controllen = sizeof(x->ctl[i].b);
+	}
+	n = recvmmsg(w->fd, x->msgs, BATCH, MSG_DONTWAIT, NULL);
+	if (n < 0) {
+		if (errno != EAGAIN && errno != EINTR)
+			atomic_fetch_add(&t->rx_errors, 1);
+		return 0;
+	}
+	now = tool_now_ns();
+	for (int i = 0; i < n; i++) {
+		struct msghdr *h = &x->msgs[i].msg_hdr;
+
+		for (struct cmsghdr *c = CMSG_FIRSTHDR(h); c; c = CMSG_NXTHDR(h, c)) {
+			uint32_t d;
+
+			if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SO_RXQ_OVFL)
+				continue;
+			memcpy(&d, CMSG_DATA(c), sizeof(d));
+			note_drops(w, d);
+		}
+		if (!source_ok(t, &x->from[i]))
+			continue;
+		if (h->msg_flags & MSG_TRUNC) {
+			dta_translator_count_input(t->core, DTA_INPUT_TRUNCATED, 1);
+			continue;
+		}
+		dta_translator_process(t->core, x->bufs[i], x->msgs[i].msg_len, now);
+	}
+	return n;
+}
+
+static void *udp_worker(void *arg)
+{
+	struct worker *w = arg;
+	struct translator *t = w->t;
+	struct rx *x = calloc(1, sizeof(*x));
 	uint64_t last_tick = tool_now_ns();
 	/* Wake at least every 100 ms to notice shutdown. */
 	uint64_t wait_ns = t->tick_ns < 100000000 ? t->tick_ns : 100000000;
 	int wait_ms = wait_ns >= 1000000 ? (int)(wait_ns / 1000000) : 1;
 
+	if (!x) {
+		fprintf(stderr, "dta-translator: out of memory for a worker\n");
+		return NULL;
+	}
 	for (int i = 0; i < BATCH; i++) {
-		iov[i].iov_base = bufs[i];
-		iov[i].iov_len = sizeof(bufs[i]);
-		memset(&msgs[i], 0, sizeof(msgs[i]));
-		msgs[i].msg_hdr.msg_iov = &iov[i];
-		msgs[i].msg_hdr.msg_iovlen = 1;
-		msgs[i].msg_hdr.msg_name = &from[i];
-		msgs[i].msg_hdr.msg_control = ctl[i].b;
+		x->iov[i].iov_base = x->bufs[i];
+		x->iov[i].iov_len = sizeof(x->bufs[i]);
+		x->msgs[i].msg_hdr.msg_iov = &x->iov[i];
+		x->msgs[i].msg_hdr.msg_iovlen = 1;
+		x->msgs[i].msg_hdr.msg_name = &x->from[i];
+		x->msgs[i].msg_hdr.msg_control = x->ctl[i].b;
 	}
 	while (!stop) {
 		struct pollfd p = { .fd = w->fd, .events = POLLIN };
 		uint64_t now;
-		int n;
 
-		if (poll(&p, 1, wait_ms) > 0) {
-			for (int i = 0; i < BATCH; i++) {
-				msgs[i].msg_hdr.msg_namelen = sizeof(from[i]);
-				msgs[i].msg_hdr.msg_controllen = sizeof(ctl[i].b);
-			}
-			n = recvmmsg(w->fd, msgs, BATCH, MSG_DONTWAIT, NULL);
-			if (n < 0 && errno != EAGAIN && errno != EINTR)
-				atomic_fetch_add(&t->rx_errors, 1);
-			now = tool_now_ns();
-			for (int i = 0; i < n; i++) {
-				struct msghdr *h = &msgs[i].msg_hdr;
-
-				for (struct cmsghdr *c = CMSG_FIRSTHDR(h); c;
-				     c = CMSG_NXTHDR(h, c)) {
-					uint32_t d;
-
-					if (c->cmsg_level != SOL_SOCKET ||
-					    c->cmsg_type != SO_RXQ_OVFL)
-						continue;
-					memcpy(&d, CMSG_DATA(c), sizeof(d));
-					note_drops(w, d);
-				}
-				if (!source_ok(t, &from[i]))
-					continue;
-				if (h->msg_flags & MSG_TRUNC) {
-					dta_translator_count_input(t->core,
-						DTA_INPUT_TRUNCATED, 1);
-					continue;
-				}
-				dta_translator_process(t->core, bufs[i],
-						       msgs[i].msg_len, now);
-			}
-		} else {
+		if (poll(&p, 1, wait_ms) > 0)
+			rx_batch(w, x);
+		else
 			poll_drops(w); /* idle: drops since the last datagram */
-		}
 		now = tool_now_ns();
 		if (now - last_tick >= t->tick_ns) {
 			dta_translator_tick(t->core, now);
 			last_tick = now;
 		}
 	}
+	/* Stopping: what the queue holds was sent to us; apply it rather
+	 * than lose it uncounted with the socket (for at most a second, in
+	 * case senders keep sending). */
+	for (uint64_t end = tool_now_ns() + 1000000000ull;
+	     tool_now_ns() < end && rx_batch(w, x) > 0;)
+		;
 	poll_drops(w);
+	free(x);
 	return NULL;
 }
 
@@ -996,6 +1019,26 @@ static const uint8_t *udp_payload(int dlt, const uint8_t *p, size_t caplen,
 	return ip + 8;
 }
 
+/* Apply one captured frame if it is a datagram to the port from an
+ * allowed source. Return: 1 if it was one. */
+static int pcap_one(struct translator *t, int dlt, const struct pcap_pkthdr *h,
+		    const uint8_t *pkt, uint64_t now)
+{
+	const uint8_t *pl;
+	uint32_t src = 0;
+	size_t len;
+
+	pl = udp_payload(dlt, pkt, h->caplen, t->port, &len, &src);
+	if (!pl)
+		return 0;
+	if (t->allow.n && (!src || !allow_ok(&t->allow, src))) {
+		dta_translator_count_input(t->core, DTA_INPUT_REFUSED_SOURCE, 1);
+		return 1;
+	}
+	dta_translator_process(t->core, pl, len, now);
+	return 1;
+}
+
 /* A live capture's kernel drops (of packets to the port, by the filter)
  * are the socket drops of that input. */
 static void capture_drops(struct translator *t, pcap_t *pc, unsigned *seen)
@@ -1054,8 +1097,12 @@ static int run_pcap(struct translator *t, const char *file, const char *dev)
 			pcap_setfilter(pc, &prog);
 			pcap_freecode(&prog);
 		}
-		/* Immediate mode captures into frames of the snap length. */
-		t->queue_datagrams = (32u << 20) / (65535 + 128);
+		/* Reports come in: not capturing our own outgoing packets
+		 * also keeps loopback from filling the buffer twice. */
+		pcap_setdirection(pc, PCAP_D_IN);
+		/* Immediate mode captures into frames of the snap length,
+		 * a block of 128 KiB each. */
+		t->queue_datagrams = (32u << 20) / (128u << 10);
 		/* Non-blocking, so that an idle capture still runs timeouts
 		 * and keeps the stats file fresh. */
 		if (pcap_setnonblock(pc, 1, errbuf) == 0)
@@ -1066,9 +1113,6 @@ static int run_pcap(struct translator *t, const char *file, const char *dev)
 	}
 	while (!stop && (rc = pcap_next_ex(pc, &h, &pkt)) >= 0) {
 		uint64_t now;
-		const uint8_t *pl;
-		uint32_t src = 0;
-		size_t len;
 
 		if (rc == 0) { /* live: nothing pending */
 			struct pollfd p = { .fd = sel, .events = POLLIN };
@@ -1085,16 +1129,7 @@ static int run_pcap(struct translator *t, const char *file, const char *dev)
 		now = file ? (uint64_t)h->ts.tv_sec * 1000000000ull +
 				     (uint64_t)h->ts.tv_usec * 1000ull
 			   : tool_now_ns();
-		pl = udp_payload(dlt, pkt, h->caplen, t->port, &len, &src);
-		if (pl && t->allow.n && (!src || !allow_ok(&t->allow, src))) {
-			dta_translator_count_input(t->core,
-						   DTA_INPUT_REFUSED_SOURCE, 1);
-			pl = NULL;
-		}
-		if (pl) {
-			used++;
-			dta_translator_process(t->core, pl, len, now);
-		}
+		used += (uint64_t)pcap_one(t, dlt, h, pkt, now);
 		if (now - last_tick >= t->tick_ns) {
 			dta_translator_tick(t->core, now);
 			last_tick = now;
@@ -1120,6 +1155,12 @@ static int run_pcap(struct translator *t, const char *file, const char *dev)
 #endif
 	}
 	live_pcap = NULL;
+	/* Stopping a live capture: what its buffer holds was sent to us. */
+	for (uint64_t end = tool_now_ns() + 1000000000ull;
+	     dev && tool_now_ns() < end && pcap_next_ex(pc, &h, &pkt) == 1;) {
+		seen++;
+		used += (uint64_t)pcap_one(t, dlt, h, pkt, tool_now_ns());
+	}
 	if (rc == PCAP_ERROR && !stop)
 		fprintf(stderr, "dta-translator: pcap: %s\n", pcap_geterr(pc));
 	say("%" PRIu64 " packets read, %" PRIu64 " UDP to port %u", seen, used,

@@ -44,6 +44,7 @@ if [ $live = no ]; then
 	[ -n "$E2E_TPID" ] && { kill "$E2E_TPID" 2>/dev/null || true; wait "$E2E_TPID" 2>/dev/null || true; }
 	e2e_start_translator
 fi
+[ $live = no ] || echo 0 > "$E2E/sent" # for e2e_accounting
 echo "translator input: $([ $live = yes ] && echo 'live capture on lo' || echo UDP)"
 # Nothing listens on the port in the live case; the capture still sees
 # the datagrams. e2e_gen sends in windows the capture buffer surely holds
