@@ -618,6 +618,42 @@ static void test_seq_confirmed_jump(void **state)
 	release(t, &lo);
 }
 
+static void test_seq_report_between_bursts(void **state)
+{
+	struct local lo = { 0 };
+	struct dta_translator *t = seq_translator(&lo);
+
+	(void)state;
+	/* A queue that overflows twice: 100..199 lost, 200 arrives alone,
+	 * 201..299 lost, then 300 and 301. 200 is real: not lost, not
+	 * suspect. */
+	for (uint32_t s = 0; s < 100; s++)
+		seqrep(t, 6, s);
+	seqrep(t, 6, 200);
+	seqrep(t, 6, 300);
+	seqrep(t, 6, 301);
+	assert_int_equal(dta_translator_flush(t), 0);
+	assert_int_equal(stats(t).seq_lost, 100 + 99);
+	assert_int_equal(stats(t).seq_suspect, 0);
+	assert_int_equal(stats(t).seq_jumps, 1);
+	/* The same at a restart: 0 arrives, 1..99 lost, then 100, 101. */
+	seqrep(t, 6, 0);
+	seqrep(t, 6, 100);
+	seqrep(t, 6, 101);
+	assert_int_equal(dta_translator_flush(t), 0);
+	assert_int_equal(stats(t).seq_lost, 199 + 99);
+	assert_int_equal(stats(t).seq_suspect, 0);
+	assert_int_equal(stats(t).seq_restarts, 1);
+	/* A third candidate makes the first one suspect. */
+	seqrep(t, 6, 5000);
+	seqrep(t, 6, 6000);
+	seqrep(t, 6, 7000);
+	seqrep(t, 6, 102);
+	assert_int_equal(stats(t).seq_suspect, 3);
+	assert_int_equal(stats(t).seq_lost, 298);
+	release(t, &lo);
+}
+
 /* The counters the decoder's errors land in, one case each. */
 static void test_malformed_by_cause(void **state)
 {
@@ -929,6 +965,7 @@ int main(void)
 		cmocka_unit_test(test_seq_restart),
 		cmocka_unit_test(test_seq_forged_far_ahead),
 		cmocka_unit_test(test_seq_confirmed_jump),
+		cmocka_unit_test(test_seq_report_between_bursts),
 		cmocka_unit_test(test_malformed_by_cause),
 		cmocka_unit_test(test_jumbo_payload),
 		cmocka_unit_test(test_legacy_reports),

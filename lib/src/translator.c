@@ -83,8 +83,9 @@ struct ap_list {
 struct seq_state {
 	uint32_t next;  /* highest accepted number + 1 */
 	uint32_t cand;  /* an out-of-window number awaiting confirmation */
+	uint32_t prev;  /* the candidate @cand replaced, if @has_prev */
 	uint64_t seen;  /* bit i: number next - 1 - i arrived (or is settled) */
-	bool known, has_cand, cand_back;
+	bool known, has_cand, has_prev, cand_back;
 };
 
 struct tr_struct {
@@ -427,32 +428,54 @@ static void track_seq(struct dta_translator *t, const struct dta_report *r)
 	}
 	d = (int32_t)(r->seq - q->next);
 	if (d >= -SEQ_W && d < SEQ_W) {
-		if (q->has_cand) {
-			q->has_cand = false; /* the old sequence went on */
-			suspect++;
-		}
+		/* The old sequence went on: candidates were not part of it. */
+		suspect += q->has_cand + q->has_prev;
+		q->has_cand = q->has_prev = false;
 		lost += seq_in_window(q, d, &late, &dup);
 		goto out;
 	}
 	e = (int32_t)(r->seq - q->cand);
 	if (q->has_cand && e > 0 && e < SEQ_W) {
 		/* Confirmed: the reporter continues from the candidate. What
-		 * the old window still missed is lost; so is a forward gap. */
+		 * the old window still missed is lost. The candidate it
+		 * replaced belongs to the new stretch if it lies before the
+		 * candidate (a report alone between two bursts of losses):
+		 * the stretch starts there. Ahead, every number from the old
+		 * position to the stretch is lost; after a restart only those
+		 * within the stretch are known. */
+		uint32_t from = q->cand_back ? q->cand : q->next;
+		bool prev_in = q->has_prev &&
+			       (q->cand_back ? (int32_t)(q->cand - q->prev) > 0
+					     : (int32_t)(q->prev - q->next) >= 0 &&
+						       (int32_t)(q->cand - q->prev) > 0);
+
 		lost += SEQ_W - (unsigned)__builtin_popcountll(q->seen);
-		if (q->cand_back) {
-			restart++;
+		if (prev_in) {
+			if (q->cand_back)
+				from = q->prev + 1;
+			lost += (uint32_t)(q->cand - from) - (q->cand_back ? 0 : 1);
 		} else {
-			lost += (uint32_t)(q->cand - q->next);
-			jump++;
+			suspect += q->has_prev;
+			if (!q->cand_back)
+				lost += (uint32_t)(q->cand - from);
 		}
-		q->has_cand = false;
+		if (q->cand_back)
+			restart++;
+		else
+			jump++;
+		q->has_cand = q->has_prev = false;
 		q->next = q->cand + 1;
 		q->seen = ~0ull;
 		lost += seq_advance(q, (unsigned)e);
 		goto out;
 	}
-	if (q->has_cand)
-		suspect++; /* replaced by a newer candidate */
+	if (q->has_cand) {
+		/* Keep the replaced candidate for the decision above; one
+		 * replaced before it is suspect now. */
+		suspect += q->has_prev;
+		q->has_prev = true;
+		q->prev = q->cand;
+	}
 	q->has_cand = true;
 	q->cand = r->seq;
 	q->cand_back = d < 0;
@@ -480,8 +503,8 @@ static void settle_seq(struct dta_translator *t)
 		spin_lock(lk);
 		lost += SEQ_W - (unsigned)__builtin_popcountll(q->seen);
 		q->seen = ~0ull;
-		suspect += q->has_cand;
-		q->has_cand = false;
+		suspect += q->has_cand + q->has_prev;
+		q->has_cand = q->has_prev = false;
 		spin_unlock(lk);
 	}
 	count(t, C_SEQ_LOST, lost);
