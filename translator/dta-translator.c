@@ -72,13 +72,13 @@ struct translator {
 	const char *bind_addr;
 	unsigned workers;
 	uint64_t tick_ns;
-	double stats_interval;
-	const char *stats_file;
-	atomic_uint_fast64_t rx_errors;
 	int rcvbuf;                 /* the sockets' receive queue, bytes */
 	uint64_t queue_datagrams;   /* datagrams that queue surely holds */
 	struct allow_list allow;    /* reporters' source addresses */
 	atomic_bool refused_said;   /* the first refused source is logged */
+	double stats_interval;
+	const char *stats_file;
+	atomic_uint_fast64_t rx_errors;
 	bool collector_gone;
 	const char *rdma_collector; /* HOST:PORT of the default collector */
 	bool use_rdma;              /* RDMA sink instead of shm */
