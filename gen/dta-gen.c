@@ -44,6 +44,12 @@ struct gen {
 	uint32_t seq;
 	int legacy;
 	const char *dest, *pcap_out, *truth, *trace;
+	const char *sync;       /* the translator's stats file (-o) */
+	uint64_t window;        /* datagrams between waits on @sync */
+	double sync_timeout;
+	uint64_t sync_base;     /* datagrams the translator had before us */
+	uint64_t unsynced;      /* datagrams sent since the last wait */
+	uint64_t datagrams;     /* all sent, malformed ones too */
 
 	/* output */
 	int fd;
@@ -122,10 +128,21 @@ static void usage(FILE *f)
 		"      --batch M         reports per UDP packet, v1 only (default 1)\n"
 		"      --legacy          the research prototype's wire format\n"
 		"      --reporter ID     v1 reporter id (default 1)\n"
+		"      --seq N           v1 sequence number of the first report\n"
+		"                        (default 0, as a restarted reporter)\n"
 		"      --trace FILE      take flows and packet order from a pcap trace\n"
 		"                        (IPv4 TCP/UDP); ki counts bytes\n"
 		"      --malformed M     also send M malformed packets, spread over the\n"
 		"                        run (truncated, bad version, bad lengths)\n"
+		"      --sync FILE       the translator's stats file (dta-translator -o):\n"
+		"                        after every --window datagrams, wait until the\n"
+		"                        translator has accounted for all sent so far\n"
+		"                        (received, dropped or refused), so its socket\n"
+		"                        queue never holds more than a window\n"
+		"      --window N        datagrams per --sync window (default: what\n"
+		"                        the translator's receive queue surely holds,\n"
+		"                        its queue_datagrams)\n"
+		"      --sync-timeout S  give up waiting after S seconds (default 60)\n"
 		"  -h, --help            this text\n");
 }
 
@@ -317,6 +334,60 @@ static uint16_t ip_csum(const uint8_t *p, size_t len)
 	return (uint16_t)~s;
 }
 
+/* Datagrams the translator accounted for (received, dropped by the
+ * kernel, refused, truncated) per its stats file; *@js gets the file. */
+static int accounted(const char *path, uint64_t *n, char *js, size_t cap)
+{
+	FILE *f = fopen(path, "r");
+	size_t len;
+
+	if (!f)
+		return -1;
+	len = fread(js, 1, cap - 1, f);
+	fclose(f);
+	js[len] = 0;
+	if (!strchr(js, '}'))
+		return -1; /* not a whole object */
+	*n = tool_jnum(js, "packets") + tool_jnum(js, "socket_drops") +
+	     tool_jnum(js, "refused_source") + tool_jnum(js, "rx_truncated");
+	return 0;
+}
+
+/* Wait until the translator has accounted for every datagram sent. */
+static void sync_wait(struct gen *g, bool first)
+{
+	uint64_t deadline = tool_now_ns() + (uint64_t)(g->sync_timeout * 1e9);
+	uint64_t want = g->sync_base + g->datagrams;
+	uint64_t have = 0;
+	char js[8192];
+	struct timespec ts = { .tv_nsec = 2000000 };
+
+	for (;;) {
+		if (accounted(g->sync, &have, js, sizeof(js)) == 0 &&
+		    (first || have >= want))
+			break;
+		if (tool_now_ns() > deadline) {
+			if (first)
+				die("--sync %s: no stats file from the translator "
+				    "after %g s", g->sync, g->sync_timeout);
+			die("--sync %s: the translator accounted for %" PRIu64
+			    " of %" PRIu64 " datagrams after %g s; its counters: %s",
+			    g->sync, have - g->sync_base, want - g->sync_base,
+			    g->sync_timeout, js);
+		}
+		nanosleep(&ts, NULL);
+	}
+	if (first) {
+		g->sync_base = have;
+		/* What the translator's receive queue surely holds. */
+		if (!g->window)
+			g->window = tool_jnum(js, "queue_datagrams");
+		if (!g->window)
+			g->window = 16;
+	}
+	g->unsynced = 0;
+}
+
 static void flush_packet(struct gen *g)
 {
 	if (!g->pkt_len)
@@ -368,8 +439,11 @@ static void flush_packet(struct gen *g)
 		}
 	}
 	g->sent_packets++;
+	g->datagrams++;
 	g->pkt_len = 0;
 	g->pkt_reports = 0;
+	if (g->sync && ++g->unsynced >= g->window)
+		sync_wait(g, false);
 }
 
 /* A packet the translator must reject whole: cycles through truncation,
@@ -631,6 +705,10 @@ int main(int argc, char **argv)
 		{ "reporter", required_argument, NULL, 8 },
 		{ "trace", required_argument, NULL, 9 },
 		{ "malformed", required_argument, NULL, 10 },
+		{ "sync", required_argument, NULL, 11 },
+		{ "window", required_argument, NULL, 12 },
+		{ "sync-timeout", required_argument, NULL, 13 },
+		{ "seq", required_argument, NULL, 14 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -638,6 +716,7 @@ int main(int argc, char **argv)
 				.redundancy = 2, .data_len = 20, .batch = 1,
 				.lists = 1, .fat_k = 8, .entry = 4,
 				.pc_window = 16, .reporter = 1,
+				.sync_timeout = 60,
 				.dest = "127.0.0.1:40040" };
 	FILE *t = NULL;
 	char host[256], *colon;
@@ -674,6 +753,10 @@ int main(int argc, char **argv)
 		case 8: g.reporter = (uint16_t)num(optarg, "--reporter", 0, 65535); break;
 		case 9: g.trace = optarg; break;
 		case 10: g.malformed = num(optarg, "--malformed", 0, 1ul << 32); break;
+		case 11: g.sync = optarg; break;
+		case 12: g.window = num(optarg, "--window", 1, 1ul << 32); break;
+		case 13: g.sync_timeout = strtod(optarg, NULL); break;
+		case 14: g.seq = (uint32_t)num(optarg, "--seq", 0, ~0u); break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -732,6 +815,10 @@ int main(int argc, char **argv)
 			(const char *[]){ "kw", "pc", "ap", "ki" }[g.type], g.count,
 			g.keys, g.redundancy, g.seed, g.zipf, g.legacy);
 	}
+	if (g.sync && g.pcap_out)
+		die("%s", "--sync is for UDP, not --pcap");
+	if (g.sync)
+		sync_wait(&g, true);
 	g.t0 = tool_now_ns();
 	switch (g.type) {
 	case W_KW: run_kw(&g, t); break;
@@ -742,17 +829,18 @@ int main(int argc, char **argv)
 	flush_packet(&g);
 	while (g.malformed_sent < g.malformed)
 		junk(&g);
+	if (g.sync)
+		sync_wait(&g, false);
 	{
 		double secs = (double)(tool_now_ns() - g.t0) / 1e9;
 
+		/* Datagrams and reports sent: what the translator's counters
+		 * must account for (docs/translator.md "Loss accounting"). */
 		fprintf(stderr, "dta-gen: %" PRIu64 " reports in %" PRIu64
-			" packets, %.3f s (%.2f M reports/s)%s", g.sent_reports,
-			g.sent_packets, secs, (double)g.sent_reports / secs / 1e6,
+			" datagrams, %" PRIu64 " malformed datagrams, %.3f s "
+			"(%.2f M reports/s)%s\n", g.sent_reports, g.sent_packets,
+			g.malformed_sent, secs, (double)g.sent_reports / secs / 1e6,
 			g.send_errors ? ", SOME SENDS FAILED" : "");
-		if (g.malformed)
-			fprintf(stderr, ", %" PRIu64 " malformed packets",
-				g.malformed_sent);
-		fputc('\n', stderr);
 	}
 	if (t && fclose(t))
 		die("writing %s failed", g.truth);

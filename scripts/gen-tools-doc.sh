@@ -50,9 +50,12 @@ the socket's group to the users who may query ([security.md](security.md)).
 
 At exit `dta-translator` prints its counters as one JSON object on stdout;
 with `--stats-file F` it also keeps them in F, rewritten every
-`--stats-interval` seconds. They are the `struct dta_translator_stats`
-fields of `lib/include/dta/translator.h` plus `rx_errors` (receive errors
-and truncated datagrams). `seq_lost` counts reports missing from each
-reporter's sequence (v1 reports carry reporter id and sequence number): on
-loopback it reveals socket buffer overflow, on a network it reveals drops.
+`--stats-interval` seconds (every 10 ms without one). They are the
+`struct dta_translator_stats` fields of `lib/include/dta/translator.h`
+plus `reports_applied`, `rx_errors` (failed receive calls), `rcvbuf_bytes`
+and `queue_datagrams` (1500-byte datagrams the receive queue surely holds,
+the default window of `dta-gen --sync`). Every report not applied is in a
+counter by cause, and reports sent = `reports_in` - `seq_duplicates` -
+`seq_suspect` + `seq_lost`: see "Loss accounting" in
+[translator.md](translator.md#loss-accounting).
 EOF

@@ -450,61 +450,318 @@ static void test_ki_direct_and_aggregated(void **state)
 	}
 }
 
-static void test_seq_and_malformed(void **state)
+/* A Key-Increment report from @reporter numbered @seq, into structure 0. */
+static int seqrep(struct dta_translator *t, uint16_t reporter, uint32_t seq)
 {
-	struct local lo = { 0 };
-	struct dta_translator *t = make(&lo, NULL);
-	struct dta_layout l;
+	static uint8_t key[13] = { 10, 0, 0, 1 };
 	struct dta_report r = { .format = DTA_FORMAT_V1,
 				.opcode = DTA_OP_KEY_INCREMENT };
-	static const uint32_t seqs[] = { 10, 11, 14, 12, 15, 0xFFFFFFFF };
-	uint8_t key[13], junk[20];
 
-	(void)state;
-	assert_int_equal(dta_layout_ki(&l, 1024, 2, 1, DTA_HASH_CRC32C, 6), 0);
-	add(t, &lo, &l, 0);
-	key13(key, 1);
-	r.reporter = 7;
+	r.reporter = reporter;
+	r.seq = seq;
 	r.u.ki.redundancy = 1;
 	r.u.ki.key_len = 13;
 	r.u.ki.key = key;
 	r.u.ki.counter = 1;
-	for (unsigned i = 0; i < 6; i++) {
-		r.seq = seqs[i];
-		send1(t, &r, 0);
-	}
-	/* 14 after 11 loses 2 (12 and 13); 12 is late; 0xFFFFFFFF is far
-	 * in the past modulo 2^32 (half the space) and counts as late. */
+	return send1(t, &r, 0);
+}
+
+static struct dta_translator *seq_translator(struct local *lo)
+{
+	struct dta_translator *t = make(lo, NULL);
+	struct dta_layout l;
+
+	assert_int_equal(dta_layout_ki(&l, 1024, 2, 1, DTA_HASH_CRC32C, 6), 0);
+	add(t, lo, &l, 0);
+	return t;
+}
+
+static void test_seq_gap(void **state)
+{
+	struct local lo = { 0 };
+	struct dta_translator *t = seq_translator(&lo);
+
+	(void)state;
+	/* 10, 11, then 14: 12 and 13 missing; they are confirmed lost once
+	 * they leave the window (64 numbers), not before. */
+	seqrep(t, 7, 10);
+	seqrep(t, 7, 11);
+	seqrep(t, 7, 14);
+	assert_int_equal(stats(t).seq_lost, 0);
+	for (uint32_t s = 15; s < 76; s++)
+		seqrep(t, 7, s);
+	/* The window is 12..75: 12 leaves it when 76 arrives. */
+	assert_int_equal(stats(t).seq_lost, 0);
+	seqrep(t, 7, 76);
+	assert_int_equal(stats(t).seq_lost, 1);
+	seqrep(t, 7, 77);
 	assert_int_equal(stats(t).seq_lost, 2);
-	assert_int_equal(stats(t).seq_late, 2);
+	/* A gap at the end is settled by the flush. */
+	seqrep(t, 7, 80);
+	assert_int_equal(stats(t).seq_lost, 2);
+	assert_int_equal(dta_translator_flush(t), 0);
+	assert_int_equal(stats(t).seq_lost, 4);
+	assert_int_equal(stats(t).seq_late, 0);
+	assert_int_equal(stats(t).seq_jumps, 0);
+	assert_int_equal(stats(t).seq_suspect, 0);
+	assert_int_equal(stats(t).reports_in, 67);
 	/* Another reporter has its own sequence space. */
-	r.reporter = 8;
-	r.seq = 1000;
-	send1(t, &r, 0);
-	assert_int_equal(stats(t).seq_lost, 2);
-	/* A reporter that restarts from a low number is not "late" forever. */
-	r.reporter = 9;
-	r.seq = 200000;
-	send1(t, &r, 0);
-	r.seq = 3;
-	send1(t, &r, 0);
-	r.seq = 4;
-	send1(t, &r, 0);
-	assert_int_equal(stats(t).seq_restarts, 1);
+	seqrep(t, 8, 1000);
+	seqrep(t, 8, 1001);
+	assert_int_equal(dta_translator_flush(t), 0);
+	assert_int_equal(stats(t).seq_lost, 4);
+	release(t, &lo);
+}
+
+static void test_seq_reorder_and_duplicates(void **state)
+{
+	struct local lo = { 0 };
+	struct dta_translator *t = seq_translator(&lo);
+	static const uint32_t seqs[] = { 10, 11, 14, 12, 15, 13, 12, 0xFFFFFFFF };
+
+	(void)state;
+	for (unsigned i = 0; i < 8; i++)
+		seqrep(t, 7, seqs[i]);
+	/* 12 and 13 came late and filled the gap; 12 again is a duplicate,
+	 * and so is 0xFFFFFFFF: before the first report, modulo 2^32. */
+	assert_int_equal(dta_translator_flush(t), 0);
+	assert_int_equal(stats(t).seq_lost, 0);
 	assert_int_equal(stats(t).seq_late, 2);
-	assert_int_equal(stats(t).seq_lost, 2);
+	assert_int_equal(stats(t).seq_duplicates, 2);
+	/* Every report is applied whatever its number. */
+	assert_int_equal(stats(t).reports[DTA_OP_KEY_INCREMENT], 8);
+	release(t, &lo);
+}
 
-	memset(junk, 0xD1, sizeof(junk));
-	assert_true(dta_translator_process(t, junk, sizeof(junk), 0) < 0);
-	assert_true(dta_translator_process(t, junk, 0, 0) < 0);
-	assert_int_equal(stats(t).malformed, 2);
-	assert_int_equal(stats(t).packets, 12);
-	assert_int_equal(stats(t).reports[DTA_OP_KEY_INCREMENT], 10);
+static void test_seq_restart(void **state)
+{
+	struct local lo = { 0 };
+	struct dta_translator *t = seq_translator(&lo);
 
-	/* A failing sink is counted, not hidden. */
+	(void)state;
+	/* dta-gen's case: a run of 0..49999 with a gap, then the reporter
+	 * starts again at 0, and loses 100 reports of the second run. */
+	for (uint32_t s = 0; s < 50000; s++)
+		if (s < 1000 || s >= 1005)
+			seqrep(t, 3, s);
+	for (uint32_t s = 0; s < 20000; s++)
+		if (s % 200 != 99 || s >= 100 * 200)
+			seqrep(t, 3, s);
+	assert_int_equal(dta_translator_flush(t), 0);
+	assert_int_equal(stats(t).seq_restarts, 1);
+	assert_int_equal(stats(t).seq_lost, 5 + 100);
+	assert_int_equal(stats(t).seq_late, 0);
+	assert_int_equal(stats(t).seq_duplicates, 0);
+	assert_int_equal(stats(t).seq_suspect, 0);
+	release(t, &lo);
+}
+
+static void test_seq_forged_far_ahead(void **state)
+{
+	struct local lo = { 0 };
+	struct dta_translator *t = seq_translator(&lo);
+	uint32_t s = 0;
+
+	(void)state;
+	for (; s < 1000; s++)
+		seqrep(t, 5, s);
+	/* One forged report 60000 ahead, then the real reporter goes on
+	 * and loses 100 reports: 50 alone, and a burst of 50. */
+	seqrep(t, 5, s + 60000);
+	for (unsigned lost = 0; s < 20000; s++) {
+		if (lost < 50 && s % 100 == 7) {
+			lost++;
+			continue;
+		}
+		if (s >= 15000 && s < 15050)
+			continue;
+		seqrep(t, 5, s);
+	}
+	assert_int_equal(dta_translator_flush(t), 0);
+	assert_int_equal(stats(t).seq_lost, 100);
+	assert_int_equal(stats(t).seq_suspect, 1);
+	assert_int_equal(stats(t).seq_jumps, 0);
+	assert_int_equal(stats(t).seq_restarts, 0);
+	/* A forged report far behind does no more. */
+	seqrep(t, 5, 3);
+	seqrep(t, 5, s++);
+	assert_int_equal(dta_translator_flush(t), 0);
+	assert_int_equal(stats(t).seq_lost, 100);
+	assert_int_equal(stats(t).seq_suspect, 2);
+	release(t, &lo);
+}
+
+static void test_seq_confirmed_jump(void **state)
+{
+	struct local lo = { 0 };
+	struct dta_translator *t = seq_translator(&lo);
+
+	(void)state;
+	/* A burst of 23000 lost reports (a receive buffer overflowing) is
+	 * a jump: confirmed by the next report, counted exactly. */
+	for (uint32_t s = 0; s < 100; s++)
+		seqrep(t, 2, s);
+	assert_int_equal(stats(t).seq_lost, 0);
+	seqrep(t, 2, 23100);
+	assert_int_equal(stats(t).seq_lost, 0); /* a candidate only */
+	seqrep(t, 2, 23101);
+	assert_int_equal(stats(t).seq_lost, 23000);
+	assert_int_equal(stats(t).seq_jumps, 1);
+	/* Across the 2^32 wrap it is the same. */
+	seqrep(t, 4, 0xFFFFFF00u);
+	seqrep(t, 4, 0x10);
+	seqrep(t, 4, 0x11);
+	assert_int_equal(dta_translator_flush(t), 0);
+	assert_int_equal(stats(t).seq_lost, 23000 + 0x110 - 1);
+	assert_int_equal(stats(t).seq_jumps, 2);
+	assert_int_equal(stats(t).seq_suspect, 0);
+	release(t, &lo);
+}
+
+static void test_seq_report_between_bursts(void **state)
+{
+	struct local lo = { 0 };
+	struct dta_translator *t = seq_translator(&lo);
+
+	(void)state;
+	/* A queue that overflows twice: 100..199 lost, 200 arrives alone,
+	 * 201..299 lost, then 300 and 301. 200 is real: not lost, not
+	 * suspect. */
+	for (uint32_t s = 0; s < 100; s++)
+		seqrep(t, 6, s);
+	seqrep(t, 6, 200);
+	seqrep(t, 6, 300);
+	seqrep(t, 6, 301);
+	assert_int_equal(dta_translator_flush(t), 0);
+	assert_int_equal(stats(t).seq_lost, 100 + 99);
+	assert_int_equal(stats(t).seq_suspect, 0);
+	assert_int_equal(stats(t).seq_jumps, 1);
+	/* The same at a restart: 0 arrives, 1..99 lost, then 100, 101. */
+	seqrep(t, 6, 0);
+	seqrep(t, 6, 100);
+	seqrep(t, 6, 101);
+	assert_int_equal(dta_translator_flush(t), 0);
+	assert_int_equal(stats(t).seq_lost, 199 + 99);
+	assert_int_equal(stats(t).seq_suspect, 0);
+	assert_int_equal(stats(t).seq_restarts, 1);
+	/* A third candidate makes the first one suspect. */
+	seqrep(t, 6, 5000);
+	seqrep(t, 6, 6000);
+	seqrep(t, 6, 7000);
+	seqrep(t, 6, 102);
+	assert_int_equal(stats(t).seq_suspect, 3);
+	assert_int_equal(stats(t).seq_lost, 298);
+	release(t, &lo);
+}
+
+/* The counters the decoder's errors land in, one case each. */
+static void test_malformed_by_cause(void **state)
+{
+	struct local lo = { 0 };
+	struct dta_translator *t = seq_translator(&lo);
+	static const uint8_t trunc[] = { 0xD1, 0x01, 0, 0, 0, 0x40 };
+	static const uint8_t version[] = { 0xD7, 0x01, 0, 0, 0, 4, 0, 1, 0, 0,
+					   0, 1, 1, 1, 1, 1 };
+	static const uint8_t opcode[] = { 0xD1, 0x09, 0, 0, 0, 4, 0, 1, 0, 0,
+					  0, 1, 1, 1, 1, 1 };
+	static const uint8_t field[] = { 0xD1, 0x03, 0x80, 0, 0, 0, 0, 1, 0, 0,
+					 0, 1 };
+	static const uint8_t ambiguous[] = { 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+					     0, 0, 0 };
+	struct dta_translator_stats st;
+
+	(void)state;
+	assert_int_equal(dta_translator_process(t, trunc, sizeof(trunc), 0),
+			 -DTA_E_TRUNCATED);
+	assert_int_equal(dta_translator_process(t, trunc, 0, 0), -DTA_E_TRUNCATED);
+	assert_int_equal(dta_translator_process(t, version, sizeof(version), 0),
+			 -DTA_E_VERSION);
+	assert_int_equal(dta_translator_process(t, opcode, sizeof(opcode), 0),
+			 -DTA_E_OPCODE);
+	assert_int_equal(dta_translator_process(t, field, sizeof(field), 0),
+			 -DTA_E_MALFORMED);
+	assert_int_equal(dta_translator_process(t, ambiguous, sizeof(ambiguous), 0),
+			 -DTA_E_AMBIGUOUS);
+	st = stats(t);
+	assert_int_equal(st.malformed, 6);
+	assert_int_equal(st.malformed_truncated, 2);
+	assert_int_equal(st.malformed_version, 1);
+	assert_int_equal(st.malformed_opcode, 1);
+	assert_int_equal(st.malformed_field, 1);
+	assert_int_equal(st.malformed_ambiguous, 1);
+	assert_int_equal(st.malformed_too_many, 0);
+	assert_int_equal(st.packets, 6);
+	assert_int_equal(st.reports_in, 0);
+
+	/* What a receiver loses before the core is counted in the same
+	 * struct. */
+	assert_int_equal(dta_translator_count_input(t, DTA_INPUT_SOCKET_DROP, 23), 0);
+	assert_int_equal(dta_translator_count_input(t, DTA_INPUT_TRUNCATED, 2), 0);
+	assert_int_equal(dta_translator_count_input(t, DTA_INPUT_REFUSED_SOURCE, 1), 0);
+	assert_int_equal(dta_translator_count_input(t, 0, 1), -EINVAL);
+	assert_int_equal(dta_translator_count_input(t, 4, 1), -EINVAL);
+	assert_int_equal(dta_translator_count_input(NULL, 1, 1), -EINVAL);
+	st = stats(t);
+	assert_int_equal(st.socket_drops, 23);
+	assert_int_equal(st.rx_truncated, 2);
+	assert_int_equal(st.refused_source, 1);
+
+	/* A failing sink is counted, in operations and in reports. */
 	lo.fail = 1;
-	send1(t, &r, 0);
-	assert_int_equal(stats(t).sink_errors, 2);
+	seqrep(t, 1, 0);
+	assert_int_equal(stats(t).sink_errors, 2); /* one add per row */
+	assert_int_equal(stats(t).sink_lost_reports, 1);
+	release(t, &lo);
+}
+
+/* Append reports of 1 byte to list 0, @n of them in one payload. */
+static size_t many_reports(uint8_t *buf, size_t cap, unsigned n)
+{
+	static const uint8_t d = 0x5a;
+	struct dta_report r = { .format = DTA_FORMAT_V1, .opcode = DTA_OP_APPEND };
+	size_t len = 0;
+
+	r.u.ap.data_len = 1;
+	r.u.ap.data = &d;
+	for (unsigned i = 0; i < n; i++) {
+		int k;
+
+		r.seq = i;
+		k = dta_wire_encode(&r, buf + len, cap - len);
+		assert_true(k > 0);
+		len += (size_t)k;
+	}
+	return len;
+}
+
+static void test_jumbo_payload(void **state)
+{
+	struct local lo = { 0 };
+	struct dta_translator *t = make(&lo, NULL);
+	static uint8_t buf[2 * DTA_PAYLOAD_MAX];
+	struct dta_layout l;
+	size_t len;
+
+	(void)state;
+	assert_int_equal(dta_layout_ap(&l, 1, 64, 16, 1, 0), 0);
+	add(t, &lo, &l, 0);
+	/* 428 Append reports of 21 bytes (the shortest report there is)
+	 * fill 8988 bytes: more than the old limit of 256, within one jumbo
+	 * payload; every one is applied. */
+	assert_int_equal(DTA_WIRE_REPORTS_MAX, 428);
+	len = many_reports(buf, sizeof(buf), 428);
+	assert_int_equal(len, 428 * 21);
+	assert_int_equal(dta_translator_process(t, buf, len, 0), 428);
+	assert_int_equal(stats(t).reports[DTA_OP_APPEND], 428);
+	assert_int_equal(stats(t).reports_in, 428);
+	assert_int_equal(stats(t).malformed, 0);
+	/* A payload longer than DTA_PAYLOAD_MAX with more reports than
+	 * DTA_WIRE_REPORTS_MAX is refused whole, and said so. */
+	len = many_reports(buf, sizeof(buf), DTA_WIRE_REPORTS_MAX + 1);
+	assert_true(len > DTA_PAYLOAD_MAX);
+	assert_int_equal(dta_translator_process(t, buf, len, 0), -ENOSPC);
+	assert_int_equal(stats(t).malformed_too_many, 1);
+	assert_int_equal(stats(t).reports_in, 428);
 	release(t, &lo);
 }
 
@@ -703,7 +960,14 @@ int main(void)
 		cmocka_unit_test(test_pc_timeout),
 		cmocka_unit_test(test_ap_batches_wrap_and_timeout),
 		cmocka_unit_test(test_ki_direct_and_aggregated),
-		cmocka_unit_test(test_seq_and_malformed),
+		cmocka_unit_test(test_seq_gap),
+		cmocka_unit_test(test_seq_reorder_and_duplicates),
+		cmocka_unit_test(test_seq_restart),
+		cmocka_unit_test(test_seq_forged_far_ahead),
+		cmocka_unit_test(test_seq_confirmed_jump),
+		cmocka_unit_test(test_seq_report_between_bursts),
+		cmocka_unit_test(test_malformed_by_cause),
+		cmocka_unit_test(test_jumbo_payload),
 		cmocka_unit_test(test_legacy_reports),
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_shards),

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/sock_diag.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -27,6 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "allow.h"
 #include "switch_sink.h"
 #include "tools.h"
 #ifdef DTA_HAVE_RDMA
@@ -77,6 +79,10 @@ struct translator {
 	const char *bind_addr;
 	unsigned workers;
 	uint64_t tick_ns;
+	int rcvbuf;                 /* the sockets' receive queue, bytes */
+	uint64_t queue_datagrams;   /* datagrams that queue surely holds */
+	struct allow_list allow;    /* reporters' source addresses */
+	atomic_bool refused_said;   /* the first refused source is logged */
 	double stats_interval;
 	const char *stats_file;
 	atomic_uint_fast64_t rx_errors;
@@ -130,9 +136,16 @@ static void usage(FILE *f)
 		"                           (docs/config.md), required\n"
 		"  -p, --port N             UDP port (default: [translator] port, 40040)\n"
 		"  -b, --bind ADDR          IPv4 address to listen on (default: [translator]\n"
-		"                           bind, else 0.0.0.0)\n"
-		"  -w, --workers N          receive threads on the port (SO_REUSEPORT;\n"
-		"                           default: [translator] workers, else 1)\n"
+		"                           bind, else 127.0.0.1: this host only; reports\n"
+		"                           are not authenticated, see --allow)\n"
+		"  -a, --allow LIST         accept datagrams only from these sources:\n"
+		"                           addresses or a.b.c.d/len, comma-separated\n"
+		"                           (default: [translator] allow, else any);\n"
+		"                           others are dropped and counted (refused_source)\n"
+		"  -w, --workers N          receive threads on the port (default:\n"
+		"                           [translator] workers, else 1); several share\n"
+		"                           it with SO_REUSEPORT within this process only:\n"
+		"                           a port another process holds is refused\n"
 		"  -r, --pcap FILE          replay UDP packets to PORT from a pcap file,\n"
 		"                           using the packets' own timestamps, then exit\n"
 		"  -i, --interface IF       read packets to PORT from a live interface\n"
@@ -140,7 +153,8 @@ static void usage(FILE *f)
 		"  -s, --stats-interval S   print counters to stderr every S seconds\n"
 		"                           (default: [translator] stats_interval_s, 0=off)\n"
 		"  -o, --stats-file FILE    keep the counters there as JSON (rewritten\n"
-		"                           every interval and at exit)\n"
+		"                           every interval, every 10 ms without one,\n"
+		"                           and at exit)\n"
 		"  -R, --rdma HOST[:PORT]   write into the collectors with RDMA instead\n"
 		"                           of local shared memory; HOST[:PORT] is the\n"
 		"                           [collector]'s address (default: [translator]\n"
@@ -159,12 +173,13 @@ static void usage(FILE *f)
 		"32768), pc_timeout_ms (10), ap_timeout_ms (1), ki_window_us (0: no\n"
 		"pre-aggregation), legacy (auto, plain, nack or off), rdma_qps (queue\n"
 		"pairs per collector, 1).\n"
-		"At exit the counters are printed to stdout as one JSON object;\n"
-		"sink_errors counts memory operations that were not written (lost),\n"
-		"ops_lost_no_region those of them refused because the collector had\n"
-		"retired its shared memory (stopping) and no new collector's was there.\n"
-		"If the collector restarts, the translator notices before its next\n"
-		"write and writes into the new collector's shared memory.\n");
+		"At exit the counters are printed to stdout as one JSON object\n"
+		"(docs/translator.md, \"Loss accounting\"); sink_errors counts memory\n"
+		"operations that were not written (lost), ops_lost_no_region those of\n"
+		"them refused because the collector had retired its shared memory\n"
+		"(stopping) and no new collector's was there. If the collector\n"
+		"restarts, the translator notices before its next write and writes\n"
+		"into the new collector's shared memory.\n");
 }
 
 /* Map structure @i's region; NULL with a message on failure. */
@@ -629,6 +644,7 @@ static int cfg_u64(struct dta_config *c, const char *key, uint64_t def,
 	return 0;
 }
 
+/* Names of struct dta_translator_stats' fields, in order. */
 static const char *const stat_names[] = {
 	"packets", "reports_0", "reports_key_write", "reports_append",
 	"reports_key_increment", "reports_postcard", "malformed",
@@ -636,8 +652,14 @@ static const char *const stat_names[] = {
 	"ops_write",
 	"ops_fetch_add", "bytes_written", "sink_errors", "pc_emitted",
 	"pc_evictions", "pc_timeouts", "pc_hops_dropped", "pc_duplicates",
-	"ap_batches", "ap_partial", "ki_merged",
+	"ap_batches", "ap_partial", "ki_merged", "reports_in",
+	"malformed_truncated", "malformed_version", "malformed_opcode",
+	"malformed_field", "malformed_ambiguous", "malformed_too_many",
+	"seq_duplicates", "seq_suspect", "seq_jumps", "sink_lost_reports",
+	"socket_drops", "rx_truncated", "refused_source",
 };
+static_assert(sizeof(stat_names) / sizeof(stat_names[0]) * sizeof(uint64_t) ==
+	      sizeof(struct dta_translator_stats), "a name for every counter");
 
 static void write_stats(struct translator *t, FILE *f, int pretty)
 {
@@ -653,7 +675,11 @@ static void write_stats(struct translator *t, FILE *f, int pretty)
 		if (pretty && i % 6 == 5)
 			fputc('\n', f);
 	}
-	fprintf(f, ",\"rx_errors\":%" PRIu64, (uint64_t)atomic_load(&t->rx_errors));
+	fprintf(f, ",\"reports_applied\":%" PRIu64 ",\"rx_errors\":%" PRIu64
+		",\"rcvbuf_bytes\":%d,\"queue_datagrams\":%" PRIu64,
+		st.reports[1] + st.reports[2] + st.reports[3] + st.reports[4],
+		(uint64_t)atomic_load(&t->rx_errors), t->rcvbuf,
+		t->queue_datagrams);
 	if (!t->use_rdma && !t->sw)
 		fprintf(f, ",\"ops_lost_no_region\":%" PRIu64,
 			(uint64_t)atomic_load(&t->sink.lost));
@@ -699,21 +725,23 @@ static void print_interval(struct translator *t)
 	fprintf(stderr,
 		"dta-translator: packets %" PRIu64 " kw %" PRIu64 " pc %" PRIu64
 		" ap %" PRIu64 " ki %" PRIu64 " malformed %" PRIu64
-		" unknown %" PRIu64 " lost %" PRIu64 " ops %" PRIu64 "\n",
+		" unknown %" PRIu64 " lost %" PRIu64 " socket_drops %" PRIu64
+		" refused %" PRIu64 " ops %" PRIu64 "\n",
 		st.packets, st.reports[DTA_OP_KEY_WRITE],
 		st.reports[DTA_OP_POSTCARD], st.reports[DTA_OP_APPEND],
 		st.reports[DTA_OP_KEY_INCREMENT], st.malformed,
-		st.unknown_structure, st.seq_lost,
-		st.ops_write + st.ops_fetch_add);
+		st.unknown_structure, st.seq_lost, st.socket_drops,
+		st.refused_source, st.ops_write + st.ops_fetch_add);
 }
 
 /* ---- UDP workers ---- */
 
-static int udp_socket(struct translator *t)
+static int udp_socket(struct translator *t, bool reuseport)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET,
 				  .sin_port = htons(t->port) };
 	int fd, one = 1, rcvbuf = 8 << 20;
+	socklen_t len;
 
 	if (inet_pton(AF_INET, t->bind_addr, &sa.sin_addr) != 1) {
 		fprintf(stderr, "dta-translator: bad bind address %s\n",
@@ -723,72 +751,232 @@ static int udp_socket(struct translator *t)
 	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		goto fail;
-	setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one));
+	if (reuseport &&
+	    setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)))
+		goto fail;
+	/* Every datagram carries the socket's drop count: losses in the
+	 * kernel's queue become socket_drops. */
+	if (setsockopt(fd, SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof(one)))
+		goto fail;
 	/* A larger queue absorbs bursts between receives. Beyond
 	 * net.core.rmem_max only with CAP_NET_ADMIN (SO_RCVBUFFORCE). */
 	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)))
 		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
 		goto fail;
+	len = sizeof(t->rcvbuf);
+	getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &t->rcvbuf, &len);
+	/* A queued datagram of up to 1500 bytes costs at most about 4 KiB
+	 * of the queue (its truesize). */
+	t->queue_datagrams = (uint64_t)t->rcvbuf / 4096;
 	return fd;
 fail:
-	fprintf(stderr, "dta-translator: UDP %s:%u: %s\n", t->bind_addr, t->port,
-		strerror(errno));
+	fprintf(stderr, "dta-translator: UDP %s:%u: %s%s\n", t->bind_addr, t->port,
+		strerror(errno),
+		errno == EADDRINUSE ? " (another dta-translator, or another "
+				      "program, receives on this port: stop it "
+				      "or choose another --port)" : "");
 	if (fd >= 0)
 		close(fd);
 	return -1;
 }
 
+/*
+ * Several workers share the port with SO_REUSEPORT, which would also let
+ * another process (same user) join the group and take a share of the
+ * reports. Before: a socket without SO_REUSEPORT must be able to bind
+ * (nobody holds the port). After: /proc/net/udp must list no socket on
+ * the port but ours (closes the window between the two).
+ */
+static int port_free(struct translator *t)
+{
+	int fd = udp_socket(t, false);
+
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+static int port_ours(struct translator *t, const int *fds, unsigned n)
+{
+	FILE *f = fopen("/proc/net/udp", "r");
+	uint32_t want = ntohl(inet_addr(t->bind_addr));
+	char line[512];
+	int rc = 0;
+
+	if (!f)
+		return 0; /* no procfs: the probe before binding has to do */
+	while (fgets(line, sizeof(line), f)) {
+		unsigned addr, port;
+		unsigned long ino;
+		bool mine = false;
+
+		if (sscanf(line, " %*u: %8x:%4x %*x:%*x %*x %*x:%*x %*x:%*x %*x "
+			   "%*u %*u %lu", &addr, &port, &ino) != 3 ||
+		    port != t->port)
+			continue;
+		/* The kernel prints the address as the host reads the
+		 * network-order word. */
+		addr = ntohl(addr);
+		if (addr != want && addr != 0 && want != 0)
+			continue;
+		for (unsigned i = 0; i < n; i++) {
+			struct stat st;
+
+			if (fstat(fds[i], &st) == 0 && st.st_ino == ino)
+				mine = true;
+		}
+		if (!mine) {
+			fprintf(stderr, "dta-translator: UDP %s:%u: another process "
+				"joined the port (socket inode %lu): refusing to "
+				"share it\n", t->bind_addr, t->port, ino);
+			rc = -1;
+		}
+	}
+	fclose(f);
+	return rc;
+}
+
 struct worker {
 	struct translator *t;
 	int fd;
+	uint32_t drops; /* the socket's drop count as last seen */
 	pthread_t th;
 };
+
+/* The socket's cumulative drop count is @now: count what is new. */
+static void note_drops(struct worker *w, uint32_t now)
+{
+	uint32_t d = now - w->drops;
+
+	if (d && d < 1u << 31) {
+		dta_translator_count_input(w->t->core, DTA_INPUT_SOCKET_DROP, d);
+		w->drops = now;
+	}
+}
+
+/* Drops after the last datagram received carry no cmsg: ask the socket. */
+static void poll_drops(struct worker *w)
+{
+	uint32_t mem[SK_MEMINFO_VARS];
+	socklen_t len = sizeof(mem);
+
+	if (getsockopt(w->fd, SOL_SOCKET, SO_MEMINFO, mem, &len) == 0 &&
+	    len > SK_MEMINFO_DROPS * sizeof(uint32_t))
+		note_drops(w, mem[SK_MEMINFO_DROPS]);
+}
+
+static bool source_ok(struct translator *t, const struct sockaddr_in *from)
+{
+	char a[INET_ADDRSTRLEN];
+
+	if (allow_ok(&t->allow, ntohl(from->sin_addr.s_addr)))
+		return true;
+	dta_translator_count_input(t->core, DTA_INPUT_REFUSED_SOURCE, 1);
+	if (!atomic_exchange(&t->refused_said, true))
+		say("refused a datagram from %s (not in allow); further ones are "
+		    "counted as refused_source",
+		    inet_ntop(AF_INET, &from->sin_addr, a, sizeof(a)) ? a : "?");
+	return false;
+}
+
+struct rx {
+	uint8_t bufs[BATCH][DTA_PAYLOAD_MAX];
+	union {
+		char b[CMSG_SPACE(sizeof(uint32_t))];
+		struct cmsghdr align;
+	} ctl[BATCH];
+	struct sockaddr_in from[BATCH];
+	struct mmsghdr msgs[BATCH];
+	struct iovec iov[BATCH];
+};
+
+/* Receive and apply what is queued, up to BATCH datagrams without
+ * waiting. Return: datagrams received, 0 if none. */
+static int rx_batch(struct worker *w, struct rx *x)
+{
+	struct translator *t = w->t;
+	uint64_t now;
+	int n;
+
+	for (int i = 0; i < BATCH; i++) {
+		x->msgs[i].msg_hdr.msg_namelen = sizeof(x->from[i]);
+		x->msgs[i].msg_hdr.msg_controllen = sizeof(x->ctl[i].b);
+	}
+	n = recvmmsg(w->fd, x->msgs, BATCH, MSG_DONTWAIT, NULL);
+	if (n < 0) {
+		if (errno != EAGAIN && errno != EINTR)
+			atomic_fetch_add(&t->rx_errors, 1);
+		return 0;
+	}
+	now = tool_now_ns();
+	for (int i = 0; i < n; i++) {
+		struct msghdr *h = &x->msgs[i].msg_hdr;
+
+		for (struct cmsghdr *c = CMSG_FIRSTHDR(h); c; c = CMSG_NXTHDR(h, c)) {
+			uint32_t d;
+
+			if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SO_RXQ_OVFL)
+				continue;
+			memcpy(&d, CMSG_DATA(c), sizeof(d));
+			note_drops(w, d);
+		}
+		if (!source_ok(t, &x->from[i]))
+			continue;
+		if (h->msg_flags & MSG_TRUNC) {
+			dta_translator_count_input(t->core, DTA_INPUT_TRUNCATED, 1);
+			continue;
+		}
+		dta_translator_process(t->core, x->bufs[i], x->msgs[i].msg_len, now);
+	}
+	return n;
+}
 
 static void *udp_worker(void *arg)
 {
 	struct worker *w = arg;
 	struct translator *t = w->t;
-	static __thread uint8_t bufs[BATCH][DTA_PAYLOAD_MAX];
-	struct mmsghdr msgs[BATCH];
-	struct iovec iov[BATCH];
+	struct rx *x = calloc(1, sizeof(*x));
 	uint64_t last_tick = tool_now_ns();
 	/* Wake at least every 100 ms to notice shutdown. */
 	uint64_t wait_ns = t->tick_ns < 100000000 ? t->tick_ns : 100000000;
 	int wait_ms = wait_ns >= 1000000 ? (int)(wait_ns / 1000000) : 1;
 
+	if (!x) {
+		fprintf(stderr, "dta-translator: out of memory for a worker\n");
+		return NULL;
+	}
 	for (int i = 0; i < BATCH; i++) {
-		iov[i].iov_base = bufs[i];
-		iov[i].iov_len = sizeof(bufs[i]);
-		memset(&msgs[i], 0, sizeof(msgs[i]));
-		msgs[i].msg_hdr.msg_iov = &iov[i];
-		msgs[i].msg_hdr.msg_iovlen = 1;
+		x->iov[i].iov_base = x->bufs[i];
+		x->iov[i].iov_len = sizeof(x->bufs[i]);
+		x->msgs[i].msg_hdr.msg_iov = &x->iov[i];
+		x->msgs[i].msg_hdr.msg_iovlen = 1;
+		x->msgs[i].msg_hdr.msg_name = &x->from[i];
+		x->msgs[i].msg_hdr.msg_control = x->ctl[i].b;
 	}
 	while (!stop) {
 		struct pollfd p = { .fd = w->fd, .events = POLLIN };
 		uint64_t now;
-		int n;
 
-		if (poll(&p, 1, wait_ms) > 0) {
-			n = recvmmsg(w->fd, msgs, BATCH, MSG_DONTWAIT, NULL);
-			if (n < 0 && errno != EAGAIN && errno != EINTR)
-				atomic_fetch_add(&t->rx_errors, 1);
-			now = tool_now_ns();
-			for (int i = 0; i < n; i++) {
-				if (msgs[i].msg_hdr.msg_flags & MSG_TRUNC) {
-					atomic_fetch_add(&t->rx_errors, 1);
-					continue;
-				}
-				dta_translator_process(t->core, bufs[i],
-						       msgs[i].msg_len, now);
-			}
-		}
+		if (poll(&p, 1, wait_ms) > 0)
+			rx_batch(w, x);
+		else
+			poll_drops(w); /* idle: drops since the last datagram */
 		now = tool_now_ns();
 		if (now - last_tick >= t->tick_ns) {
 			dta_translator_tick(t->core, now);
 			last_tick = now;
 		}
 	}
+	/* Stopping: what the queue holds was sent to us; apply it rather
+	 * than lose it uncounted with the socket (for at most a second, in
+	 * case senders keep sending). */
+	for (uint64_t end = tool_now_ns() + 1000000000ull;
+	     tool_now_ns() < end && rx_batch(w, x) > 0;)
+		;
+	poll_drops(w);
+	free(x);
 	return NULL;
 }
 
@@ -799,25 +987,38 @@ static int run_udp(struct translator *t)
 	uint64_t next_stats, next_check;
 	int rc = 0;
 
+	int fds[MAX_WORKERS];
+	bool reuse = t->workers > 1;
+
+	if (reuse && port_free(t))
+		return -1;
 	for (unsigned i = 0; i < t->workers; i++) {
 		w[i].t = t;
-		w[i].fd = udp_socket(t);
+		w[i].drops = 0;
+		w[i].fd = fds[i] = udp_socket(t, reuse);
 		if (w[i].fd < 0) {
 			rc = -1;
 			goto out;
 		}
 		started++;
 	}
+	if (reuse && port_ours(t, fds, started)) {
+		rc = -1;
+		goto out;
+	}
 	for (unsigned i = 0; i < t->workers; i++)
 		pthread_create(&w[i].th, NULL, udp_worker, &w[i]);
 	say("listening on %s:%u with %u worker%s", t->bind_addr, t->port,
 	    t->workers, t->workers == 1 ? "" : "s");
+	save_stats_file(t);
 	printf("ready udp %s:%u\n", t->bind_addr, t->port);
 	fflush(stdout);
 	next_stats = tool_now_ns() + (uint64_t)(t->stats_interval * 1e9);
 	next_check = tool_now_ns() + 1000000000ull;
 	while (!stop) {
-		usleep(50000);
+		/* Without an interval the stats file is what scripts wait on
+		 * (dta-gen --sync): keep it fresh. */
+		usleep(t->stats_interval > 0 || !t->stats_file ? 50000 : 10000);
 		if (tool_now_ns() >= next_check) {
 			check_collector(t);
 			next_check += 1000000000ull;
@@ -833,6 +1034,8 @@ static int run_udp(struct translator *t)
 				print_interval(t);
 			save_stats_file(t);
 			next_stats += (uint64_t)(t->stats_interval * 1e9);
+		} else if (t->stats_interval <= 0) {
+			save_stats_file(t);
 		}
 	}
 	for (unsigned i = 0; i < t->workers; i++)
@@ -845,9 +1048,10 @@ out:
 
 /* ---- pcap input ---- */
 
-/* The UDP payload of a captured frame sent to @port, or NULL. */
+/* The UDP payload of a captured frame sent to @port, or NULL; *@src is
+ * its IPv4 source (host order), 0 for IPv6. */
 static const uint8_t *udp_payload(int dlt, const uint8_t *p, size_t caplen,
-				  uint16_t port, size_t *len)
+				  uint16_t port, size_t *len, uint32_t *src)
 {
 	size_t off = 0, ihl;
 	uint16_t ethertype;
@@ -887,6 +1091,8 @@ static const uint8_t *udp_payload(int dlt, const uint8_t *p, size_t caplen,
 			return NULL;
 		ihl = (size_t)(ip[0] & 15) * 4;
 		proto = ip[9];
+		*src = (uint32_t)ip[12] << 24 | (uint32_t)ip[13] << 16 |
+		       (uint32_t)ip[14] << 8 | ip[15];
 		if ((ip[6] & 0x3f) || ip[7]) /* fragments: not reassembled */
 			return NULL;
 	} else if (ethertype == 0x86dd) {
@@ -894,6 +1100,7 @@ static const uint8_t *udp_payload(int dlt, const uint8_t *p, size_t caplen,
 			return NULL;
 		ihl = 40;
 		proto = ip[6]; /* extension headers are not followed */
+		*src = 0; /* the allow-list is IPv4: refused when set */
 	} else {
 		return NULL;
 	}
@@ -912,6 +1119,39 @@ static const uint8_t *udp_payload(int dlt, const uint8_t *p, size_t caplen,
 	return ip + 8;
 }
 
+/* Apply one captured frame if it is a datagram to the port from an
+ * allowed source. Return: 1 if it was one. */
+static int pcap_one(struct translator *t, int dlt, const struct pcap_pkthdr *h,
+		    const uint8_t *pkt, uint64_t now)
+{
+	const uint8_t *pl;
+	uint32_t src = 0;
+	size_t len;
+
+	pl = udp_payload(dlt, pkt, h->caplen, t->port, &len, &src);
+	if (!pl)
+		return 0;
+	if (t->allow.n && (!src || !allow_ok(&t->allow, src))) {
+		dta_translator_count_input(t->core, DTA_INPUT_REFUSED_SOURCE, 1);
+		return 1;
+	}
+	dta_translator_process(t->core, pl, len, now);
+	return 1;
+}
+
+/* A live capture's kernel drops (of packets to the port, by the filter)
+ * are the socket drops of that input. */
+static void capture_drops(struct translator *t, pcap_t *pc, unsigned *seen)
+{
+	struct pcap_stat ps;
+
+	if (pcap_stats(pc, &ps) == 0 && ps.ps_drop != *seen) {
+		dta_translator_count_input(t->core, DTA_INPUT_SOCKET_DROP,
+					   ps.ps_drop - *seen);
+		*seen = ps.ps_drop;
+	}
+}
+
 static int run_pcap(struct translator *t, const char *file, const char *dev)
 {
 #ifdef DTA_HAVE_RDMA
@@ -921,8 +1161,10 @@ static int run_pcap(struct translator *t, const char *file, const char *dev)
 	struct pcap_pkthdr *h;
 	const uint8_t *pkt;
 	pcap_t *pc;
-	uint64_t seen = 0, used = 0, last_tick = 0;
+	uint64_t seen = 0, used = 0, last_tick = 0, next_save = 0;
 	uint64_t next_check = tool_now_ns() + 1000000000ull;
+	unsigned cap_drops = 0; /* the capture's drop count as last seen */
+	int sel = -1;           /* live: poll this when nothing is pending */
 	int dlt, rc = 0;
 
 	if (file) {
@@ -955,27 +1197,39 @@ static int run_pcap(struct translator *t, const char *file, const char *dev)
 			pcap_setfilter(pc, &prog);
 			pcap_freecode(&prog);
 		}
+		/* Reports come in: not capturing our own outgoing packets
+		 * also keeps loopback from filling the buffer twice. */
+		pcap_setdirection(pc, PCAP_D_IN);
+		/* Immediate mode captures into frames of the snap length,
+		 * a block of 128 KiB each. */
+		t->queue_datagrams = (32u << 20) / (128u << 10);
+		/* Non-blocking, so that an idle capture still runs timeouts
+		 * and keeps the stats file fresh. */
+		if (pcap_setnonblock(pc, 1, errbuf) == 0)
+			sel = pcap_get_selectable_fd(pc);
+		save_stats_file(t);
 		printf("ready pcap %s\n", dev);
 		fflush(stdout);
 	}
 	while (!stop && (rc = pcap_next_ex(pc, &h, &pkt)) >= 0) {
 		uint64_t now;
-		const uint8_t *pl;
-		size_t len;
 
-		if (rc == 0) { /* live timeout */
+		if (rc == 0) { /* live: nothing pending */
+			struct pollfd p = { .fd = sel, .events = POLLIN };
+
 			dta_translator_tick(t->core, tool_now_ns());
+			capture_drops(t, pc, &cap_drops);
+			if (t->stats_interval <= 0)
+				save_stats_file(t);
+			if (sel >= 0)
+				poll(&p, 1, 10);
 			continue;
 		}
 		seen++;
 		now = file ? (uint64_t)h->ts.tv_sec * 1000000000ull +
 				     (uint64_t)h->ts.tv_usec * 1000ull
 			   : tool_now_ns();
-		pl = udp_payload(dlt, pkt, h->caplen, t->port, &len);
-		if (pl) {
-			used++;
-			dta_translator_process(t->core, pl, len, now);
-		}
+		used += (uint64_t)pcap_one(t, dlt, h, pkt, now);
 		if (now - last_tick >= t->tick_ns) {
 			dta_translator_tick(t->core, now);
 			last_tick = now;
@@ -983,6 +1237,12 @@ static int run_pcap(struct translator *t, const char *file, const char *dev)
 		if (dev && tool_now_ns() >= next_check) {
 			check_collector(t);
 			next_check = tool_now_ns() + 1000000000ull;
+		}
+		if (dev && tool_now_ns() >= next_save) {
+			capture_drops(t, pc, &cap_drops);
+			if (t->stats_interval <= 0)
+				save_stats_file(t); /* for dta-gen --sync */
+			next_save = tool_now_ns() + 10000000ull;
 		}
 #ifdef DTA_HAVE_RDMA
 		if (t->sw)
@@ -995,6 +1255,12 @@ static int run_pcap(struct translator *t, const char *file, const char *dev)
 #endif
 	}
 	live_pcap = NULL;
+	/* Stopping a live capture: what its buffer holds was sent to us. */
+	for (uint64_t end = tool_now_ns() + 1000000000ull;
+	     dev && tool_now_ns() < end && pcap_next_ex(pc, &h, &pkt) == 1;) {
+		seen++;
+		used += (uint64_t)pcap_one(t, dlt, h, pkt, tool_now_ns());
+	}
 	if (rc == PCAP_ERROR && !stop)
 		fprintf(stderr, "dta-translator: pcap: %s\n", pcap_geterr(pc));
 	say("%" PRIu64 " packets read, %" PRIu64 " UDP to port %u", seen, used,
@@ -1002,6 +1268,7 @@ static int run_pcap(struct translator *t, const char *file, const char *dev)
 	if (dev) {
 		struct pcap_stat ps;
 
+		capture_drops(t, pc, &cap_drops);
 		if (pcap_stats(pc, &ps) == 0 && (ps.ps_drop || ps.ps_ifdrop))
 			fprintf(stderr, "dta-translator: the capture dropped %u "
 				"packets (%u by the interface)\n", ps.ps_drop,
@@ -1017,6 +1284,7 @@ int main(int argc, char **argv)
 		{ "config", required_argument, NULL, 'c' },
 		{ "port", required_argument, NULL, 'p' },
 		{ "bind", required_argument, NULL, 'b' },
+		{ "allow", required_argument, NULL, 'a' },
 		{ "workers", required_argument, NULL, 'w' },
 		{ "pcap", required_argument, NULL, 'r' },
 		{ "interface", required_argument, NULL, 'i' },
@@ -1034,15 +1302,17 @@ int main(int argc, char **argv)
 	struct sigaction sa = { .sa_handler = on_signal };
 	const char *cfg_path = NULL, *pcap_file = NULL, *dev = NULL;
 	const char *port_s = NULL, *workers_s = NULL, *stats_s = NULL, *v;
+	const char *allow_s = NULL;
 	uint64_t x;
 	char err[256];
 	int opt, rc = 1;
 
-	while ((opt = getopt_long(argc, argv, "c:p:b:w:r:i:s:o:R:X:qh", lo, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "c:p:b:a:w:r:i:s:o:R:X:qh", lo, NULL)) != -1) {
 		switch (opt) {
 		case 'c': cfg_path = optarg; break;
 		case 'p': port_s = optarg; break;
 		case 'b': t.bind_addr = optarg; break;
+		case 'a': allow_s = optarg; break;
 		case 'w': workers_s = optarg; break;
 		case 'r': pcap_file = optarg; break;
 		case 'i': dev = optarg; break;
@@ -1078,7 +1348,13 @@ int main(int argc, char **argv)
 	if (!t.bind_addr)
 		t.bind_addr = dta_config_get(t.cfg, "translator", "bind");
 	if (!t.bind_addr)
-		t.bind_addr = "0.0.0.0";
+		t.bind_addr = "127.0.0.1";
+	if (!allow_s)
+		allow_s = dta_config_get(t.cfg, "translator", "allow");
+	if (allow_s && allow_parse(allow_s, &t.allow, err, sizeof(err))) {
+		fprintf(stderr, "dta-translator: allow: %s\n", err);
+		goto out;
+	}
 	if (!workers_s)
 		workers_s = dta_config_get(t.cfg, "translator", "workers");
 	if (dta_parse_size(workers_s ? workers_s : "1", &x) || x == 0 ||

@@ -108,7 +108,7 @@ static const struct key_rule collector_rules[] = {
 static const struct key_rule translator_rules[] = {
 	{ "port", KT_UINT, 1, 65535, 0, NULL },
 	{ "bind", KT_IPV4, 0, 0, 0, NULL },
-	{ "allow", KT_CIDRS, 0, 0, 0, NULL },
+	{ "allow", KT_CIDRS4, 0, 0, 0, NULL },
 	{ "workers", KT_UINT, 1, 64, 0, NULL },
 	{ "pc_cache", KT_UINT, 1, 1u << 30, 0, NULL },
 	{ "pc_timeout_ms", KT_DURATION, 1, UINT64_MAX, 1000000ull, NULL },

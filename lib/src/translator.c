@@ -20,10 +20,8 @@
 
 #define MAX_STRUCTS 64
 #define STRIPES 256 /* locks per striped table */
-#define MAX_REPORTS 256
-/* A report this far behind its reporter's newest is taken as a restart of
- * the reporter's sequence rather than as a late report. */
-#define SEQ_RESTART 65536
+#define SEQ_W DTA_SEQ_WINDOW
+static_assert(SEQ_W == 64, "the window is one 64-bit mask");
 
 #if defined(__x86_64__) || defined(__i386__)
 #define cpu_relax() __builtin_ia32_pause()
@@ -67,6 +65,7 @@ struct pc_entry {
 struct ki_entry {
 	uint64_t since;
 	uint64_t sum;
+	uint32_t reports; /* reports folded into @sum */
 	uint8_t key_len; /* 0: free */
 	uint8_t structure;
 	uint8_t key[DTA_KEY_MAX];
@@ -78,6 +77,15 @@ struct ap_list {
 	uint64_t since;
 	struct dta_ap_cursor cur;
 	uint8_t *buf; /* K entries */
+};
+
+/* One reporter's position (see DTA_SEQ_WINDOW in translator.h). */
+struct seq_state {
+	uint32_t next;  /* highest accepted number + 1 */
+	uint32_t cand;  /* an out-of-window number awaiting confirmation */
+	uint32_t prev;  /* the candidate @cand replaced, if @has_prev */
+	uint64_t seen;  /* bit i: number next - 1 - i arrived (or is settled) */
+	bool known, has_cand, has_prev, cand_back;
 };
 
 struct tr_struct {
@@ -93,7 +101,10 @@ enum {
 	C_PACKETS, C_R0, C_R1, C_R2, C_R3, C_R4, C_MALFORMED, C_UNKNOWN,
 	C_MISMATCH, C_SEQ_LOST, C_SEQ_LATE, C_SEQ_RESTART, C_OPS_W, C_OPS_FA, C_BYTES,
 	C_SINK_ERR, C_PC_EMIT, C_PC_EVICT, C_PC_TIMEOUT, C_PC_DROP, C_PC_DUP,
-	C_AP_BATCH, C_AP_PARTIAL, C_KI_MERGED, C_COUNT
+	C_AP_BATCH, C_AP_PARTIAL, C_KI_MERGED, C_REPORTS_IN, C_MAL_TRUNC,
+	C_MAL_VERSION, C_MAL_OPCODE, C_MAL_FIELD, C_MAL_AMBIGUOUS,
+	C_MAL_TOO_MANY, C_SEQ_DUP, C_SEQ_SUSPECT, C_SEQ_JUMP, C_SINK_LOST,
+	C_SOCKET_DROP, C_RX_TRUNC, C_REFUSED_SOURCE, C_COUNT
 };
 static_assert(sizeof(struct dta_translator_stats) == C_COUNT * 8,
 	      "stats struct and counter list agree");
@@ -113,8 +124,9 @@ struct dta_translator {
 	atomic_uint_fast64_t ki_scan;
 	atomic_uint_fast64_t last_tick;
 
-	/* Per-reporter highest sequence + 1 (0: never seen). */
-	_Atomic uint64_t *seq;
+	/* Per-reporter sequence state, 65536 of them. */
+	struct seq_state *seq;
+	spin_t seq_lock[STRIPES];
 
 	/* Counters: a block per thread, so counting needs no locked
 	 * instruction (each block has one writer); the last block is shared
@@ -142,11 +154,13 @@ static void count(struct dta_translator *t, unsigned c, uint64_t n)
 	if (s < CTR_SLOTS) {
 		_Atomic uint64_t *p = &t->ctr[s].c[c];
 
+		/* Release: a reader who sees the count sees the writes
+		 * made before it (C_PACKETS is counted after them). */
 		atomic_store_explicit(p, atomic_load_explicit(p, memory_order_relaxed) + n,
-				      memory_order_relaxed);
+				      memory_order_release);
 	} else {
 		atomic_fetch_add_explicit(&t->ctr[CTR_SLOTS].c[c], n,
-					  memory_order_relaxed);
+					  memory_order_release);
 	}
 }
 
@@ -155,12 +169,13 @@ static uint64_t counter(const struct dta_translator *t, unsigned c)
 	uint64_t sum = 0;
 
 	for (unsigned s = 0; s <= CTR_SLOTS; s++)
-		sum += atomic_load_explicit(&t->ctr[s].c[c], memory_order_relaxed);
+		sum += atomic_load_explicit(&t->ctr[s].c[c], memory_order_acquire);
 	return sum;
 }
 
+/* Hand @n operations carrying @reports reports to the sink. */
 static int submit(struct dta_translator *t, unsigned s,
-		  const struct dta_memop *ops, int n)
+		  const struct dta_memop *ops, int n, uint64_t reports)
 {
 	uint64_t bytes = 0, fa = 0;
 	int err;
@@ -176,6 +191,7 @@ static int submit(struct dta_translator *t, unsigned s,
 	err = t->sink.submit(t->sink.ctx, s, ops, (size_t)n);
 	if (err) {
 		count(t, C_SINK_ERR, (uint64_t)n);
+		count(t, C_SINK_LOST, reports);
 		return err;
 	}
 	count(t, C_OPS_W, (uint64_t)n - fa);
@@ -251,7 +267,7 @@ DTA_API void dta_translator_destroy(struct dta_translator *t)
 	}
 	free(t->pc);
 	free(t->ki);
-	free((void *)t->seq);
+	free(t->seq);
 	free(t->ctr);
 	free(t);
 }
@@ -360,44 +376,139 @@ DTA_API int dta_translator_set_ki_bank(struct dta_translator *t,
 
 /* ---- sequence accounting (v1 reports carry reporter + seq) ---- */
 
+/* Numbers leaving @q's window unseen when it moves @k ahead (1..SEQ_W). */
+static unsigned seq_advance(struct seq_state *q, unsigned k)
+{
+	uint64_t out = k == SEQ_W ? q->seen : q->seen >> (SEQ_W - k);
+
+	q->seen = (k == SEQ_W ? 0 : q->seen << k) | 1;
+	q->next += k;
+	return k - (unsigned)__builtin_popcountll(out);
+}
+
+/* A number @d from @q->next, -SEQ_W <= d < SEQ_W: returns what was lost;
+ * *late / *dup tell how a number behind the newest was taken. */
+static unsigned seq_in_window(struct seq_state *q, int32_t d, unsigned *late,
+			      unsigned *dup)
+{
+	uint64_t bit;
+
+	if (d >= 0)
+		return seq_advance(q, (unsigned)d + 1);
+	bit = 1ull << (-d - 1);
+	if (q->seen & bit) {
+		++*dup;
+	} else {
+		q->seen |= bit;
+		++*late;
+	}
+	return 0;
+}
+
+/*
+ * The rule of docs/translator.md "Sequence accounting". Modulo 2^32: a
+ * number up to 2^31 ahead is ahead. The lock is one of STRIPES, so
+ * reporters on different workers rarely share one.
+ */
 static void track_seq(struct dta_translator *t, const struct dta_report *r)
 {
-	_Atomic uint64_t *p = &t->seq[r->reporter];
-	uint64_t next = (uint64_t)r->seq + 1, cur;
+	struct seq_state *q = &t->seq[r->reporter];
+	spin_t *lk = &t->seq_lock[r->reporter % STRIPES];
+	unsigned late = 0, dup = 0, suspect = 0, jump = 0, restart = 0;
+	uint64_t lost = 0;
+	int32_t d, e;
 
-	/* Stored as (epoch << 32 | seq + 1) would handle wrap exactly; a
-	 * 32-bit sequence at 10 M reports/s wraps after 7 minutes, so compare
-	 * modulo 2^32 within half the space instead. */
-	cur = atomic_load_explicit(p, memory_order_relaxed);
-	for (;;) {
-		int32_t d;
-
-		if (cur == 0) {
-			if (atomic_compare_exchange_weak(p, &cur, next | 1ull << 32))
-				return;
-			continue;
-		}
-		d = (int32_t)(r->seq - (uint32_t)(cur - 1) - 1);
-		if (d < -SEQ_RESTART) {
-			/* Far behind: the reporter restarted its sequence. */
-			if (atomic_compare_exchange_weak(p, &cur,
-							 (uint64_t)(uint32_t)next | 1ull << 32)) {
-				count(t, C_SEQ_RESTART, 1);
-				return;
-			}
-			continue;
-		}
-		if (d < 0) {
-			count(t, C_SEQ_LATE, 1);
-			return;
-		}
-		if (atomic_compare_exchange_weak(p, &cur,
-						 (uint64_t)(uint32_t)next | 1ull << 32)) {
-			if (d > 0)
-				count(t, C_SEQ_LOST, (uint64_t)d);
-			return;
-		}
+	spin_lock(lk);
+	if (!q->known) {
+		/* Nothing before a reporter's first report is known missing. */
+		q->known = true;
+		q->next = r->seq + 1;
+		q->seen = ~0ull;
+		goto out;
 	}
+	d = (int32_t)(r->seq - q->next);
+	if (d >= -SEQ_W && d < SEQ_W) {
+		/* The old sequence went on: candidates were not part of it. */
+		suspect += q->has_cand + q->has_prev;
+		q->has_cand = q->has_prev = false;
+		lost += seq_in_window(q, d, &late, &dup);
+		goto out;
+	}
+	e = (int32_t)(r->seq - q->cand);
+	if (q->has_cand && e > 0 && e < SEQ_W) {
+		/* Confirmed: the reporter continues from the candidate. What
+		 * the old window still missed is lost. The candidate it
+		 * replaced belongs to the new stretch if it lies before the
+		 * candidate (a report alone between two bursts of losses):
+		 * the stretch starts there. Ahead, every number from the old
+		 * position to the stretch is lost; after a restart only those
+		 * within the stretch are known. */
+		uint32_t from = q->cand_back ? q->cand : q->next;
+		bool prev_in = q->has_prev &&
+			       (q->cand_back ? (int32_t)(q->cand - q->prev) > 0
+					     : (int32_t)(q->prev - q->next) >= 0 &&
+						       (int32_t)(q->cand - q->prev) > 0);
+
+		lost += SEQ_W - (unsigned)__builtin_popcountll(q->seen);
+		if (prev_in) {
+			if (q->cand_back)
+				from = q->prev + 1;
+			lost += (uint32_t)(q->cand - from) - (q->cand_back ? 0 : 1);
+		} else {
+			suspect += q->has_prev;
+			if (!q->cand_back)
+				lost += (uint32_t)(q->cand - from);
+		}
+		if (q->cand_back)
+			restart++;
+		else
+			jump++;
+		q->has_cand = q->has_prev = false;
+		q->next = q->cand + 1;
+		q->seen = ~0ull;
+		lost += seq_advance(q, (unsigned)e);
+		goto out;
+	}
+	if (q->has_cand) {
+		/* Keep the replaced candidate for the decision above; one
+		 * replaced before it is suspect now. */
+		suspect += q->has_prev;
+		q->has_prev = true;
+		q->prev = q->cand;
+	}
+	q->has_cand = true;
+	q->cand = r->seq;
+	q->cand_back = d < 0;
+out:
+	spin_unlock(lk);
+	count(t, C_SEQ_LOST, lost);
+	count(t, C_SEQ_LATE, late);
+	count(t, C_SEQ_DUP, dup);
+	count(t, C_SEQ_SUSPECT, suspect);
+	count(t, C_SEQ_JUMP, jump);
+	count(t, C_SEQ_RESTART, restart);
+}
+
+/* Flush: count what is still open as settled (see translator.h). */
+static void settle_seq(struct dta_translator *t)
+{
+	uint64_t lost = 0, suspect = 0;
+
+	for (unsigned i = 0; i < 65536; i++) {
+		struct seq_state *q = &t->seq[i];
+		spin_t *lk = &t->seq_lock[i % STRIPES];
+
+		if (!q->known)
+			continue;
+		spin_lock(lk);
+		lost += SEQ_W - (unsigned)__builtin_popcountll(q->seen);
+		q->seen = ~0ull;
+		suspect += q->has_cand + q->has_prev;
+		q->has_cand = q->has_prev = false;
+		spin_unlock(lk);
+	}
+	count(t, C_SEQ_LOST, lost);
+	count(t, C_SEQ_SUSPECT, suspect);
 }
 
 /* ---- Key-Write ---- */
@@ -424,7 +535,7 @@ static int do_kw(struct dta_translator *t, const struct dta_report *r)
 			count(t, C_MISMATCH, 1);
 			return 0;
 		}
-		submit(t, i, ops, n);
+		submit(t, i, ops, n, 1);
 		return 1;
 	}
 	count(t, C_UNKNOWN, 1);
@@ -434,7 +545,7 @@ static int do_kw(struct dta_translator *t, const struct dta_report *r)
 /* ---- Key-Increment ---- */
 
 static void ki_issue(struct dta_translator *t, unsigned s, const uint8_t *key,
-		     size_t key_len, uint64_t add)
+		     size_t key_len, uint64_t add, uint64_t reports)
 {
 	struct dta_memop ops[DTA_MAX_REDUNDANCY];
 	struct tr_struct *ts = &t->s[s];
@@ -443,7 +554,7 @@ static void ki_issue(struct dta_translator *t, unsigned s, const uint8_t *key,
 						memory_order_relaxed),
 			   ops, DTA_MAX_REDUNDANCY);
 
-	submit(t, s, ops, n);
+	submit(t, s, ops, n, reports);
 }
 
 static uint64_t key_hash(const struct dta_translator *t, unsigned s,
@@ -470,7 +581,7 @@ static int do_ki(struct dta_translator *t, const struct dta_report *r,
 	}
 	s += dta_shard(r->u.ki.key, r->u.ki.key_len, t->s[s].nshards);
 	if (!t->ki) {
-		ki_issue(t, s, r->u.ki.key, r->u.ki.key_len, r->u.ki.counter);
+		ki_issue(t, s, r->u.ki.key, r->u.ki.key_len, r->u.ki.counter, 1);
 		return 1;
 	}
 	h = key_hash(t, s, r->u.ki.key, r->u.ki.key_len);
@@ -482,6 +593,7 @@ static int do_ki(struct dta_translator *t, const struct dta_report *r,
 	if (e->key_len && e->structure == s && e->key_len == r->u.ki.key_len &&
 	    !memcmp(e->key, r->u.ki.key, e->key_len)) {
 		e->sum += r->u.ki.counter;
+		e->reports++;
 		spin_unlock(lk);
 		count(t, C_KI_MERGED, 1);
 		return 1;
@@ -492,10 +604,12 @@ static int do_ki(struct dta_translator *t, const struct dta_report *r,
 	e->structure = (uint8_t)s;
 	memcpy(e->key, r->u.ki.key, e->key_len);
 	e->sum = r->u.ki.counter;
+	e->reports = 1;
 	e->since = now;
 	spin_unlock(lk);
 	if (old.key_len)
-		ki_issue(t, old.structure, old.key, old.key_len, old.sum);
+		ki_issue(t, old.structure, old.key, old.key_len, old.sum,
+			 old.reports);
 	return 1;
 }
 
@@ -529,7 +643,8 @@ static void pc_emit(struct dta_translator *t, const struct pc_entry *e,
 		return;
 	}
 	count(t, counter, 1);
-	submit(t, e->structure, ops, n);
+	submit(t, e->structure, ops, n,
+	       (uint64_t)__builtin_popcount(e->seen & ((1u << len) - 1)));
 }
 
 static bool pc_complete(const struct dta_layout *l, const struct pc_entry *e)
@@ -614,17 +729,20 @@ static void ap_write(struct dta_translator *t, unsigned s, uint32_t list,
 	if (l->g.ap.frame_size > sizeof(frame)) {
 		fb = malloc(l->g.ap.frame_size);
 		if (!fb) {
-			count(t, C_SINK_ERR, al->count);
+			count(t, C_SINK_ERR, 1);
+			count(t, C_SINK_LOST, al->count);
 			al->count = 0;
 			return;
 		}
 	}
+	uint32_t entries = al->count;
+
 	n = dta_ap_ops(l, list, &al->cur, al->buf, al->count, fb,
 		       l->g.ap.frame_size, ops, 2);
 	count(t, al->count == l->g.ap.batch_entries ? C_AP_BATCH : C_AP_PARTIAL,
 	      1);
 	al->count = 0;
-	submit(t, s, ops, n);
+	submit(t, s, ops, n, entries);
 	if (fb != frame)
 		free(fb);
 }
@@ -665,18 +783,25 @@ static int do_ap(struct dta_translator *t, const struct dta_report *r,
 DTA_API int dta_translator_process(struct dta_translator *t, const void *buf,
 				   size_t len, uint64_t now_ns)
 {
-	struct dta_report r[MAX_REPORTS];
+	struct dta_report r[DTA_WIRE_REPORTS_MAX];
 	uint64_t by_op[5] = { 0 };
 	int n, done = 0;
 
 	if (!t)
 		return -EINVAL;
-	count(t, C_PACKETS, 1);
-	n = dta_wire_decode(buf, len, r, MAX_REPORTS, t->o.decode_flags);
+	n = dta_wire_decode(buf, len, r, DTA_WIRE_REPORTS_MAX,
+			    t->o.decode_flags);
 	if (n < 0) {
 		count(t, C_MALFORMED, 1);
+		count(t, n == -DTA_E_TRUNCATED ? C_MAL_TRUNC
+			 : n == -DTA_E_VERSION ? C_MAL_VERSION
+			 : n == -DTA_E_OPCODE ? C_MAL_OPCODE
+			 : n == -DTA_E_AMBIGUOUS ? C_MAL_AMBIGUOUS
+			 : n == -ENOSPC ? C_MAL_TOO_MANY : C_MAL_FIELD, 1);
+		count(t, C_PACKETS, 1);
 		return n;
 	}
+	count(t, C_REPORTS_IN, (uint64_t)n);
 	for (int i = 0; i < n; i++) {
 		int ok = 0;
 
@@ -701,6 +826,8 @@ DTA_API int dta_translator_process(struct dta_translator *t, const void *buf,
 	}
 	for (unsigned op = 1; op < 5; op++)
 		count(t, C_R0 + op, by_op[op]);
+	/* Last: whoever sees the payload counted sees what it wrote. */
+	count(t, C_PACKETS, 1);
 	return done;
 }
 
@@ -768,7 +895,8 @@ static int tick(struct dta_translator *t, uint64_t now, bool all)
 			out = *e;
 			e->key_len = 0;
 			spin_unlock(lk);
-			ki_issue(t, out.structure, out.key, out.key_len, out.sum);
+			ki_issue(t, out.structure, out.key, out.key_len, out.sum,
+				 out.reports);
 		}
 	}
 
@@ -805,7 +933,24 @@ DTA_API int dta_translator_flush(struct dta_translator *t)
 	if (!t)
 		return -EINVAL;
 	tick(t, atomic_load(&t->last_tick), true);
+	settle_seq(t);
 	return t->sink.flush ? t->sink.flush(t->sink.ctx) : 0;
+}
+
+DTA_API int dta_translator_count_input(struct dta_translator *t,
+				       unsigned cause, uint64_t n)
+{
+	static const unsigned c[] = {
+		[DTA_INPUT_SOCKET_DROP] = C_SOCKET_DROP,
+		[DTA_INPUT_TRUNCATED] = C_RX_TRUNC,
+		[DTA_INPUT_REFUSED_SOURCE] = C_REFUSED_SOURCE,
+	};
+
+	if (!t || cause < DTA_INPUT_SOCKET_DROP ||
+	    cause > DTA_INPUT_REFUSED_SOURCE)
+		return -EINVAL;
+	count(t, c[cause], n);
+	return 0;
 }
 
 DTA_API void dta_translator_stats(const struct dta_translator *t,

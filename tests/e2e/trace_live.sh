@@ -44,32 +44,14 @@ if [ $live = no ]; then
 	[ -n "$E2E_TPID" ] && { kill "$E2E_TPID" 2>/dev/null || true; wait "$E2E_TPID" 2>/dev/null || true; }
 	e2e_start_translator
 fi
+[ $live = no ] || echo 0 > "$E2E/sent" # for e2e_accounting
 echo "translator input: $([ $live = yes ] && echo 'live capture on lo' || echo UDP)"
 # Nothing listens on the port in the live case; the capture still sees
-# the datagrams. Paced gently: a capture drops what it cannot keep up with,
-# and other tests may share the CPUs.
+# the datagrams. e2e_gen sends in windows the capture buffer surely holds
+# (the translator's queue_datagrams), so the capture drops nothing either.
 e2e_gen -t ki --trace "$E2E/trace.pcap" -n 40000 -r 40000 --batch 4 -T "$E2E/ki.truth"
 e2e_gen -t kw --trace "$E2E/trace.pcap" -n 10000 -r 20000 -T "$E2E/kw.truth"
-sleep 0.3
 test "$(grep -c '^ki ' "$E2E/ki.truth")" -eq 3000
-if [ $live = yes ]; then
-	# A capture drops what it cannot keep up with when CPUs are busy:
-	# that is allowed, but the translator must count every lost report
-	# (sequence gaps), and the answers must be exact when it counts none.
-	ok=yes
-	e2e_query verify --truth "$E2E/ki.truth" --min-success 1 || ok=no
-	e2e_query verify --truth "$E2E/kw.truth" --min-success 1 || ok=no
-	e2e_stop_translator
-	lost=$(e2e_stat seq_lost)
-	echo "live capture: $lost reports lost"
-	if [ $ok = no ] && [ "$lost" = 0 ]; then
-		echo "wrong answers without any lost report counted" >&2
-		exit 1
-	fi
-	e2e_stop_collector
-	e2e_pass
-	exit 0
-fi
 e2e_query verify --truth "$E2E/ki.truth" --min-success 1
 e2e_query verify --truth "$E2E/kw.truth" --min-success 1
 e2e_stop_translator

@@ -62,7 +62,7 @@ start_switch_translator() {
 	E2E_TPID=$!
 	e2e_wait_ready "$E2E/translator.out" "switch translator"
 }
-sw_gen() { $NS "$GEN" -d "127.0.0.1:$E2E_PORT" "$@" 2>>"$E2E/gen.log"; }
+sw_gen() { $NS "$GEN" -d "127.0.0.1:$E2E_PORT" --sync "$E2E/translator.json" "$@" 2>>"$E2E/gen.log"; }
 start_switch_translator -q
 e2e_four sw_gen 2000 2 20000
 e2e_stop_translator

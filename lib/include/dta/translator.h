@@ -96,15 +96,17 @@ struct dta_translator_opts {
 
 /* Counters; all monotonic since creation. */
 struct dta_translator_stats {
-	uint64_t packets;            /* payloads given to _process() */
+	uint64_t packets;            /* payloads given to _process(), counted
+				      * when it is done with them */
 	uint64_t reports[5];         /* accepted reports, by opcode 1..4 */
 	uint64_t malformed;          /* payloads rejected by the decoder */
 	uint64_t unknown_structure;  /* reports no structure accepts */
 	uint64_t mismatch;           /* reports a structure rejects (sizes) */
-	uint64_t seq_lost;           /* per-reporter sequence gaps (v1) */
-	uint64_t seq_late;           /* reports older than one already seen */
-	uint64_t seq_restarts;       /* reporters that restarted their sequence
-				      * (more than 65536 behind) */
+	uint64_t seq_lost;           /* reports missing from a reporter's
+				      * sequence, once confirmed (below) */
+	uint64_t seq_late;           /* reports that arrived out of order
+				      * within the window and filled a gap */
+	uint64_t seq_restarts;       /* confirmed moves back (restarts) */
 	uint64_t ops_write;          /* operations handed to the sink */
 	uint64_t ops_fetch_add;
 	uint64_t bytes_written;
@@ -117,6 +119,43 @@ struct dta_translator_stats {
 	uint64_t ap_batches;         /* full batches written */
 	uint64_t ap_partial;         /* partial batches written on timeout */
 	uint64_t ki_merged;          /* increments folded into another */
+	/* Appended fields; see "Loss accounting" in docs/translator.md. */
+	uint64_t reports_in;         /* reports decoded, applied or not */
+	uint64_t malformed_truncated; /* malformed, by decoder error: */
+	uint64_t malformed_version;
+	uint64_t malformed_opcode;
+	uint64_t malformed_field;    /* DTA_E_MALFORMED: a bad field value */
+	uint64_t malformed_ambiguous;
+	uint64_t malformed_too_many; /* more than DTA_WIRE_REPORTS_MAX */
+	uint64_t seq_duplicates;     /* a sequence number seen again */
+	uint64_t seq_suspect;        /* out-of-window reports nothing confirmed */
+	uint64_t seq_jumps;          /* confirmed jumps >= DTA_SEQ_WINDOW ahead */
+	uint64_t sink_lost_reports;  /* reports whose refused operations
+				      * (sink_errors) carried them */
+	uint64_t socket_drops;       /* datagrams the kernel dropped */
+	uint64_t rx_truncated;       /* datagrams longer than the buffer */
+	uint64_t refused_source;     /* datagrams from outside the allow-list */
+};
+
+/*
+ * Sequence accounting (v1 reports; docs/translator.md "Sequence
+ * accounting" is the normative rule). Per reporter the translator keeps
+ * the highest accepted sequence number and which of the DTA_SEQ_WINDOW
+ * numbers below it have arrived. A report up to DTA_SEQ_WINDOW - 1 ahead
+ * is accepted at once; a number that leaves the window unseen counts as
+ * seq_lost. A report further ahead, or more than DTA_SEQ_WINDOW behind, is
+ * only a candidate: the reporter's next report confirms it (it follows the
+ * candidate within the window: a jump, or a restart when it went back) or
+ * dismisses it (it is in the old window: the candidate counts as
+ * seq_suspect). Every decodable report is applied whatever its number.
+ */
+#define DTA_SEQ_WINDOW 64
+
+/* Losses a receiver sees before the core: dta_translator_count_input(). */
+enum dta_input_loss {
+	DTA_INPUT_SOCKET_DROP = 1, /* datagrams the kernel dropped */
+	DTA_INPUT_TRUNCATED,       /* datagrams longer than the buffer */
+	DTA_INPUT_REFUSED_SOURCE,  /* datagrams from a refused source */
 };
 
 struct dta_translator; /* opaque */
@@ -185,9 +224,12 @@ DTA_API int dta_translator_set_ki_bank(struct dta_translator *t,
  * dta_translator_process() - decode one UDP payload and translate every
  * report in it.
  * @now_ns: the caller's clock.
+ * Every report of a payload up to DTA_PAYLOAD_MAX bytes is decoded (at
+ * most DTA_WIRE_REPORTS_MAX fit); a longer payload with more reports is
+ * refused whole as malformed_too_many.
  * Return: reports translated (possibly 0 if none had a structure), or the
- * decoder's negative error (the payload is counted as malformed and
- * nothing of it is applied).
+ * decoder's negative error (the payload is counted as malformed, and by
+ * cause, and nothing of it is applied).
  */
 DTA_API int dta_translator_process(struct dta_translator *t, const void *buf,
 				   size_t len, uint64_t now_ns);
@@ -202,10 +244,23 @@ DTA_API int dta_translator_tick(struct dta_translator *t, uint64_t now_ns);
 
 /**
  * dta_translator_flush() - write everything pending regardless of age, then
- * call the sink's flush. Use before shutdown. Return: 0, or the sink flush
+ * call the sink's flush. Use before shutdown. It also settles sequence
+ * accounting: numbers still missing inside a reporter's window count as
+ * seq_lost and an unconfirmed candidate as seq_suspect (a missing number
+ * arriving later counts as seq_duplicates). Must not race with
+ * _process() for the settling to be exact. Return: 0, or the sink flush
  * error.
  */
 DTA_API int dta_translator_flush(struct dta_translator *t);
+
+/**
+ * dta_translator_count_input() - add @n to the counter of @cause (enum
+ * dta_input_loss): datagrams the receiving program lost or refused before
+ * they reached dta_translator_process(), so every loss is in one struct.
+ * Thread-safe. Return: 0, -EINVAL (NULL @t or unknown @cause).
+ */
+DTA_API int dta_translator_count_input(struct dta_translator *t,
+				       unsigned cause, uint64_t n);
 
 /* A consistent-enough copy of the counters (each read atomically). */
 DTA_API void dta_translator_stats(const struct dta_translator *t,
