@@ -282,6 +282,60 @@ uint64_t tool_jnum(const char *js, const char *key)
 	return p ? strtoull(p, NULL, 10) : 0;
 }
 
+const char *tool_jentry(const char *js, const char **p, size_t *len)
+{
+	const char *end, *s, *e;
+
+	if (!*p) {
+		*p = tool_jfield(js, "entries");
+		if (!*p || **p != '[')
+			return NULL;
+	}
+	end = strchr(*p, ']');
+	s = strchr(*p, '"');
+	if (!end || !s || s > end)
+		return NULL;
+	e = strchr(s + 1, '"');
+	if (!e || e > end)
+		return NULL;
+	*len = (size_t)(e - s - 1);
+	*p = e + 1;
+	return s + 1;
+}
+
+int tool_parse_allow(const char *list, struct tool_net *out, size_t max)
+{
+	char buf[1024], *save = NULL, *tok;
+	size_t n = 0;
+
+	if (!list || !*list)
+		return 0;
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (tok = strtok_r(buf, ", \t", &save); tok;
+	     tok = strtok_r(NULL, ", \t", &save)) {
+		char *slash = strchr(tok, '/');
+		unsigned bits = 32;
+		struct in_addr a;
+
+		if (n == max)
+			return -E2BIG;
+		if (slash) {
+			char *end;
+
+			*slash = 0;
+			bits = (unsigned)strtoul(slash + 1, &end, 10);
+			if (*end || bits > 32)
+				return -EINVAL;
+		}
+		if (inet_pton(AF_INET, tok, &a) != 1)
+			return -EINVAL;
+		out[n].mask = bits ? ~0u << (32 - bits) : 0;
+		out[n].net = ntohl(a.s_addr) & out[n].mask;
+		n++;
+	}
+	return (int)n;
+}
+
 void tool_switch_layout_json(FILE *f, const struct dta_layout *l)
 {
 	bool first = true;

@@ -419,27 +419,6 @@ static void ask_window(struct backend *b, int c, char **reqs, const int *to,
 
 /* ---- reading our own flat JSON ---- */
 
-static const char *next_entry(const char *js, const char **p, size_t *len)
-{
-	const char *end, *s, *e;
-
-	if (!*p) {
-		*p = tool_jfield(js, "entries");
-		if (!*p || **p != '[')
-			return NULL;
-	}
-	end = strchr(*p, ']');
-	s = strchr(*p, '"');
-	if (!end || !s || s > end)
-		return NULL;
-	e = strchr(s + 1, '"');
-	if (!e || e > end)
-		return NULL;
-	*len = (size_t)(e - s - 1);
-	*p = e + 1;
-	return s + 1;
-}
-
 /* Fail with the collector's error message, if the response is one. */
 static void check(const char *js)
 {
@@ -600,7 +579,7 @@ static void print_entries(const char *js, uint64_t *printed)
 	const char *p = NULL, *s;
 	size_t len;
 
-	while ((s = next_entry(js, &p, &len)) != NULL) {
+	while ((s = tool_jentry(js, &p, &len)) != NULL) {
 		printf("0x%.*s\n", (int)len, s);
 		(*printed)++;
 	}
@@ -695,7 +674,7 @@ static int cmd_ap(int argc, char **argv)
 			lost += tool_jnum(js, "lost");
 			if (strstr(js, "\"entries\":[]"))
 				break;
-			while (tail && (s = next_entry(js, &p, &len)) != NULL) {
+			while (tail && (s = tool_jentry(js, &p, &len)) != NULL) {
 				free(keep[total % tail]);
 				keep[total % tail] = strndup(s, len);
 				total++;
@@ -885,7 +864,7 @@ static void ap_check(struct backend *b, const struct ap_truth *a,
 		t->under += tool_jnum(js, "lost");
 		if (strstr(js, "\"entries\":[]"))
 			break;
-		while ((s = next_entry(js, &p, &len)) != NULL) {
+		while ((s = tool_jentry(js, &p, &len)) != NULL) {
 			size_t k;
 
 			for (k = next; k < a->n; k++)
