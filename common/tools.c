@@ -676,6 +676,47 @@ int tool_exec(struct tool_view *views, size_t nviews,
 	}
 }
 
+int tool_truth_parse(char *line, struct tool_truth *t)
+{
+	char *w[4];
+	int nw;
+
+	memset(t, 0, sizeof(*t));
+	nw = tool_split(line, w, 4);
+	if (nw == 0)
+		return 0;
+	if (w[0][0] == '#') {
+		/* tool_split() cut the comment into words: look at each. */
+		for (int i = 0; i < nw; i++)
+			if (!strncmp(w[i], "redundancy=", 11))
+				t->redundancy = (unsigned)strtoul(w[i] + 11, NULL, 10);
+		return 0;
+	}
+	if (nw < 3)
+		return -1;
+	t->key = w[1];
+	t->value = w[2];
+	if (!strcmp(w[0], "kw")) {
+		t->kind = TOOL_TRUTH_KW;
+		t->data_len = (unsigned)(strlen(w[2]) / 2);
+	} else if (!strcmp(w[0], "pc")) {
+		t->kind = TOOL_TRUTH_PC;
+		t->hops = 1;
+		for (const char *c = w[2]; *c; c++)
+			t->hops += *c == ',';
+	} else if (!strcmp(w[0], "ki")) {
+		t->kind = TOOL_TRUTH_KI;
+		t->count = strtoull(w[2], NULL, 10);
+	} else if (!strcmp(w[0], "ap")) {
+		t->kind = TOOL_TRUTH_AP;
+		t->list = (uint32_t)strtoul(w[1], NULL, 0);
+		t->key = NULL;
+	} else {
+		return -1;
+	}
+	return 0;
+}
+
 uint64_t tool_now_ns(void)
 {
 	struct timespec ts;

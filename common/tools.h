@@ -122,6 +122,32 @@ struct tool_net {
  * @max, -EINVAL for anything malformed. */
 int tool_parse_allow(const char *list, struct tool_net *out, size_t max);
 
+/* ---- dta-gen truth files (dta-query verify) ---- */
+
+enum tool_truth_kind {
+	TOOL_TRUTH_NONE, /* blank line or comment */
+	TOOL_TRUTH_KW,   /* kw KEYHEX DATAHEX */
+	TOOL_TRUTH_PC,   /* pc KEYHEX V,V,.. (the path, hop 0 first) */
+	TOOL_TRUTH_KI,   /* ki KEYHEX COUNT */
+	TOOL_TRUTH_AP,   /* ap LIST ENTRYHEX (in the order sent) */
+};
+
+struct tool_truth {
+	int kind;            /* enum tool_truth_kind */
+	char *key;           /* KEYHEX, unchecked (kw, pc, ki), else NULL */
+	char *value;         /* the third word, unchecked */
+	unsigned data_len;   /* kw: bytes of DATAHEX */
+	unsigned hops;       /* pc: values in the path */
+	uint64_t count;      /* ki: COUNT */
+	uint32_t list;       /* ap: LIST */
+	unsigned redundancy; /* comment with redundancy=N: N, else 0 */
+};
+
+/* One line of a truth file, split in place (@t points into @line).
+ * Return 0, or -1 for a line with fewer than three words or an unknown
+ * kind. */
+int tool_truth_parse(char *line, struct tool_truth *t);
+
 /* ---- misc ---- */
 
 uint64_t tool_now_ns(void);

@@ -940,11 +940,12 @@ static int cmd_verify(int argc, char **argv)
 	if (!f)
 		die("%s: %s", truth, strerror(errno));
 	while (getline(&line, &cap, f) > 0) {
-		const char *r = strstr(line, "redundancy=");
-
 		if (line[0] == '#') {
-			if (r)
-				redundancy = (unsigned)strtoul(r + 11, NULL, 10);
+			struct tool_truth tt;
+
+			tool_truth_parse(line, &tt);
+			if (tt.redundancy)
+				redundancy = tt.redundancy;
 			continue;
 		}
 		if (nlines == lcap) {
@@ -984,31 +985,30 @@ static int cmd_verify(int argc, char **argv)
 	if (pass == 1)
 		resp = ask_all(&b, reqs, to, nlines);
 	for (size_t i = 0; i < nlines; i++) {
-		char *w[4], req[1024], ln[1024];
-		int nw;
+		char req[1024], ln[1024];
+		struct tool_truth tt;
 		const struct dta_config_structure *cs;
 		struct tally *t;
 		const char *js;
 
 		snprintf(ln, sizeof(ln), "%s", lines[i]);
-		nw = tool_split(ln, w, 4);
 		lineno++;
-		if (nw < 3)
+		if (tool_truth_parse(ln, &tt))
 			die("%s:%zu: malformed truth line", truth, lineno);
-		if (!strcmp(w[0], "kw")) {
+		if (tt.kind == TOOL_TRUTH_KW) {
 			uint64_t age = after[i];
 
-			cs = tool_route(G.cfg, DTA_PRIM_KEY_WRITE,
-					(unsigned)strlen(w[2]) / 2, 0, 0);
+			cs = tool_route(G.cfg, DTA_PRIM_KEY_WRITE, tt.data_len,
+					0, 0);
 			if (!cs)
-				die("no Key-Write structure takes %zu-byte data",
-				    strlen(w[2]) / 2);
+				die("no Key-Write structure takes %u-byte data",
+				    tt.data_len);
 			t = tally_for(tl, &nt, cs);
-			snprintf(req, sizeof(req), "kw %s %s %u", cs->name, w[1],
+			snprintf(req, sizeof(req), "kw %s %s %u", cs->name, tt.key,
 				 cs->layout.g.kw.max_redundancy);
 			if (pass == 0) {
 				reqs[i] = strdup(req);
-				to[i] = route_key(&b, cs, w[1]);
+				to[i] = route_key(&b, cs, tt.key);
 				continue;
 			}
 			js = resp[i];
@@ -1018,7 +1018,7 @@ static int cmd_verify(int argc, char **argv)
 				char data[2 * DTA_DATA_MAX + 1] = "";
 
 				tool_jstr(js, "data", data, sizeof(data));
-				if (!strcmp(data, w[2]))
+				if (!strcmp(data, tt.value))
 					t->exact++;
 				else
 					t->wrong++;
@@ -1039,21 +1039,18 @@ static int cmd_verify(int argc, char **argv)
 				t->expect += fail < 1 ? 1 - fail : 0;
 				t->has_bound = true;
 			}
-		} else if (!strcmp(w[0], "pc")) {
+		} else if (tt.kind == TOOL_TRUTH_PC) {
 			uint64_t age = after[i];
-			unsigned hops = 1;
 
-			for (const char *c = w[2]; *c; c++)
-				hops += *c == ',';
-			cs = tool_route(G.cfg, DTA_PRIM_POSTCARD, 0, hops, 0);
+			cs = tool_route(G.cfg, DTA_PRIM_POSTCARD, 0, tt.hops, 0);
 			if (!cs)
 				die("no Postcarding structure takes %u-hop paths",
-				    hops);
+				    tt.hops);
 			t = tally_for(tl, &nt, cs);
-			snprintf(req, sizeof(req), "pc %s %s", cs->name, w[1]);
+			snprintf(req, sizeof(req), "pc %s %s", cs->name, tt.key);
 			if (pass == 0) {
 				reqs[i] = strdup(req);
-				to[i] = route_key(&b, cs, w[1]);
+				to[i] = route_key(&b, cs, tt.key);
 				continue;
 			}
 			js = resp[i];
@@ -1065,12 +1062,12 @@ static int cmd_verify(int argc, char **argv)
 
 				size_t got = e ? (size_t)(e - p - 1) : 0;
 
-				if (e && got == strlen(w[2]) &&
-				    !strncmp(p + 1, w[2], got))
+				if (e && got == strlen(tt.value) &&
+				    !strncmp(p + 1, tt.value, got))
 					t->exact++;
-				else if (e && got < strlen(w[2]) &&
-					 w[2][got] == ',' &&
-					 !strncmp(p + 1, w[2], got))
+				else if (e && got < strlen(tt.value) &&
+					 tt.value[got] == ',' &&
+					 !strncmp(p + 1, tt.value, got))
 					t->truncated++; /* evicted early */
 				else
 					t->wrong++;
@@ -1092,17 +1089,17 @@ static int cmd_verify(int argc, char **argv)
 				t->expect += fail < 1 ? 1 - fail : 0;
 				t->has_bound = true;
 			}
-		} else if (!strcmp(w[0], "ki")) {
-			uint64_t want = strtoull(w[2], NULL, 10), got;
+		} else if (tt.kind == TOOL_TRUTH_KI) {
+			uint64_t want = tt.count, got;
 
 			cs = tool_route(G.cfg, DTA_PRIM_KEY_INCREMENT, 0, 0, 0);
 			if (!cs)
 				die("no Key-Increment structure configured");
 			t = tally_for(tl, &nt, cs);
-			snprintf(req, sizeof(req), "ki %s %s 0", cs->name, w[1]);
+			snprintf(req, sizeof(req), "ki %s %s 0", cs->name, tt.key);
 			if (pass == 0) {
 				reqs[i] = strdup(req);
-				to[i] = route_key(&b, cs, w[1]);
+				to[i] = route_key(&b, cs, tt.key);
 				continue;
 			}
 			js = resp[i];
@@ -1112,17 +1109,11 @@ static int cmd_verify(int argc, char **argv)
 			t->exact += got == want;
 			t->over += got > want;
 			t->under += got < want;
-		} else if (!strcmp(w[0], "ap")) {
-			uint32_t id = (uint32_t)strtoul(w[1], NULL, 0);
-
-			if (!tool_route(G.cfg, DTA_PRIM_APPEND, 0, 0, id))
-				die("no Append structure holds list %u", id);
+		} else if (tt.kind == TOOL_TRUTH_AP) {
+			if (!tool_route(G.cfg, DTA_PRIM_APPEND, 0, 0, tt.list))
+				die("no Append structure holds list %u", tt.list);
 			if (pass == 1)
-				ap_add(&aps, &naps, id, w[2]);
-		} else if (w[0][0] == '#') {
-			continue;
-		} else {
-			die("%s:%zu: unknown truth line '%s'", truth, lineno, w[0]);
+				ap_add(&aps, &naps, tt.list, tt.value);
 		}
 	}
 	}
