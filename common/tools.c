@@ -310,7 +310,9 @@ int tool_parse_allow(const char *list, struct tool_net *out, size_t max)
 
 	if (!list || !*list)
 		return 0;
-	snprintf(buf, sizeof(buf), "%s", list);
+	if (strlen(list) >= sizeof(buf))
+		return -E2BIG; /* cut short, an item could read as another */
+	strcpy(buf, list);
 	for (tok = strtok_r(buf, ", \t", &save); tok;
 	     tok = strtok_r(NULL, ", \t", &save)) {
 		char *slash = strchr(tok, '/');
@@ -323,6 +325,9 @@ int tool_parse_allow(const char *list, struct tool_net *out, size_t max)
 			char *end;
 
 			*slash = 0;
+			/* strtoul() takes "" as 0: "a.b.c.d/" would allow all. */
+			if (!isdigit((unsigned char)slash[1]))
+				return -EINVAL;
 			bits = (unsigned)strtoul(slash + 1, &end, 10);
 			if (*end || bits > 32)
 				return -EINVAL;
