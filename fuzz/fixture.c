@@ -238,16 +238,20 @@ static void check_ap(const struct dta_layout *l, const void *area)
 			if (rc < 0 ? rc != -ENOSPC : (size_t)rc > (k > 1 ? k - 1 : 1))
 				abort();
 			got += rc > 0 ? (uint64_t)rc : 0;
-			/* The memory does not change: the reader must run dry
-			 * within one ring. */
+			/* The memory does not change, so a reader should run
+			 * dry within one ring. Crafted sequence numbers can
+			 * still walk it round the 32-bit sequence space back
+			 * to a batch it returned (docs/fuzzing.md, known
+			 * limits): stop after a few rings, without judging. */
 			while ((rc = dta_ap_read(rd, out, k, &lost)) > 0) {
-				if ((size_t)rc > k ||
-				    ++reads > l->g.ap.ring_batches + 1)
+				if ((size_t)rc > k)
 					abort();
 				got += (uint64_t)rc;
+				if (++reads > 4 * (l->g.ap.ring_batches + 1))
+					break;
 			}
-			if (rc < 0 ||
-			    dta_ap_reader_position(rd) < got)
+			if (rc < 0 || (reads <= 4 * (l->g.ap.ring_batches + 1) &&
+				       dta_ap_reader_position(rd) < got))
 				abort();
 			dta_ap_reader_destroy(rd);
 		}
