@@ -31,10 +31,6 @@
 #define MAX_ALLOW 32
 #define MAX_CONNS 64
 
-struct allow {
-	uint32_t net, mask; /* host order */
-};
-
 struct conn {
 	struct rdma_cm_id *id;
 	struct ibv_cq *cq;
@@ -56,7 +52,7 @@ struct coll_rdma {
 	size_t ncur;    /* cursor messages a translator gets */
 	struct coll_rdma_structure s[DTA_CONFIG_MAX_STRUCTURES];
 	unsigned nallow;
-	struct allow allow[MAX_ALLOW];
+	struct tool_net allow[MAX_ALLOW];
 	struct conn conns[MAX_CONNS];
 	int max_rd_atom;
 	/* switch mode */
@@ -71,33 +67,11 @@ struct coll_rdma {
 
 static int parse_allow(struct coll_rdma *r, const char *list)
 {
-	char buf[1024], *save = NULL, *tok;
+	int n = tool_parse_allow(list, r->allow, MAX_ALLOW);
 
-	if (!list || !*list)
-		return 0;
-	snprintf(buf, sizeof(buf), "%s", list);
-	for (tok = strtok_r(buf, ", \t", &save); tok;
-	     tok = strtok_r(NULL, ", \t", &save)) {
-		char *slash = strchr(tok, '/');
-		unsigned bits = 32;
-		struct in_addr a;
-
-		if (r->nallow == MAX_ALLOW)
-			return -E2BIG;
-		if (slash) {
-			char *end;
-
-			*slash = 0;
-			bits = (unsigned)strtoul(slash + 1, &end, 10);
-			if (*end || bits > 32)
-				return -EINVAL;
-		}
-		if (inet_pton(AF_INET, tok, &a) != 1)
-			return -EINVAL;
-		r->allow[r->nallow].mask = bits ? ~0u << (32 - bits) : 0;
-		r->allow[r->nallow].net = ntohl(a.s_addr) & r->allow[r->nallow].mask;
-		r->nallow++;
-	}
+	if (n < 0)
+		return n;
+	r->nallow = (unsigned)n;
 	return 0;
 }
 

@@ -285,6 +285,65 @@ uint64_t tool_jnum(const char *js, const char *key)
 	return p ? strtoull(p, NULL, 10) : 0;
 }
 
+const char *tool_jentry(const char *js, const char **p, size_t *len)
+{
+	const char *end, *s, *e;
+
+	if (!*p) {
+		*p = tool_jfield(js, "entries");
+		if (!*p || **p != '[')
+			return NULL;
+	}
+	end = strchr(*p, ']');
+	s = strchr(*p, '"');
+	if (!end || !s || s > end)
+		return NULL;
+	e = strchr(s + 1, '"');
+	if (!e || e > end)
+		return NULL;
+	*len = (size_t)(e - s - 1);
+	*p = e + 1;
+	return s + 1;
+}
+
+int tool_parse_allow(const char *list, struct tool_net *out, size_t max)
+{
+	char buf[1024], *save = NULL, *tok;
+	size_t n = 0;
+
+	if (!list || !*list)
+		return 0;
+	if (strlen(list) >= sizeof(buf))
+		return -E2BIG; /* cut short, an item could read as another */
+	strcpy(buf, list);
+	for (tok = strtok_r(buf, ", \t", &save); tok;
+	     tok = strtok_r(NULL, ", \t", &save)) {
+		char *slash = strchr(tok, '/');
+		unsigned bits = 32;
+		struct in_addr a;
+
+		if (n == max)
+			return -E2BIG;
+		if (slash) {
+			char *end;
+
+			*slash = 0;
+			/* strtoul() takes "" as 0: "a.b.c.d/" would allow all. */
+			if (!isdigit((unsigned char)slash[1]))
+				return -EINVAL;
+			bits = (unsigned)strtoul(slash + 1, &end, 10);
+			if (*end || bits > 32)
+				return -EINVAL;
+		}
+		if (inet_pton(AF_INET, tok, &a) != 1)
+			return -EINVAL;
+		out[n].mask = bits ? ~0u << (32 - bits) : 0;
+		out[n].net = ntohl(a.s_addr) & out[n].mask;
+		n++;
+	}
+	return (int)n;
+}
+
 void tool_switch_layout_json(FILE *f, const struct dta_layout *l)
 {
 	bool first = true;
@@ -624,6 +683,80 @@ int tool_exec(struct tool_view *views, size_t nviews,
 		fprintf(out, "{\"count\":%" PRIu64 "}", cnt);
 		return 0;
 	}
+}
+
+/* A whole decimal number (base 0 for list ids) up to @max; false for
+ * anything else, a sign or trailing text included. */
+static bool truth_num(const char *s, int base, uint64_t max, uint64_t *v)
+{
+	char *end;
+
+	if (!isdigit((unsigned char)s[0]))
+		return false;
+	errno = 0;
+	*v = strtoull(s, &end, base);
+	return !errno && !*end && *v <= max;
+}
+
+int tool_truth_parse(char *line, struct tool_truth *t)
+{
+	char *w[4];
+	uint64_t v;
+	int nw;
+
+	memset(t, 0, sizeof(*t));
+	nw = tool_split(line, w, 4);
+	if (nw == 0)
+		return 0;
+	if (w[0][0] == '#') {
+		/* tool_split() cut the comment into words: look at each. */
+		for (int i = 0; i < nw; i++) {
+			if (strncmp(w[i], "redundancy=", 11))
+				continue;
+			if (!truth_num(w[i] + 11, 10, DTA_MAX_REDUNDANCY, &v) ||
+			    v == 0) {
+				static_assert(DTA_MAX_REDUNDANCY == 8,
+					      "the message says 8");
+				t->why = "redundancy= must be 1 to 8";
+				return -1;
+			}
+			t->redundancy = (unsigned)v;
+		}
+		return 0;
+	}
+	if (nw < 3) {
+		t->why = "fewer than three words";
+		return -1;
+	}
+	t->key = w[1];
+	t->value = w[2];
+	if (!strcmp(w[0], "kw")) {
+		t->kind = TOOL_TRUTH_KW;
+		t->data_len = (unsigned)(strlen(w[2]) / 2);
+	} else if (!strcmp(w[0], "pc")) {
+		t->kind = TOOL_TRUTH_PC;
+		t->hops = 1;
+		for (const char *c = w[2]; *c; c++)
+			t->hops += *c == ',';
+	} else if (!strcmp(w[0], "ki")) {
+		t->kind = TOOL_TRUTH_KI;
+		if (!truth_num(w[2], 10, UINT64_MAX, &t->count)) {
+			t->why = "the count is not a number";
+			return -1;
+		}
+	} else if (!strcmp(w[0], "ap")) {
+		t->kind = TOOL_TRUTH_AP;
+		if (!truth_num(w[1], 0, UINT32_MAX, &v)) {
+			t->why = "the list id is not a 32-bit number";
+			return -1;
+		}
+		t->list = (uint32_t)v;
+		t->key = NULL;
+	} else {
+		t->why = "unknown kind (kw, pc, ki or ap)";
+		return -1;
+	}
+	return 0;
 }
 
 uint64_t tool_now_ns(void)

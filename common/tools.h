@@ -37,6 +37,20 @@ void tool_hex(const uint8_t *p, size_t len, char *out);
 /* Parse hex (optional 0x); return bytes or -1. */
 int tool_unhex(const char *s, uint8_t *out, size_t cap);
 
+/* ---- captured frames ---- */
+
+/**
+ * tool_udp_payload() - the UDP payload of a captured frame sent to @port.
+ * @dlt:    the capture's link type: DLT_EN10MB (with 802.1Q/802.1ad tags),
+ *          DLT_LINUX_SLL, DLT_RAW or DLT_IPV4.
+ * @len:    receives the payload's length (from the UDP header).
+ * @src:    receives the IPv4 source address in host order, 0 for IPv6.
+ * Return: a pointer into @p, or NULL for other link types, non-UDP, IPv4
+ * fragments, IPv6 extension headers, other ports and truncated captures.
+ */
+const uint8_t *tool_udp_payload(int dlt, const uint8_t *p, size_t caplen,
+				uint16_t port, size_t *len, uint32_t *src);
+
 /* ---- routing: which configured structure a report goes to (the same
  * rule as the translator core, translator.h) ---- */
 const struct dta_config_structure *tool_route(const struct dta_config *c,
@@ -124,6 +138,12 @@ const char *tool_jfield(const char *js, const char *key);
 bool tool_jstr(const char *js, const char *key, char *out, size_t cap);
 uint64_t tool_jnum(const char *js, const char *key);
 
+/* The strings of the "entries":["..",..] array of an Append answer, one
+ * per call: *@p must be NULL on the first call and is the position
+ * afterwards. Return the first character of the next string (not
+ * terminated: its length in *@len), or NULL at the end. */
+const char *tool_jentry(const char *js, const char **p, size_t *len);
+
 /* The geometry of @l and its CRC functions by role, as members of a JSON
  * object (",\"slots\":..,\"crc\":[[role,poly,init,xorout],..]"): what
  * a switch needs to compute what libdta computes (docs/roce.md). */
@@ -131,6 +151,46 @@ void tool_switch_layout_json(FILE *f, const struct dta_layout *l);
 
 /* JSON string escaping. */
 void tool_json_str(FILE *out, const char *s);
+
+/* ---- access lists ---- */
+
+struct tool_net {
+	uint32_t net, mask; /* host order; net has no bits outside mask */
+};
+
+/* An IPv4 access list such as the collector's rdma_allow:
+ * "a.b.c.d[/len]" items separated by commas or blanks. Return the number
+ * of networks stored in @out (0 for NULL or ""), -E2BIG for more than
+ * @max, -EINVAL for anything malformed. */
+int tool_parse_allow(const char *list, struct tool_net *out, size_t max);
+
+/* ---- dta-gen truth files (dta-query verify) ---- */
+
+enum tool_truth_kind {
+	TOOL_TRUTH_NONE, /* blank line or comment */
+	TOOL_TRUTH_KW,   /* kw KEYHEX DATAHEX */
+	TOOL_TRUTH_PC,   /* pc KEYHEX V,V,.. (the path, hop 0 first) */
+	TOOL_TRUTH_KI,   /* ki KEYHEX COUNT */
+	TOOL_TRUTH_AP,   /* ap LIST ENTRYHEX (in the order sent) */
+};
+
+struct tool_truth {
+	int kind;            /* enum tool_truth_kind */
+	char *key;           /* KEYHEX, unchecked (kw, pc, ki), else NULL */
+	char *value;         /* the third word, unchecked */
+	unsigned data_len;   /* kw: bytes of DATAHEX */
+	unsigned hops;       /* pc: values in the path */
+	uint64_t count;      /* ki: COUNT */
+	uint32_t list;       /* ap: LIST */
+	unsigned redundancy; /* comment with redundancy=N: N, else 0 */
+	const char *why;     /* on failure: what is wrong with the line */
+};
+
+/* One line of a truth file, split in place (@t points into @line).
+ * Return 0, or -1 (@t->why says why) for a line with fewer than three
+ * words, an unknown kind, a count, list id or redundancy= that is not a
+ * number in range. */
+int tool_truth_parse(char *line, struct tool_truth *t);
 
 /* ---- misc ---- */
 

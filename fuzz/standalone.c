@@ -13,8 +13,9 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define FUZZ_MAX_INPUT 4096
-#define MAX_CORPUS 256
+/* Jumbo datagrams: what libFuzzer campaigns use as -max_len. */
+#define FUZZ_MAX_INPUT 9000
+#define MAX_CORPUS 1024 /* files kept for mutation; all are replayed */
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
 
@@ -31,7 +32,7 @@ int main(int argc, char **argv)
 {
 	static uint8_t corpus[MAX_CORPUS][FUZZ_MAX_INPUT];
 	static size_t corpus_len[MAX_CORPUS];
-	size_t ncorpus = 0;
+	size_t ncorpus = 0, nfiles = 0;
 	long iters = argc > 1 ? atol(argv[1]) : 100000;
 	uint8_t buf[FUZZ_MAX_INPUT];
 
@@ -43,8 +44,10 @@ int main(int argc, char **argv)
 			fprintf(stderr, "cannot open corpus %s\n", argv[2]);
 			return 1;
 		}
-		while ((e = readdir(d)) && ncorpus < MAX_CORPUS) {
+		while ((e = readdir(d))) {
 			char path[4096];
+			uint8_t *in = ncorpus < MAX_CORPUS ? corpus[ncorpus] : buf;
+			size_t len;
 			FILE *f;
 
 			if (e->d_name[0] == '.')
@@ -53,12 +56,12 @@ int main(int argc, char **argv)
 			f = fopen(path, "rb");
 			if (!f)
 				continue;
-			corpus_len[ncorpus] =
-				fread(corpus[ncorpus], 1, FUZZ_MAX_INPUT, f);
+			len = fread(in, 1, FUZZ_MAX_INPUT, f);
 			fclose(f);
-			LLVMFuzzerTestOneInput(corpus[ncorpus],
-					       corpus_len[ncorpus]);
-			ncorpus++;
+			LLVMFuzzerTestOneInput(in, len);
+			if (ncorpus < MAX_CORPUS)
+				corpus_len[ncorpus++] = len;
+			nfiles++;
 		}
 		closedir(d);
 	}
@@ -76,7 +79,8 @@ int main(int argc, char **argv)
 			for (int f = 0; f < flips && len; f++)
 				buf[rng() % len] ^= (uint8_t)(1u << (rng() % 8));
 		} else {
-			len = rng() % 128;
+			/* Mostly short, now and then up to the maximum. */
+			len = rng() % 16 ? rng() % 128 : rng() % (FUZZ_MAX_INPUT + 1);
 			for (size_t j = 0; j < len; j++)
 				buf[j] = (uint8_t)rng();
 			if (len && rng() % 2)
@@ -84,6 +88,6 @@ int main(int argc, char **argv)
 		}
 		LLVMFuzzerTestOneInput(buf, len);
 	}
-	printf("%ld inputs, %zu corpus files: no crash\n", iters, ncorpus);
+	printf("%ld inputs, %zu corpus files: no crash\n", iters, nfiles);
 	return 0;
 }

@@ -501,27 +501,6 @@ static void ask_window(struct backend *b, int c, char **reqs, const int *to,
 
 /* ---- reading our own flat JSON ---- */
 
-static const char *next_entry(const char *js, const char **p, size_t *len)
-{
-	const char *end, *s, *e;
-
-	if (!*p) {
-		*p = tool_jfield(js, "entries");
-		if (!*p || **p != '[')
-			return NULL;
-	}
-	end = strchr(*p, ']');
-	s = strchr(*p, '"');
-	if (!end || !s || s > end)
-		return NULL;
-	e = strchr(s + 1, '"');
-	if (!e || e > end)
-		return NULL;
-	*len = (size_t)(e - s - 1);
-	*p = e + 1;
-	return s + 1;
-}
-
 /* Fail with the collector's error message, if the response is one. */
 static void check(const char *js)
 {
@@ -684,7 +663,7 @@ static void print_entries(const char *js, uint64_t *printed)
 	const char *p = NULL, *s;
 	size_t len;
 
-	while ((s = next_entry(js, &p, &len)) != NULL) {
+	while ((s = tool_jentry(js, &p, &len)) != NULL) {
 		printf("0x%.*s\n", (int)len, s);
 		(*printed)++;
 	}
@@ -780,7 +759,7 @@ static int cmd_ap(int argc, char **argv)
 			lost += tool_jnum(js, "lost");
 			if (strstr(js, "\"entries\":[]"))
 				break;
-			while (tail && (s = next_entry(js, &p, &len)) != NULL) {
+			while (tail && (s = tool_jentry(js, &p, &len)) != NULL) {
 				free(keep[total % tail]);
 				keep[total % tail] = strndup(s, len);
 				total++;
@@ -1014,7 +993,7 @@ static void ap_check(struct backend *b, const struct ap_truth *a,
 		t->under += tool_jnum(js, "lost");
 		if (strstr(js, "\"entries\":[]"))
 			break;
-		while ((s = next_entry(js, &p, &len)) != NULL)
+		while ((s = tool_jentry(js, &p, &len)) != NULL)
 			tool_ap_match_entry(&m, s, len);
 	}
 	tool_ap_match_finish(&m);
@@ -1085,20 +1064,13 @@ static int cmd_verify(int argc, char **argv)
 	if (!f)
 		die("%s: %s", truth, strerror(errno));
 	while (getline(&line, &cap, f) > 0) {
-		const char *r = strstr(line, "redundancy=");
-
 		if (line[0] == '#') {
-			char *end;
-			unsigned long v;
+			struct tool_truth tt;
 
-			if (!r)
-				continue;
-			v = strtoul(r + 11, &end, 10);
-			if (end == r + 11 || (*end && !isspace((unsigned char)*end)) ||
-			    v == 0 || v > DTA_MAX_REDUNDANCY)
-				die("%s: redundancy= must be 1..%d", truth,
-				    DTA_MAX_REDUNDANCY);
-			redundancy = (unsigned)v;
+			if (tool_truth_parse(line, &tt))
+				die("%s: %s", truth, tt.why);
+			if (tt.redundancy)
+				redundancy = tt.redundancy;
 			continue;
 		}
 		if (nlines == lcap) {
@@ -1138,31 +1110,30 @@ static int cmd_verify(int argc, char **argv)
 	if (pass == 1)
 		resp = ask_all(&b, reqs, to, nlines);
 	for (size_t i = 0; i < nlines; i++) {
-		char *w[4], req[1024], ln[1024];
-		int nw;
+		char req[1024], ln[1024];
+		struct tool_truth tt;
 		const struct dta_config_structure *cs;
 		struct tally *t;
 		const char *js;
 
 		snprintf(ln, sizeof(ln), "%s", lines[i]);
-		nw = tool_split(ln, w, 4);
 		lineno++;
-		if (nw < 3)
-			die("%s:%zu: malformed truth line", truth, lineno);
-		if (!strcmp(w[0], "kw")) {
+		if (tool_truth_parse(ln, &tt))
+			die("%s:%zu: %s", truth, lineno, tt.why);
+		if (tt.kind == TOOL_TRUTH_KW) {
 			uint64_t age = after[i];
 
-			cs = tool_route(G.cfg, DTA_PRIM_KEY_WRITE,
-					(unsigned)strlen(w[2]) / 2, 0, 0);
+			cs = tool_route(G.cfg, DTA_PRIM_KEY_WRITE, tt.data_len,
+					0, 0);
 			if (!cs)
-				die("no Key-Write structure takes %zu-byte data",
-				    strlen(w[2]) / 2);
+				die("no Key-Write structure takes %u-byte data",
+				    tt.data_len);
 			t = tally_for(tl, &nt, cs);
-			snprintf(req, sizeof(req), "kw %s %s %u", cs->name, w[1],
+			snprintf(req, sizeof(req), "kw %s %s %u", cs->name, tt.key,
 				 cs->layout.g.kw.max_redundancy);
 			if (pass == 0) {
 				reqs[i] = strdup(req);
-				to[i] = route_key(&b, cs, w[1]);
+				to[i] = route_key(&b, cs, tt.key);
 				continue;
 			}
 			js = resp[i];
@@ -1172,7 +1143,7 @@ static int cmd_verify(int argc, char **argv)
 				char data[2 * DTA_DATA_MAX + 1] = "";
 
 				tool_jstr(js, "data", data, sizeof(data));
-				if (!strcmp(data, w[2]))
+				if (!strcmp(data, tt.value))
 					t->exact++;
 				else
 					t->wrong++;
@@ -1192,21 +1163,18 @@ static int cmd_verify(int argc, char **argv)
 
 				expect_add(t, fail);
 			}
-		} else if (!strcmp(w[0], "pc")) {
+		} else if (tt.kind == TOOL_TRUTH_PC) {
 			uint64_t age = after[i];
-			unsigned hops = 1;
 
-			for (const char *c = w[2]; *c; c++)
-				hops += *c == ',';
-			cs = tool_route(G.cfg, DTA_PRIM_POSTCARD, 0, hops, 0);
+			cs = tool_route(G.cfg, DTA_PRIM_POSTCARD, 0, tt.hops, 0);
 			if (!cs)
 				die("no Postcarding structure takes %u-hop paths",
-				    hops);
+				    tt.hops);
 			t = tally_for(tl, &nt, cs);
-			snprintf(req, sizeof(req), "pc %s %s", cs->name, w[1]);
+			snprintf(req, sizeof(req), "pc %s %s", cs->name, tt.key);
 			if (pass == 0) {
 				reqs[i] = strdup(req);
-				to[i] = route_key(&b, cs, w[1]);
+				to[i] = route_key(&b, cs, tt.key);
 				continue;
 			}
 			js = resp[i];
@@ -1218,12 +1186,12 @@ static int cmd_verify(int argc, char **argv)
 
 				size_t got = e ? (size_t)(e - p - 1) : 0;
 
-				if (e && got == strlen(w[2]) &&
-				    !strncmp(p + 1, w[2], got))
+				if (e && got == strlen(tt.value) &&
+				    !strncmp(p + 1, tt.value, got))
 					t->exact++;
-				else if (e && got < strlen(w[2]) &&
-					 w[2][got] == ',' &&
-					 !strncmp(p + 1, w[2], got))
+				else if (e && got < strlen(tt.value) &&
+					 tt.value[got] == ',' &&
+					 !strncmp(p + 1, tt.value, got))
 					t->truncated++; /* evicted early */
 				else
 					t->wrong++;
@@ -1244,24 +1212,17 @@ static int cmd_verify(int argc, char **argv)
 
 				expect_add(t, fail);
 			}
-		} else if (!strcmp(w[0], "ki")) {
-			uint64_t want, got;
-			char *end;
-
-			errno = 0;
-			want = strtoull(w[2], &end, 10);
-			if (*end || end == w[2] || errno || w[2][0] == '-')
-				die("%s:%zu: count '%s' is not a number", truth,
-				    lineno, w[2]);
+		} else if (tt.kind == TOOL_TRUTH_KI) {
+			uint64_t want = tt.count, got;
 
 			cs = tool_route(G.cfg, DTA_PRIM_KEY_INCREMENT, 0, 0, 0);
 			if (!cs)
 				die("no Key-Increment structure configured");
 			t = tally_for(tl, &nt, cs);
-			snprintf(req, sizeof(req), "ki %s %s 0", cs->name, w[1]);
+			snprintf(req, sizeof(req), "ki %s %s 0", cs->name, tt.key);
 			if (pass == 0) {
 				reqs[i] = strdup(req);
-				to[i] = route_key(&b, cs, w[1]);
+				to[i] = route_key(&b, cs, tt.key);
 				continue;
 			}
 			js = resp[i];
@@ -1271,23 +1232,11 @@ static int cmd_verify(int argc, char **argv)
 			t->exact += got == want;
 			t->over += got > want;
 			t->under += got < want;
-		} else if (!strcmp(w[0], "ap")) {
-			char *end;
-			unsigned long long v = strtoull(w[1], &end, 0);
-			uint32_t id = (uint32_t)v;
-
-			if (*end || end == w[1] || v > UINT32_MAX || w[1][0] == '-')
-				die("%s:%zu: list id '%s' is not a 32-bit number",
-				    truth, lineno, w[1]);
-
-			if (!tool_route(G.cfg, DTA_PRIM_APPEND, 0, 0, id))
-				die("no Append structure holds list %u", id);
+		} else if (tt.kind == TOOL_TRUTH_AP) {
+			if (!tool_route(G.cfg, DTA_PRIM_APPEND, 0, 0, tt.list))
+				die("no Append structure holds list %u", tt.list);
 			if (pass == 1)
-				ap_add(&aps, &naps, id, w[2]);
-		} else if (w[0][0] == '#') {
-			continue;
-		} else {
-			die("%s:%zu: unknown truth line '%s'", truth, lineno, w[0]);
+				ap_add(&aps, &naps, tt.list, tt.value);
 		}
 	}
 	}

@@ -298,6 +298,15 @@ DTA_API int dta_ap_read(struct dta_ap_reader *rd, void *out, size_t max,
 
 			if (got || ++spins > 2 * l->g.ap.ring_batches + 2)
 				break;
+			/* A writer puts batch h here only whole rings after
+			 * rd->expect. Anything else is a corrupt frame, and
+			 * trusting it could take the reader back to batches
+			 * it has returned already: skip it instead. */
+			if (ap_frame_off(l, rd->list, h) !=
+			    ap_frame_off(l, rd->list, rd->expect)) {
+				rd->expect = ap_next_seq(rd->expect);
+				continue;
+			}
 			rd->expect = next ? next : 1;
 			continue;
 		}

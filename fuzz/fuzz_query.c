@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Fuzz harness for the collector's query protocol (tool_exec(), what
+ * dta-collector runs for every request line it does not handle itself):
+ * the input is request lines against small structures of every primitive,
+ * with one session across the lines as one client would have. Every
+ * answer must be one JSON object on one line; a line that is no request
+ * must produce nothing (the collector then answers for it). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fixture.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void check_answer(const char *buf, size_t len, int rc)
+{
+	if (rc == -1) {
+		if (len)
+			abort();
+		return;
+	}
+	if (rc != 0 || len < 2 || buf[0] != '{' || buf[len - 1] != '}' ||
+	    memchr(buf, '\n', len) || strlen(buf) != len)
+		abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct fixture *f = fixture_get();
+	struct tool_session sess = { 0 };
+	char line[2048];
+	size_t pos = 0;
+
+	for (unsigned lines = 0; pos < size && lines < 64; lines++) {
+		const uint8_t *nl = memchr(data + pos, '\n', size - pos);
+		size_t len = nl ? (size_t)(nl - (data + pos)) : size - pos;
+		char *buf = NULL;
+		size_t blen = 0;
+		FILE *out;
+		int rc;
+
+		/* A line is a C string to the collector: it stops at a NUL. */
+		if (len >= sizeof(line))
+			len = sizeof(line) - 1;
+		memcpy(line, data + pos, len);
+		line[len] = 0;
+		pos += len + 1;
+		out = open_memstream(&buf, &blen);
+		if (!out)
+			abort();
+		rc = tool_exec(f->v, f->n, &sess, line, out);
+		fclose(out);
+		check_answer(buf, blen, rc);
+		free(buf);
+	}
+	tool_session_free(&sess);
+	return 0;
+}

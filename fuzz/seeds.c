@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Writes the hand-made seeds of the corpora whose inputs are hard to find
+ * by mutation alone (docs/fuzzing.md): region files of the fixture's
+ * populated structures (fuzz_region), request lines that hit them
+ * (fuzz_query), and the collector's answers to those requests plus a
+ * switch description (fuzz_json). Usage: fuzz-seeds CORPUS-DIR
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fixture.h"
+
+static void write_file(const char *dir, const char *name, const void *p,
+		       size_t len)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "wb");
+	if (!f || fwrite(p, 1, len, f) != len || fclose(f)) {
+		fprintf(stderr, "fuzz-seeds: %s: %s\n", path, strerror(errno));
+		exit(1);
+	}
+}
+
+static void regions(struct fixture *f, const char *corpus)
+{
+	char dir[4096], path[4200];
+
+	snprintf(dir, sizeof(dir), "%s/fuzz_region", corpus);
+	for (size_t i = 0; i < f->n; i++) {
+		struct dta_region_opts o = { .sz = sizeof(o),
+					     .backing = DTA_BACKING_ANON,
+					     .name = f->v[i].cs->name };
+		struct dta_region *r;
+
+		if (dta_region_create(f->v[i].l, &o, &r))
+			exit(1);
+		memcpy(dta_region_data(r), f->area[i], f->v[i].l->data_size);
+		snprintf(path, sizeof(path), "%s/seed-%s", dir, f->v[i].cs->name);
+		if (dta_region_save(r, path))
+			exit(1);
+		dta_region_destroy(r);
+	}
+}
+
+/* One request per line of @reqs into fuzz_query, its answer into
+ * fuzz_json. */
+static void requests(struct fixture *f, const char *corpus)
+{
+	char dir[4096], name[64], hex[2 * FIX_KEY_LEN + 1], req[256];
+	uint8_t key[FIX_KEY_LEN];
+	struct tool_session sess = { 0 };
+	char *all = NULL;
+	size_t alllen = 0;
+	FILE *script = open_memstream(&all, &alllen);
+	unsigned n = 0;
+
+	for (size_t i = 0; i < f->n + 1; i++) {
+		const char *st = i < f->n ? f->v[i].cs->name : "nosuch";
+		int prim = i < f->n ? f->v[i].l->primitive : 0;
+
+		for (unsigned k = 0; k < 3; k++) {
+			char *buf = NULL;
+			size_t len = 0;
+			FILE *out;
+
+			fixture_key(k * 7, key);
+			tool_hex(key, sizeof(key), hex);
+			switch (prim) {
+			case DTA_PRIM_KEY_WRITE:
+				snprintf(req, sizeof(req), "kw %s %s %u %u", st,
+					 hex, k + 1, k);
+				break;
+			case DTA_PRIM_POSTCARD:
+				snprintf(req, sizeof(req), "pc %s %s", st, hex);
+				break;
+			case DTA_PRIM_KEY_INCREMENT:
+				snprintf(req, sizeof(req), "ki %s %s %u", st, hex,
+					 k % 2);
+				break;
+			case DTA_PRIM_APPEND:
+				snprintf(req, sizeof(req), "ap %s %u %u %s", st, k % 2,
+					 4 * (k + 1), k == 2 ? "now" : "oldest");
+				break;
+			default:
+				snprintf(req, sizeof(req), k ? "info" : "kw %s 0x", st);
+			}
+			fprintf(script, "%s\n", req);
+			snprintf(dir, sizeof(dir), "%s/fuzz_query", corpus);
+			snprintf(name, sizeof(name), "seed-%02u", n);
+			write_file(dir, name, req, strlen(req));
+			out = open_memstream(&buf, &len);
+			if (tool_exec(f->v, f->n, &sess, req, out) < 0)
+				exit(1);
+			fclose(out);
+			snprintf(dir, sizeof(dir), "%s/fuzz_json", corpus);
+			write_file(dir, name, buf, len);
+			free(buf);
+			n++;
+		}
+	}
+	fclose(script);
+	snprintf(dir, sizeof(dir), "%s/fuzz_query", corpus);
+	write_file(dir, "seed-all", all, alllen);
+	free(all);
+	tool_session_free(&sess);
+}
+
+int main(int argc, char **argv)
+{
+	static const char desc[] =
+		"{\"switch\":{\"version\":1,\"collector_ip\":\"198.51.100.1\","
+		"\"collector_mac\":\"02:00:00:00:00:01\",\"interface\":\"vcol\","
+		"\"gid_index\":1,\"udp_port\":4791,\"mtu\":1024,"
+		"\"peer_ip\":\"198.51.100.2\",\"structures\":[{\"name\":\"flows\","
+		"\"qpn\":17,\"peer_qpn\":256,\"psn\":0,\"rkey\":1234,"
+		"\"addr\":140245,\"length\":384,\"list_base\":0,"
+		"\"primitive\":\"key-write\",\"slots\":64,\"family\":\"crc32c\","
+		"\"crc\":[[0,517762881,4294967295,4294967295]]},{\"name\":\"log\","
+		"\"qpn\":18,\"peer_qpn\":257,\"psn\":99,\"rkey\":5,\"addr\":7,"
+		"\"length\":256}]}}";
+	struct fixture *f = fixture_get();
+	char dir[4096];
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: fuzz-seeds CORPUS-DIR\n");
+		return 2;
+	}
+	regions(f, argv[1]);
+	requests(f, argv[1]);
+	snprintf(dir, sizeof(dir), "%s/fuzz_json", argv[1]);
+	write_file(dir, "seed-switch", desc, sizeof(desc) - 1);
+	return 0;
+}
