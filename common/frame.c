@@ -42,8 +42,8 @@ const uint8_t *tool_udp_payload(int dlt, const uint8_t *p, size_t caplen,
 	}
 	ip = p + off;
 	if (ethertype == 0x0800) {
-		if (caplen < off + 20 || (ip[0] >> 4) != 4)
-			return NULL;
+		if (caplen < off + 20 || (ip[0] >> 4) != 4 || (ip[0] & 15) < 5)
+			return NULL; /* IHL below 5: no room for its own fields */
 		ihl = (size_t)(ip[0] & 15) * 4;
 		proto = ip[9];
 		*src = (uint32_t)ip[12] << 24 | (uint32_t)ip[13] << 16 |

@@ -46,7 +46,8 @@ int tool_unhex(const char *s, uint8_t *out, size_t cap);
  * @len:    receives the payload's length (from the UDP header).
  * @src:    receives the IPv4 source address in host order, 0 for IPv6.
  * Return: a pointer into @p, or NULL for other link types, non-UDP, IPv4
- * fragments, IPv6 extension headers, other ports and truncated captures.
+ * fragments or headers shorter than 20 bytes, IPv6 extension headers,
+ * other ports and truncated captures.
  */
 const uint8_t *tool_udp_payload(int dlt, const uint8_t *p, size_t caplen,
 				uint16_t port, size_t *len, uint32_t *src);
@@ -161,7 +162,8 @@ struct tool_net {
 /* An IPv4 access list such as the collector's rdma_allow:
  * "a.b.c.d[/len]" items separated by commas or blanks. Return the number
  * of networks stored in @out (0 for NULL or ""), -E2BIG for more than
- * @max, -EINVAL for anything malformed. */
+ * @max or a list of 1024 characters or more, -EINVAL for anything
+ * malformed (an empty /len included). */
 int tool_parse_allow(const char *list, struct tool_net *out, size_t max);
 
 /* ---- dta-gen truth files (dta-query verify) ---- */
