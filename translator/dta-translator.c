@@ -1136,6 +1136,21 @@ static int run_pcap(struct translator *t, const char *file, const char *dev)
 		 * and keeps the stats file fresh. */
 		if (pcap_setnonblock(pc, 1, errbuf) == 0)
 			sel = pcap_get_selectable_fd(pc);
+		/* Until the filter was set the capture took any traffic on
+		 * the interface, and its buffer may have overflowed with it:
+		 * apply what it holds, and count as socket drops only what
+		 * it drops from now on, when it keeps just our datagrams. */
+		while (sel >= 0 && pcap_next_ex(pc, &h, &pkt) == 1)
+			used += (uint64_t)pcap_one(t, dlt, h, pkt, tool_now_ns());
+		{
+			struct pcap_stat ps;
+
+			if (pcap_stats(pc, &ps) == 0 && ps.ps_drop) {
+				cap_drops = ps.ps_drop;
+				say("the capture dropped %u packets of any kind "
+				    "before its filter was set", cap_drops);
+			}
+		}
 		save_stats_file(t);
 		printf("ready pcap %s\n", dev);
 		fflush(stdout);
