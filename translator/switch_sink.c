@@ -20,14 +20,23 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "switch_ring.h"
 #include "switch_sink.h"
+
+/* How long a submit waits for room when SWITCH_RING_K frames of its queue
+ * pair are unacknowledged, before it refuses the operation. */
+#define WINDOW_WAIT_NS 500000000ull /* 500 ms */
+/* How long flush waits for the last acknowledgements: longer than the
+ * whole retransmission schedule (switch_ring.h), so every frame ends
+ * acknowledged or counted lost. */
+#define FLUSH_WAIT_NS 6000000000ull /* 6 s */
 
 struct sw_qp {
 	pthread_mutex_t lock;
 	struct dta_roce_qp qp;
 	struct dta_roce_target t;
+	struct switch_ring *ring; /* frames sent, not yet acknowledged */
 	uint32_t my_qpn;  /* the QPN the collector believes we are */
-	uint32_t acked;   /* PSN after the last acknowledged request */
 	bool used, probing;
 };
 
@@ -39,6 +48,10 @@ struct switch_sink {
 	struct dta_roce_stats st;
 	uint64_t frames, bytes, send_errors, build_errors, bad_replies;
 	uint64_t unsynced; /* queue pairs whose probe drew no answer */
+	uint64_t retransmits; /* frames sent again (NAK or timeout) */
+	uint64_t timeouts;    /* resends for lack of any acknowledgement */
+	uint64_t lost;        /* operations sent but given up */
+	uint64_t window_full; /* operations refused: no room to keep them */
 };
 
 /* A number that must be there. */
@@ -127,7 +140,6 @@ static void sync_psns(struct switch_sink *s)
 		/* No answer: start where the description says. */
 		q->probing = false;
 		q->qp.psn = start[i];
-		q->acked = start[i];
 		s->unsynced++;
 	}
 	s->st.skipped = 0; /* the probes were not requests */
@@ -216,6 +228,11 @@ int switch_sink_open(const char *ifname, const char *desc,
 				 "size than this configuration says", sh[i].name);
 			goto fail;
 		}
+		q->ring = switch_ring_create(SWITCH_RING_K, SWITCH_RING_SLOT);
+		if (!q->ring) {
+			snprintf(err, errlen, "out of memory");
+			goto fail;
+		}
 		pthread_mutex_init(&q->lock, NULL);
 		memcpy(q->qp.src_mac, mac_me, 6);
 		memcpy(q->qp.dst_mac, mac_c, 6);
@@ -227,7 +244,6 @@ int switch_sink_open(const char *ifname, const char *desc,
 		q->qp.psn = (uint32_t)psn & DTA_ROCE_PSN_MASK;
 		q->qp.pkey = 0xFFFF;
 		q->qp.ack_req = true;
-		q->acked = q->qp.psn;
 		q->my_qpn = (uint32_t)peer;
 		q->t.addr = addr;
 		q->t.rkey = (uint32_t)rkey;
@@ -242,12 +258,50 @@ fail:
 	return -1;
 }
 
+/* Send @frame; a frame that does not leave is recovered like one the
+ * network dropped (it is kept). */
+static void send_frame(struct switch_sink *s, const void *frame, size_t len)
+{
+	if (sendto(s->tx, frame, len, 0, (const struct sockaddr *)&s->to,
+		   sizeof(s->to)) != (ssize_t)len)
+		__atomic_add_fetch(&s->send_errors, 1, __ATOMIC_RELAXED);
+}
+
+/* Go-back-N: send the @n oldest kept frames again, unchanged. Holds q->lock. */
+static void resend(struct switch_sink *s, struct sw_qp *q, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		size_t len;
+		const void *f = switch_ring_frame(q->ring, i, &len);
+
+		if (!f)
+			break;
+		send_frame(s, f, len);
+		__atomic_add_fetch(&s->retransmits, 1, __ATOMIC_RELAXED);
+	}
+}
+
+/* Wait (bounded) until @q can keep one more frame: poll for the replies
+ * that release kept ones. Holds q->lock, drops it while waiting. */
+static bool wait_room(struct switch_sink *s, struct sw_qp *q)
+{
+	uint64_t until = tool_now_ns() + WINDOW_WAIT_NS;
+
+	while (switch_ring_full(q->ring) && tool_now_ns() < until) {
+		pthread_mutex_unlock(&q->lock);
+		switch_sink_poll(s);
+		usleep(500);
+		pthread_mutex_lock(&q->lock);
+	}
+	return !switch_ring_full(q->ring);
+}
+
 int switch_sink_submit(void *ctx, unsigned structure,
 		       const struct dta_memop *ops, size_t n)
 {
 	struct switch_sink *s = ctx;
 	struct sw_qp *q;
-	uint8_t frame[DTA_ROCE_WRITE_OVERHEAD + 4096 + 4];
+	uint8_t frame[SWITCH_RING_SLOT];
 	int rc = 0;
 
 	if (structure >= DTA_CONFIG_MAX_STRUCTURES || !s->q[structure].used)
@@ -255,24 +309,92 @@ int switch_sink_submit(void *ctx, unsigned structure,
 	q = &s->q[structure];
 	pthread_mutex_lock(&q->lock);
 	for (size_t i = 0; i < n; i++) {
-		int len = dta_roce_build(&q->qp, &q->t, &ops[i], frame, sizeof(frame));
+		uint32_t psn = q->qp.psn;
+		int len;
 
+		if (!wait_room(s, q)) {
+			/* Sending it could not be undone if lost: refuse it,
+			 * and the core counts it in sink_errors. */
+			__atomic_add_fetch(&s->window_full, 1, __ATOMIC_RELAXED);
+			rc = -ENOBUFS;
+			continue;
+		}
+		len = dta_roce_build(&q->qp, &q->t, &ops[i], frame, sizeof(frame));
 		if (len < 0) {
 			__atomic_add_fetch(&s->build_errors, 1, __ATOMIC_RELAXED);
 			rc = len;
 			continue;
 		}
-		if (sendto(s->tx, frame, (size_t)len, 0,
-			   (const struct sockaddr *)&s->to, sizeof(s->to)) != len) {
-			__atomic_add_fetch(&s->send_errors, 1, __ATOMIC_RELAXED);
-			rc = -errno;
-			continue;
-		}
+		/* Cannot fail: room checked, frame no larger than a slot, PSN
+		 * the next one (nothing else builds on this queue pair). */
+		switch_ring_push(q->ring, psn, frame, (size_t)len, tool_now_ns());
+		send_frame(s, frame, (size_t)len);
 		__atomic_add_fetch(&s->frames, 1, __ATOMIC_RELAXED);
 		__atomic_add_fetch(&s->bytes, (uint64_t)len, __ATOMIC_RELAXED);
 	}
 	pthread_mutex_unlock(&q->lock);
 	return rc;
+}
+
+/* Act on reply @p for @q. Holds q->lock. */
+static void on_reply(struct switch_sink *s, struct sw_qp *q,
+		     const struct dta_roce_packet *p)
+{
+	uint64_t now = tool_now_ns();
+	int n;
+
+	if (p->kind == DTA_ROCE_NAK && p->nak == DTA_ROCE_NAK_PSN_SEQ) {
+		q->probing = false;
+		n = switch_ring_nak(q->ring, p->psn, now);
+		if (n >= 0) {
+			/* Everything before p->psn landed; the rest goes
+			 * again, from the PSN the responder waits for. */
+			pthread_mutex_lock(&s->stat_lock);
+			s->st.naks[DTA_ROCE_NAK_PSN_SEQ]++;
+			pthread_mutex_unlock(&s->stat_lock);
+			resend(s, q, (unsigned)n);
+			return;
+		}
+		/* Not about the frames we keep (the start-up probe's, or the
+		 * responder waits for a frame given up): continue where it
+		 * waits. What is kept was dropped and cannot be rebuilt. */
+		__atomic_add_fetch(&s->lost, switch_ring_clear(q->ring),
+				   __ATOMIC_RELAXED);
+	}
+	pthread_mutex_lock(&s->stat_lock);
+	dta_roce_on_reply(&q->qp, q->my_qpn, p, &s->st);
+	pthread_mutex_unlock(&s->stat_lock);
+	if (p->kind == DTA_ROCE_ACK || p->kind == DTA_ROCE_ATOMIC_ACK) {
+		switch_ring_ack(q->ring, p->psn, now);
+	} else if (p->kind == DTA_ROCE_NAK && p->nak != DTA_ROCE_NAK_PSN_SEQ) {
+		/* The request at p->psn failed for good (access, invalid,
+		 * operational error); those before it were done. */
+		if (switch_ring_ack(q->ring, p->psn, now))
+			__atomic_add_fetch(&s->lost, 1, __ATOMIC_RELAXED);
+	}
+}
+
+/* Frames nobody acknowledged for a while (the last ones of a burst were
+ * dropped: no later frame draws a NAK): send them again, or give up. */
+static void check_timeouts(struct switch_sink *s)
+{
+	for (size_t i = 0; i < DTA_CONFIG_MAX_STRUCTURES; i++) {
+		struct sw_qp *q = &s->q[i];
+		int n;
+
+		if (!q->used)
+			continue;
+		pthread_mutex_lock(&q->lock);
+		n = switch_ring_timeout(q->ring, tool_now_ns());
+		if (n > 0) {
+			__atomic_add_fetch(&s->timeouts, 1, __ATOMIC_RELAXED);
+			resend(s, q, (unsigned)n);
+		} else if (n == -ETIMEDOUT) {
+			__atomic_add_fetch(&s->lost, switch_ring_clear(q->ring),
+					   __ATOMIC_RELAXED);
+		}
+		pthread_mutex_unlock(&q->lock);
+	}
 }
 
 void switch_sink_poll(struct switch_sink *s)
@@ -288,7 +410,7 @@ void switch_sink_poll(struct switch_sink *s)
 		int rc;
 
 		if (len < 0)
-			return;
+			break;
 		if (from.sll_pkttype == PACKET_OUTGOING)
 			continue; /* our own requests */
 		rc = dta_roce_parse(buf, (size_t)len, &p);
@@ -306,27 +428,21 @@ void switch_sink_poll(struct switch_sink *s)
 			if (!q->used || q->my_qpn != p.qpn)
 				continue;
 			pthread_mutex_lock(&q->lock);
-			pthread_mutex_lock(&s->stat_lock);
-			dta_roce_on_reply(&q->qp, q->my_qpn, &p, &s->st);
-			pthread_mutex_unlock(&s->stat_lock);
-			if (p.kind == DTA_ROCE_ACK || p.kind == DTA_ROCE_ATOMIC_ACK) {
-				q->acked = (p.psn + 1) & DTA_ROCE_PSN_MASK;
-			} else if (p.kind == DTA_ROCE_NAK &&
-				   p.nak == DTA_ROCE_NAK_PSN_SEQ) {
-				q->acked = p.psn; /* everything before it landed */
-				q->probing = false;
-			}
+			on_reply(s, q, &p);
 			pthread_mutex_unlock(&q->lock);
 			break;
 		}
 	}
+	check_timeouts(s);
 }
 
 int switch_sink_flush(void *ctx)
 {
 	struct switch_sink *s = ctx;
 
-	for (int tries = 0; tries < 200; tries++) {
+	uint64_t until = tool_now_ns() + FLUSH_WAIT_NS;
+
+	for (;;) {
 		bool all = true;
 
 		switch_sink_poll(s);
@@ -336,14 +452,15 @@ int switch_sink_flush(void *ctx)
 			if (!q->used)
 				continue;
 			pthread_mutex_lock(&q->lock);
-			all &= q->acked == q->qp.psn;
+			all &= switch_ring_count(q->ring) == 0;
 			pthread_mutex_unlock(&q->lock);
 		}
 		if (all)
 			return 0;
-		usleep(10000);
+		if (tool_now_ns() >= until)
+			return -ETIMEDOUT;
+		usleep(5000);
 	}
-	return -ETIMEDOUT;
 }
 
 void switch_sink_stats_json(struct switch_sink *s, FILE *out)
@@ -361,7 +478,7 @@ void switch_sink_stats_json(struct switch_sink *s, FILE *out)
 		if (!q->used)
 			continue;
 		pthread_mutex_lock(&q->lock);
-		unacked += (q->qp.psn - q->acked) & DTA_ROCE_PSN_MASK;
+		unacked += switch_ring_count(q->ring);
 		pthread_mutex_unlock(&q->lock);
 	}
 	fprintf(out, ",\"switch_frames\":%" PRIu64 ",\"switch_bytes\":%" PRIu64
@@ -372,13 +489,16 @@ void switch_sink_stats_json(struct switch_sink *s, FILE *out)
 		",\"switch_nak_other\":%" PRIu64 ",\"switch_rnr_naks\":%" PRIu64
 		",\"switch_resyncs\":%" PRIu64 ",\"switch_skipped\":%" PRIu64
 		",\"switch_bad_replies\":%" PRIu64 ",\"switch_unacked\":%" PRIu64
-		",\"switch_unsynced\":%" PRIu64,
+		",\"switch_unsynced\":%" PRIu64 ",\"switch_retransmits\":%" PRIu64
+		",\"switch_timeouts\":%" PRIu64 ",\"switch_lost\":%" PRIu64
+		",\"switch_window_full\":%" PRIu64,
 		s->frames, s->bytes, s->send_errors, s->build_errors, st.acks,
 		st.atomic_acks, st.naks[DTA_ROCE_NAK_PSN_SEQ],
 		st.naks[DTA_ROCE_NAK_INVALID_REQ], st.naks[DTA_ROCE_NAK_REMOTE_ACCESS],
 		st.naks[DTA_ROCE_NAK_REMOTE_OP],
 		st.naks[DTA_ROCE_NAK_INVALID_RD] + st.naks_other, st.rnr_naks,
-		st.resyncs, st.skipped, s->bad_replies, unacked, s->unsynced);
+		st.resyncs, st.skipped, s->bad_replies, unacked, s->unsynced,
+		s->retransmits, s->timeouts, s->lost, s->window_full);
 }
 
 void switch_sink_destroy(struct switch_sink *s)
@@ -389,9 +509,12 @@ void switch_sink_destroy(struct switch_sink *s)
 		close(s->tx);
 	if (s->rx >= 0)
 		close(s->rx);
-	for (size_t i = 0; i < DTA_CONFIG_MAX_STRUCTURES; i++)
-		if (s->q[i].used)
-			pthread_mutex_destroy(&s->q[i].lock);
+	for (size_t i = 0; i < DTA_CONFIG_MAX_STRUCTURES; i++) {
+		if (!s->q[i].used)
+			continue;
+		switch_ring_destroy(s->q[i].ring);
+		pthread_mutex_destroy(&s->q[i].lock);
+	}
 	pthread_mutex_destroy(&s->stat_lock);
 	free(s);
 }

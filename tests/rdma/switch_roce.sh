@@ -69,10 +69,17 @@ e2e_stop_translator
 tr ',{}' '\n\n\n' < "$E2E/translator.out" | grep '"switch_' | tr '\n' ' '
 echo
 # Every queue pair found its PSN by a probe (a deliberately skipped PSN,
-# answered by a sequence NAK), and every frame was acknowledged.
-e2e_expect "PSN sequence NAKs (one per queue pair's probe)" "$(e2e_stat switch_nak_psn)" 4
-e2e_expect "resynchronisations" "$(e2e_stat switch_resyncs)" 4
+# answered by a sequence NAK), and every frame was acknowledged. Frames the
+# emulated link drops (it does under load) draw more sequence NAKs and are
+# sent again, so how many NAKs and resends there are depends on the
+# machine; that nothing was given up and every answer is exact does not.
+e2e_expect "resynchronisations (one per queue pair's probe)" "$(e2e_stat switch_resyncs)" 4
+naks=$(e2e_stat switch_nak_psn)
+test "$naks" -ge 4 || { echo "FAIL: PSN sequence NAKs: got '$naks', want >= 4" >&2; exit 1; }
+echo "ok: PSN sequence NAKs = $naks (4 probes), $(e2e_stat switch_retransmits) frames resent, $(e2e_stat switch_timeouts) timeouts"
 e2e_expect "frames not acknowledged" "$(e2e_stat switch_unacked)" 0
+e2e_expect "operations given up" "$(e2e_stat switch_lost)" 0
+e2e_expect "operations refused for a full window" "$(e2e_stat switch_window_full)" 0
 e2e_expect "other NAKs" "$(e2e_stat switch_nak_access)$(e2e_stat switch_nak_invalid)$(e2e_stat switch_nak_remote_op)" 000
 e2e_expect "sink errors" "$(e2e_stat sink_errors)" 0
 echo "ok: $(e2e_stat switch_frames) RoCEv2 frames, $(e2e_stat switch_acks) ACKs, $(e2e_stat switch_atomic_acks) atomic ACKs"
@@ -106,6 +113,8 @@ sleep 1
 e2e_query verify --truth "$E2E/kw2.truth" --min-success 1
 e2e_stop_translator
 e2e_expect "frames not acknowledged" "$(e2e_stat switch_unacked)" 0
+e2e_expect "operations given up" "$(e2e_stat switch_lost)" 0
+echo "ok: $(e2e_stat switch_nak_psn) PSN sequence NAKs, $(e2e_stat switch_retransmits) frames resent"
 e2e_stop_collector
 cleanup_ns
 e2e_pass

@@ -211,8 +211,10 @@ struct dta_roce_stats {
 /**
  * dta_roce_on_reply() - account for a reply to @qp; on a PSN sequence NAK
  * set @qp->psn to the PSN the responder expects, so the next request lands
- * (requests between are lost: a switch does not retransmit; they are
- * counted in @st->skipped).
+ * (requests between are lost: a switch pipeline keeps no copy to
+ * retransmit; they are counted in @st->skipped). A requester that keeps
+ * its frames resends them instead and calls this only for NAKs that are
+ * not about them (dta-translator's switch sink, docs/roce.md).
  * @my_qpn: the queue pair number this requester declared to the collector
  *       (replies carry it in the BTH); replies for others are counted in
  *       @st->foreign and ignored. DTA_ROCE_ANY_QPN accepts all.
