@@ -196,11 +196,14 @@ static struct target *open_target(struct translator *t, size_t i, bool quiet_eno
 
 	/* The collector's mode; another user's region is fine when that
 	 * mode lets its group in (we are then a group member). */
-	if (tool_shm_mode(t->cfg, t->sh[i].coll, &o.mode)) {
+	unsigned mode;
+
+	if (tool_shm_mode(t->cfg, t->sh[i].coll, &mode)) {
 		fprintf(stderr, "dta-translator: bad shm_mode in the "
 			"configuration\n");
 		return NULL;
 	}
+	o.mode = mode;
 	if (o.mode & 0060)
 		o.flags |= DTA_REGION_ANY_OWNER;
 	tg = calloc(1, sizeof(*tg));

@@ -211,7 +211,10 @@ static int header_decode(const uint8_t *h, uint64_t file_size,
 }
 
 /* Callers built against the first struct dta_region_opts (no mode). */
+/* The first version ended after @flags, padded to 8 bytes. */
 #define OPTS_V1_SIZE offsetof(struct dta_region_opts, mode)
+static_assert(sizeof(void *) != 8 || OPTS_V1_SIZE == 40,
+	      "@mode begins where the first version (40 bytes on LP64) ended");
 
 static mode_t opts_mode(const struct dta_region_opts *o)
 {
@@ -225,7 +228,7 @@ static int opts_ok(const struct dta_region_opts *o)
 {
 	if (!o || o->sz < OPTS_V1_SIZE)
 		return 0;
-	if (o->sz >= sizeof(struct dta_region_opts) && (o->mode & ~0777u))
+	if (o->sz >= sizeof(struct dta_region_opts) && (o->mode & ~(uint64_t)0777))
 		return 0;
 	switch (o->backing) {
 	case DTA_BACKING_ANON:

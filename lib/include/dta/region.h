@@ -84,7 +84,10 @@ struct dta_region_opts {
 	const char *path;
 	const char *name;
 	unsigned flags;
-	unsigned mode;
+	/* 64 bits, so that the struct grew: with a 32-bit field after
+	 * @flags it would fill the first version's tail padding, and an old
+	 * caller's @sz could not tell it apart. */
+	uint64_t mode;
 };
 
 struct dta_region; /* opaque */
