@@ -170,31 +170,24 @@ static void snap_path(const struct collector *c, const char *st, char *out,
 	snprintf(out, cap, "%s/%s.dta", c->snapshot_dir, st);
 }
 
-/* Why shared memory could not be had, in words an operator can act on. */
+/* What to do when shared memory could not be had; libdta's log line just
+ * before says why (the sizes, or the owner and mode it refused). */
 static void creation_failed(const struct collector *c, size_t i, int err)
 {
-	const struct dta_config_structure *cs = &c->cs[i];
-	struct statvfs sv;
+	const char *name = c->cs[i].name;
 
-	if ((err == -ENOSPC || err == -EFBIG) && statvfs("/dev/shm", &sv) == 0) {
-		fprintf(stderr, "dta-collector: %s: needs %" PRIu64 " bytes of "
-			"shared memory but /dev/shm has %" PRIu64 " bytes free: "
-			"/dev/shm is too small for it (make the structure "
-			"smaller or /dev/shm larger)\n", cs->name,
-			(uint64_t)DTA_REGION_HEADER_SIZE + cs->layout.data_size,
-			(uint64_t)sv.f_bavail * sv.f_frsize);
-		return;
-	}
-	if (err == -EPERM) {
-		fprintf(stderr, "dta-collector: %s: %s exists but is not ours "
-			"alone (another owner, or a mode wider than shm_mode "
-			"%04o): refusing to use it, since whoever made it could "
-			"read or forge the structure; inspect /dev/shm%s and "
-			"remove it\n", cs->name, c->shm[i], c->shm_mode, c->shm[i]);
-		return;
-	}
-	fprintf(stderr, "dta-collector: %s: cannot create %s: %s\n", cs->name,
-		c->shm[i], dta_strerror(err));
+	if (err == -ENOSPC || err == -EFBIG)
+		fprintf(stderr, "dta-collector: %s: cannot create %s: make the "
+			"structure smaller or /dev/shm larger\n", name,
+			c->shm[i]);
+	else if (err == -EPERM)
+		fprintf(stderr, "dta-collector: %s: refusing %s: whoever made "
+			"it could read or forge the structure; inspect "
+			"/dev/shm%s and remove it\n", name, c->shm[i],
+			c->shm[i]);
+	else
+		fprintf(stderr, "dta-collector: %s: cannot create %s: %s\n",
+			name, c->shm[i], dta_strerror(err));
 }
 
 /*
@@ -228,7 +221,6 @@ static int restore_one(struct collector *c, size_t i)
 		goto bad;
 	s_origin = dta_region_origin(snap);
 	s_saved = dta_region_saved_ns(snap);
-	dta_region_destroy(snap);
 	if (c->reattached[i]) {
 		r_origin = dta_region_origin(c->r[i]);
 		r_created = dta_region_created_ns(c->r[i]);
@@ -236,19 +228,23 @@ static int restore_one(struct collector *c, size_t i)
 			say("%s: keeping the reattached region, not restoring "
 			    "%s: the snapshot is an older copy of it (same "
 			    "origin %016" PRIx64 ")", name, sp, r_origin);
+			dta_region_destroy(snap);
 			return 0;
 		}
 		if (s_saved <= r_created) {
 			say("%s: keeping the reattached region, not restoring "
 			    "%s: the snapshot was saved before the region was "
 			    "created", name, sp);
+			dta_region_destroy(snap);
 			return 0;
 		}
 		say("%s: restoring %s over the reattached region: the snapshot "
 		    "is of another region and was saved after this one was "
 		    "created", name, sp);
 	}
-	err = dta_region_load(c->r[i], sp);
+	/* The snapshot was opened (and its checksum checked) once, above. */
+	err = dta_region_copy(c->r[i], snap);
+	dta_region_destroy(snap);
 	if (err)
 		goto bad;
 	say("%s: restored from %s", name, sp);

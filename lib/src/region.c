@@ -736,6 +736,22 @@ err_free:
 	return err;
 }
 
+DTA_API int dta_region_copy(struct dta_region *dst,
+			    const struct dta_region *src)
+{
+	uint8_t a[DTA_LAYOUT_WIRE_SIZE], b[DTA_LAYOUT_WIRE_SIZE];
+
+	if (!dst || !src)
+		return -EINVAL;
+	dta_layout_encode(&dst->layout, a, sizeof(a));
+	dta_layout_encode(&src->layout, b, sizeof(b));
+	if (memcmp(a, b, sizeof(a)) != 0)
+		return -DTA_E_MISMATCH;
+	memcpy(dst->base + DTA_REGION_HEADER_SIZE,
+	       src->base + DTA_REGION_HEADER_SIZE, dst->layout.data_size);
+	return 0;
+}
+
 DTA_API int dta_region_load(struct dta_region *r, const char *path)
 {
 	struct dta_region_opts o = {
@@ -744,7 +760,6 @@ DTA_API int dta_region_load(struct dta_region *r, const char *path)
 		.path = path,
 		.flags = DTA_REGION_RDONLY,
 	};
-	uint8_t a[DTA_LAYOUT_WIRE_SIZE], b[DTA_LAYOUT_WIRE_SIZE];
 	struct dta_region *src;
 	int err;
 
@@ -753,15 +768,7 @@ DTA_API int dta_region_load(struct dta_region *r, const char *path)
 	err = dta_region_open(&o, &src);
 	if (err)
 		return err;
-	dta_layout_encode(&r->layout, a, sizeof(a));
-	dta_layout_encode(&src->layout, b, sizeof(b));
-	if (memcmp(a, b, sizeof(a)) != 0) {
-		err = -DTA_E_MISMATCH;
-		goto out;
-	}
-	memcpy(r->base + DTA_REGION_HEADER_SIZE,
-	       src->base + DTA_REGION_HEADER_SIZE, r->layout.data_size);
-out:
+	err = dta_region_copy(r, src);
 	dta_region_destroy(src);
 	return err;
 }

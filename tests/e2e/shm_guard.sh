@@ -41,7 +41,8 @@ wait "$E2E_CPID" 2>/dev/null || true
 E2E_CPID=
 chmod 0666 "$SHM"
 refused "$E2E/wide.log" "$E2E/dta.conf"
-grep -q "paths: /dta-e2e-shm_guard-$$.paths exists but is not ours alone" "$E2E/wide.log"
+grep -q "region /dta-e2e-shm_guard-$$.paths: mode 0666 grants more than 0600: refusing to use it" "$E2E/wide.log"
+grep -q "paths: refusing /dta-e2e-shm_guard-$$.paths: whoever made it could read or forge" "$E2E/wide.log"
 # A translator does not write into it either.
 if timeout 20 "$TRANSLATOR" -c "$E2E/dta.conf" > "$E2E/tr-wide.log" 2>&1; then
 	echo "FAIL: the translator used a world-writable region" >&2
@@ -51,7 +52,8 @@ grep -q "cannot open .*mode wider than shm_mode" "$E2E/tr-wide.log"
 chmod 0600 "$SHM"
 chown 65534 "$SHM"
 refused "$E2E/owner.log" "$E2E/dta.conf"
-grep -q "exists but is not ours alone" "$E2E/owner.log"
+grep -q "owned by uid 65534, not by us (uid 0): refusing to use it" "$E2E/owner.log"
+grep -q "paths: refusing /dta-e2e-shm_guard-$$.paths" "$E2E/owner.log"
 test -e "$SHM" # refused, not removed: it may be evidence
 chown 0 "$SHM"
 e2e_start_collector
@@ -79,7 +81,8 @@ sed "s#^slots = 64K#memory = $((free_kib * 2 + 1048576))K#" "$E2E/group.conf" > 
 start=$(date +%s)
 refused "$E2E/huge.log" "$E2E/huge.conf"
 e2e_expect "refused within 10 s" "$(( $(date +%s) - start < 10 ))" 1
-grep -q "paths: needs [0-9]* bytes of shared memory but /dev/shm has [0-9]* bytes free: /dev/shm is too small" "$E2E/huge.log"
+grep -q "region paths: needs [0-9]* bytes but /dev/shm has [0-9]* free: /dev/shm is too small" "$E2E/huge.log"
+grep -q "paths: cannot create /dta-e2e-shm_guard-$$.paths: make the structure smaller or /dev/shm larger" "$E2E/huge.log"
 test ! -e "$SHM"
 
 # Long names: a 200-character collector name was cut to 127 bytes, so two

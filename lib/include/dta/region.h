@@ -153,6 +153,15 @@ DTA_API int dta_region_save(const struct dta_region *r, const char *path);
  */
 DTA_API int dta_region_load(struct dta_region *r, const char *path);
 
+/**
+ * dta_region_copy() - copy @src's data area into @dst, whose layout must
+ * be identical (e.g. a snapshot already opened with dta_region_open(), to
+ * look at its header before loading it). @dst keeps its own origin id and
+ * creation time. Return: 0, -EINVAL, -DTA_E_MISMATCH.
+ */
+DTA_API int dta_region_copy(struct dta_region *dst,
+			    const struct dta_region *src);
+
 /* Unmap and free; NULL is fine. With DTA_REGION_UNLINK also remove the
  * backing object. */
 DTA_API void dta_region_destroy(struct dta_region *r);
