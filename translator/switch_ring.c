@@ -133,7 +133,13 @@ int switch_ring_nak(struct switch_ring *r, uint32_t psn, uint64_t now_ns)
 	/* d == count: the responder has every kept frame and waits for the
 	 * next new one. With nothing kept the NAK says nothing about us (the
 	 * start-up probe's): the caller resynchronises. */
-	if (!r->count || d > r->count)
+	if (!r->count)
+		return -ERANGE;
+	/* Behind the oldest kept frame, which a later ACK released: an old
+	 * NAK overtaken by that ACK. Nothing to resend or move. */
+	if (d > PSN_MASK / 2)
+		return -ESTALE;
+	if (d > r->count)
 		return -ERANGE;
 	release(r, d);
 	progress(r, now_ns);

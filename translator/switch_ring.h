@@ -68,8 +68,10 @@ unsigned switch_ring_ack(struct switch_ring *r, uint32_t psn, uint64_t now_ns);
  * before @psn.
  * Return the number of frames to send again, from @psn to the newest
  * (switch_ring_frame(r, 0 .. n-1) after the call; 0 when @psn is the next
- * PSN to send), or -ERANGE when @psn lies outside the kept frames (the
- * ring is then unchanged: the caller resynchronises instead).
+ * PSN to send), -ESTALE when @psn lies behind the kept frames (an old
+ * NAK: frames up to the oldest kept were acknowledged since; ignore it),
+ * or -ERANGE when nothing is kept or @psn lies ahead of the newest (the
+ * ring is unchanged either way: on -ERANGE the caller resynchronises).
  */
 int switch_ring_nak(struct switch_ring *r, uint32_t psn, uint64_t now_ns);
 

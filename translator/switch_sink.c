@@ -309,25 +309,35 @@ int switch_sink_submit(void *ctx, unsigned structure,
 	q = &s->q[structure];
 	pthread_mutex_lock(&q->lock);
 	for (size_t i = 0; i < n; i++) {
-		uint32_t psn = q->qp.psn;
+		uint32_t psn;
 		int len;
 
 		if (!wait_room(s, q)) {
-			/* Sending it could not be undone if lost: refuse it,
-			 * and the core counts it in sink_errors. */
-			__atomic_add_fetch(&s->window_full, 1, __ATOMIC_RELAXED);
+			/* Sending could not be undone if lost: refuse this and
+			 * the rest at once (waiting for each would hold the
+			 * caller, maybe under a lock, n times as long); the
+			 * core counts them in sink_errors. */
+			__atomic_add_fetch(&s->window_full, (uint64_t)(n - i),
+					   __ATOMIC_RELAXED);
 			rc = -ENOBUFS;
-			continue;
+			break;
 		}
+		/* Read only now: wait_room() let go of the lock, and another
+		 * worker or a resync may have moved the PSN meanwhile. */
+		psn = q->qp.psn;
 		len = dta_roce_build(&q->qp, &q->t, &ops[i], frame, sizeof(frame));
 		if (len < 0) {
 			__atomic_add_fetch(&s->build_errors, 1, __ATOMIC_RELAXED);
 			rc = len;
 			continue;
 		}
-		/* Cannot fail: room checked, frame no larger than a slot, PSN
-		 * the next one (nothing else builds on this queue pair). */
-		switch_ring_push(q->ring, psn, frame, (size_t)len, tool_now_ns());
+		if (switch_ring_push(q->ring, psn, frame, (size_t)len,
+				     tool_now_ns())) {
+			/* Not kept, so not sent: it could not be resent. */
+			__atomic_add_fetch(&s->lost, 1, __ATOMIC_RELAXED);
+			rc = -EIO;
+			continue;
+		}
 		send_frame(s, frame, (size_t)len);
 		__atomic_add_fetch(&s->frames, 1, __ATOMIC_RELAXED);
 		__atomic_add_fetch(&s->bytes, (uint64_t)len, __ATOMIC_RELAXED);
@@ -346,6 +356,8 @@ static void on_reply(struct switch_sink *s, struct sw_qp *q,
 	if (p->kind == DTA_ROCE_NAK && p->nak == DTA_ROCE_NAK_PSN_SEQ) {
 		q->probing = false;
 		n = switch_ring_nak(q->ring, p->psn, now);
+		if (n == -ESTALE)
+			return;
 		if (n >= 0) {
 			/* Everything before p->psn landed; the rest goes
 			 * again, from the PSN the responder waits for. */
