@@ -715,18 +715,24 @@ static void test_malformed_by_cause(void **state)
 }
 
 /* Append reports of 1 byte to list 0, @n of them in one payload. */
+/* @n Key-Write reports of the shortest kind: a 1-byte key, 1 byte of data. */
 static size_t many_reports(uint8_t *buf, size_t cap, unsigned n)
 {
 	static const uint8_t d = 0x5a;
-	struct dta_report r = { .format = DTA_FORMAT_V1, .opcode = DTA_OP_APPEND };
+	struct dta_report r = { .format = DTA_FORMAT_V1,
+				.opcode = DTA_OP_KEY_WRITE };
 	size_t len = 0;
 
-	r.u.ap.data_len = 1;
-	r.u.ap.data = &d;
+	r.u.kw.redundancy = 1;
+	r.u.kw.key_len = 1;
+	r.u.kw.data_len = 1;
+	r.u.kw.data = &d;
 	for (unsigned i = 0; i < n; i++) {
+		uint8_t key = (uint8_t)i;
 		int k;
 
 		r.seq = i;
+		r.u.kw.key = &key;
 		k = dta_wire_encode(&r, buf + len, cap - len);
 		assert_true(k > 0);
 		len += (size_t)k;
@@ -743,17 +749,17 @@ static void test_jumbo_payload(void **state)
 	size_t len;
 
 	(void)state;
-	assert_int_equal(dta_layout_ap(&l, 1, 64, 16, 1, 0), 0);
+	assert_int_equal(dta_layout_kw(&l, 1024, 1, 4, 1, DTA_HASH_CRC32C, 0), 0);
 	add(t, &lo, &l, 0);
-	/* 428 Append reports of 21 bytes (the shortest report there is)
-	 * fill 8988 bytes: more than the old limit of 256, within one jumbo
-	 * payload; every one is applied. */
-	assert_int_equal(DTA_WIRE_REPORTS_MAX, 428);
-	len = many_reports(buf, sizeof(buf), 428);
-	assert_int_equal(len, 428 * 21);
-	assert_int_equal(dta_translator_process(t, buf, len, 0), 428);
-	assert_int_equal(stats(t).reports[DTA_OP_APPEND], 428);
-	assert_int_equal(stats(t).reports_in, 428);
+	/* 500 reports of 18 bytes (the shortest report there is) fill a
+	 * 9000-byte payload: more than the old limit of 256; every one is
+	 * applied. */
+	assert_int_equal(DTA_WIRE_REPORTS_MAX, 500);
+	len = many_reports(buf, sizeof(buf), 500);
+	assert_int_equal(len, DTA_PAYLOAD_MAX);
+	assert_int_equal(dta_translator_process(t, buf, len, 0), 500);
+	assert_int_equal(stats(t).reports[DTA_OP_KEY_WRITE], 500);
+	assert_int_equal(stats(t).reports_in, 500);
 	assert_int_equal(stats(t).malformed, 0);
 	/* A payload longer than DTA_PAYLOAD_MAX with more reports than
 	 * DTA_WIRE_REPORTS_MAX is refused whole, and said so. */
@@ -761,7 +767,7 @@ static void test_jumbo_payload(void **state)
 	assert_true(len > DTA_PAYLOAD_MAX);
 	assert_int_equal(dta_translator_process(t, buf, len, 0), -ENOSPC);
 	assert_int_equal(stats(t).malformed_too_many, 1);
-	assert_int_equal(stats(t).reports_in, 428);
+	assert_int_equal(stats(t).reports_in, 500);
 	release(t, &lo);
 }
 

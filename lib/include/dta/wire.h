@@ -50,9 +50,10 @@ enum dta_opcode {
 #define DTA_KEY_MAX 64    /* bytes: IPv6 5-tuple (37 B) and more fit */
 #define DTA_DATA_MAX 1024 /* bytes of Key-Write / Append data */
 #define DTA_PAYLOAD_MAX 9000
-/* The shortest v1 report: base header, Postcarding sub-header, 1-byte key. */
-#define DTA_WIRE_REPORT_MIN 21
-/* Reports a payload of DTA_PAYLOAD_MAX bytes can hold (428). */
+/* The shortest v1 report: base header, Key-Write sub-header, a 1-byte key
+ * and 1 byte of data (12 + 4 + 1 + 1). */
+#define DTA_WIRE_REPORT_MIN 18
+/* Reports a payload of DTA_PAYLOAD_MAX bytes can hold (500). */
 #define DTA_WIRE_REPORTS_MAX (DTA_PAYLOAD_MAX / DTA_WIRE_REPORT_MIN)
 
 /* ---- v1 wire structs (big-endian; see docs/wire-format.md) ---- */
