@@ -82,10 +82,7 @@ static int allowed(const struct coll_rdma *r, const struct sockaddr *sa)
 	if (sa->sa_family != AF_INET)
 		return 0;
 	a = ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr);
-	for (unsigned i = 0; i < r->nallow; i++)
-		if ((a & r->allow[i].mask) == r->allow[i].net)
-			return 1;
-	return 0;
+	return tool_net_match(r->allow, r->nallow, a);
 }
 
 static unsigned access_for(const struct dta_layout *l)

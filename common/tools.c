@@ -344,6 +344,14 @@ int tool_parse_allow(const char *list, struct tool_net *out, size_t max)
 	return (int)n;
 }
 
+bool tool_net_match(const struct tool_net *nets, size_t n, uint32_t addr)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((addr & nets[i].mask) == nets[i].net)
+			return true;
+	return false;
+}
+
 void tool_switch_layout_json(FILE *f, const struct dta_layout *l)
 {
 	bool first = true;

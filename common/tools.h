@@ -166,6 +166,9 @@ struct tool_net {
  * malformed (an empty /len included). */
 int tool_parse_allow(const char *list, struct tool_net *out, size_t max);
 
+/* Does IPv4 address @addr (host order) lie in one of @n networks? */
+bool tool_net_match(const struct tool_net *nets, size_t n, uint32_t addr);
+
 /* ---- dta-gen truth files (dta-query verify) ---- */
 
 enum tool_truth_kind {

@@ -30,10 +30,5 @@ int allow_parse(const char *s, struct allow_list *a, char *err, size_t errlen)
 
 bool allow_ok(const struct allow_list *a, uint32_t addr)
 {
-	if (!a->n)
-		return true;
-	for (size_t i = 0; i < a->n; i++)
-		if ((addr & a->net[i].mask) == a->net[i].net)
-			return true;
-	return false;
+	return !a->n || tool_net_match(a->net, a->n, addr);
 }

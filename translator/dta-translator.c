@@ -870,17 +870,22 @@ static void poll_drops(struct worker *w)
 		note_drops(w, mem[SK_MEMINFO_DROPS]);
 }
 
-static bool source_ok(struct translator *t, const struct sockaddr_in *from)
+/* Is IPv4 source @addr (host order; 0 for an IPv6 one, which an
+ * allow-list never admits) allowed? A refusal is counted, and the first
+ * one said. */
+static bool source_ok(struct translator *t, uint32_t addr)
 {
+	struct in_addr in = { .s_addr = htonl(addr) };
 	char a[INET_ADDRSTRLEN];
 
-	if (allow_ok(&t->allow, ntohl(from->sin_addr.s_addr)))
+	if (!t->allow.n || (addr && allow_ok(&t->allow, addr)))
 		return true;
 	dta_translator_count_input(t->core, DTA_INPUT_REFUSED_SOURCE, 1);
 	if (!atomic_exchange(&t->refused_said, true))
 		say("refused a datagram from %s (not in allow); further ones are "
 		    "counted as refused_source",
-		    inet_ntop(AF_INET, &from->sin_addr, a, sizeof(a)) ? a : "?");
+		    !addr ? "an IPv6 address"
+			  : inet_ntop(AF_INET, &in, a, sizeof(a)) ? a : "?");
 	return false;
 }
 
@@ -925,7 +930,7 @@ static int rx_batch(struct worker *w, struct rx *x)
 			memcpy(&d, CMSG_DATA(c), sizeof(d));
 			note_drops(w, d);
 		}
-		if (!source_ok(t, &x->from[i]))
+		if (!source_ok(t, ntohl(x->from[i].sin_addr.s_addr)))
 			continue;
 		if (h->msg_flags & MSG_TRUNC) {
 			dta_translator_count_input(t->core, DTA_INPUT_TRUNCATED, 1);
@@ -1063,11 +1068,8 @@ static int pcap_one(struct translator *t, int dlt, const struct pcap_pkthdr *h,
 	pl = tool_udp_payload(dlt, pkt, h->caplen, t->port, &len, &src);
 	if (!pl)
 		return 0;
-	if (t->allow.n && (!src || !allow_ok(&t->allow, src))) {
-		dta_translator_count_input(t->core, DTA_INPUT_REFUSED_SOURCE, 1);
-		return 1;
-	}
-	dta_translator_process(t->core, pl, len, now);
+	if (source_ok(t, src))
+		dta_translator_process(t->core, pl, len, now);
 	return 1;
 }
 
