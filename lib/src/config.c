@@ -68,7 +68,6 @@ enum key_type {
 	KT_IPV4,     /* dotted-quad IPv4 address */
 	KT_HOSTPORT, /* HOST or HOST:PORT, PORT 1 .. 65535 */
 	KT_CIDRS4,   /* IPv4 addresses or a.b.c.d/len, comma-separated */
-	KT_CIDRS,    /* IPv4 or IPv6 addresses, optionally /len, comma-separated */
 	KT_ENUM,     /* one of @choices ("a|b|c") */
 };
 
@@ -440,17 +439,13 @@ static int finish_structure(struct dta_config *c, struct section *s,
 	return 0;
 }
 
-static bool parse_bool(const char *v, bool *out)
+static bool is_bool(const char *v)
 {
-	static const char *const t[] = { "yes", "true", "1" },
-				 *const f[] = { "no", "false", "0" };
+	static const char *const w[] = { "yes", "true", "1", "no", "false", "0" };
 
-	for (size_t i = 0; i < 3; i++) {
-		if (!strcmp(v, t[i]) || !strcmp(v, f[i])) {
-			*out = !strcmp(v, t[i]);
+	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++)
+		if (!strcmp(v, w[i]))
 			return true;
-		}
-	}
 	return false;
 }
 
@@ -471,9 +466,9 @@ static bool parse_prefix(const char *p, unsigned max)
 	return true;
 }
 
-/* Addresses, optionally /len, separated by commas (and blanks, as the
- * collector's allow-list parser takes them). */
-static bool parse_cidrs(const char *v, bool v6_too)
+/* IPv4 addresses, optionally /len, separated by commas (and blanks, as
+ * the programs' allow-list parser, tool_parse_allow(), takes them). */
+static bool parse_cidrs(const char *v)
 {
 	char buf[VALUE_MAX], *save = NULL, *tok;
 	unsigned n = 0;
@@ -491,17 +486,13 @@ static bool parse_cidrs(const char *v, bool v6_too)
 	for (tok = strtok_r(buf, ", \t", &save); tok;
 	     tok = strtok_r(NULL, ", \t", &save), n++) {
 		char *slash = strchr(tok, '/');
-		unsigned char a[16];
-		unsigned bits = 32;
+		unsigned char a[4];
 
 		if (slash)
 			*slash = 0;
-		if (inet_pton(AF_INET, tok, a) != 1) {
-			if (!v6_too || inet_pton(AF_INET6, tok, a) != 1)
-				return false;
-			bits = 128;
-		}
-		if (slash && !parse_prefix(slash + 1, bits))
+		if (inet_pton(AF_INET, tok, a) != 1)
+			return false;
+		if (slash && !parse_prefix(slash + 1, 32))
 			return false;
 	}
 	return n > 0;
@@ -526,11 +517,10 @@ static int check_value(const struct key_rule *r, const struct kv *kv,
 {
 	const char *v = kv->val;
 	uint64_t x;
-	bool b;
 
 	switch (r->type) {
 	case KT_BOOL:
-		if (!parse_bool(v, &b))
+		if (!is_bool(v))
 			return fail(err, errlen, kv->line, "%s: '%s' is not yes, "
 				    "no, true, false, 1 or 0", r->key, v);
 		return 0;
@@ -604,12 +594,10 @@ static int check_value(const struct key_rule *r, const struct kv *kv,
 		return 0;
 	}
 	case KT_CIDRS4:
-	case KT_CIDRS:
-		if (!parse_cidrs(v, r->type == KT_CIDRS))
+		if (!parse_cidrs(v))
 			return fail(err, errlen, kv->line, "%s: '%s' is not a "
-				    "comma-separated list of %s addresses, each "
-				    "optionally /LEN", r->key, v,
-				    r->type == KT_CIDRS ? "IPv4 or IPv6" : "IPv4");
+				    "comma-separated list of IPv4 addresses, each "
+				    "optionally /LEN", r->key, v);
 		return 0;
 	case KT_ENUM: {
 		size_t n = strlen(v);
