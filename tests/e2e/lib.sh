@@ -56,6 +56,7 @@ e2e_backlog_drops() {
 e2e_cleanup() {
 	rc=$?
 	for p in $E2E_TPID $E2E_CPID $E2E_PIDS; do
+		kill -CONT "$p" 2>/dev/null || true # a test may have frozen it
 		kill "$p" 2>/dev/null || true
 	done
 	for p in $E2E_TPID $E2E_CPID $E2E_PIDS; do
