@@ -29,6 +29,9 @@ e2e_init() {
 	E2E_CPID=
 	E2E_TPID=
 	E2E_PIDS= # more processes a test started, killed on exit
+	# A command the translator and dta-gen run under (e.g. "ip netns
+	# exec NS"), empty for none. It must exec them: $! is then theirs.
+	E2E_WRAP=
 	E2E_LOSSY=no
 	trap e2e_cleanup EXIT INT TERM
 }
@@ -149,7 +152,7 @@ e2e_start_translator() { # extra args
 	: > "$E2E/translator.out"
 	rm -f "$E2E/translator.json"
 	echo 0 > "$E2E/sent" # reports sent to this translator (e2e_gen)
-	"$TRANSLATOR" -c "$E2E/dta.conf" -o "$E2E/translator.json" "$@" \
+	$E2E_WRAP "$TRANSLATOR" -c "$E2E/dta.conf" -o "$E2E/translator.json" "$@" \
 		>>"$E2E/translator.out" 2>>"$E2E/translator.log" &
 	E2E_TPID=$!
 	e2e_wait_ready "$E2E/translator.out" dta-translator
@@ -210,7 +213,7 @@ e2e_expect() { # WHAT GOT WANT
 # dta-gen to this test's translator, in windows it surely holds (--sync);
 # adds what it sent to $E2E/sent.
 e2e_gen() {
-	"$GEN" -d "127.0.0.1:$E2E_PORT" --sync "$E2E/translator.json" "$@" \
+	$E2E_WRAP "$GEN" -d "127.0.0.1:$E2E_PORT" --sync "$E2E/translator.json" "$@" \
 		2>"$E2E/gen.last" || { cat "$E2E/gen.last" >> "$E2E/gen.log"; return 1; }
 	cat "$E2E/gen.last" >> "$E2E/gen.log"
 	n=$(sed -n 's/^dta-gen: \([0-9]*\) reports in.*/\1/p' "$E2E/gen.last")

@@ -54,17 +54,10 @@ test -s "$E2E/switch.json"
 e2e_query switch | grep -q '"collector_ip":"198.51.100.1"'
 
 # The translator runs in the switch's namespace: UDP reports in on its
-# loopback, RoCEv2 frames out of vsw.
-start_switch_translator() {
-	: > "$E2E/translator.log"
-	$NS "$TRANSLATOR" -c "$E2E/dta.conf" -o "$E2E/translator.json" "$@" \
-		>"$E2E/translator.out" 2>>"$E2E/translator.log" &
-	E2E_TPID=$!
-	e2e_wait_ready "$E2E/translator.out" "switch translator"
-}
-sw_gen() { $NS "$GEN" -d "127.0.0.1:$E2E_PORT" --sync "$E2E/translator.json" "$@" 2>>"$E2E/gen.log"; }
-start_switch_translator -q
-e2e_four sw_gen 2000 2 20000
+# loopback, RoCEv2 frames out of vsw. dta-gen sends there too.
+E2E_WRAP=$NS
+e2e_start_translator -q
+e2e_four e2e_gen 2000 2 20000
 e2e_stop_translator
 tr ',{}' '\n\n\n' < "$E2E/translator.out" | grep '"switch_' | tr '\n' ' '
 echo
@@ -107,10 +100,9 @@ echo "ok: corrupted ICRC dropped by rxe, nothing written; correct ICRC written"
 
 # Another writer moved the responder's PSN (the frames above): a new
 # translator finds it again with its probe, and its frames land.
-start_switch_translator -q
-sw_gen -t kw -n 1000 -s 9 -r 20000 -T "$E2E/kw2.truth"
-sleep 1
-e2e_query verify --truth "$E2E/kw2.truth" --min-success 1
+e2e_start_translator -q
+e2e_gen -t kw -n 1000 -s 9 -r 20000 -T "$E2E/kw2.truth"
+e2e_retry e2e_query verify --truth "$E2E/kw2.truth" --min-success 1
 e2e_stop_translator
 e2e_expect "frames not acknowledged" "$(e2e_stat switch_unacked)" 0
 e2e_expect "operations given up" "$(e2e_stat switch_lost)" 0
