@@ -34,6 +34,8 @@
 #endif
 
 #define MAX_CLIENTS 64
+#define STR_(x) #x
+#define STR(x) STR_(x) /* a number macro's digits, in a string literal */
 #define LINE_MAX_BYTES (TOOL_REQUEST_MAX + 1) /* a request and its newline */
 /* Answers waiting for a client beyond this: its requests wait too. */
 #define OUT_CAP (256 * 1024)
@@ -298,8 +300,10 @@ static int open_region(struct collector *c, size_t i, bool huge, bool force,
 		 * killed): hold them off while a snapshot may be loaded. */
 		else if (restore && c->snapshot_dir &&
 			 dta_region_retire(c->r[i], 1000) == -ETIMEDOUT)
-			say("%s: translators still writing into %s after 1 s",
-			    cs->name, path);
+			say("%s: the writer count of %s is not 0 after 1 s: "
+			    "a translator is still writing, or was killed "
+			    "while writing (its count then stays)", cs->name,
+			    path);
 		say("%s: reattached to existing %s (contents kept)", cs->name,
 		    path);
 		return 0;
@@ -489,16 +493,9 @@ static int save_all(struct collector *c, FILE *out)
 static int socket_dir(struct collector *c)
 {
 	char dir[4096];
-	const char *slash = strrchr(c->socket_path, '/');
 	struct stat st;
 
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else
-		snprintf(dir, sizeof(dir), "%.*s",
-			 slash == c->socket_path ? 1
-						 : (int)(slash - c->socket_path),
-			 c->socket_path);
+	tool_dir_of(c->socket_path, dir, sizeof(dir));
 	if (c->socket_default) {
 		if (mkdir(dir, 0750) == 0) {
 			chmod(dir, 0750); /* not what the umask left */
@@ -547,8 +544,9 @@ static int shut_down(struct collector *c)
 {
 	for (size_t i = 0; i < c->n; i++)
 		if (dta_region_retire(c->r[i], 1000) == -ETIMEDOUT)
-			say("%s: translators still writing after 1 s; "
-			    "snapshotting anyway", c->v[i].cs->name);
+			say("%s: the writer count is not 0 after 1 s (a "
+			    "translator is still writing, or was killed while "
+			    "writing); snapshotting anyway", c->v[i].cs->name);
 	if (!c->snapshot_dir)
 		return 0;
 	if (save_all(c, NULL) == 0) {
@@ -570,14 +568,9 @@ static int listen_on(struct collector *c)
 	mode_t old;
 	int fd, err;
 
-	if (strlen(c->socket_path) > TOOL_SOCKET_PATH_MAX) {
-		fprintf(stderr, "dta-collector: socket path %s is %zu bytes; a "
-			"Unix socket path has at most %d\n", c->socket_path,
-			strlen(c->socket_path), TOOL_SOCKET_PATH_MAX);
-		return -1;
-	}
 	if (socket_dir(c))
 		return -1;
+	/* socket_setup() refused paths longer than TOOL_SOCKET_PATH_MAX. */
 	strcpy(sa.sun_path, c->socket_path);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
@@ -654,24 +647,14 @@ static int socket_setup(struct collector *c, const char *sock)
 /* [collector] socket_mode, idle_timeout, stall_timeout. */
 static int client_limits(struct collector *c)
 {
-	const char *m = dta_config_collector_get(c->cfg, (size_t)c->idx,
-						 "socket_mode");
 	const char *keys[] = { "idle_timeout", "stall_timeout" };
 	uint64_t *to[] = { &c->idle_ns, &c->stall_ns };
 	const uint64_t def[] = { IDLE_TIMEOUT_S, STALL_TIMEOUT_S };
-	char *end;
 
-	c->socket_mode = SOCKET_MODE;
-	if (m) {
-		unsigned long v = strtoul(m, &end, 8);
-
-		if (!*m || *end || v > 0777 || (v & 0600) != 0600) {
-			fprintf(stderr, "dta-collector: socket_mode %s: want an "
-				"octal mode up to 0777 with the owner's read and "
-				"write (default 0660)\n", m);
-			return -1;
-		}
-		c->socket_mode = (unsigned)v;
+	if (tool_config_mode(c->cfg, (size_t)c->idx, "socket_mode", SOCKET_MODE,
+			     &c->socket_mode)) {
+		fprintf(stderr, "dta-collector: socket_mode is not octal\n");
+		return -1;
 	}
 	for (int i = 0; i < 2; i++) {
 		const char *v = dta_config_collector_get(c->cfg, (size_t)c->idx,
@@ -877,7 +860,8 @@ static int answer_requests(struct collector *c, struct client *cl)
 				cl->len = 0;
 			} else if (cl->len == sizeof(cl->in)) {
 				static const char e[] = "{\"error\":\"request "
-					"too long (the limit is 4095 bytes)\"}\n";
+					"too long (the limit is "
+					STR(TOOL_REQUEST_MAX) " bytes)\"}\n";
 
 				c->requests++;
 				c->errors++;
@@ -934,7 +918,8 @@ static void client_input(struct collector *c, struct client *cl)
 static void accept_clients(struct collector *c)
 {
 	static const char full[] = "{\"error\":\"too many clients: the "
-		"collector serves 64 at a time; try again later\"}\n";
+		"collector serves " STR(MAX_CLIENTS) " at a time; try again "
+		"later\"}\n";
 
 	for (;;) {
 		int fd = accept4(c->listen_fd, NULL, NULL,
@@ -1151,10 +1136,9 @@ int main(int argc, char **argv)
 	v = dta_config_collector_get(c.cfg, (size_t)c.idx, "huge_pages");
 	if (v && !yes(v))
 		huge = false;
-	if (tool_shm_mode(c.cfg, (size_t)c.idx, &c.shm_mode)) {
-		fprintf(stderr, "dta-collector: shm_mode must be octal "
-			"permission bits for owner and group that include 0600: "
-			"0600, 0620, 0640 or 0660\n");
+	if (tool_config_mode(c.cfg, (size_t)c.idx, "shm_mode", 0600,
+			     &c.shm_mode)) {
+		fprintf(stderr, "dta-collector: shm_mode is not octal\n");
 		goto out;
 	}
 	if (restore && !c.snapshot_dir) {

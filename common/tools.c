@@ -786,8 +786,7 @@ int tool_split(char *line, char **w, int max)
 	return n;
 }
 
-/* The directory part of @path ("." when it has none). */
-static void dir_of(const char *path, char *out, size_t cap)
+void tool_dir_of(const char *path, char *out, size_t cap)
 {
 	const char *slash = strrchr(path, '/');
 
@@ -844,7 +843,7 @@ int tool_connect_checked(const char *path, char *err, size_t errlen)
 	/* Anyone may create a socket where they can write: trust the
 	 * answers only of ourselves, root, and whoever owns the directory
 	 * (who could replace the socket anyway). */
-	dir_of(path, dir, sizeof(dir));
+	tool_dir_of(path, dir, sizeof(dir));
 	if (cr.uid == geteuid() || cr.uid == 0 ||
 	    (stat(dir, &st) == 0 && st.st_uid == cr.uid))
 		return fd;
@@ -1006,18 +1005,19 @@ int tool_shm_name(const char *coll, const char *st, char *out, size_t cap)
 	return 0;
 }
 
-int tool_shm_mode(const struct dta_config *cfg, size_t i, unsigned *mode)
+int tool_config_mode(const struct dta_config *cfg, size_t i, const char *key,
+		     unsigned def, unsigned *mode)
 {
-	const char *v = dta_config_collector_get(cfg, i, "shm_mode");
+	const char *v = dta_config_collector_get(cfg, i, key);
 	unsigned long m;
 	char *end;
 
-	*mode = 0600;
+	*mode = def;
 	if (!v)
 		return 0;
 	errno = 0;
 	m = strtoul(v, &end, 8);
-	if (errno || end == v || *end || (m & ~0660ul) || (m & 0600) != 0600)
+	if (errno || end == v || *end || m > 0777)
 		return -EINVAL;
 	*mode = (unsigned)m;
 	return 0;

@@ -200,6 +200,8 @@ int tool_truth_parse(char *line, struct tool_truth *t);
 /* ---- misc ---- */
 
 uint64_t tool_now_ns(void);
+/* The directory part of @path: "." when it has none, "/" for "/name". */
+void tool_dir_of(const char *path, char *out, size_t cap);
 /* Split @line in place on blanks into at most @max words. */
 int tool_split(char *line, char **w, int max);
 
@@ -233,10 +235,12 @@ bool tool_same_layout(const struct dta_layout *a, const struct dta_layout *b);
  * bytes (what a region's shm name may be): never a truncated name, which
  * two structures could share. */
 int tool_shm_name(const char *coll, const char *st, char *out, size_t cap);
-/* Collector @i's shm_mode key (octal permission bits, default 0600) in
- * *@mode. Return 0 or -EINVAL (not octal, bits outside 0660 -- others get
- * nothing -- or no owner read-write). */
-int tool_shm_mode(const struct dta_config *cfg, size_t i, unsigned *mode);
+/* Collector @i's mode key @key (octal permission bits; @def when absent)
+ * in *@mode. Which bits each key must and may have is checked when the
+ * configuration is loaded (lib/src/config.c). Return 0 or -EINVAL (not
+ * octal). */
+int tool_config_mode(const struct dta_config *cfg, size_t i, const char *key,
+		     unsigned def, unsigned *mode);
 
 /* Where default sockets live when root and nothing else is said. */
 #define TOOL_RUN_DIR "/run/dta"

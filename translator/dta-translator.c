@@ -198,7 +198,7 @@ static struct target *open_target(struct translator *t, size_t i, bool quiet_eno
 	 * mode lets its group in (we are then a group member). */
 	unsigned mode;
 
-	if (tool_shm_mode(t->cfg, t->sh[i].coll, &mode)) {
+	if (tool_config_mode(t->cfg, t->sh[i].coll, "shm_mode", 0600, &mode)) {
 		fprintf(stderr, "dta-translator: bad shm_mode in the "
 			"configuration\n");
 		return NULL;
