@@ -49,7 +49,7 @@ struct gen {
 	double sync_timeout;
 	uint64_t sync_base;     /* datagrams the translator had before us */
 	uint64_t unsynced;      /* datagrams sent since the last wait */
-	uint64_t datagrams;     /* all sent, malformed ones too */
+	uint64_t datagrams;     /* all sent, malformed ones too (not failed sends) */
 
 	/* output */
 	int fd;
@@ -435,6 +435,8 @@ static void flush_packet(struct gen *g)
 				continue;
 			}
 			g->send_errors++;
+			g->datagrams--; /* undone below: never sent, so
+					 * --sync must not wait for it */
 			break;
 		}
 	}

@@ -50,7 +50,8 @@ the socket's group to the users who may query ([security.md](security.md)).
 
 At exit `dta-translator` prints its counters as one JSON object on stdout;
 with `--stats-file F` it also keeps them in F, rewritten every
-`--stats-interval` seconds (every 10 ms without one). They are the
+`--stats-interval` seconds (without one, every 10 ms when a counter
+moved). They are the
 `struct dta_translator_stats` fields of `lib/include/dta/translator.h`
 plus `reports_applied`, `rx_errors` (failed receive calls), `rcvbuf_bytes`
 and `queue_datagrams` (1500-byte datagrams the receive queue surely holds,

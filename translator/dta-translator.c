@@ -70,6 +70,7 @@ struct share {
 };
 
 struct translator {
+	uint64_t stats_sum; /* counters' sum when the file was last written */
 	struct dta_config *cfg;
 	struct dta_translator *core;
 	struct shm_sink sink;
@@ -153,7 +154,8 @@ static void usage(FILE *f)
 		"  -s, --stats-interval S   print counters to stderr every S seconds\n"
 		"                           (default: [translator] stats_interval_s, 0=off)\n"
 		"  -o, --stats-file FILE    keep the counters there as JSON (rewritten\n"
-		"                           every interval, every 10 ms without one,\n"
+		"                           every interval; without one, every 10 ms\n"
+		"                           when a counter moved,\n"
 		"                           and at exit)\n"
 		"  -R, --rdma HOST[:PORT]   write into the collectors with RDMA instead\n"
 		"                           of local shared memory; HOST[:PORT] is the\n"
@@ -704,6 +706,25 @@ static void write_stats(struct translator *t, FILE *f, int pretty)
 	fputs("}\n", f);
 }
 
+static void save_stats_file(struct translator *t);
+
+/* The counters file, kept fresh for dta-gen --sync when no interval is
+ * set: rewritten only when a core counter moved since the last write. */
+static void refresh_stats_file(struct translator *t)
+{
+	struct dta_translator_stats st;
+	const uint64_t *c = (const uint64_t *)&st;
+	uint64_t sum = 0;
+
+	dta_translator_stats(t->core, &st);
+	for (size_t i = 0; i < sizeof(st) / sizeof(*c); i++)
+		sum += c[i]; /* monotonic: the sum moves when any does */
+	if (sum == t->stats_sum)
+		return;
+	t->stats_sum = sum;
+	save_stats_file(t);
+}
+
 static void save_stats_file(struct translator *t)
 {
 	char tmp[4096];
@@ -1043,7 +1064,7 @@ static int run_udp(struct translator *t)
 			save_stats_file(t);
 			next_stats += (uint64_t)(t->stats_interval * 1e9);
 		} else if (t->stats_interval <= 0) {
-			save_stats_file(t);
+			refresh_stats_file(t);
 		}
 	}
 	for (unsigned i = 0; i < t->workers; i++)
@@ -1169,7 +1190,7 @@ static int run_pcap(struct translator *t, const char *file, const char *dev)
 			dta_translator_tick(t->core, tool_now_ns());
 			capture_drops(t, pc, &cap_drops);
 			if (t->stats_interval <= 0)
-				save_stats_file(t);
+				refresh_stats_file(t);
 			if (sel >= 0)
 				poll(&p, 1, 10);
 			continue;
@@ -1190,7 +1211,7 @@ static int run_pcap(struct translator *t, const char *file, const char *dev)
 		if (dev && tool_now_ns() >= next_save) {
 			capture_drops(t, pc, &cap_drops);
 			if (t->stats_interval <= 0)
-				save_stats_file(t); /* for dta-gen --sync */
+				refresh_stats_file(t); /* for dta-gen --sync */
 			next_save = tool_now_ns() + 10000000ull;
 		}
 #ifdef DTA_HAVE_RDMA

@@ -643,8 +643,7 @@ static void pc_emit(struct dta_translator *t, const struct pc_entry *e,
 		return;
 	}
 	count(t, counter, 1);
-	submit(t, e->structure, ops, n,
-	       (uint64_t)__builtin_popcount(e->seen & ((1u << len) - 1)));
+	submit(t, e->structure, ops, n, len); /* hops 0 .. len-1, all seen */
 }
 
 static bool pc_complete(const struct dta_layout *l, const struct pc_entry *e)
