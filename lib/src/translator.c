@@ -830,6 +830,23 @@ DTA_API int dta_translator_process(struct dta_translator *t, const void *buf,
 	return done;
 }
 
+DTA_API int dta_translator_process_batch(struct dta_translator *t,
+					 const struct dta_payload *p, size_t n,
+					 uint64_t now_ns)
+{
+	int done = 0;
+
+	if (!t || (!p && n))
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		int r = dta_translator_process(t, p[i].buf, p[i].len, now_ns);
+
+		if (r > 0)
+			done += r;
+	}
+	return done;
+}
+
 /* Entries of a table of @size to scan now so that the whole table is
  * visited about four times per @timeout. */
 static uint64_t scan_quota(uint64_t size, uint64_t elapsed, uint64_t timeout,

@@ -235,6 +235,27 @@ DTA_API int dta_translator_process(struct dta_translator *t, const void *buf,
 				   size_t len, uint64_t now_ns);
 
 /**
+ * struct dta_payload - one received UDP payload, for
+ * dta_translator_process_batch().
+ */
+struct dta_payload {
+	const void *buf;
+	size_t len;
+};
+
+/**
+ * dta_translator_process_batch() - dta_translator_process() for @n payloads
+ * received together, with the same results and counters as calling it on
+ * each in order. The batch lets the core hash every report first and start
+ * the memory accesses of all of them before it writes any.
+ * Return: reports translated in all payloads (malformed payloads are
+ * counted and skipped), or -EINVAL for NULL @t or @p with @n > 0.
+ */
+DTA_API int dta_translator_process_batch(struct dta_translator *t,
+					 const struct dta_payload *p, size_t n,
+					 uint64_t now_ns);
+
+/**
  * dta_translator_tick() - write what has timed out at @now_ns: incomplete
  * postcard flows, partial Append batches, aggregated increments. Call it
  * regularly (e.g. every quarter of the shortest timeout). Return: operations
