@@ -11,7 +11,7 @@
 #include <xxhash.h>
 
 #if defined(__x86_64__)
-#include <nmmintrin.h>
+#include <immintrin.h>
 #endif
 
 #include "dta/hash.h"
@@ -89,28 +89,114 @@ static uint32_t crc_tab_update(const uint32_t *t, uint32_t c, const uint8_t *p,
 	return c;
 }
 
-/* Process-wide table cache, one entry per polynomial, never freed. */
+/*
+ * Carry-less multiply constants for one polynomial P (docs/hashing.md,
+ * "How a CRC is computed"). Everything is bit-reflected like the CRC: in a
+ * 64-bit word, bit b stands for x^(63-b).
+ *
+ *  fold1:  x^191 mod P, x^127 mod P (as r64: the 32 bits in the high half);
+ *          folds a 128-bit remainder over the next 16 bytes.
+ *  fold4:  x^575 mod P, x^511 mod P; folds four of them over 64 bytes.
+ *  red:    x^96 mod P (as r33: reflected and shifted left by one), and
+ *          floor(x^96 / P) - x^64 (as r64): reduce a 128-bit remainder to
+ *          96 bits, then Barrett's quotient.
+ *  poly:   P - x^32 as r33, for Barrett's last product.
+ */
+struct dta_crc_tables {
+	_Alignas(64) uint64_t fold1[2];
+	uint64_t fold4[2];
+	uint64_t red[2];
+	uint64_t poly[2];
+	uint32_t p;    /* the polynomial, normal notation */
+	uint8_t path;  /* enum crc_path, chosen for this CPU at prepare time */
+	uint32_t t[8 * 256];
+};
+
+enum crc_path {
+	CRC_PATH_TABLE = 0, /* slicing-by-8, portable */
+	CRC_PATH_CLMUL = 1, /* PCLMULQDQ folding and Barrett reduction */
+	CRC_PATH_HW = 2,    /* the CRC-32C instruction (Castagnoli only) */
+};
+
+/* x^e mod P, normal notation. */
+static uint32_t xpow_mod(unsigned e, uint32_t poly)
+{
+	uint64_t r = 1;
+
+	while (e--) {
+		r <<= 1;
+		if (r >> 32)
+			r ^= (1ull << 32) | poly;
+	}
+	return (uint32_t)r;
+}
+
+/* floor(x^96 / P) without its x^64 term, normal notation. */
+static uint64_t barrett_mu(uint32_t poly)
+{
+	uint64_t r = 0, q = 0;
+
+	for (int i = 96; i >= 0; i--) {
+		r = (r << 1) | (i == 96);
+		if (r >> 32) {
+			r ^= (1ull << 32) | poly;
+			if (i < 64)
+				q |= 1ull << i;
+		}
+	}
+	return q;
+}
+
+static uint64_t reflect64(uint64_t v)
+{
+	return (uint64_t)reflect32((uint32_t)v) << 32 | reflect32((uint32_t)(v >> 32));
+}
+
+static int clmul_ok(void);
+static int hw_ok(void);
+
+static void build_consts(uint32_t poly, struct dta_crc_tables *k)
+{
+	k->p = poly;
+	k->fold1[0] = (uint64_t)reflect32(xpow_mod(191, poly)) << 32;
+	k->fold1[1] = (uint64_t)reflect32(xpow_mod(127, poly)) << 32;
+	k->fold4[0] = (uint64_t)reflect32(xpow_mod(575, poly)) << 32;
+	k->fold4[1] = (uint64_t)reflect32(xpow_mod(511, poly)) << 32;
+	k->red[0] = (uint64_t)reflect32(xpow_mod(96, poly)) << 1;
+	k->red[1] = reflect64(barrett_mu(poly));
+	k->poly[0] = (uint64_t)reflect32(poly) << 1;
+	k->poly[1] = 0;
+	build_tables(poly, k->t);
+	if (poly == POLY_CRC32C && hw_ok())
+		k->path = CRC_PATH_HW;
+	else if (clmul_ok())
+		k->path = CRC_PATH_CLMUL;
+	else
+		k->path = CRC_PATH_TABLE;
+}
+
+/* Process-wide cache, one entry per polynomial, never freed. */
 #define TAB_CACHE 64
 static struct {
 	uint32_t poly;
-	uint32_t *tab;
+	struct dta_crc_tables *tab;
 } tab_cache[TAB_CACHE];
 static unsigned tab_used;
 static pthread_mutex_t tab_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static const uint32_t *tables_for(uint32_t poly)
+static const struct dta_crc_tables *tables_for(uint32_t poly)
 {
-	const uint32_t *t = NULL;
+	const struct dta_crc_tables *t = NULL;
 
 	pthread_mutex_lock(&tab_lock);
 	for (unsigned i = 0; i < tab_used; i++)
 		if (tab_cache[i].poly == poly)
 			t = tab_cache[i].tab;
 	if (!t && tab_used < TAB_CACHE) {
-		uint32_t *n = malloc(8 * 256 * sizeof(*n));
+		struct dta_crc_tables *n = aligned_alloc(64, sizeof(*n));
 
 		if (n) {
-			build_tables(poly, n);
+			build_consts(poly, n);
 			tab_cache[tab_used].poly = poly;
 			tab_cache[tab_used].tab = n;
 			tab_used++;
@@ -121,28 +207,7 @@ static const uint32_t *tables_for(uint32_t poly)
 	return t;
 }
 
-/* ---- CRC-32C on the CPU instruction ---- */
-
 #if defined(__x86_64__)
-__attribute__((target("sse4.2"))) static uint32_t
-crc32c_hw(uint32_t c, const uint8_t *p, size_t n)
-{
-	uint64_t c64 = c;
-
-	while (n >= 8) {
-		uint64_t v;
-
-		memcpy(&v, p, 8);
-		c64 = _mm_crc32_u64(c64, v);
-		p += 8;
-		n -= 8;
-	}
-	c = (uint32_t)c64;
-	while (n--)
-		c = _mm_crc32_u8(c, *p++);
-	return c;
-}
-
 static int hw_ok(void)
 {
 	static int ok = -1;
@@ -151,37 +216,275 @@ static int hw_ok(void)
 		ok = __builtin_cpu_supports("sse4.2") ? 1 : 0;
 	return ok;
 }
+
+static int clmul_ok(void)
+{
+	static int ok = -1;
+
+	if (ok < 0)
+		ok = __builtin_cpu_supports("pclmul") &&
+		     __builtin_cpu_supports("sse4.1");
+	return ok;
+}
+
+static inline uint64_t ld64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static inline uint32_t ld32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/* ---- CRC-32C on the CPU instruction ---- */
+
+__attribute__((target("sse4.2"))) static inline uint32_t
+crc32c_hw(uint32_t c, const uint8_t *p, size_t n)
+{
+	uint64_t c64 = c;
+
+	while (n >= 8) {
+		c64 = _mm_crc32_u64(c64, ld64(p));
+		p += 8;
+		n -= 8;
+	}
+	c = (uint32_t)c64;
+	if (n & 4) {
+		c = _mm_crc32_u32(c, ld32(p));
+		p += 4;
+	}
+	if (n & 2) {
+		uint16_t v;
+
+		memcpy(&v, p, 2);
+		c = _mm_crc32_u16(c, v);
+		p += 2;
+	}
+	if (n & 1)
+		c = _mm_crc32_u8(c, *p);
+	return c;
+}
+
+__attribute__((target("sse4.2"))) static uint32_t
+crc32c_hw_call(uint32_t c, const uint8_t *p, size_t n)
+{
+	return crc32c_hw(c, p, n);
+}
+
+/* ---- any polynomial, carry-less multiply ---- */
+
+#define CLMUL_TARGET __attribute__((target("pclmul,sse4.1")))
+
+/*
+ * The CRC register of a remainder S = hi * x^32 + lo (degree < 96; @s holds
+ * hi in its low word, lo in bits 64..95): S mod P by Barrett.
+ */
+CLMUL_TARGET static inline uint32_t
+clmul_barrett(const struct dta_crc_tables *k, __m128i s)
+{
+	__m128i kr = _mm_load_si128((const __m128i *)k->red);
+	__m128i kp = _mm_load_si128((const __m128i *)k->poly);
+	__m128i q = _mm_clmulepi64_si128(s, kr, 0x10);
+
+	q = _mm_xor_si128(s, _mm_slli_epi64(q, 1));
+	q = _mm_clmulepi64_si128(q, kp, 0x00);
+	return (uint32_t)_mm_extract_epi32(_mm_xor_si128(q, s), 2);
+}
+
+/* The CRC register of a 128-bit block @x (x^127 in bit 0 of the low word)
+ * with the register already XORed in. */
+CLMUL_TARGET static inline uint32_t
+clmul_reduce128(const struct dta_crc_tables *k, __m128i x)
+{
+	__m128i kr = _mm_load_si128((const __m128i *)k->red);
+	__m128i s = _mm_clmulepi64_si128(x, kr, 0x00);
+
+	s = _mm_xor_si128(s, _mm_srli_si128(x, 8));
+	return clmul_barrett(k, s);
+}
+
+/* 0..16 bytes: no loop, at most three carry-less products. */
+CLMUL_TARGET static inline uint32_t
+clmul_short(const struct dta_crc_tables *k, uint32_t c, const uint8_t *p,
+	    size_t n)
+{
+	__m128i s;
+
+	if (n > 8) {
+		uint64_t lo = ld64(p) ^ c, hi = ld64(p + n - 8);
+		__m128i kr = _mm_load_si128((const __m128i *)k->red);
+
+		if (n < 12)
+			hi ^= (uint64_t)c >> (8 * (n - 8));
+		lo <<= 8 * (16 - n);
+		s = _mm_clmulepi64_si128(_mm_cvtsi64_si128((long long)lo), kr, 0x00);
+		s = _mm_xor_si128(s, _mm_cvtsi64_si128((long long)hi));
+	} else if (n >= 4) {
+		uint64_t v = ((uint64_t)ld32(p + n - 4) << (8 * (n - 4)) | ld32(p)) ^ c;
+
+		s = _mm_cvtsi64_si128((long long)(v << (8 * (8 - n))));
+	} else if (n) {
+		uint64_t v = (uint64_t)p[0] | (uint64_t)p[n / 2] << (8 * (n / 2)) |
+			     (uint64_t)p[n - 1] << (8 * (n - 1));
+
+		v = (v ^ c) << (8 * (8 - n));
+		s = _mm_set_epi64x((long long)(c >> (8 * n)), (long long)v);
+	} else {
+		return c;
+	}
+	return clmul_barrett(k, s);
+}
+
+CLMUL_TARGET static inline __m128i
+clmul_fold(__m128i x, __m128i k, const uint8_t *p)
+{
+	__m128i d = _mm_loadu_si128((const __m128i *)p);
+
+	return _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(x, k, 0x00),
+					   _mm_clmulepi64_si128(x, k, 0x11)), d);
+}
+
+/* Any length: the head (len mod 16) as a short message, then 16-byte blocks
+ * folded four at a time while 64 bytes remain, then one at a time. */
+CLMUL_TARGET static uint32_t
+clmul_crc(const struct dta_crc_tables *k, uint32_t c, const uint8_t *p, size_t n)
+{
+	__m128i x, k1;
+	size_t r = n & 15;
+
+	if (n <= 16)
+		return clmul_short(k, c, p, n);
+	if (r) {
+		c = clmul_short(k, c, p, r);
+		p += r;
+		n -= r;
+	}
+	x = _mm_xor_si128(_mm_loadu_si128((const __m128i *)p),
+			  _mm_cvtsi32_si128((int)c));
+	p += 16;
+	n -= 16;
+	k1 = _mm_load_si128((const __m128i *)k->fold1);
+	if (n >= 64) {
+		__m128i k4 = _mm_load_si128((const __m128i *)k->fold4);
+		__m128i x1 = _mm_loadu_si128((const __m128i *)p);
+		__m128i x2 = _mm_loadu_si128((const __m128i *)(p + 16));
+		__m128i x3 = _mm_loadu_si128((const __m128i *)(p + 32));
+
+		p += 48;
+		n -= 48;
+		while (n >= 64) {
+			x = clmul_fold(x, k4, p);
+			x1 = clmul_fold(x1, k4, p + 16);
+			x2 = clmul_fold(x2, k4, p + 32);
+			x3 = clmul_fold(x3, k4, p + 48);
+			p += 64;
+			n -= 64;
+		}
+		x = _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(x, k1, 0x00),
+						_mm_clmulepi64_si128(x, k1, 0x11)), x1);
+		x = _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(x, k1, 0x00),
+						_mm_clmulepi64_si128(x, k1, 0x11)), x2);
+		x = _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(x, k1, 0x00),
+						_mm_clmulepi64_si128(x, k1, 0x11)), x3);
+	}
+	while (n >= 16) {
+		x = clmul_fold(x, k1, p);
+		p += 16;
+		n -= 16;
+	}
+	return clmul_reduce128(k, x);
+}
+
+/* Whole function with init and xorout, so dta_hashfn_eval() tail-calls. */
+CLMUL_TARGET static uint64_t
+clmul_eval(const struct dta_crc_tables *k, uint32_t init, uint32_t xorout,
+	   const uint8_t *p, size_t n)
+{
+	if (DTA__LIKELY(n <= 16))
+		return clmul_short(k, init, p, n) ^ xorout;
+	return clmul_crc(k, init, p, n) ^ xorout;
+}
+
+__attribute__((target("sse4.2"))) static uint64_t
+hw_eval(uint32_t init, uint32_t xorout, const uint8_t *p, size_t n)
+{
+	return crc32c_hw(init, p, n) ^ xorout;
+}
 #else
-static uint32_t crc32c_hw(uint32_t c, const uint8_t *p, size_t n)
+static int hw_ok(void)
+{
+	return 0;
+}
+
+static int clmul_ok(void)
+{
+	return 0;
+}
+
+static uint32_t crc32c_hw_call(uint32_t c, const uint8_t *p, size_t n)
 {
 	(void)p;
 	(void)n;
 	return c;
 }
 
-static int hw_ok(void)
+static uint32_t clmul_crc(const struct dta_crc_tables *k, uint32_t c,
+			  const uint8_t *p, size_t n)
 {
-	return 0;
+	(void)p;
+	(void)n;
+	(void)k;
+	return c;
+}
+
+static uint64_t clmul_eval(const struct dta_crc_tables *k, uint32_t init,
+			   uint32_t xorout, const uint8_t *p, size_t n)
+{
+	return crc_tab_update(k->t, init, p, n) ^ xorout;
+}
+
+static uint64_t hw_eval(uint32_t init, uint32_t xorout, const uint8_t *p,
+			size_t n)
+{
+	(void)p;
+	(void)n;
+	return init ^ xorout;
 }
 #endif
 
-static uint32_t crc32c_tab[8 * 256];
-static uint32_t crc32_tab[8 * 256];
+/* The standard CRC-32 and CRC-32C, for the running API; built once. */
+static struct dta_crc_tables *std_crc32c, *std_crc32;
 static pthread_once_t std_once = PTHREAD_ONCE_INIT;
 
 static void std_tables(void)
 {
-	build_tables(POLY_CRC32C, crc32c_tab);
-	build_tables(POLY_CRC32, crc32_tab);
+	static struct dta_crc_tables c, s;
+
+	build_consts(POLY_CRC32C, &c);
+	build_consts(POLY_CRC32, &s);
+	std_crc32c = &c;
+	std_crc32 = &s;
 }
 
-/* Raw register update, no inversion. */
-static uint32_t crc32c_update(uint32_t reg, const void *buf, size_t len)
+/* Raw register update by the fastest path of @k, no inversion. */
+static uint32_t crc_update(const struct dta_crc_tables *k, uint32_t reg,
+			   const void *buf, size_t len)
 {
-	if (hw_ok())
-		return crc32c_hw(reg, buf, len);
-	pthread_once(&std_once, std_tables);
-	return crc_tab_update(crc32c_tab, reg, buf, len);
+	switch (k->path) {
+	case CRC_PATH_HW:
+		return crc32c_hw_call(reg, buf, len);
+	case CRC_PATH_CLMUL:
+		return clmul_crc(k, reg, buf, len);
+	default:
+		return crc_tab_update(k->t, reg, buf, len);
+	}
 }
 
 DTA_API bool dta_crc32c_hw_available(void)
@@ -191,19 +494,51 @@ DTA_API bool dta_crc32c_hw_available(void)
 
 DTA_API uint32_t dta_crc32c(uint32_t crc, const void *buf, size_t len)
 {
-	return ~crc32c_update(~crc, buf, len);
+	if (hw_ok())
+		return ~crc32c_hw_call(~crc, buf, len);
+	pthread_once(&std_once, std_tables);
+	return ~crc_update(std_crc32c, ~crc, buf, len);
 }
 
 DTA_API uint32_t dta_crc32c_sw(uint32_t crc, const void *buf, size_t len)
 {
 	pthread_once(&std_once, std_tables);
-	return ~crc_tab_update(crc32c_tab, ~crc, buf, len);
+	return ~crc_tab_update(std_crc32c->t, ~crc, buf, len);
 }
 
 DTA_API uint32_t dta_crc32(uint32_t crc, const void *buf, size_t len)
 {
 	pthread_once(&std_once, std_tables);
-	return ~crc_tab_update(crc32_tab, ~crc, buf, len);
+	return ~crc_update(std_crc32, ~crc, buf, len);
+}
+
+/* Tests: one function by a chosen path (enum crc_path). */
+int dta__hashfn_eval_path(const struct dta_hashfn *fn, int path,
+			  const void *buf, size_t len, uint64_t *out);
+int dta__hashfn_eval_path(const struct dta_hashfn *fn, int path,
+			  const void *buf, size_t len, uint64_t *out)
+{
+	const struct dta_crc_tables *k = fn->tab;
+
+	if (fn->kind != DTA_HASHFN_CRC32 || !k)
+		return -EINVAL;
+	switch (path) {
+	case CRC_PATH_TABLE:
+		*out = crc_tab_update(k->t, fn->init, buf, len) ^ fn->xorout;
+		return 0;
+	case CRC_PATH_CLMUL:
+		if (!clmul_ok())
+			return -ENOTSUP;
+		*out = clmul_crc(k, fn->init, buf, len) ^ fn->xorout;
+		return 0;
+	case CRC_PATH_HW:
+		if (!hw_ok() || fn->poly != POLY_CRC32C)
+			return -ENOTSUP;
+		*out = crc32c_hw_call(fn->init, buf, len) ^ fn->xorout;
+		return 0;
+	default:
+		return -EINVAL;
+	}
 }
 
 /* ---- described functions ---- */
@@ -227,11 +562,28 @@ DTA_API int dta_hashfn_prepare(struct dta_hashfn *fn)
 DTA_API uint64_t dta_hashfn_eval(const struct dta_hashfn *fn, const void *buf,
 				 size_t len)
 {
-	if (fn->kind == DTA_HASHFN_XXH3)
+	const struct dta_crc_tables *k = fn->tab;
+
+	if (DTA__UNLIKELY(fn->kind == DTA_HASHFN_XXH3))
 		return XXH3_64bits_withSeed(buf, len, fn->seed);
-	if (fn->poly == POLY_CRC32C)
-		return crc32c_update(fn->init, buf, len) ^ fn->xorout;
-	return crc_tab_update(fn->tab, fn->init, buf, len) ^ fn->xorout;
+	switch (k->path) {
+	case CRC_PATH_CLMUL:
+		return clmul_eval(k, fn->init, fn->xorout, buf, len);
+	case CRC_PATH_HW:
+		return hw_eval(fn->init, fn->xorout, buf, len);
+	default:
+		return crc_tab_update(k->t, fn->init, buf, len) ^ fn->xorout;
+	}
+}
+
+DTA_API void dta_hashfn_eval_n(const struct dta_hashfn *fn, const void *keys,
+			       size_t stride, size_t len, size_t n,
+			       uint64_t *out)
+{
+	const uint8_t *p = keys;
+
+	for (size_t i = 0; i < n; i++, p += stride)
+		out[i] = dta_hashfn_eval(fn, p, len);
 }
 
 /* The prototype translator's Postcarding hop polynomials, hops 1..5. */

@@ -63,6 +63,8 @@ enum dta_hash_family {
 #define DTA_HF_HOP(i) (10 + (i)) /* Postcarding checksum(x, i), i < 16 */
 #define DTA_HF_COUNT 26
 
+struct dta_crc_tables; /* private, see struct dta_hashfn */
+
 enum dta_hashfn_kind {
 	DTA_HASHFN_NONE = 0,
 	DTA_HASHFN_CRC32 = 1, /* reflected CRC-32, any polynomial */
@@ -77,8 +79,9 @@ enum dta_hashfn_kind {
  * @init:   CRC register value before the first byte.
  * @xorout: value XORed into the register after the last byte.
  * @seed:   XXH3 seed (DTA_HASHFN_XXH3 only).
- * @tab:    private: lookup tables, set by dta_hashfn_prepare(). Not part of
- *          the serialised form.
+ * @tab:    private: the polynomial's tables and carry-less multiply
+ *          constants, set by dta_hashfn_prepare(). Not part of the
+ *          serialised form.
  *
  * With init = xorout = 0xFFFFFFFF this is the usual zlib/iSCSI convention:
  * CRC-32C("123456789") = 0xE3069283 and CRC-32("123456789") = 0xCBF43926.
@@ -89,7 +92,7 @@ struct dta_hashfn {
 	uint32_t init;
 	uint32_t xorout;
 	uint64_t seed;
-	const uint32_t *tab;
+	const struct dta_crc_tables *tab;
 };
 
 /**
@@ -144,6 +147,22 @@ DTA_API int dta_hashfn_prepare(struct dta_hashfn *fn);
  */
 DTA_API uint64_t dta_hashfn_eval(const struct dta_hashfn *fn, const void *buf,
 				 size_t len);
+
+/**
+ * dta_hashfn_eval_n() - hash @n keys of @len bytes each.
+ * @fn:     a prepared function.
+ * @keys:   the first key; key i starts at @keys + i * @stride (any alignment;
+ *          @stride may be smaller than @len, keys may overlap).
+ * @out:    @n results, out[i] = dta_hashfn_eval(@fn, key i, @len); must not
+ *          overlap the keys.
+ *
+ * The same values as @n calls of dta_hashfn_eval(), with the choice of
+ * implementation made once for the batch. @n = 0 touches nothing.
+ * Thread-safe.
+ */
+DTA_API void dta_hashfn_eval_n(const struct dta_hashfn *fn, const void *keys,
+			       size_t stride, size_t len, size_t n,
+			       uint64_t *out);
 
 /* Name of a family ("crc32c", "crc32", "xxh3", "prototype") or NULL; and
  * back (<0: error). */
