@@ -576,12 +576,138 @@ DTA_API uint64_t dta_hashfn_eval(const struct dta_hashfn *fn, const void *buf,
 	}
 }
 
+#if defined(__x86_64__)
+/*
+ * Batches of keys of 4..16 bytes, four keys per 512-bit carry-less multiply
+ * (one per 128-bit lane): the same three products as clmul_short(). Each
+ * key is loaded with a byte mask so that it ends at the top of its lane,
+ * which is where clmul_short() shifts it; masked-off bytes are not read.
+ */
+#define Z_TARGET                                                               \
+	__attribute__((target(                                                 \
+		"avx512f,avx512bw,avx512vl,avx512vbmi,vpclmulqdq,pclmul,sse4.1")))
+
+static int z_vbmi; /* set by z_ok() */
+
+static int z_ok(void)
+{
+	static int ok = -1;
+
+	if (ok < 0) {
+		z_vbmi = __builtin_cpu_supports("avx512vbmi");
+		ok = clmul_ok() && __builtin_cpu_supports("avx512f") &&
+		     __builtin_cpu_supports("avx512bw") &&
+		     __builtin_cpu_supports("avx512vl") &&
+		     __builtin_cpu_supports("vpclmulqdq");
+	}
+	return ok;
+}
+
+/* Three products per lane, four keys per vector; @v: keys at the top of
+ * their lanes, the register XORed in. Returns the registers in dword 2 of
+ * each lane. */
+Z_TARGET static inline __m512i
+clmul_lanes(__m512i v, __m512i kr, __m512i kp)
+{
+	__m512i s, q;
+
+	s = _mm512_xor_si512(_mm512_clmulepi64_epi128(v, kr, 0x00),
+			     _mm512_bsrli_epi128(v, 8));
+	q = _mm512_clmulepi64_epi128(s, kr, 0x10);
+	q = _mm512_xor_si512(s, _mm512_slli_epi64(q, 1));
+	return _mm512_xor_si512(_mm512_clmulepi64_epi128(q, kp, 0x00), s);
+}
+
+Z_TARGET static void
+clmul_eval_n4(const struct dta_crc_tables *k, uint32_t init, uint32_t xorout,
+	      const uint8_t *keys, size_t stride, size_t len, size_t n,
+	      uint64_t *out)
+{
+	unsigned sh = (unsigned)(16 - len);
+	__mmask16 m = (__mmask16)(0xFFFFu << sh);
+	unsigned __int128 c = (unsigned __int128)init << (8 * sh);
+	__m512i cz = _mm512_broadcast_i32x4(
+		_mm_set_epi64x((long long)(uint64_t)(c >> 64), (long long)(uint64_t)c));
+	__m512i kr = _mm512_broadcast_i32x4(_mm_load_si128((const __m128i *)k->red));
+	__m512i kp = _mm512_broadcast_i32x4(_mm_load_si128((const __m128i *)k->poly));
+	__m512i idx = _mm512_set_epi32(30, 26, 22, 18, 14, 10, 6, 2,
+				       30, 26, 22, 18, 14, 10, 6, 2);
+	__m512i xo = _mm512_set1_epi32((int)xorout);
+	size_t i = 0;
+
+	if (z_vbmi && 3 * stride + len <= 64) {
+		/* Four keys from one masked 64-byte load, spread to their
+		 * lanes by one byte permutation. */
+		uint8_t pi[64];
+		__m512i perm;
+		__mmask64 lm = 0, bm;
+
+		for (unsigned l = 0; l < 4; l++)
+			for (unsigned b = 0; b < 16; b++)
+				pi[16 * l + b] = (uint8_t)(b >= sh ? l * stride + b - sh : 0);
+		perm = _mm512_loadu_si512(pi);
+		bm = (__mmask64)m * 0x0001000100010001ull;
+		for (unsigned l = 0; l < 4; l++)
+			lm |= (((__mmask64)1 << len) - 1) << (l * stride);
+		for (; i + 8 <= n; i += 8) {
+			const uint8_t *p = keys + i * stride;
+			__m512i v0 = _mm512_maskz_loadu_epi8(lm, p);
+			__m512i v1 = _mm512_maskz_loadu_epi8(lm, p + 4 * stride);
+			__m512i r;
+
+			v0 = _mm512_maskz_permutexvar_epi8(bm, perm, v0);
+			v1 = _mm512_maskz_permutexvar_epi8(bm, perm, v1);
+			v0 = clmul_lanes(_mm512_xor_si512(v0, cz), kr, kp);
+			v1 = clmul_lanes(_mm512_xor_si512(v1, cz), kr, kp);
+			r = _mm512_permutex2var_epi32(v0, idx, v1);
+			r = _mm512_xor_si512(r, xo);
+			_mm512_storeu_si512(out + i,
+					    _mm512_cvtepu32_epi64(_mm512_castsi512_si256(r)));
+		}
+	}
+	for (; i + 4 <= n; i += 4) {
+		uintptr_t a = (uintptr_t)keys + i * stride - sh;
+		__m512i v;
+		__m256i r;
+
+		v = _mm512_castsi128_si512(_mm_maskz_loadu_epi8(m, (const void *)a));
+		v = _mm512_inserti32x4(v, _mm_maskz_loadu_epi8(m, (const void *)(a + stride)), 1);
+		v = _mm512_inserti32x4(v, _mm_maskz_loadu_epi8(m, (const void *)(a + 2 * stride)), 2);
+		v = _mm512_inserti32x4(v, _mm_maskz_loadu_epi8(m, (const void *)(a + 3 * stride)), 3);
+		v = clmul_lanes(_mm512_xor_si512(v, cz), kr, kp);
+		r = _mm512_castsi512_si256(_mm512_xor_si512(_mm512_permutexvar_epi32(idx, v), xo));
+		_mm256_storeu_si256((__m256i *)(out + i),
+				    _mm256_cvtepu32_epi64(_mm256_castsi256_si128(r)));
+	}
+	for (; i < n; i++)
+		out[i] = clmul_short(k, init, keys + i * stride, len) ^ xorout;
+}
+#else
+static int z_ok(void)
+{
+	return 0;
+}
+
+static void clmul_eval_n4(const struct dta_crc_tables *k, uint32_t init,
+			  uint32_t xorout, const uint8_t *keys, size_t stride,
+			  size_t len, size_t n, uint64_t *out)
+{
+	(void)k, (void)init, (void)xorout, (void)keys, (void)stride;
+	(void)len, (void)n, (void)out;
+}
+#endif
+
 DTA_API void dta_hashfn_eval_n(const struct dta_hashfn *fn, const void *keys,
 			       size_t stride, size_t len, size_t n,
 			       uint64_t *out)
 {
 	const uint8_t *p = keys;
 
+	if (fn->kind == DTA_HASHFN_CRC32 && len >= 4 && len <= 16 && n >= 4 &&
+	    fn->tab->path != CRC_PATH_TABLE && z_ok()) {
+		clmul_eval_n4(fn->tab, fn->init, fn->xorout, p, stride, len, n, out);
+		return;
+	}
 	for (size_t i = 0; i < n; i++, p += stride)
 		out[i] = dta_hashfn_eval(fn, p, len);
 }
