@@ -10,12 +10,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <cmocka.h>
 #include <xxhash.h>
 
 #include "dta/hash.h"
 
 const uint32_t *dta__hash_polys(void);
+int dta__hashfn_eval_path(const struct dta_hashfn *fn, int path,
+			  const void *buf, size_t len, uint64_t *out);
+enum { PATH_TABLE, PATH_CLMUL, PATH_HW };
 
 static void test_check_values(void **state)
 {
@@ -54,6 +60,216 @@ static void test_generic_path(void **state)
 	assert_int_equal(dta_hashfn_eval(&f, "123456789", 9), 0xCBF43926u);
 	assert_int_equal(dta_hash_family_fn(DTA_HASH_CRC32C, 0, DTA_HF_SLOT(0), &c), 0);
 	assert_int_equal(dta_hashfn_eval(&c, "123456789", 9), 0xE3069283u);
+}
+
+/* Bit by bit, straight from the definition: the reference for every path. */
+static uint32_t crc_bitwise(uint32_t poly, uint32_t reg, const uint8_t *p,
+			    size_t n)
+{
+	uint32_t rp = 0;
+
+	for (int i = 0; i < 32; i++)
+		if (poly >> i & 1)
+			rp |= 1u << (31 - i);
+	while (n--) {
+		reg ^= *p++;
+		for (int k = 0; k < 8; k++)
+			reg = (reg >> 1) ^ ((reg & 1) ? rp : 0);
+	}
+	return reg;
+}
+
+static uint64_t lcg(uint64_t *s)
+{
+	*s = *s * 6364136223846793005ull + 1442695040888963407ull;
+	return *s >> 33;
+}
+
+/* Every polynomial any family uses: the 26 of crc32c, CRC-32, and the
+ * prototype's five hop polynomials (two of them even). */
+static size_t all_polys(uint32_t *out)
+{
+	const uint32_t *p = dta__hash_polys();
+	struct dta_hashfn f;
+	size_t n = 0;
+
+	for (int i = 0; i < DTA_HF_COUNT; i++)
+		out[n++] = p[i];
+	assert_int_equal(dta_hash_family_fn(DTA_HASH_CRC32, 3, 0, &f), 0);
+	out[n++] = f.poly;
+	for (unsigned h = 0; h < DTA_PROTOTYPE_HOPS; h++) {
+		assert_int_equal(dta_hash_family_fn(DTA_HASH_PROTOTYPE, 0,
+						    DTA_HF_HOP(h), &f), 0);
+		out[n++] = f.poly;
+	}
+	return n;
+}
+
+/* Table, carry-less multiply, instruction and dta_hashfn_eval() against the
+ * bit-by-bit reference: random inits, unaligned starts, lengths 0..64 all,
+ * then lengths across the 16, 32, 64 and 128-byte steps of the folding. */
+static void test_paths_match_reference(void **state)
+{
+	uint32_t polys[64];
+	size_t np = all_polys(polys);
+	uint8_t buf[600];
+	uint64_t s = 12345;
+	int clmul = 0;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = (uint8_t)lcg(&s);
+	for (size_t pi = 0; pi < np; pi++) {
+		struct dta_hashfn f = { .kind = DTA_HASHFN_CRC32, .poly = polys[pi] };
+
+		assert_int_equal(dta_hashfn_prepare(&f), 0);
+		for (size_t t = 0; t < 400; t++) {
+			size_t len = t <= 64 ? t : lcg(&s) % 520;
+			size_t off = lcg(&s) % 16;
+			uint32_t want;
+			uint64_t got;
+			int err;
+
+			f.init = (uint32_t)(lcg(&s) << 1 ^ lcg(&s));
+			f.xorout = t & 1 ? 0xFFFFFFFFu : (uint32_t)lcg(&s);
+			want = crc_bitwise(f.poly, f.init, buf + off, len) ^ f.xorout;
+			assert_int_equal(dta_hashfn_eval(&f, buf + off, len), want);
+			assert_int_equal(dta__hashfn_eval_path(&f, PATH_TABLE, buf + off,
+							       len, &got), 0);
+			assert_int_equal(got, want);
+			err = dta__hashfn_eval_path(&f, PATH_CLMUL, buf + off, len, &got);
+			if (err != -ENOTSUP) {
+				assert_int_equal(err, 0);
+				assert_int_equal(got, want);
+				clmul = 1;
+			}
+			err = dta__hashfn_eval_path(&f, PATH_HW, buf + off, len, &got);
+			if (err != -ENOTSUP) {
+				assert_int_equal(err, 0);
+				assert_int_equal(got, want);
+				assert_int_equal(f.poly, 0x1EDC6F41u);
+			}
+		}
+	}
+	/* The instruction is only for Castagnoli's polynomial. */
+	{
+		struct dta_hashfn f = { .kind = DTA_HASHFN_CRC32, .poly = 0x04C11DB7u };
+		uint64_t got;
+
+		assert_int_equal(dta_hashfn_prepare(&f), 0);
+		assert_int_equal(dta__hashfn_eval_path(&f, PATH_HW, buf, 13, &got),
+				 -ENOTSUP);
+		assert_int_equal(dta__hashfn_eval_path(&f, 7, buf, 13, &got), -EINVAL);
+	}
+	if (!clmul)
+		print_message("carry-less multiply not available: table path only\n");
+}
+
+/* The running APIs (CRC-32 is RoCE's ICRC) split anywhere, against the
+ * reference. */
+static void test_running_split(void **state)
+{
+	uint8_t buf[300];
+	uint64_t s = 77;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = (uint8_t)lcg(&s);
+	for (size_t len = 0; len < sizeof(buf); len += 7) {
+		uint32_t w32 = ~crc_bitwise(0x04C11DB7u, ~0u, buf, len);
+		uint32_t w32c = ~crc_bitwise(0x1EDC6F41u, ~0u, buf, len);
+
+		assert_int_equal(dta_crc32(0, buf, len), w32);
+		assert_int_equal(dta_crc32c(0, buf, len), w32c);
+		assert_int_equal(dta_crc32c_sw(0, buf, len), w32c);
+		for (size_t cut = 0; cut <= len; cut += 5) {
+			assert_int_equal(dta_crc32(dta_crc32(0, buf, cut), buf + cut,
+						   len - cut), w32);
+			assert_int_equal(dta_crc32c(dta_crc32c(0, buf, cut), buf + cut,
+						    len - cut), w32c);
+		}
+	}
+}
+
+/* dta_hashfn_eval_n() gives dta_hashfn_eval()'s values for any length,
+ * stride (overlapping keys, long strides) and count, and n = 0 writes
+ * nothing. */
+static void test_eval_n(void **state)
+{
+	static const int fams[] = { DTA_HASH_CRC32C, DTA_HASH_CRC32, DTA_HASH_XXH3 };
+	uint8_t buf[1200];
+	uint64_t out[41], s = 5;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = (uint8_t)lcg(&s);
+	for (size_t fi = 0; fi < 3; fi++)
+		for (unsigned role = 0; role < DTA_HF_COUNT; role += 5) {
+			struct dta_hashfn f;
+
+			assert_int_equal(dta_hash_family_fn(fams[fi], role + 1, role, &f), 0);
+			for (size_t len = 0; len <= 24; len++)
+				for (size_t stride = 0; stride <= 25; stride += 1 + stride / 4) {
+					size_t n = lcg(&s) % 40, off = lcg(&s) % 8;
+
+					out[n] = 0xA5A5;
+					dta_hashfn_eval_n(&f, buf + off, stride, len, n, out);
+					for (size_t i = 0; i < n; i++)
+						assert_int_equal(out[i],
+								 dta_hashfn_eval(&f, buf + off + i * stride, len));
+					assert_int_equal(out[n], 0xA5A5);
+				}
+		}
+	{
+		struct dta_hashfn f;
+
+		assert_int_equal(dta_hash_family_fn(DTA_HASH_CRC32C, 0, 1, &f), 0);
+		out[0] = 1;
+		dta_hashfn_eval_n(&f, NULL, 13, 13, 0, out);
+		assert_int_equal(out[0], 1);
+	}
+}
+
+/* Keys right after and right before an inaccessible page: no path may read
+ * a byte outside the key (the batch path loads with byte masks). */
+static void test_no_read_outside(void **state)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	uint8_t *m = mmap(NULL, 3 * (size_t)pg, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint8_t *page;
+	uint64_t out[16];
+	struct dta_hashfn f;
+
+	(void)state;
+	assert_true(m != MAP_FAILED);
+	assert_int_equal(mprotect(m, (size_t)pg, PROT_NONE), 0);
+	assert_int_equal(mprotect(m + 2 * pg, (size_t)pg, PROT_NONE), 0);
+	page = m + pg;
+	for (long i = 0; i < pg; i++)
+		page[i] = (uint8_t)(i * 7);
+	for (unsigned role = 0; role < 3; role++) {
+		assert_int_equal(dta_hash_family_fn(DTA_HASH_CRC32C, 9, role, &f), 0);
+		for (size_t len = 0; len <= 70; len++) {
+			const uint8_t *head = page, *tail = page + pg - len;
+
+			assert_int_equal(dta_hashfn_eval(&f, head, len),
+					 crc_bitwise(f.poly, f.init, head, len) ^ f.xorout);
+			assert_int_equal(dta_hashfn_eval(&f, tail, len),
+					 crc_bitwise(f.poly, f.init, tail, len) ^ f.xorout);
+			if (len > 16)
+				continue;
+			dta_hashfn_eval_n(&f, head, len, len, 16, out);
+			for (size_t i = 0; i < 16; i++)
+				assert_int_equal(out[i],
+						 dta_hashfn_eval(&f, head + i * len, len));
+			dta_hashfn_eval_n(&f, page + pg - 16 * len, len, len, 16, out);
+			for (size_t i = 0; i < 16; i++)
+				assert_int_equal(out[i],
+						 dta_hashfn_eval(&f, page + pg - (16 - i) * len, len));
+		}
+	}
+	munmap(m, 3 * (size_t)pg);
 }
 
 static int pdeg(uint64_t a)
@@ -168,6 +384,10 @@ int main(void)
 		cmocka_unit_test(test_check_values),
 		cmocka_unit_test(test_hw_matches_sw),
 		cmocka_unit_test(test_generic_path),
+		cmocka_unit_test(test_paths_match_reference),
+		cmocka_unit_test(test_running_split),
+		cmocka_unit_test(test_eval_n),
+		cmocka_unit_test(test_no_read_outside),
 		cmocka_unit_test(test_polys_coprime),
 		cmocka_unit_test(test_roles_independent),
 		cmocka_unit_test(test_families),
