@@ -638,15 +638,18 @@ clmul_eval_n4(const struct dta_crc_tables *k, uint32_t init, uint32_t xorout,
 	if (z_vbmi && 3 * stride + len <= 64) {
 		/* Four keys from one masked 64-byte load, spread to their
 		 * lanes by one byte permutation. */
-		uint8_t pi[64];
-		__m512i perm;
-		__mmask64 lm = 0, bm;
+		const uint64_t b1 = 0x0101010101010101ull;
+		__m512i iota = _mm512_broadcast_i32x4(
+			_mm_set_epi64x(0x0F0E0D0C0B0A0908ll, 0x0706050403020100ll));
+		__m512i lane = _mm512_set_epi64(
+			(long long)(3 * stride * b1), (long long)(3 * stride * b1),
+			(long long)(2 * stride * b1), (long long)(2 * stride * b1),
+			(long long)(stride * b1), (long long)(stride * b1), 0, 0);
+		/* Byte b of lane l takes key byte l * stride + b - sh. */
+		__m512i perm = _mm512_add_epi8(
+			_mm512_sub_epi8(iota, _mm512_set1_epi8((char)sh)), lane);
+		__mmask64 lm = 0, bm = (__mmask64)m * 0x0001000100010001ull;
 
-		for (unsigned l = 0; l < 4; l++)
-			for (unsigned b = 0; b < 16; b++)
-				pi[16 * l + b] = (uint8_t)(b >= sh ? l * stride + b - sh : 0);
-		perm = _mm512_loadu_si512(pi);
-		bm = (__mmask64)m * 0x0001000100010001ull;
 		for (unsigned l = 0; l < 4; l++)
 			lm |= (((__mmask64)1 << len) - 1) << (l * stride);
 		for (; i + 8 <= n; i += 8) {
