@@ -107,8 +107,11 @@ struct dta_crc_tables {
 	uint64_t fold4[2];
 	uint64_t red[2];
 	uint64_t poly[2];
+	/* The whole function by the path chosen for this CPU at prepare. */
+	uint64_t (*eval)(const struct dta_crc_tables *k, uint32_t init,
+			 uint32_t xorout, const uint8_t *p, size_t n);
 	uint32_t p;    /* the polynomial, normal notation */
-	uint8_t path;  /* enum crc_path, chosen for this CPU at prepare time */
+	uint8_t path;  /* enum crc_path, the same choice */
 	uint32_t t[8 * 256];
 };
 
@@ -154,6 +157,16 @@ static uint64_t reflect64(uint64_t v)
 
 static int clmul_ok(void);
 static int hw_ok(void);
+static uint64_t hw_eval(const struct dta_crc_tables *k, uint32_t init,
+			uint32_t xorout, const uint8_t *p, size_t n);
+static uint64_t clmul_eval(const struct dta_crc_tables *k, uint32_t init,
+			   uint32_t xorout, const uint8_t *p, size_t n);
+
+static uint64_t tab_eval(const struct dta_crc_tables *k, uint32_t init,
+			 uint32_t xorout, const uint8_t *p, size_t n)
+{
+	return crc_tab_update(k->t, init, p, n) ^ xorout;
+}
 
 static void build_consts(uint32_t poly, struct dta_crc_tables *k)
 {
@@ -167,12 +180,16 @@ static void build_consts(uint32_t poly, struct dta_crc_tables *k)
 	k->poly[0] = (uint64_t)reflect32(poly) << 1;
 	k->poly[1] = 0;
 	build_tables(poly, k->t);
-	if (poly == POLY_CRC32C && hw_ok())
+	if (poly == POLY_CRC32C && hw_ok()) {
 		k->path = CRC_PATH_HW;
-	else if (clmul_ok())
+		k->eval = hw_eval;
+	} else if (clmul_ok()) {
 		k->path = CRC_PATH_CLMUL;
-	else
+		k->eval = clmul_eval;
+	} else {
 		k->path = CRC_PATH_TABLE;
+		k->eval = tab_eval;
+	}
 }
 
 /* Process-wide cache, one entry per polynomial, never freed. */
@@ -250,10 +267,16 @@ crc32c_hw(uint32_t c, const uint8_t *p, size_t n)
 {
 	uint64_t c64 = c;
 
-	while (n >= 8) {
+	if (DTA__LIKELY(n - 8 < 8)) { /* keys of 8..15 bytes: no loop */
 		c64 = _mm_crc32_u64(c64, ld64(p));
 		p += 8;
 		n -= 8;
+	} else {
+		while (n >= 8) {
+			c64 = _mm_crc32_u64(c64, ld64(p));
+			p += 8;
+			n -= 8;
+		}
 	}
 	c = (uint32_t)c64;
 	if (n & 4) {
@@ -402,19 +425,37 @@ clmul_crc(const struct dta_crc_tables *k, uint32_t c, const uint8_t *p, size_t n
 	return clmul_reduce128(k, x);
 }
 
-/* Whole function with init and xorout, so dta_hashfn_eval() tail-calls. */
+CLMUL_TARGET __attribute__((noinline)) static uint64_t
+clmul_eval_any(const struct dta_crc_tables *k, uint32_t init, uint32_t xorout,
+	       const uint8_t *p, size_t n)
+{
+	return clmul_crc(k, init, p, n) ^ xorout;
+}
+
+/* Whole function with init and xorout, so dta_hashfn_eval() tail-calls.
+ * Keys of 9..16 bytes (the common 13 and 16) run straight through: taken
+ * branches, not the products, bound a single call's rate. */
 CLMUL_TARGET static uint64_t
 clmul_eval(const struct dta_crc_tables *k, uint32_t init, uint32_t xorout,
 	   const uint8_t *p, size_t n)
 {
-	if (DTA__LIKELY(n <= 16))
-		return clmul_short(k, init, p, n) ^ xorout;
-	return clmul_crc(k, init, p, n) ^ xorout;
+	if (DTA__LIKELY(n - 9 < 8)) {
+		uint64_t lo = (ld64(p) ^ init) << (8 * (16 - n));
+		uint64_t hi = ld64(p + n - 8) ^ ((uint64_t)init >> 1 >> (8 * (n - 8) - 1));
+		__m128i kr = _mm_load_si128((const __m128i *)k->red);
+		__m128i s = _mm_clmulepi64_si128(_mm_cvtsi64_si128((long long)lo), kr, 0x00);
+
+		s = _mm_xor_si128(s, _mm_cvtsi64_si128((long long)hi));
+		return clmul_barrett(k, s) ^ xorout;
+	}
+	return clmul_eval_any(k, init, xorout, p, n);
 }
 
 __attribute__((target("sse4.2"))) static uint64_t
-hw_eval(uint32_t init, uint32_t xorout, const uint8_t *p, size_t n)
+hw_eval(const struct dta_crc_tables *k, uint32_t init, uint32_t xorout,
+	const uint8_t *p, size_t n)
 {
+	(void)k;
 	return crc32c_hw(init, p, n) ^ xorout;
 }
 #else
@@ -450,12 +491,10 @@ static uint64_t clmul_eval(const struct dta_crc_tables *k, uint32_t init,
 	return crc_tab_update(k->t, init, p, n) ^ xorout;
 }
 
-static uint64_t hw_eval(uint32_t init, uint32_t xorout, const uint8_t *p,
-			size_t n)
+static uint64_t hw_eval(const struct dta_crc_tables *k, uint32_t init,
+			uint32_t xorout, const uint8_t *p, size_t n)
 {
-	(void)p;
-	(void)n;
-	return init ^ xorout;
+	return tab_eval(k, init, xorout, p, n);
 }
 #endif
 
@@ -566,14 +605,7 @@ DTA_API uint64_t dta_hashfn_eval(const struct dta_hashfn *fn, const void *buf,
 
 	if (DTA__UNLIKELY(fn->kind == DTA_HASHFN_XXH3))
 		return XXH3_64bits_withSeed(buf, len, fn->seed);
-	switch (k->path) {
-	case CRC_PATH_CLMUL:
-		return clmul_eval(k, fn->init, fn->xorout, buf, len);
-	case CRC_PATH_HW:
-		return hw_eval(fn->init, fn->xorout, buf, len);
-	default:
-		return crc_tab_update(k->t, fn->init, buf, len) ^ fn->xorout;
-	}
+	return k->eval(k, fn->init, fn->xorout, buf, len);
 }
 
 #if defined(__x86_64__)
