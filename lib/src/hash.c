@@ -440,13 +440,18 @@ clmul_eval(const struct dta_crc_tables *k, uint32_t init, uint32_t xorout,
 	   const uint8_t *p, size_t n)
 {
 	if (DTA__LIKELY(n - 9 < 8)) {
-		uint64_t lo = (ld64(p) ^ init) << (8 * (16 - n));
-		uint64_t hi = ld64(p + n - 8) ^ ((uint64_t)init >> 1 >> (8 * (n - 8) - 1));
+		/* Loads straight into vector registers; the register and the
+		 * shift count do not depend on the key and are ready early. */
+		__m128i cnt = _mm_cvtsi32_si128((int)(8 * (16 - n)));
+		__m128i lo = _mm_xor_si128(_mm_loadl_epi64((const __m128i *)p),
+					   _mm_cvtsi32_si128((int)init));
+		__m128i hi = _mm_xor_si128(
+			_mm_loadl_epi64((const __m128i *)(p + n - 8)),
+			_mm_cvtsi64_si128((long long)((uint64_t)init >> 1 >> (8 * (n - 8) - 1))));
 		__m128i kr = _mm_load_si128((const __m128i *)k->red);
-		__m128i s = _mm_clmulepi64_si128(_mm_cvtsi64_si128((long long)lo), kr, 0x00);
+		__m128i s = _mm_clmulepi64_si128(_mm_sll_epi64(lo, cnt), kr, 0x00);
 
-		s = _mm_xor_si128(s, _mm_cvtsi64_si128((long long)hi));
-		return clmul_barrett(k, s) ^ xorout;
+		return clmul_barrett(k, _mm_xor_si128(s, hi)) ^ xorout;
 	}
 	return clmul_eval_any(k, init, xorout, p, n);
 }
