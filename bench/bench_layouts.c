@@ -425,6 +425,23 @@ static void bench_hash(size_t nops)
 		snprintf(what, sizeof(what), "crc32c family role %u, old table path", role);
 		hb_row(what, hb_rate(HB_TABLE, &fn, keys, out, nops), base);
 	}
+	lo = hi = 0;
+	for (unsigned role = 0; role < DTA_HF_COUNT; role++) {
+		dta_hash_family_fn(DTA_HASH_CRC32C, 1, role, &fn);
+		r = hb_rate(HB_EVAL_32, &fn, keys, out, nops);
+		if (!lo || r < lo) {
+			lo = r;
+			rlo = role;
+		}
+		if (r > hi) {
+			hi = r;
+			rhi = role;
+		}
+	}
+	snprintf(what, sizeof(what), "crc32c family eval_n 32, min all roles (%u)", rlo);
+	hb_row(what, lo, base);
+	snprintf(what, sizeof(what), "crc32c family eval_n 32, max all roles (%u)", rhi);
+	hb_row(what, hi, base);
 	hb_row("crc32 dta_crc32() (IEEE)", hb_rate(HB_CRC32, NULL, keys, out, nops),
 	       base);
 	dta_hash_family_fn(DTA_HASH_CRC32, 1, 0, &fn);

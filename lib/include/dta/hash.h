@@ -14,7 +14,8 @@
  *    polynomial, pairwise coprime, so that for keys of at least 8 bytes the
  *    outputs of two roles are independent (CRT). Role DTA_HF_SLOT(0) uses
  *    the Castagnoli polynomial and runs on the CPU's CRC-32C instruction
- *    (SSE4.2 / ARMv8) when present. Functions that share one polynomial and
+ *    (SSE4.2) when present; the others on carry-less multiply (PCLMULQDQ)
+ *    when present, on tables otherwise (docs/hashing.md). Functions that share one polynomial and
  *    differ only in init value are affine shifts of each other and make
  *    redundancy useless; see docs/hashing.md.
  *  - DTA_HASH_CRC32: standard CRC-32 for every role with per-role init values,
@@ -99,8 +100,8 @@ struct dta_hashfn {
  * dta_crc32c() - CRC-32C (Castagnoli), zlib-style running API.
  * @crc: 0 to start, or the previous return value to continue.
  *
- * Uses the CPU instruction when available, a table otherwise; both give the
- * same results. Return: the CRC. Thread-safe.
+ * Uses the CPU instruction when available, carry-less multiply or a table
+ * otherwise; all give the same results. Return: the CRC. Thread-safe.
  */
 DTA_API uint32_t dta_crc32c(uint32_t crc, const void *buf, size_t len);
 
@@ -129,10 +130,11 @@ DTA_API int dta_hash_family_fn(int family, uint64_t seed, unsigned role,
 			       struct dta_hashfn *out);
 
 /**
- * dta_hashfn_prepare() - attach lookup tables to a function read from a
- * region header or the network.
+ * dta_hashfn_prepare() - attach the tables and carry-less multiply
+ * constants of its polynomial to a function read from a region header or
+ * the network, and choose the fastest path for this CPU.
  *
- * Tables are shared per polynomial and live until the process exits.
+ * They are shared per polynomial and live until the process exits.
  * Return: 0, -EINVAL for an unknown kind or NULL @fn, -ENOMEM.
  * Thread-safe.
  */
