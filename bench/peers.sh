@@ -31,7 +31,9 @@
 # Usage: bench/peers.sh BUILD_DIR
 # Environment: PEERS_RECORDS (default 2000000), PEERS_FLOWS (1000000),
 #   PEERS_SLOTS (Key-Write slots, default 4194304: 192 MiB with N = 2),
-#   PEERS_REPS (3), PEERS_REDIS_P1 (SETs at -P 1, default 200000).
+#   PEERS_REPS (3), PEERS_REDIS_P1 (SETs at -P 1, default 200000),
+#   PEERS_PERF (a directory: also profile one run of ours and of nfcapd
+#   with perf record -g, after the measured runs).
 # Run as root it installs nfdump, redis-server and redis-tools when they
 # are missing; as another user it prints the apt-get line and exits 1.
 # A benchmark: it prints figures and is not part of the test suite.
@@ -149,6 +151,30 @@ result() {
 
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
+# With PEERS_PERF=DIR, one more run of ours (28 per datagram) and of
+# nfcapd (v5) after the measured ones, under perf record -g, reports in
+# DIR. Off during the measured runs: perf's sampling costs the profiled
+# process CPU time.
+perf_to=
+perf_pid=
+perf_start() {
+	[ -n "$perf_to" ] || return 0
+	perf record -q -g -o "$perf_to.data" -p "$1" 2> /dev/null &
+	perf_pid=$!
+	pids+=("$perf_pid")
+	sleep 0.5 # perf attaches
+}
+perf_stop() {
+	[ -n "$perf_pid" ] || return 0
+	kill -INT "$perf_pid"
+	wait "$perf_pid" || true
+	perf_pid=
+	perf report -i "$perf_to.data" --stdio --no-children -g none \
+		--percent-limit 0.5 2> /dev/null |
+		grep -v '^$' | head -n 80 > "$perf_to.txt"
+	rm -f "$perf_to.data"
+}
+
 # ---- our side: one collector and translator for the whole run ----
 cat > "$work/dta.conf" <<EOF
 [collector]
@@ -195,6 +221,7 @@ run_dta() {
 	js0=$(cat "$work/t.json")
 	t0=$(tids "$tpid")
 	c0=$(cpu_ns "$tpid")
+	perf_start "$tpid"
 	"$build/gen/dta-gen" "${gen_args[@]}" --batch "$per" \
 		--reporter "$reporter" -d "127.0.0.1:$dta_port" 2> "$work/gen.out"
 	sent=$(sed -n 's/^dta-gen: \([0-9]*\) reports in \([0-9]*\) datagrams.*/\1/p' "$work/gen.out")
@@ -209,6 +236,7 @@ run_dta() {
 	done
 	drain_udp "$dta_port"
 	c1=$(cpu_ns "$tpid")
+	perf_stop
 	[ "$(tids "$tpid")" = "$t0" ] || die "the translator's threads changed during a measurement"
 	js1=$(cat "$work/t.json")
 	local applied=$(($(jnum reports_key_write <<< "$js1") - $(jnum reports_key_write <<< "$js0")))
@@ -251,9 +279,11 @@ run_nfcapd() {
 	wait_for "$dir.log" 'Startup' nfcapd
 	t0=$(tids "$pid")
 	c0=$(cpu_ns "$pid")
+	perf_start "$pid"
 	nfreplay -r "$nffile" -v "$v" -H 127.0.0.1 -p "$nf_port" -d 0 > "$dir.replay" 2>&1
 	drain_udp "$nf_port"
 	c1=$(cpu_ns "$pid")
+	perf_stop
 	[ "$(tids "$pid")" = "$t0" ] || die "nfcapd's threads changed during a measurement"
 	kill -TERM "$pid"
 	wait "$pid" || true
@@ -318,6 +348,15 @@ for ((r = 1; r <= reps; r++)); do
 	echo "peers: round $r of $reps done" >&2
 done
 load1=$(uptime)
+if [ -n "${PEERS_PERF:-}" ]; then
+	mkdir -p "$PEERS_PERF"
+	perf_to=$PEERS_PERF/dta-translator-28
+	run_dta 28
+	perf_to=$PEERS_PERF/nfcapd-v5
+	run_nfcapd 5
+	perf_to=
+	echo "peers: profiles in $PEERS_PERF/dta-translator-28.txt and $PEERS_PERF/nfcapd-v5.txt" >&2
+fi
 
 # ---- report ----
 label() {
