@@ -30,7 +30,7 @@
 #
 # Usage: bench/peers.sh BUILD_DIR
 # Environment: PEERS_RECORDS (default 2000000), PEERS_FLOWS (1000000),
-#   PEERS_SLOTS (Key-Write slots, default 4194304: 192 MiB with N = 2),
+#   PEERS_SLOTS (Key-Write slots, default 4194304: 96 MiB of 24-byte slots),
 #   PEERS_REPS (3), PEERS_REDIS_P1 (SETs at -P 1, default 200000),
 #   PEERS_PERF (a directory: also profile one run of ours and of nfcapd
 #   with perf record -g, after the measured runs).
