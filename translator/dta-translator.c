@@ -1129,7 +1129,8 @@ struct urx {
 	size_t br_size;
 	uint8_t *mem;
 	unsigned nbuf;
-	size_t bufsz;
+	size_t bufsz;       /* buffer spacing */
+	unsigned buflen;    /* buffer length given to the kernel */
 	struct msghdr tmpl; /* the name and control room of every buffer */
 	struct dta_payload *p;
 	uint16_t *bid;      /* buffers of the batch being applied */
@@ -1196,8 +1197,12 @@ static int urx_open(struct worker *w, struct urx *u)
 	/* Sources' addresses only for an allow-list; no control messages
 	 * (drops are read at every tick). */
 	u->tmpl.msg_namelen = t->allow.n ? sizeof(struct sockaddr_in) : 0;
-	u->bufsz = (sizeof(struct io_uring_recvmsg_out) + u->tmpl.msg_namelen +
-		    u->tmpl.msg_controllen + DTA_PAYLOAD_MAX + 63) & ~(size_t)63;
+	/* The kernel gets exactly room for a report, so that a longer
+	 * datagram is truncated (and counted) as with recvmmsg; buffers are
+	 * spaced a cache line apart. */
+	u->buflen = (unsigned)(sizeof(struct io_uring_recvmsg_out) +
+			       u->tmpl.msg_namelen + DTA_PAYLOAD_MAX);
+	u->bufsz = (u->buflen + 63) & ~(size_t)63;
 	u->br_size = u->nbuf * sizeof(struct io_uring_buf);
 	u->br = mmap(NULL, u->br_size, PROT_READ | PROT_WRITE,
 		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -1220,7 +1225,7 @@ static int urx_open(struct worker *w, struct urx *u)
 	mask = io_uring_buf_ring_mask(u->nbuf);
 	for (unsigned i = 0; i < u->nbuf; i++)
 		io_uring_buf_ring_add(u->br, u->mem + (size_t)i * u->bufsz,
-				      (unsigned)u->bufsz, (unsigned short)i, mask,
+				      u->buflen, (unsigned short)i, mask,
 				      (int)i);
 	io_uring_buf_ring_advance(u->br, (int)u->nbuf);
 	sqe = io_uring_get_sqe(&u->ring);
@@ -1292,7 +1297,7 @@ static unsigned urx_reap(struct worker *w, struct urx *u, unsigned *datagrams)
 		dta_translator_process_batch(t->core, u->p, np, tool_now_ns());
 	for (unsigned i = 0; i < nb; i++)
 		io_uring_buf_ring_add(u->br, u->mem + (size_t)u->bid[i] * u->bufsz,
-				      (unsigned)u->bufsz, u->bid[i], mask, (int)i);
+				      u->buflen, u->bid[i], mask, (int)i);
 	io_uring_buf_ring_advance(u->br, (int)nb);
 	io_uring_cq_advance(&u->ring, seen);
 	return seen;
@@ -1372,8 +1377,8 @@ static void *udp_worker(void *arg)
 		if (!err) {
 			if (!atomic_exchange(&t->rx_said, true))
 				say("receiving with io_uring (multishot recvmsg, "
-				    "%u buffers of %zu bytes per worker)", u.nbuf,
-				    u.bufsz);
+				    "%u buffers of %u bytes per worker)", u.nbuf,
+				    u.buflen);
 			uring_loop(w, &u);
 		} else if (!atomic_exchange(&t->rx_said, true)) {
 			say("io_uring is not available here (%s): receiving with "
@@ -1849,10 +1854,14 @@ int main(int argc, char **argv)
 	if (o.ki_window_ns && o.ki_window_ns < t.tick_ns)
 		t.tick_ns = o.ki_window_ns;
 	t.tick_ns /= 4;
-	t.horizon_ns = o.ap_timeout_ns > o.pc_timeout_ns ? o.ap_timeout_ns
-							 : o.pc_timeout_ns;
-	if (o.ki_window_ns > t.horizon_ns)
-		t.horizon_ns = o.ki_window_ns;
+	/* The core visits its postcard and aggregation tables four times
+	 * per timeout: an entry is written within a quarter timeout after
+	 * it expires. */
+	t.horizon_ns = o.pc_timeout_ns + o.pc_timeout_ns / 4;
+	if (o.ap_timeout_ns > t.horizon_ns)
+		t.horizon_ns = o.ap_timeout_ns;
+	if (o.ki_window_ns + o.ki_window_ns / 4 > t.horizon_ns)
+		t.horizon_ns = o.ki_window_ns + o.ki_window_ns / 4;
 	v = dta_config_get(t.cfg, "translator", "rx");
 	t.rx = !v || !strcmp(v, "auto") ? RX_AUTO
 	       : !strcmp(v, "uring") ? RX_URING : RX_RECVMMSG;
