@@ -20,7 +20,7 @@ BUILD=$1
 N=${2:-1000000}
 RUNS=${3:-3}
 TYPE=${TYPE:-kw}
-MODES=${MODES:-"rx=recvmmsg,rx_batch=64,rx_wait_us=0 rx=recvmmsg rx=uring"}
+MODES=${MODES:-"rx=recvmmsg,rx_batch=64,rx_wait_us=0 rx=recvmmsg,rx_wait_us=50 rx=recvmmsg rx=uring,rx_wait_us=50 rx=uring"}
 COLLECTOR=$BUILD/collector/dta-collector
 TRANSLATOR=$BUILD/translator/dta-translator
 GEN=$BUILD/gen/dta-gen

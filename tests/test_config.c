@@ -270,7 +270,6 @@ static void test_program_values_good(void **state)
 		"rdma_collector = collector.example\npc_cache = 1\n",
 		"[translator]\nrx = uring\nrx_batch = 4096\nrx_wait_us = 0\n",
 		"[translator]\nrx = recvmmsg\nrx_batch = 1\nrx_wait_us = 10000\n",
-		"[translator]\nrx = auto\n",
 	};
 
 	(void)state;
@@ -303,6 +302,7 @@ static void test_program_values_bad(void **state)
 		     "line 2: ap_timeout_ms:");
 	expect_error("[translator]\nki_window_us = 16E\n", "line 2: ki_window_us:");
 	expect_error("[translator]\nrx = xdp\n", "line 2: rx:");
+	expect_error("[translator]\nrx = auto\n", "line 2: rx:");
 	expect_error("[translator]\nrx_batch = 0\n", "line 2: rx_batch:");
 	expect_error("[translator]\nrx_batch = 4097\n", "line 2: rx_batch:");
 	expect_error("[translator]\nrx_wait_us = 10001\n", "line 2: rx_wait_us:");

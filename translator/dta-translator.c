@@ -87,7 +87,7 @@ struct translator {
 	uint64_t tick_ns;
 	uint64_t horizon_ns;        /* the longest timeout: nothing is pending
 				     * that long after the last report */
-	enum { RX_AUTO, RX_RECVMMSG, RX_URING } rx; /* [translator] rx */
+	enum { RX_RECVMMSG, RX_URING } rx; /* [translator] rx */
 	unsigned rx_batch;          /* datagrams per receive */
 	uint64_t rx_wait_ns;        /* wait for a fuller batch, at most */
 	atomic_bool rx_said;        /* the receive path is logged once */
@@ -1370,7 +1370,7 @@ static void *udp_worker(void *arg)
 	w->last_tick = w->last_rx = tool_now_ns();
 	w->settled = false;
 #ifdef DTA_HAVE_URING
-	if (t->rx != RX_RECVMMSG) {
+	if (t->rx == RX_URING) {
 		struct urx u = { 0 };
 		int err = urx_open(w, &u);
 
@@ -1863,15 +1863,14 @@ int main(int argc, char **argv)
 	if (o.ki_window_ns + o.ki_window_ns / 4 > t.horizon_ns)
 		t.horizon_ns = o.ki_window_ns + o.ki_window_ns / 4;
 	v = dta_config_get(t.cfg, "translator", "rx");
-	t.rx = !v || !strcmp(v, "auto") ? RX_AUTO
-	       : !strcmp(v, "uring") ? RX_URING : RX_RECVMMSG;
+	t.rx = v && !strcmp(v, "uring") ? RX_URING : RX_RECVMMSG;
 	if (cfg_u64(t.cfg, "rx_batch", 256, &x) || x == 0 || x > 4096) {
 		fprintf(stderr, "dta-translator: [translator] rx_batch must be "
 			"1..4096\n");
 		goto out;
 	}
 	t.rx_batch = (unsigned)x;
-	if (cfg_u64(t.cfg, "rx_wait_us", 50, &x) || x > 10000) {
+	if (cfg_u64(t.cfg, "rx_wait_us", 200, &x) || x > 10000) {
 		fprintf(stderr, "dta-translator: [translator] rx_wait_us must be "
 			"0..10000\n");
 		goto out;

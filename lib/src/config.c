@@ -114,7 +114,7 @@ static const struct key_rule translator_rules[] = {
 	{ "ap_timeout_ms", KT_DURATION, 1, UINT64_MAX, 1000000ull, NULL },
 	{ "ki_window_us", KT_DURATION, 0, UINT64_MAX, 1000ull, NULL },
 	{ "legacy", KT_ENUM, 0, 0, 0, "auto|plain|nack|off" },
-	{ "rx", KT_ENUM, 0, 0, 0, "auto|recvmmsg|uring" },
+	{ "rx", KT_ENUM, 0, 0, 0, "recvmmsg|uring" },
 	{ "rx_batch", KT_UINT, 1, 4096, 0, NULL },
 	{ "rx_wait_us", KT_DURATION, 0, 10000, 1000ull, NULL },
 	{ "stats_interval_s", KT_SECONDS, 0, 0, 0, NULL },

@@ -126,7 +126,7 @@ port = $E2E_PORT
 bind = 127.0.0.1
 EOF2
 	# The receive path under test (ctest runs some scripts once per
-	# mode: e2e_NAME_recvmmsg, e2e_NAME_uring); default: the program's.
+	# mode: e2e_NAME_uring); default: the program's.
 	[ -z "${DTA_E2E_RX:-}" ] || echo "rx = $DTA_E2E_RX"
 }
 
