@@ -1354,6 +1354,11 @@ static void uring_loop(struct worker *w, struct urx *u)
 		io_uring_submit_and_wait_timeout(&u->ring, &cqe, 1, &kts, NULL);
 		urx_reap(w, u, &got);
 	}
+	/* Completions still posted (the receive had ended already, or the
+	 * loop left with more than a batch waiting). */
+	for (unsigned got = 0; io_uring_get_events(&u->ring) >= 0 &&
+			       urx_reap(w, u, &got) > 0;)
+		;
 }
 #endif /* DTA_HAVE_URING */
 
