@@ -268,6 +268,8 @@ static void test_program_values_good(void **state)
 		"allow = 10.0.0.0/8, 192.0.2.7\n",
 		"[translator]\nstats_interval_s = 10\nlegacy = auto\nsink = shm\n"
 		"rdma_collector = collector.example\npc_cache = 1\n",
+		"[translator]\nrx = uring\nrx_batch = 4096\nrx_wait_us = 0\n",
+		"[translator]\nrx = recvmmsg\nrx_batch = 1\nrx_wait_us = 10000\n",
 	};
 
 	(void)state;
@@ -299,6 +301,11 @@ static void test_program_values_bad(void **state)
 	expect_error("[translator]\nap_timeout_ms = 4611686018428\n",
 		     "line 2: ap_timeout_ms:");
 	expect_error("[translator]\nki_window_us = 16E\n", "line 2: ki_window_us:");
+	expect_error("[translator]\nrx = xdp\n", "line 2: rx:");
+	expect_error("[translator]\nrx = auto\n", "line 2: rx:");
+	expect_error("[translator]\nrx_batch = 0\n", "line 2: rx_batch:");
+	expect_error("[translator]\nrx_batch = 4097\n", "line 2: rx_batch:");
+	expect_error("[translator]\nrx_wait_us = 10001\n", "line 2: rx_wait_us:");
 	expect_error("[collector]\nrestore = maybe\n",
 		     "line 2: restore: 'maybe' is not yes, no");
 	expect_error("[collector]\nhuge_pages = maybe\n", "line 2: huge_pages:");

@@ -25,8 +25,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+#ifdef DTA_HAVE_URING
+#include <liburing.h>
+#endif
 
 #include "allow.h"
 #include "switch_sink.h"
@@ -35,7 +41,6 @@
 #include "rdma_sink.h"
 #endif
 
-#define BATCH 64
 #define MAX_WORKERS 64
 
 /* Where one structure's writes go: a mapping of the collector's region. */
@@ -80,6 +85,15 @@ struct translator {
 	const char *bind_addr;
 	unsigned workers;
 	uint64_t tick_ns;
+	uint64_t horizon_ns;        /* the longest timeout: nothing is pending
+				     * that long after the last report */
+	enum { RX_RECVMMSG, RX_URING } rx; /* [translator] rx */
+	unsigned rx_batch;          /* datagrams per receive */
+	uint64_t rx_wait_ns;        /* wait for a fuller batch, at most */
+	atomic_bool rx_said;        /* the receive path is logged once */
+	int wake_fd;                /* eventfd: counters move (main thread) */
+	int stop_fd;                /* eventfd: stopping (workers) */
+	atomic_bool active;         /* counters moved since the last refresh */
 	int rcvbuf;                 /* the sockets' receive queue, bytes */
 	uint64_t queue_datagrams;   /* datagrams that queue surely holds */
 	struct allow_list allow;    /* reporters' source addresses */
@@ -778,10 +792,10 @@ static int udp_socket(struct translator *t, bool reuseport)
 	if (reuseport &&
 	    setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)))
 		goto fail;
-	/* Every datagram carries the socket's drop count: losses in the
-	 * kernel's queue become socket_drops. */
-	if (setsockopt(fd, SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof(one)))
-		goto fail;
+	/* Losses in the kernel's queue become socket_drops: the workers
+	 * read the socket's drop count (SO_MEMINFO) at every tick and at the
+	 * end, rather than have it copied out with every datagram as a
+	 * SO_RXQ_OVFL control message (5-7% of the receive path). */
 	/* A larger queue absorbs bursts between receives. Beyond
 	 * net.core.rmem_max only with CAP_NET_ADMIN (SO_RCVBUFFORCE). */
 	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)))
@@ -867,6 +881,9 @@ struct worker {
 	int fd;
 	uint32_t drops; /* the socket's drop count as last seen */
 	pthread_t th;
+	uint64_t last_rx;   /* when datagrams last arrived */
+	uint64_t last_tick; /* when the core was last ticked */
+	bool settled;       /* nothing pending since: no deadline */
 };
 
 /* The socket's cumulative drop count is @now: count what is new. */
@@ -910,117 +927,586 @@ static bool source_ok(struct translator *t, uint32_t addr)
 	return false;
 }
 
+/*
+ * ---- When the workers and the main thread wake ----
+ *
+ * An idle translator sleeps until something needs it: a datagram, the
+ * stop, or a deadline. After traffic the core may hold state that only
+ * time writes (partial Append batches, postcard flows, aggregated
+ * increments): a worker ticks the core every tick_ns until the longest of
+ * those timeouts (horizon_ns) has passed since its last datagram, and one
+ * tick more; then nothing is pending and it sleeps without a timeout. The
+ * main thread keeps the stats file fresh every 10 ms only while workers
+ * say counters move (t->active), and else wakes for its own deadlines.
+ */
+
+/* Counters moved: have the main thread refresh the stats file. One
+ * eventfd write per idle-to-active change, not per batch. */
+static void note_active(struct translator *t)
+{
+	uint64_t one = 1;
+
+	if (t->wake_fd < 0 ||
+	    atomic_load_explicit(&t->active, memory_order_relaxed) ||
+	    atomic_exchange(&t->active, true))
+		return;
+	if (write(t->wake_fd, &one, sizeof(one)) < 0)
+		atomic_fetch_add(&t->rx_errors, 1);
+}
+
+/* Datagrams arrived at @now. */
+static void worker_rx(struct worker *w, uint64_t now)
+{
+	w->last_rx = now;
+	w->settled = false;
+	note_active(w->t);
+}
+
+/* Tick the core if due. Return: ns until the next tick, or -1 when
+ * nothing is pending any more (sleep until a datagram). */
+static int64_t worker_due(struct worker *w, uint64_t now)
+{
+	struct translator *t = w->t;
+
+	if (w->settled)
+		return -1;
+	if (now - w->last_tick >= t->tick_ns) {
+		dta_translator_tick(t->core, now);
+		poll_drops(w);
+		w->last_tick = now;
+		note_active(t);
+		if (now - w->last_rx >= t->horizon_ns + t->tick_ns) {
+			w->settled = true;
+			return -1;
+		}
+	}
+	return (int64_t)(w->last_tick + t->tick_ns - now);
+}
+
+static struct timespec ns_ts(int64_t ns)
+{
+	return (struct timespec){ .tv_sec = ns / 1000000000,
+				  .tv_nsec = ns % 1000000000 };
+}
+
+/* ---- recvmmsg receive ---- */
+
 struct rx {
-	uint8_t bufs[BATCH][DTA_PAYLOAD_MAX];
-	union {
-		char b[CMSG_SPACE(sizeof(uint32_t))];
-		struct cmsghdr align;
-	} ctl[BATCH];
-	struct sockaddr_in from[BATCH];
-	struct mmsghdr msgs[BATCH];
-	struct iovec iov[BATCH];
+	unsigned batch;
+	uint8_t (*bufs)[DTA_PAYLOAD_MAX];
+	struct sockaddr_in *from;
+	struct mmsghdr *msgs;
+	struct iovec *iov;
+	struct dta_payload *p;
 };
 
-/* Receive and apply what is queued, up to BATCH datagrams without
- * waiting. Return: datagrams received, 0 if none. */
+static void rx_free(struct rx *x)
+{
+	if (!x)
+		return;
+	free(x->bufs);
+	free(x->from);
+	free(x->msgs);
+	free(x->iov);
+	free(x->p);
+	free(x);
+}
+
+/* @names: receive the sources' addresses (for an allow-list). */
+static struct rx *rx_alloc(unsigned batch, bool names)
+{
+	struct rx *x = calloc(1, sizeof(*x));
+
+	if (!x)
+		return NULL;
+	x->batch = batch;
+	x->bufs = calloc(batch, sizeof(*x->bufs));
+	x->from = calloc(batch, sizeof(*x->from));
+	x->msgs = calloc(batch, sizeof(*x->msgs));
+	x->iov = calloc(batch, sizeof(*x->iov));
+	x->p = calloc(batch, sizeof(*x->p));
+	if (!x->bufs || !x->from || !x->msgs || !x->iov || !x->p) {
+		rx_free(x);
+		return NULL;
+	}
+	for (unsigned i = 0; i < batch; i++) {
+		x->iov[i].iov_base = x->bufs[i];
+		x->iov[i].iov_len = sizeof(x->bufs[i]);
+		x->msgs[i].msg_hdr.msg_iov = &x->iov[i];
+		x->msgs[i].msg_hdr.msg_iovlen = 1;
+		x->msgs[i].msg_hdr.msg_name = names ? &x->from[i] : NULL;
+	}
+	return x;
+}
+
+/* Receive what is queued, up to a batch, without waiting, and hand the
+ * core the datagrams as one batch. Return: datagrams received, 0 if none. */
 static int rx_batch(struct worker *w, struct rx *x)
 {
 	struct translator *t = w->t;
-	uint64_t now;
+	size_t np = 0;
 	int n;
 
-	for (int i = 0; i < BATCH; i++) {
-		x->msgs[i].msg_hdr.msg_namelen = sizeof(x->from[i]);
-		x->msgs[i].msg_hdr.msg_controllen = sizeof(x->ctl[i].b);
-	}
-	n = recvmmsg(w->fd, x->msgs, BATCH, MSG_DONTWAIT, NULL);
+	for (unsigned i = 0; i < x->batch; i++)
+		if (x->msgs[i].msg_hdr.msg_name)
+			x->msgs[i].msg_hdr.msg_namelen = sizeof(x->from[i]);
+	n = recvmmsg(w->fd, x->msgs, x->batch, MSG_DONTWAIT, NULL);
 	if (n < 0) {
 		if (errno != EAGAIN && errno != EINTR)
 			atomic_fetch_add(&t->rx_errors, 1);
 		return 0;
 	}
-	now = tool_now_ns();
 	for (int i = 0; i < n; i++) {
 		struct msghdr *h = &x->msgs[i].msg_hdr;
 
-		for (struct cmsghdr *c = CMSG_FIRSTHDR(h); c; c = CMSG_NXTHDR(h, c)) {
-			uint32_t d;
-
-			if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SO_RXQ_OVFL)
-				continue;
-			memcpy(&d, CMSG_DATA(c), sizeof(d));
-			note_drops(w, d);
-		}
-		if (!source_ok(t, ntohl(x->from[i].sin_addr.s_addr)))
+		if (h->msg_name &&
+		    !source_ok(t, h->msg_namelen >= sizeof(x->from[i])
+				  ? ntohl(x->from[i].sin_addr.s_addr) : 0))
 			continue;
 		if (h->msg_flags & MSG_TRUNC) {
 			dta_translator_count_input(t->core, DTA_INPUT_TRUNCATED, 1);
 			continue;
 		}
-		dta_translator_process(t->core, x->bufs[i], x->msgs[i].msg_len, now);
+		x->p[np++] = (struct dta_payload){ x->bufs[i], x->msgs[i].msg_len };
 	}
+	if (np)
+		dta_translator_process_batch(t->core, x->p, np, tool_now_ns());
 	return n;
 }
+
+/* Stopping: what the queue holds was sent to us; apply it rather than
+ * lose it uncounted with the socket (for at most a second, in case
+ * senders keep sending). */
+static void rx_drain(struct worker *w, struct rx *x)
+{
+	for (uint64_t end = tool_now_ns() + 1000000000ull;
+	     tool_now_ns() < end && rx_batch(w, x) > 0;)
+		;
+	poll_drops(w);
+}
+
+static void recvmmsg_loop(struct worker *w, struct rx *x)
+{
+	struct translator *t = w->t;
+
+	while (!stop) {
+		struct pollfd p[2] = { { .fd = w->fd, .events = POLLIN },
+				       { .fd = t->stop_fd, .events = POLLIN } };
+		int n = rx_batch(w, x);
+		uint64_t now = tool_now_ns();
+		int64_t due;
+		struct timespec ts;
+
+		if (n > 0)
+			worker_rx(w, now);
+		due = worker_due(w, now);
+		if (n == (int)x->batch)
+			continue; /* more queued, surely */
+		if (n > 0 && t->rx_wait_ns) {
+			/* A partial batch: let the queue fill for a bounded
+			 * while rather than wake for every few datagrams. */
+			ts = ns_ts(due >= 0 && (uint64_t)due < t->rx_wait_ns
+				   ? due : (int64_t)t->rx_wait_ns);
+			nanosleep(&ts, NULL);
+			continue;
+		}
+		if (n > 0)
+			continue; /* the queue may hold more by now */
+		ts = ns_ts(due);
+		ppoll(p, 2, due >= 0 ? &ts : NULL, NULL);
+	}
+}
+
+/* ---- io_uring receive: multishot recvmsg into a provided buffer ring ---- */
+
+#ifdef DTA_HAVE_URING
+enum { UD_RECV = 1, UD_STOP, UD_CANCEL };
+
+struct urx {
+	struct io_uring ring;
+	bool ring_up;
+	struct io_uring_buf_ring *br;
+	size_t br_size;
+	uint8_t *mem;
+	unsigned nbuf;
+	size_t bufsz;       /* buffer spacing */
+	unsigned buflen;    /* buffer length given to the kernel */
+	struct msghdr tmpl; /* the name and control room of every buffer */
+	struct dta_payload *p;
+	uint16_t *bid;      /* buffers of the batch being applied */
+	bool armed;         /* the multishot receive is active */
+	bool stopping;
+};
+
+static void urx_close(struct urx *u)
+{
+	if (u->ring_up)
+		io_uring_queue_exit(&u->ring);
+	if (u->br)
+		munmap(u->br, u->br_size);
+	free(u->mem);
+	free(u->p);
+	free(u->bid);
+}
+
+static int urx_arm(struct worker *w, struct urx *u)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&u->ring);
+
+	if (!sqe)
+		return -EBUSY;
+	io_uring_prep_recvmsg_multishot(sqe, w->fd, &u->tmpl, 0);
+	sqe->flags |= IOSQE_BUFFER_SELECT;
+	sqe->buf_group = 0;
+	io_uring_sqe_set_data64(sqe, UD_RECV);
+	u->armed = true;
+	return 0;
+}
+
+/* Set up the ring in the worker's own thread (it is the ring's only
+ * submitter). Return: 0, or a negative errno (the caller falls back to
+ * recvmmsg). */
+static int urx_open(struct worker *w, struct urx *u)
+{
+	struct translator *t = w->t;
+	struct io_uring_params p = {
+		.flags = IORING_SETUP_CQSIZE | IORING_SETUP_SINGLE_ISSUER |
+			 IORING_SETUP_DEFER_TASKRUN,
+	};
+	struct io_uring_buf_reg reg = { 0 };
+	struct io_uring_sqe *sqe;
+	unsigned mask;
+	int err;
+
+	/* Four batches of buffers in flight, a power of two. */
+	for (u->nbuf = 64; u->nbuf < 4 * t->rx_batch && u->nbuf < 32768;)
+		u->nbuf *= 2;
+	p.cq_entries = 2 * u->nbuf;
+	err = io_uring_queue_init_params(8, &u->ring, &p);
+	if (err == -EINVAL) { /* before Linux 6.1: no deferred task work */
+		memset(&p, 0, sizeof(p));
+		p.flags = IORING_SETUP_CQSIZE;
+		p.cq_entries = 2 * u->nbuf;
+		err = io_uring_queue_init_params(8, &u->ring, &p);
+	}
+	if (err)
+		return err;
+	u->ring_up = true;
+	if (!(p.features & IORING_FEAT_EXT_ARG))
+		return -EOPNOTSUPP; /* waits with a timeout need it */
+	/* Sources' addresses only for an allow-list; no control messages
+	 * (drops are read at every tick). */
+	u->tmpl.msg_namelen = t->allow.n ? sizeof(struct sockaddr_in) : 0;
+	/* The kernel gets exactly room for a report, so that a longer
+	 * datagram is truncated (and counted) as with recvmmsg; buffers are
+	 * spaced a cache line apart. */
+	u->buflen = (unsigned)(sizeof(struct io_uring_recvmsg_out) +
+			       u->tmpl.msg_namelen + DTA_PAYLOAD_MAX);
+	u->bufsz = (u->buflen + 63) & ~(size_t)63;
+	u->br_size = u->nbuf * sizeof(struct io_uring_buf);
+	u->br = mmap(NULL, u->br_size, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (u->br == MAP_FAILED) {
+		u->br = NULL;
+		return -ENOMEM;
+	}
+	u->mem = malloc(u->nbuf * u->bufsz);
+	u->p = calloc(u->nbuf, sizeof(*u->p));
+	u->bid = calloc(u->nbuf, sizeof(*u->bid));
+	if (!u->mem || !u->p || !u->bid)
+		return -ENOMEM;
+	reg.ring_addr = (uint64_t)(uintptr_t)u->br;
+	reg.ring_entries = u->nbuf;
+	reg.bgid = 0;
+	err = io_uring_register_buf_ring(&u->ring, &reg, 0);
+	if (err)
+		return err;
+	io_uring_buf_ring_init(u->br);
+	mask = io_uring_buf_ring_mask(u->nbuf);
+	for (unsigned i = 0; i < u->nbuf; i++)
+		io_uring_buf_ring_add(u->br, u->mem + (size_t)i * u->bufsz,
+				      u->buflen, (unsigned short)i, mask,
+				      (int)i);
+	io_uring_buf_ring_advance(u->br, (int)u->nbuf);
+	sqe = io_uring_get_sqe(&u->ring);
+	io_uring_prep_poll_add(sqe, t->stop_fd, POLLIN);
+	io_uring_sqe_set_data64(sqe, UD_STOP);
+	urx_arm(w, u);
+	err = io_uring_submit(&u->ring);
+	return err < 0 ? err : 0;
+}
+
+/* Apply the completions there are, up to a batch, as one batch; give
+ * their buffers back. Return: completions seen. */
+static unsigned urx_reap(struct worker *w, struct urx *u, unsigned *datagrams)
+{
+	struct translator *t = w->t;
+	unsigned head, seen = 0, nb = 0, mask = io_uring_buf_ring_mask(u->nbuf);
+	struct io_uring_cqe *cqe;
+	size_t np = 0;
+
+	io_uring_for_each_cqe(&u->ring, head, cqe) {
+		uint64_t ud = io_uring_cqe_get_data64(cqe);
+		struct io_uring_recvmsg_out *o;
+		struct sockaddr_in *from;
+		uint8_t *buf;
+
+		if (seen == t->rx_batch)
+			break;
+		seen++;
+		if (ud == UD_STOP) {
+			u->stopping = true;
+			continue;
+		}
+		if (ud != UD_RECV)
+			continue;
+		if (!(cqe->flags & IORING_CQE_F_MORE))
+			u->armed = false; /* ended: out of buffers, or cancelled */
+		if (!(cqe->flags & IORING_CQE_F_BUFFER)) {
+			if (cqe->res < 0 && cqe->res != -ENOBUFS &&
+			    cqe->res != -ECANCELED)
+				atomic_fetch_add(&t->rx_errors, 1);
+			continue;
+		}
+		u->bid[nb] = (uint16_t)(cqe->flags >> IORING_CQE_BUFFER_SHIFT);
+		buf = u->mem + (size_t)u->bid[nb++] * u->bufsz;
+		if (cqe->res < 0) {
+			atomic_fetch_add(&t->rx_errors, 1);
+			continue;
+		}
+		(*datagrams)++;
+		o = io_uring_recvmsg_validate(buf, cqe->res, &u->tmpl);
+		if (!o) {
+			atomic_fetch_add(&t->rx_errors, 1);
+			continue;
+		}
+		from = io_uring_recvmsg_name(o);
+		if (u->tmpl.msg_namelen &&
+		    !source_ok(t, o->namelen >= sizeof(*from)
+				  ? ntohl(from->sin_addr.s_addr) : 0))
+			continue;
+		if (o->flags & MSG_TRUNC) {
+			dta_translator_count_input(t->core, DTA_INPUT_TRUNCATED, 1);
+			continue;
+		}
+		u->p[np++] = (struct dta_payload){
+			io_uring_recvmsg_payload(o, &u->tmpl),
+			io_uring_recvmsg_payload_length(o, cqe->res, &u->tmpl) };
+	}
+	if (np)
+		dta_translator_process_batch(t->core, u->p, np, tool_now_ns());
+	for (unsigned i = 0; i < nb; i++)
+		io_uring_buf_ring_add(u->br, u->mem + (size_t)u->bid[i] * u->bufsz,
+				      u->buflen, u->bid[i], mask, (int)i);
+	io_uring_buf_ring_advance(u->br, (int)nb);
+	io_uring_cq_advance(&u->ring, seen);
+	return seen;
+}
+
+static void uring_loop(struct worker *w, struct urx *u)
+{
+	struct translator *t = w->t;
+	struct io_uring_cqe *cqe;
+
+	while (!stop && !u->stopping) {
+		unsigned got = 0, seen = urx_reap(w, u, &got), nr = 1;
+		uint64_t now = tool_now_ns();
+		int64_t due, wait;
+		struct timespec ts;
+		struct __kernel_timespec kts;
+
+		if (!u->armed && urx_arm(w, u))
+			atomic_fetch_add(&t->rx_errors, 1);
+		if (got)
+			worker_rx(w, now);
+		due = worker_due(w, now);
+		if (seen == t->rx_batch)
+			continue;
+		wait = due;
+		if (got && t->rx_wait_ns) {
+			/* A partial batch: wait for a whole one, for a
+			 * bounded while. */
+			nr = t->rx_batch;
+			if (wait < 0 || (uint64_t)wait > t->rx_wait_ns)
+				wait = (int64_t)t->rx_wait_ns;
+		}
+		ts = ns_ts(wait);
+		kts.tv_sec = ts.tv_sec;
+		kts.tv_nsec = ts.tv_nsec;
+		io_uring_submit_and_wait_timeout(&u->ring, &cqe, nr,
+						 wait >= 0 ? &kts : NULL, NULL);
+	}
+	/* Stopping: end the receive, apply what it took from the socket,
+	 * then what the socket still holds goes through recvmmsg. */
+	if (u->armed) {
+		struct io_uring_sqe *sqe = io_uring_get_sqe(&u->ring);
+
+		if (sqe) {
+			io_uring_prep_cancel64(sqe, UD_RECV, 0);
+			io_uring_sqe_set_data64(sqe, UD_CANCEL);
+		}
+	}
+	for (uint64_t end = tool_now_ns() + 1000000000ull;
+	     u->armed && tool_now_ns() < end;) {
+		struct __kernel_timespec kts = { .tv_nsec = 10000000 };
+		unsigned got = 0;
+
+		io_uring_submit_and_wait_timeout(&u->ring, &cqe, 1, &kts, NULL);
+		urx_reap(w, u, &got);
+	}
+	/* Completions still posted (the receive had ended already, or the
+	 * loop left with more than a batch waiting). */
+	for (unsigned got = 0; io_uring_get_events(&u->ring) >= 0 &&
+			       urx_reap(w, u, &got) > 0;)
+		;
+}
+#endif /* DTA_HAVE_URING */
 
 static void *udp_worker(void *arg)
 {
 	struct worker *w = arg;
 	struct translator *t = w->t;
-	struct rx *x = calloc(1, sizeof(*x));
-	uint64_t last_tick = tool_now_ns();
-	/* Wake at least every 100 ms to notice shutdown. */
-	uint64_t wait_ns = t->tick_ns < 100000000 ? t->tick_ns : 100000000;
-	int wait_ms = wait_ns >= 1000000 ? (int)(wait_ns / 1000000) : 1;
+	struct rx *x = rx_alloc(t->rx_batch, t->allow.n > 0);
 
 	if (!x) {
 		fprintf(stderr, "dta-translator: out of memory for a worker\n");
 		return NULL;
 	}
-	for (int i = 0; i < BATCH; i++) {
-		x->iov[i].iov_base = x->bufs[i];
-		x->iov[i].iov_len = sizeof(x->bufs[i]);
-		x->msgs[i].msg_hdr.msg_iov = &x->iov[i];
-		x->msgs[i].msg_hdr.msg_iovlen = 1;
-		x->msgs[i].msg_hdr.msg_name = &x->from[i];
-		x->msgs[i].msg_hdr.msg_control = x->ctl[i].b;
-	}
-	while (!stop) {
-		struct pollfd p = { .fd = w->fd, .events = POLLIN };
-		uint64_t now;
+	w->last_tick = w->last_rx = tool_now_ns();
+	w->settled = false;
+#ifdef DTA_HAVE_URING
+	if (t->rx == RX_URING) {
+		struct urx u = { 0 };
+		int err = urx_open(w, &u);
 
-		if (poll(&p, 1, wait_ms) > 0)
-			rx_batch(w, x);
-		else
-			poll_drops(w); /* idle: drops since the last datagram */
-		now = tool_now_ns();
-		if (now - last_tick >= t->tick_ns) {
-			dta_translator_tick(t->core, now);
-			last_tick = now;
+		if (!err) {
+			if (!atomic_exchange(&t->rx_said, true))
+				say("receiving with io_uring (multishot recvmsg, "
+				    "%u buffers of %u bytes per worker)", u.nbuf,
+				    u.buflen);
+			uring_loop(w, &u);
+		} else if (!atomic_exchange(&t->rx_said, true)) {
+			say("io_uring is not available here (%s): receiving with "
+			    "recvmmsg", strerror(-err));
+		}
+		urx_close(&u);
+		if (!err) {
+			rx_drain(w, x);
+			rx_free(x);
+			return NULL;
 		}
 	}
-	/* Stopping: what the queue holds was sent to us; apply it rather
-	 * than lose it uncounted with the socket (for at most a second, in
-	 * case senders keep sending). */
-	for (uint64_t end = tool_now_ns() + 1000000000ull;
-	     tool_now_ns() < end && rx_batch(w, x) > 0;)
-		;
-	poll_drops(w);
-	free(x);
+#else
+	if (t->rx == RX_URING && !atomic_exchange(&t->rx_said, true))
+		say("this build has no io_uring support: receiving with recvmmsg");
+#endif
+	recvmmsg_loop(w, x);
+	rx_drain(w, x);
+	rx_free(x);
 	return NULL;
+}
+
+/* The main thread: stats, collector checks, sink upkeep, each at its own
+ * deadline; asleep in between. Signals reach only this thread. */
+static void main_loop(struct translator *t, const sigset_t *orig)
+{
+	const uint64_t fresh = 10000000ull; /* stats file while counters move */
+	bool sink_poll = t->sw != NULL;
+	uint64_t now = tool_now_ns();
+	uint64_t next_check = now + 1000000000ull;
+	uint64_t next_stats = now + (uint64_t)(t->stats_interval * 1e9);
+	uint64_t next_refresh = 0; /* 0: counters at rest, wait on wake_fd */
+	uint64_t next_poll = now + fresh;
+
+#ifdef DTA_HAVE_RDMA
+	sink_poll = sink_poll || t->rdma;
+#endif
+	if (t->wake_fd >= 0)
+		next_refresh = now + fresh;
+	while (!stop) {
+		struct pollfd p = { .fd = t->wake_fd, .events = POLLIN };
+		uint64_t due = next_check;
+		struct timespec ts;
+
+		if (t->stats_interval > 0 && next_stats < due)
+			due = next_stats;
+		if (next_refresh && next_refresh < due)
+			due = next_refresh;
+		if (sink_poll && next_poll < due)
+			due = next_poll;
+		now = tool_now_ns();
+		ts = ns_ts(due > now ? (int64_t)(due - now) : 0);
+		/* While a refresh is due anyway, wake_fd need not wake us. */
+		ppoll(&p, next_refresh || t->wake_fd < 0 ? 0 : 1, &ts, orig);
+		if (stop)
+			break;
+		now = tool_now_ns();
+		if (!next_refresh && t->wake_fd >= 0 && (p.revents & POLLIN))
+			next_refresh = now; /* counters started moving */
+		if (now >= next_check) {
+			check_collector(t);
+			next_check = now + 1000000000ull;
+		}
+		if (sink_poll && now >= next_poll) {
+#ifdef DTA_HAVE_RDMA
+			if (t->rdma)
+				rdma_sink_retry(t->rdma);
+#endif
+			if (t->sw)
+				switch_sink_poll(t->sw);
+			next_poll = now + fresh;
+		}
+		if (t->stats_interval > 0 && now >= next_stats) {
+			if (!quiet)
+				print_interval(t);
+			save_stats_file(t);
+			next_stats += (uint64_t)(t->stats_interval * 1e9);
+		}
+		if (next_refresh && now >= next_refresh) {
+			uint64_t v;
+			/* Cleared before the counters are read: a batch
+			 * after this read sets it again and wakes us. */
+			bool moved = atomic_exchange(&t->active, false);
+
+			if (read(t->wake_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+				atomic_fetch_add(&t->rx_errors, 1);
+			refresh_stats_file(t);
+			next_refresh = moved ? now + fresh : 0;
+		}
+	}
 }
 
 static int run_udp(struct translator *t)
 {
 	struct worker w[MAX_WORKERS];
-	unsigned started = 0;
-	uint64_t next_stats, next_check;
+	unsigned started = 0, running = 0;
+	sigset_t block, orig;
+	uint64_t one = 1;
 	int rc = 0;
 
 	int fds[MAX_WORKERS];
 	bool reuse = t->workers > 1;
 
-	if (reuse && port_free(t))
-		return -1;
+	/* Without an interval the stats file is what scripts wait on
+	 * (dta-gen --sync): refreshed while counters move. */
+	t->wake_fd = t->stop_fd = -1;
+	if (t->stats_file && t->stats_interval <= 0) {
+		t->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		if (t->wake_fd < 0) {
+			perror("dta-translator: eventfd");
+			return -1;
+		}
+	}
+	t->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (t->stop_fd < 0) {
+		perror("dta-translator: eventfd");
+		rc = -1;
+		goto out;
+	}
+	if (reuse && port_free(t)) {
+		rc = -1;
+		goto out;
+	}
 	for (unsigned i = 0; i < t->workers; i++) {
 		w[i].t = t;
 		w[i].drops = 0;
@@ -1035,43 +1521,42 @@ static int run_udp(struct translator *t)
 		rc = -1;
 		goto out;
 	}
-	for (unsigned i = 0; i < t->workers; i++)
-		pthread_create(&w[i].th, NULL, udp_worker, &w[i]);
-	say("listening on %s:%u with %u worker%s", t->bind_addr, t->port,
-	    t->workers, t->workers == 1 ? "" : "s");
-	save_stats_file(t);
-	printf("ready udp %s:%u\n", t->bind_addr, t->port);
-	fflush(stdout);
-	next_stats = tool_now_ns() + (uint64_t)(t->stats_interval * 1e9);
-	next_check = tool_now_ns() + 1000000000ull;
-	while (!stop) {
-		/* Without an interval the stats file is what scripts wait on
-		 * (dta-gen --sync): keep it fresh. */
-		usleep(t->stats_interval > 0 || !t->stats_file ? 50000 : 10000);
-		if (tool_now_ns() >= next_check) {
-			check_collector(t);
-			next_check += 1000000000ull;
+	/* Workers block the stop signals: they reach the main thread, whose
+	 * ppoll() they interrupt, and it wakes the workers through stop_fd. */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &block, &orig);
+	for (unsigned i = 0; i < t->workers; i++) {
+		if (pthread_create(&w[i].th, NULL, udp_worker, &w[i])) {
+			fprintf(stderr, "dta-translator: cannot start a worker\n");
+			stop = 1;
+			rc = -1;
+			break;
 		}
-#ifdef DTA_HAVE_RDMA
-		if (t->rdma)
-			rdma_sink_retry(t->rdma);
-#endif
-		if (t->sw)
-			switch_sink_poll(t->sw);
-		if (t->stats_interval > 0 && tool_now_ns() >= next_stats) {
-			if (!quiet)
-				print_interval(t);
-			save_stats_file(t);
-			next_stats += (uint64_t)(t->stats_interval * 1e9);
-		} else if (t->stats_interval <= 0) {
-			refresh_stats_file(t);
-		}
+		running++;
 	}
-	for (unsigned i = 0; i < t->workers; i++)
+	if (!rc) {
+		say("listening on %s:%u with %u worker%s", t->bind_addr, t->port,
+		    t->workers, t->workers == 1 ? "" : "s");
+		save_stats_file(t);
+		printf("ready udp %s:%u\n", t->bind_addr, t->port);
+		fflush(stdout);
+		main_loop(t, &orig);
+	}
+	pthread_sigmask(SIG_SETMASK, &orig, NULL);
+	if (write(t->stop_fd, &one, sizeof(one)) < 0)
+		perror("dta-translator: waking the workers");
+	for (unsigned i = 0; i < running; i++)
 		pthread_join(w[i].th, NULL);
 out:
 	for (unsigned i = 0; i < started; i++)
 		close(w[i].fd);
+	if (t->stop_fd >= 0)
+		close(t->stop_fd);
+	if (t->wake_fd >= 0)
+		close(t->wake_fd);
+	t->stop_fd = t->wake_fd = -1;
 	return rc;
 }
 
@@ -1374,6 +1859,28 @@ int main(int argc, char **argv)
 	if (o.ki_window_ns && o.ki_window_ns < t.tick_ns)
 		t.tick_ns = o.ki_window_ns;
 	t.tick_ns /= 4;
+	/* The core visits its postcard and aggregation tables four times
+	 * per timeout: an entry is written within a quarter timeout after
+	 * it expires. */
+	t.horizon_ns = o.pc_timeout_ns + o.pc_timeout_ns / 4;
+	if (o.ap_timeout_ns > t.horizon_ns)
+		t.horizon_ns = o.ap_timeout_ns;
+	if (o.ki_window_ns + o.ki_window_ns / 4 > t.horizon_ns)
+		t.horizon_ns = o.ki_window_ns + o.ki_window_ns / 4;
+	v = dta_config_get(t.cfg, "translator", "rx");
+	t.rx = v && !strcmp(v, "uring") ? RX_URING : RX_RECVMMSG;
+	if (cfg_u64(t.cfg, "rx_batch", 256, &x) || x == 0 || x > 4096) {
+		fprintf(stderr, "dta-translator: [translator] rx_batch must be "
+			"1..4096\n");
+		goto out;
+	}
+	t.rx_batch = (unsigned)x;
+	if (cfg_u64(t.cfg, "rx_wait_us", 200, &x) || x > 10000) {
+		fprintf(stderr, "dta-translator: [translator] rx_wait_us must be "
+			"0..10000\n");
+		goto out;
+	}
+	t.rx_wait_ns = x * 1000;
 
 	if (!t.rdma_collector)
 		t.rdma_collector = dta_config_get(t.cfg, "translator", "rdma_collector");

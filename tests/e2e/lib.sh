@@ -125,6 +125,9 @@ snapshot_dir = $E2E/snapshots
 port = $E2E_PORT
 bind = 127.0.0.1
 EOF2
+	# The receive path under test (ctest runs some scripts once per
+	# mode: e2e_NAME_uring); default: the program's.
+	[ -z "${DTA_E2E_RX:-}" ] || echo "rx = $DTA_E2E_RX"
 }
 
 e2e_wait_ready() { # LOG WHAT
