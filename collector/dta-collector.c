@@ -37,6 +37,9 @@
 #define STR_(x) #x
 #define STR(x) STR_(x) /* a number macro's digits, in a string literal */
 #define LINE_MAX_BYTES (TOOL_REQUEST_MAX + 1) /* a request and its newline */
+/* Requests read at once: a pipelining client's lines are answered a
+ * read at a time, into one buffer, sent with one send(). */
+#define IN_BYTES (64 * 1024)
 /* Answers waiting for a client beyond this: its requests wait too. */
 #define OUT_CAP (256 * 1024)
 #define IDLE_TIMEOUT_S 60
@@ -45,9 +48,10 @@
 
 /*
  * One connection. Requests are read into in[] and answered in order into
- * out[]; out[] is sent as the socket takes it, so no client ever waits
- * for another. Over OUT_CAP unsent, its requests are not read until it
- * reads its answers.
+ * out (runs of point queries of one structure together, tool_batch); out
+ * is sent as the socket takes it, so no client ever waits for another.
+ * Over OUT_CAP unsent, its requests are not read until it reads its
+ * answers.
  */
 struct client {
 	int fd;
@@ -55,9 +59,9 @@ struct client {
 	bool eof;      /* it shut its side: answer what it sent, then close */
 	bool skipping; /* inside a request over TOOL_REQUEST_MAX: drop to \n */
 	size_t len;
-	char in[LINE_MAX_BYTES];
-	char *out;
-	size_t out_len, out_sent, out_cap;
+	char in[IN_BYTES + 1]; /* + 1: room to end a last line */
+	struct tool_out out;
+	size_t out_sent;
 	uint64_t last_ns; /* last byte read or sent */
 	struct tool_session sess;
 };
@@ -82,6 +86,7 @@ struct collector {
 	struct tool_view v[DTA_CONFIG_MAX_STRUCTURES];
 	int listen_fd;
 	struct client cl[MAX_CLIENTS];
+	struct tool_batch *batch; /* shared: one client is answered at a time */
 	uint64_t started_ns, requests, errors, snapshots;
 	int quiet;
 #ifdef DTA_HAVE_RDMA
@@ -673,7 +678,7 @@ static int client_limits(struct collector *c)
 
 static size_t unsent(const struct client *cl)
 {
-	return cl->out_len - cl->out_sent;
+	return cl->out.len - cl->out_sent;
 }
 
 static void stats_json(struct collector *c, FILE *out)
@@ -703,48 +708,20 @@ static void stats_json(struct collector *c, FILE *out)
 	fputc('}', out);
 }
 
-/* Append @len bytes to @cl's unsent answers; -1 when out of memory. */
-static int queue_out(struct client *cl, const char *p, size_t len)
+/* Answer a request the collector handles itself (rare ones: the FILE
+ * they are written to costs an allocation). */
+static void handle_own(struct collector *c, struct client *cl, char **w,
+		       int nw)
 {
-	if (cl->out_sent) {
-		memmove(cl->out, cl->out + cl->out_sent, unsent(cl));
-		cl->out_len -= cl->out_sent;
-		cl->out_sent = 0;
-	}
-	if (cl->out_len + len > cl->out_cap) {
-		size_t cap = cl->out_cap ? 2 * cl->out_cap : 4096;
-		char *n;
-
-		while (cap < cl->out_len + len)
-			cap *= 2;
-		n = realloc(cl->out, cap);
-		if (!n)
-			return -1;
-		cl->out = n;
-		cl->out_cap = cap;
-	}
-	memcpy(cl->out + cl->out_len, p, len);
-	cl->out_len += len;
-	return 0;
-}
-
-/* Answer one request; -1 if the answer could not be queued. */
-static int handle_line(struct collector *c, struct client *cl, char *line)
-{
-	char *buf = NULL, copy[LINE_MAX_BYTES], *w[4];
+	char *buf = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&buf, &len);
-	int nw, rc = 0;
 
-	if (!out)
-		return -1;
-	c->requests++;
-	snprintf(copy, sizeof(copy), "%s", line);
-	nw = tool_split(copy, w, 4);
-	if (nw == 0) {
-		/* Answered all the same: a pipelining client counts lines. */
-		fputs("{\"error\":\"empty request\"}", out);
-	} else if (!strcmp(w[0], "stats")) {
+	if (!out) {
+		cl->out.oom = true;
+		return;
+	}
+	if (!strcmp(w[0], "stats")) {
 		stats_json(c, out);
 	} else if (!strcmp(w[0], "switch")) {
 		/* Its rkeys let the holder write into our memory. */
@@ -762,7 +739,7 @@ static int handle_line(struct collector *c, struct client *cl, char *line)
 		}
 	} else if (!strcmp(w[0], "snapshot")) {
 		save_all(c, out);
-	} else if (!strcmp(w[0], "ki-reset")) {
+	} else { /* ki-reset */
 		size_t i;
 
 		for (i = 0; i < c->n; i++)
@@ -779,17 +756,47 @@ static int handle_line(struct collector *c, struct client *cl, char *line)
 			else
 				fputs("{\"ok\":true}", out);
 		}
-	} else if (tool_exec(c->v, c->n, &cl->sess, line, out) < 0) {
-		fputs("{\"error\":\"unknown request; see docs/collector-protocol.md"
-		      "\"}", out);
 	}
-	fputc('\n', out);
-	if (fclose(out) || queue_out(cl, buf, len))
-		rc = -1;
-	else if (strstr(buf, "{\"error\"") == buf)
-		c->errors++;
+	if (fclose(out)) {
+		cl->out.oom = true;
+	} else {
+		c->errors += len >= 8 && !memcmp(buf, "{\"error\"", 8);
+		tool_out_put(&cl->out, buf, len);
+	}
 	free(buf);
-	return rc;
+}
+
+/* Answer one request (a point query may be queued in c->batch: its
+ * answer is written when the run ends). */
+static void handle_line(struct collector *c, struct client *cl, char *line)
+{
+	char copy[LINE_MAX_BYTES], *w[4];
+	int nw;
+
+	c->requests++;
+	/* The executor's requests first: they are the many. */
+	if (tool_exec_batched(c->batch, c->v, c->n, &cl->sess, line,
+			      &cl->out) == 0) {
+		return;
+	}
+	/* Not the executor's: the queue was flushed, answers stay in order. */
+	snprintf(copy, sizeof(copy), "%s", line);
+	nw = tool_split(copy, w, 4);
+	if (nw == 0) {
+		/* Answered all the same: a pipelining client counts lines. */
+		tool_out_str(&cl->out, "{\"error\":\"empty request\"}\n");
+		c->errors++;
+		return;
+	}
+	if (!strcmp(w[0], "stats") || !strcmp(w[0], "switch") ||
+	    !strcmp(w[0], "snapshot") || !strcmp(w[0], "ki-reset")) {
+		handle_own(c, cl, w, nw);
+	} else {
+		tool_out_str(&cl->out, "{\"error\":\"unknown request; see "
+			     "docs/collector-protocol.md\"}");
+		c->errors++;
+	}
+	tool_out_put(&cl->out, "\n", 1);
 }
 
 static void drop_client(struct client *cl)
@@ -798,9 +805,8 @@ static void drop_client(struct client *cl)
 	cl->fd = -1;
 	cl->len = 0;
 	cl->eof = cl->skipping = false;
-	free(cl->out);
-	cl->out = NULL;
-	cl->out_len = cl->out_sent = cl->out_cap = 0;
+	tool_out_free(&cl->out);
+	cl->out_sent = 0;
 	tool_session_free(&cl->sess);
 }
 
@@ -823,7 +829,7 @@ static void drop_client_why(struct client *cl, const char *fmt, ...)
 static int flush_out(struct client *cl)
 {
 	while (unsent(cl)) {
-		ssize_t n = send(cl->fd, cl->out + cl->out_sent, unsent(cl),
+		ssize_t n = send(cl->fd, cl->out.p + cl->out_sent, unsent(cl),
 				 MSG_DONTWAIT | MSG_NOSIGNAL);
 
 		if (n < 0 && errno == EINTR)
@@ -833,54 +839,75 @@ static int flush_out(struct client *cl)
 		cl->out_sent += (size_t)n;
 		cl->last_ns = tool_now_ns();
 	}
-	cl->out_len = cl->out_sent = 0;
-	if (cl->out_cap > OUT_CAP) { /* a huge answer is gone: its memory too */
-		free(cl->out);
-		cl->out = NULL;
-		cl->out_cap = 0;
-	}
+	cl->out.len = cl->out_sent = 0;
+	if (cl->out.cap > OUT_CAP) /* a huge answer is gone: its memory too */
+		tool_out_free(&cl->out);
 	return 0;
 }
 
-/* Answer the complete requests in in[] while the answers fit under the
- * cap. Return -1 when an answer could not be queued (out of memory). */
+/*
+ * Answer the complete requests in in[] while the answers fit under the
+ * cap, into cl->out (sent once for them all). A request is at most
+ * TOOL_REQUEST_MAX bytes before its newline; a longer one is answered
+ * with one error and skipped to its newline. Return -1 when an answer
+ * could not be queued (out of memory).
+ */
 static int answer_requests(struct collector *c, struct client *cl)
 {
-	while (unsent(cl) < OUT_CAP) {
-		char *nl = memchr(cl->in, '\n', cl->len);
-		size_t used;
+	static const char too_long[] = "{\"error\":\"request too long (the "
+		"limit is " STR(TOOL_REQUEST_MAX) " bytes)\"}\n";
+	size_t pos = 0;
 
-		if (!nl && cl->eof && cl->len && cl->len < sizeof(cl->in)) {
+	if (cl->out_sent) { /* keep the unsent answers at the start */
+		memmove(cl->out.p, cl->out.p + cl->out_sent, unsent(cl));
+		cl->out.len -= cl->out_sent;
+		cl->out_sent = 0;
+	}
+	while (pos < cl->len && unsent(cl) < OUT_CAP) {
+		char *line = cl->in + pos;
+		size_t avail = cl->len - pos, n;
+		char *nl = memchr(line, '\n', avail);
+
+		if (!nl && cl->eof && !cl->skipping) {
 			/* The last request may lack its newline. */
-			cl->in[cl->len] = '\n';
-			nl = cl->in + cl->len++;
+			nl = line + avail;
+			pos++; /* for the newline it lacks */
 		}
 		if (!nl) {
 			if (cl->skipping) {
-				cl->len = 0;
-			} else if (cl->len == sizeof(cl->in)) {
-				static const char e[] = "{\"error\":\"request "
-					"too long (the limit is "
-					STR(TOOL_REQUEST_MAX) " bytes)\"}\n";
-
+				pos = cl->len;
+			} else if (avail > TOOL_REQUEST_MAX) {
+				tool_batch_flush(c->batch, &cl->out);
 				c->requests++;
 				c->errors++;
-				cl->len = 0;
+				tool_out_str(&cl->out, too_long);
 				cl->skipping = true;
-				return queue_out(cl, e, sizeof(e) - 1);
+				pos = cl->len;
 			}
-			return 0;
+			break;
 		}
-		used = (size_t)(nl - cl->in) + 1;
-		*nl = 0;
-		if (cl->skipping) /* the end of an over-long request */
+		n = (size_t)(nl - line);
+		pos += n + 1;
+		if (cl->skipping) { /* the end of an over-long request */
 			cl->skipping = false;
-		else if (handle_line(c, cl, cl->in))
-			return -1;
-		memmove(cl->in, cl->in + used, cl->len - used);
-		cl->len -= used;
+		} else if (n > TOOL_REQUEST_MAX) {
+			tool_batch_flush(c->batch, &cl->out);
+			c->requests++;
+			c->errors++;
+			tool_out_str(&cl->out, too_long);
+		} else {
+			*nl = 0;
+			handle_line(c, cl, line);
+		}
 	}
-	return 0;
+	tool_batch_flush(c->batch, &cl->out);
+	c->errors += cl->out.errors;
+	cl->out.errors = 0;
+	if (pos > cl->len) /* the last line, without its newline */
+		pos = cl->len;
+	memmove(cl->in, cl->in + pos, cl->len - pos);
+	cl->len -= pos;
+	return cl->out.oom ? -1 : 0;
 }
 
 /* Answer, send, and close a client that is done. */
@@ -895,13 +922,13 @@ static void client_progress(struct collector *c, struct client *cl)
 		drop_client(cl); /* it closed its end */
 		return;
 	}
-	if (cl->eof && !unsent(cl) && !memchr(cl->in, '\n', cl->len))
+	if (cl->eof && !unsent(cl) && !cl->len)
 		drop_client(cl);
 }
 
 static void client_input(struct collector *c, struct client *cl)
 {
-	ssize_t n = read(cl->fd, cl->in + cl->len, sizeof(cl->in) - cl->len);
+	ssize_t n = read(cl->fd, cl->in + cl->len, IN_BYTES - cl->len);
 
 	if (n < 0) {
 		if (errno != EINTR && errno != EAGAIN)
@@ -1024,7 +1051,7 @@ static void serve(struct collector *c)
 			p[np].fd = cl->fd;
 			p[np].events = 0;
 			if (!cl->eof && unsent(cl) < OUT_CAP &&
-			    cl->len < sizeof(cl->in))
+			    cl->len < IN_BYTES)
 				p[np].events |= POLLIN;
 			if (unsent(cl))
 				p[np].events |= POLLOUT;
@@ -1150,6 +1177,10 @@ int main(int argc, char **argv)
 		c.cl[i].fd = -1;
 	c.listen_fd = -1;
 	c.started_ns = tool_now_ns();
+	if (tool_batch_create(&c.batch)) {
+		fprintf(stderr, "dta-collector: out of memory\n");
+		goto out;
+	}
 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -1195,6 +1226,7 @@ out:
 		if (!c.keep_shm && !(rc && c.reattached[i]))
 			shm_unlink(c.shm[i]);
 	}
+	tool_batch_destroy(c.batch);
 	dta_config_destroy(c.cfg);
 	return rc;
 }
