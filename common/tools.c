@@ -41,12 +41,19 @@ void tool_hex(const uint8_t *p, size_t len, char *out)
 	out[2 * len] = 0;
 }
 
+/* Value of hex digit @c, or -1 (a table: the collector decodes a key
+ * per query). */
 static int hexval(int c)
 {
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c = tolower(c);
-	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+	static const signed char v[256] = {
+		['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5,
+		['5'] = 6, ['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
+		['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15,
+		['f'] = 16, ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14,
+		['E'] = 15, ['F'] = 16,
+	};
+
+	return v[(unsigned char)c] - 1;
 }
 
 int tool_unhex(const char *s, uint8_t *out, size_t cap)
@@ -1126,14 +1133,27 @@ uint64_t tool_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+static bool is_blank(char ch)
+{
+	return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n';
+}
+
 int tool_split(char *line, char **w, int max)
 {
 	int n = 0;
-	char *save = NULL, *tok;
 
-	for (tok = strtok_r(line, " \t\r\n", &save); tok && n < max;
-	     tok = strtok_r(NULL, " \t\r\n", &save))
-		w[n++] = tok;
+	while (n < max) {
+		while (is_blank(*line))
+			line++;
+		if (!*line)
+			break;
+		w[n++] = line;
+		while (*line && !is_blank(*line))
+			line++;
+		if (!*line)
+			break;
+		*line++ = 0;
+	}
 	return n;
 }
 
