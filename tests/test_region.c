@@ -6,12 +6,14 @@
 #include <stdint.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -557,6 +559,69 @@ static void test_squatting(void **state)
 	dta_region_destroy(r); /* the 0660 one, replaced above */
 }
 
+/* The local mapping path: an analysis tool maps a collector's live
+ * region read-only and queries it. It sees what writers put there as
+ * they do; it cannot write (a write through the mapping faults); and it
+ * refuses an object that someone else could have planted and filled. */
+static void test_readonly_map(void **state)
+{
+	char name[64];
+	struct dta_layout l;
+	struct dta_region *coll, *ro;
+	struct dta_region_opts o;
+	uint32_t v;
+	pid_t pid;
+	int st, fd;
+
+	(void)state;
+	snprintf(name, sizeof(name), "/dta-test-romap-%d", (int)getpid());
+	assert_int_equal(dta_layout_kw(&l, 4096, 4, 4, 2, DTA_HASH_CRC32C, 0), 0);
+	o = opts(DTA_BACKING_SHM, name, DTA_REGION_EXCL | DTA_REGION_UNLINK);
+	o.mode = 0640;
+	assert_int_equal(dta_region_create(&l, &o, &coll), 0);
+	o = opts(DTA_BACKING_SHM, name, DTA_REGION_RDONLY);
+	assert_int_equal(dta_region_open(&o, &ro), 0);
+	assert_int_equal(kw_get(ro, 9, &v), DTA_Q_NOT_FOUND);
+	kw_put(coll, 9, 900); /* lands while the reader has it mapped */
+	assert_int_equal(kw_get(ro, 9, &v), DTA_Q_FOUND);
+	assert_int_equal(v, 900);
+	/* Writing through the read-only mapping faults. */
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		volatile uint8_t *d = dta_region_data(ro);
+
+		signal(SIGSEGV, SIG_DFL); /* cmocka catches it otherwise */
+		d[0] = 1;
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFSIGNALED(st));
+	assert_int_equal(WTERMSIG(st), SIGSEGV);
+	assert_int_equal(dta_region_enter(ro), -EINVAL);
+	dta_region_destroy(ro);
+
+	/* Anyone may have written a world-writable object: refused. */
+	fd = shm_open(name, O_RDWR, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(fchmod(fd, 0646), 0);
+	assert_int_equal(dta_region_open(&o, &ro), -EPERM);
+	assert_int_equal(fchmod(fd, 0640), 0);
+	/* Another user's object: only with DTA_REGION_ANY_OWNER (needs root
+	 * to give it away). */
+	if (fchown(fd, 65534, 65534) == 0) {
+		assert_int_equal(dta_region_open(&o, &ro), -EPERM);
+		o.flags |= DTA_REGION_ANY_OWNER;
+		assert_int_equal(dta_region_open(&o, &ro), 0);
+		dta_region_destroy(ro);
+		o.flags &= ~DTA_REGION_ANY_OWNER;
+		assert_int_equal(fchown(fd, 0, 0), 0);
+	}
+	close(fd);
+	dta_region_destroy(coll);
+	assert_int_equal(dta_region_open(&o, &ro), -ENOENT);
+}
+
 /* A structure larger than /dev/shm is refused at creation, quickly (free
  * space checked before anything is reserved), and leaves nothing behind;
  * one that fits has all its memory reserved. */
@@ -659,6 +724,7 @@ int main(void)
 		cmocka_unit_test(test_version1_file),
 		cmocka_unit_test(test_retire),
 		cmocka_unit_test(test_squatting),
+		cmocka_unit_test(test_readonly_map),
 		cmocka_unit_test(test_shm_too_small),
 		cmocka_unit_test(test_beyond_4gib),
 	};

@@ -421,6 +421,34 @@ static int check_owner(int fd, const struct dta_region_opts *o)
 	return 0;
 }
 
+/* A shared-memory region opened read-only (an analysis tool mapping a
+ * collector's structure) must be one only its owner could have filled:
+ * owned by us or root (any owner with DTA_REGION_ANY_OWNER: a member of
+ * the region's group reading its collector's), and writable by no one
+ * outside its owner and group. Files (snapshots) are not checked: their
+ * data has a CRC in the header. */
+static int check_reader(int fd, const struct dta_region_opts *o)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) != 0)
+		return -errno;
+	if (!(o->flags & DTA_REGION_ANY_OWNER) && st.st_uid != geteuid() &&
+	    st.st_uid != 0) {
+		dta__log(DTA_LOG_ERROR, "region %s: owned by uid %u, neither us "
+			 "(uid %u) nor root: refusing to read it", o->path,
+			 (unsigned)st.st_uid, (unsigned)geteuid());
+		return -EPERM;
+	}
+	if (st.st_mode & S_IWOTH) {
+		dta__log(DTA_LOG_ERROR, "region %s: mode %04o lets anyone write "
+			 "it: refusing to read it", o->path,
+			 (unsigned)(st.st_mode & 07777));
+		return -EPERM;
+	}
+	return 0;
+}
+
 static int map_fd(struct dta_region *r, int fd, uint64_t size, int prot)
 {
 	void *p = mmap(NULL, size, prot, MAP_SHARED, fd, 0);
@@ -555,8 +583,8 @@ DTA_API int dta_region_open(const struct dta_region_opts *opts,
 		err = fd;
 		goto err_free;
 	}
-	if (!rdonly) {
-		err = check_owner(fd, opts);
+	if (!rdonly || opts->backing == DTA_BACKING_SHM) {
+		err = rdonly ? check_reader(fd, opts) : check_owner(fd, opts);
 		if (err)
 			goto err_close;
 	}

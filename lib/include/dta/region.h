@@ -46,14 +46,16 @@ enum dta_backing {
 
 /* dta_region_opts.flags */
 #define DTA_REGION_HUGE 0x01      /* try 1 GiB, then 2 MiB pages (anon, shm) */
-#define DTA_REGION_RDONLY 0x02    /* open: map read-only */
+#define DTA_REGION_RDONLY 0x02    /* open: map read-only (PROT_READ: a
+				   * write through the mapping faults) */
 #define DTA_REGION_UNLINK 0x04    /* destroy: shm_unlink()/unlink() too */
 #define DTA_REGION_EXCL 0x08      /* create: fail if the object exists
 				   * (without it an existing object is
 				   * removed and a new one created) */
-#define DTA_REGION_ANY_OWNER 0x10 /* open for writing: accept an object
-				   * another user owns (a translator running
-				   * as a member of the region's group) */
+#define DTA_REGION_ANY_OWNER 0x10 /* open: accept an object another user
+				   * owns (a translator, or an analysis tool
+				   * reading, running as a member of the
+				   * region's group) */
 #define DTA_REGION_DORMANT 0x20   /* create: start RETIRED, so no writer
 				   * enters before the owner has filled it
 				   * (dta_region_load()); dta_region_revive()
@@ -117,12 +119,23 @@ DTA_API int dta_region_create(const struct dta_layout *layout,
  *
  * Read-only opens accept format versions 1 and 2; opens for writing only
  * version 2 (the version with the state words). Opening for writing checks
- * owner and mode first (see dta_region_opts.mode). A snapshot file (written
+ * owner and mode first (see dta_region_opts.mode).
+ *
+ * Reading a live collector's structure (the local mapping path,
+ * docs/collector-protocol.md): DTA_BACKING_SHM, @path "/dta-COLL.STRUCT",
+ * DTA_REGION_RDONLY. The mapping is PROT_READ and shared with the
+ * collector, so queries on dta_region_data() see reports as they land,
+ * at the library's own rate. Such an object must be owned by us or root
+ * (any owner with DTA_REGION_ANY_OWNER) and must not be writable by
+ * others (mode o+w), or the open fails with -EPERM: someone else could
+ * have put it there and filled it. Structures a collector keeps in
+ * anonymous memory (huge pages for RDMA-only collectors) have no object
+ * to open: -ENOENT; ask those over the socket. A snapshot file (written
  * by dta_region_save()) must be exactly header plus data long and its data
  * must match the CRC-32C in its header (version 2 files).
  *
- * Return: 0; -EINVAL; -ENOENT; -EPERM (owner or mode, opening for
- * writing); -DTA_E_BADREGION (bad magic, header CRC, size smaller than the
+ * Return: 0; -EINVAL; -ENOENT; -EPERM (owner or mode: opening for
+ * writing, or a shared-memory object read-only); -DTA_E_BADREGION (bad magic, header CRC, size smaller than the
  * header says, or a snapshot file with bytes after its data);
  * -DTA_E_CHECKSUM (snapshot data changed since it was saved);
  * -DTA_E_REGIONVERSION (unknown version, or version 1 opened for
