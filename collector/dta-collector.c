@@ -82,6 +82,7 @@ struct collector {
 	char shm[DTA_CONFIG_MAX_STRUCTURES][NAME_MAX + 1]; /* shm_open names */
 	bool reattached[DTA_CONFIG_MAX_STRUCTURES];
 	bool keep_shm; /* at exit: leave every shm object for the next one */
+	bool anon;     /* shared_memory = no: regions in anonymous memory */
 	unsigned shm_mode;
 	struct tool_view v[DTA_CONFIG_MAX_STRUCTURES];
 	int listen_fd;
@@ -282,6 +283,23 @@ static int open_region(struct collector *c, size_t i, bool huge, bool force,
 	struct dta_region_opts oo = o;
 	int err;
 
+	if (c->anon) {
+		/* Only RDMA translators write (and the socket reads): no
+		 * object to share, so private memory, on huge pages. */
+		o.backing = DTA_BACKING_ANON;
+		o.path = NULL;
+		o.flags &= ~DTA_REGION_EXCL;
+		snprintf(c->shm[i], sizeof(c->shm[i]), "anonymous memory");
+		err = dta_region_create(&cs->layout, &o, &c->r[i]);
+		if (err) {
+			c->r[i] = NULL;
+			fprintf(stderr, "dta-collector: %s: cannot allocate %" PRIu64
+				" bytes: %s\n", cs->name, cs->layout.data_size,
+				dta_strerror(err));
+			return -1;
+		}
+		return 0;
+	}
 	if (tool_shm_name(c->name, cs->name, c->shm[i], sizeof(c->shm[i]))) {
 		fprintf(stderr, "dta-collector: %s: the shared-memory name "
 			"/dta-%s.%s is longer than %d bytes; choose a shorter "
@@ -362,9 +380,9 @@ static int open_regions(struct collector *c, bool huge, bool force,
 		c->v[i].cs = cs;
 		c->v[i].l = dta_region_layout(c->r[i]);
 		c->v[i].area = dta_region_data(c->r[i]);
-		say("%s: %s, %" PRIu64 " bytes at %s (%" PRIu64 "-byte pages)",
+		say("%s: %s, %" PRIu64 " bytes %s %s (%" PRIu64 "-byte pages)",
 		    cs->name, dta_primitive_name(cs->layout.primitive),
-		    cs->layout.data_size, c->shm[i],
+		    cs->layout.data_size, c->anon ? "in" : "at", c->shm[i],
 		    dta_region_page_size(c->r[i]));
 		i++;
 	}
@@ -557,6 +575,11 @@ static int shut_down(struct collector *c)
 	if (save_all(c, NULL) == 0) {
 		say("snapshots written to %s", c->snapshot_dir);
 		return 0;
+	}
+	if (c->anon) {
+		say("a snapshot failed: the data in anonymous memory is lost "
+		    "with this collector");
+		return -1;
 	}
 	c->keep_shm = true;
 	for (size_t i = 0; i < c->n; i++)
@@ -1163,6 +1186,13 @@ int main(int argc, char **argv)
 	v = dta_config_collector_get(c.cfg, (size_t)c.idx, "huge_pages");
 	if (v && !yes(v))
 		huge = false;
+	v = dta_config_collector_get(c.cfg, (size_t)c.idx, "shared_memory");
+	c.anon = v && !yes(v);
+	if (c.anon && !dta_config_collector_get(c.cfg, (size_t)c.idx,
+						"rdma_bind"))
+		say("shared_memory = no and no rdma_bind: no translator can "
+		    "write these structures (local translators need shared "
+		    "memory)");
 	if (tool_config_mode(c.cfg, (size_t)c.idx, "shm_mode", 0600,
 			     &c.shm_mode)) {
 		fprintf(stderr, "dta-collector: shm_mode is not octal\n");
@@ -1223,7 +1253,7 @@ out:
 	for (size_t i = 0; i < c.n; i++) {
 		dta_pc_codebook_destroy(c.v[i].cb);
 		dta_region_destroy(c.r[i]);
-		if (!c.keep_shm && !(rc && c.reattached[i]))
+		if (!c.anon && !c.keep_shm && !(rc && c.reattached[i]))
 			shm_unlink(c.shm[i]);
 	}
 	tool_batch_destroy(c.batch);

@@ -99,6 +99,31 @@ static void test_anon(void **state)
 	dta_region_destroy(NULL);
 }
 
+/* AnonHugePages of the mapping holding @p, from /proc/self/smaps; -1 if
+ * not found. */
+static long long smaps_thp_kb(const void *p)
+{
+	char line[256];
+	unsigned long lo, hi;
+	long long kb = -1;
+	int in = 0;
+	FILE *f = fopen("/proc/self/smaps", "r");
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 &&
+		    strchr(line, '-') < strchr(line, ' ')) {
+			if (in)
+				break;
+			in = (uintptr_t)p >= lo && (uintptr_t)p < hi;
+		} else if (in && sscanf(line, "AnonHugePages: %lld kB", &kb) == 1) {
+			break;
+		}
+	}
+	fclose(f);
+	return kb;
+}
+
 static const char *last_log;
 static int log_calls;
 
@@ -129,7 +154,7 @@ static void test_huge_fallback(void **state)
 	dta_set_log(NULL);
 	if (dta_region_page_size(r) == 4096) {
 		assert_true(log_calls > 0);
-		assert_non_null(strstr(last_log, "huge pages unavailable"));
+		assert_non_null(strstr(last_log, "transparent huge page"));
 	} else {
 		assert_true(dta_region_page_size(r) == (2u << 20) ||
 			    dta_region_page_size(r) == (1u << 30));
@@ -559,6 +584,51 @@ static void test_squatting(void **state)
 	dta_region_destroy(r); /* the 0660 one, replaced above */
 }
 
+/* Anonymous regions asking for huge pages where none are reserved get
+ * transparent ones (MADV_HUGEPAGE, populated at creation), and the page
+ * size they report is what the kernel gave: the mapping is aligned to it
+ * and /proc/self/smaps agrees. */
+static void test_thp(void **state)
+{
+	struct dta_layout l;
+	struct dta_region *r;
+	struct dta_region_opts o = opts(DTA_BACKING_ANON, NULL, DTA_REGION_HUGE);
+	char mode[128] = "";
+	FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+	long long kb;
+	uint64_t ps;
+	uint32_t v;
+
+	(void)state;
+	if (f) {
+		if (!fgets(mode, sizeof(mode), f))
+			mode[0] = 0;
+		fclose(f);
+	}
+	if (!strstr(mode, "[always]") && !strstr(mode, "[madvise]"))
+		skip(); /* no transparent huge pages on this machine */
+	/* 16 MiB of slots: 8 huge pages. */
+	assert_int_equal(dta_layout_kw(&l, 2u << 20, 4, 4, 2, DTA_HASH_CRC32C, 0), 0);
+	assert_int_equal(dta_region_create(&l, &o, &r), 0);
+	ps = dta_region_page_size(r);
+	kb = smaps_thp_kb(dta_region_base(r));
+	assert_true(kb >= 0);
+	if (ps == 4096) {
+		/* the kernel had none to give (memory fragmented): smaps
+		 * says so too */
+		assert_true((uint64_t)kb * 1024 < dta_region_map_size(r) / 2);
+	} else {
+		assert_true(ps >= (2u << 20));
+		assert_int_equal((uintptr_t)dta_region_base(r) % ps, 0);
+		assert_int_equal(dta_region_map_size(r) % ps, 0);
+		assert_true((uint64_t)kb * 1024 >= dta_region_map_size(r) / 2);
+	}
+	kw_put(r, 3, 4);
+	assert_int_equal(kw_get(r, 3, &v), DTA_Q_FOUND);
+	assert_int_equal(v, 4);
+	dta_region_destroy(r);
+}
+
 /* The local mapping path: an analysis tool maps a collector's live
  * region read-only and queries it. It sees what writers put there as
  * they do; it cannot write (a write through the mapping faults); and it
@@ -717,6 +787,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_anon),
 		cmocka_unit_test(test_huge_fallback),
+		cmocka_unit_test(test_thp),
 		cmocka_unit_test(test_shm_shared),
 		cmocka_unit_test(test_snapshot),
 		cmocka_unit_test(test_open_rejects),

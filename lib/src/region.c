@@ -251,8 +251,100 @@ static int hugetlbfs_available(void)
 	       (unsigned long)st.f_type == HUGETLBFS_MAGIC_NR;
 }
 
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+/* The size of a transparent huge page (PMD), 2 MiB when unknown. */
+static uint64_t thp_size(void)
+{
+	unsigned long long v = 0;
+	FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size",
+			"re");
+
+	if (f) {
+		if (fscanf(f, "%llu", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v >= 4096 && !(v & (v - 1)) ? v : 2ull << 20;
+}
+
+/* Bytes of the mapping that holds @p that lie on transparent huge pages
+ * (AnonHugePages in /proc/self/smaps), and that mapping's size; 0 when
+ * unknown. */
+static uint64_t thp_bytes(const void *p, uint64_t *vma_size)
+{
+	char line[256];
+	unsigned long lo, hi;
+	unsigned long long kb;
+	int in = 0;
+	uint64_t got = 0;
+	FILE *f = fopen("/proc/self/smaps", "re");
+
+	*vma_size = 0;
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 &&
+		    strchr(line, '-') < strchr(line, ' ')) {
+			if (in)
+				break;
+			in = (uintptr_t)p >= lo && (uintptr_t)p < hi;
+			if (in)
+				*vma_size = hi - lo;
+		} else if (in && sscanf(line, "AnonHugePages: %llu kB", &kb) == 1) {
+			got = kb * 1024;
+			break;
+		}
+	}
+	fclose(f);
+	return got;
+}
+
+/*
+ * Normal pages with transparent huge page advice: the mapping is aligned
+ * to the huge page size (the kernel only backs aligned ranges with them)
+ * and populated now, so the pages are chosen here and the page size can be
+ * reported: the huge page size when at least half of it got huge pages.
+ */
+static int map_anon_thp(struct dta_region *r, uint64_t need)
+{
+	uint64_t hp = thp_size(), size = round_up(need, hp), vma, got;
+	uint8_t *p, *a;
+
+	p = mmap(NULL, size + hp, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	a = (uint8_t *)round_up((uintptr_t)p, hp);
+	if (a > p)
+		munmap(p, (size_t)(a - p));
+	if (a + size < p + size + hp)
+		munmap(a + size, (size_t)(p + size + hp - (a + size)));
+	r->base = a;
+	r->map_size = size;
+	r->page_size = 4096;
+	if (madvise(a, size, MADV_HUGEPAGE) != 0) {
+		dta__log(DTA_LOG_INFO, "region: no transparent huge pages (%s)",
+			 strerror(errno));
+		return 0;
+	}
+	if (madvise(a, size, MADV_POPULATE_WRITE) != 0)
+		for (uint64_t off = 0; off < size; off += 4096)
+			*(volatile uint8_t *)(a + off) = 0;
+	got = thp_bytes(a, &vma);
+	if (vma && got >= vma / 2)
+		r->page_size = hp;
+	dta__log(DTA_LOG_INFO, "region: %llu of %llu bytes on transparent "
+		 "huge pages of %llu bytes", (unsigned long long)got,
+		 (unsigned long long)vma, (unsigned long long)hp);
+	return 0;
+}
+
 /* Anonymous mapping, huge pages first when asked (1 GiB pages only for
- * regions of at least 1 GiB, where they cost no more than they save). */
+ * regions of at least 1 GiB, where they cost no more than they save),
+ * then transparent huge pages. */
 static int map_anon(struct dta_region *r, uint64_t need, int huge)
 {
 	static const struct {
@@ -281,17 +373,16 @@ static int map_anon(struct dta_region *r, uint64_t need, int huge)
 				 "region: no %s huge pages (%s), trying smaller",
 				 i == 0 ? "1 GiB" : "2 MiB", strerror(errno));
 		}
-		dta__log(DTA_LOG_WARN,
-			 "region: huge pages unavailable; using 4 KiB pages "
-			 "with transparent huge page advice");
+		dta__log(DTA_LOG_INFO,
+			 "region: no reserved huge pages; trying transparent "
+			 "huge pages");
+		return map_anon_thp(r, need);
 	}
 	r->map_size = round_up(need, 4096);
 	p = mmap(NULL, r->map_size, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (p == MAP_FAILED)
 		return -errno;
-	if (huge)
-		(void)madvise(p, r->map_size, MADV_HUGEPAGE);
 	r->base = p;
 	r->page_size = 4096;
 	return 0;
