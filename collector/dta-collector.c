@@ -348,7 +348,7 @@ static int open_region(struct collector *c, size_t i, bool huge, bool force,
 		dta_region_destroy(c->r[i]);
 	}
 	c->r[i] = NULL;
-	shm_unlink(path);
+	dta_region_unlink(DTA_BACKING_SHM, path);
 	err = dta_region_create(&cs->layout, &o, &c->r[i]);
 done:
 	if (err) {
@@ -1254,7 +1254,7 @@ out:
 		dta_pc_codebook_destroy(c.v[i].cb);
 		dta_region_destroy(c.r[i]);
 		if (!c.anon && !c.keep_shm && !(rc && c.reattached[i]))
-			shm_unlink(c.shm[i]);
+			dta_region_unlink(DTA_BACKING_SHM, c.shm[i]);
 	}
 	tool_batch_destroy(c.batch);
 	dta_config_destroy(c.cfg);

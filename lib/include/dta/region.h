@@ -19,14 +19,27 @@
  * a region before it stops using it (dta_region_retire()); writers in
  * other processes bracket every write with dta_region_enter() and
  * dta_region_leave(), so no write lands in a region its owner has given
- * up without the writer knowing. Huge pages (1 GiB, then 2 MiB) are tried when
- * asked for; when unavailable the region falls back to normal pages and says
- * why through the log callback.
+ * up without the writer knowing.
+ *
+ * Huge pages (DTA_REGION_HUGE), where the platform gives them:
+ *  - ANON: reserved 1 GiB (regions of 1 GiB or more), then 2 MiB pages
+ *    (MAP_HUGETLB); without a pool, transparent huge pages: the mapping is
+ *    aligned to their size, advised MADV_HUGEPAGE and populated at
+ *    creation, and dta_region_page_size() reports what the kernel gave
+ *    (the huge page size when it backs at least half the mapping).
+ *  - SHM: when hugetlbfs is mounted at /dev/hugepages and has the pages
+ *    free, the object is the file /dev/hugepages/NAME instead of
+ *    /dev/shm/NAME (same owner and mode rules); dta_region_open() finds it
+ *    in either place, and dta_region_unlink() removes it from both.
+ *    Otherwise 4 KiB pages (shared memory gets transparent huge pages only
+ *    when the administrator enables shmem THP).
+ * Each fallback says why through the log callback.
  */
 #ifndef DTA_REGION_H
 #define DTA_REGION_H
 
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "dta/common.h"
 #include "dta/layout.h"
@@ -174,6 +187,21 @@ DTA_API int dta_region_load(struct dta_region *r, const char *path);
  */
 DTA_API int dta_region_copy(struct dta_region *dst,
 			    const struct dta_region *src);
+
+/**
+ * dta_region_unlink() - remove region object @path: a file (FILE), or a
+ * shared-memory object (SHM) from /dev/shm and from hugetlbfs.
+ * Return: 0 (something was removed), -ENOENT, -EINVAL, other -errno.
+ */
+DTA_API int dta_region_unlink(int backing, const char *path);
+
+/**
+ * dta_region_shm_stat() - stat() the file behind shared-memory object
+ * @name, wherever it lives (/dev/shm, or hugetlbfs): its identity (st_dev,
+ * st_ino), owner and mode, e.g. to notice that a collector re-created it.
+ * Return: 0, -ENOENT, -EINVAL, -ENAMETOOLONG, other -errno.
+ */
+DTA_API int dta_region_shm_stat(const char *name, struct stat *st);
 
 /* Unmap and free; NULL is fine. With DTA_REGION_UNLINK also remove the
  * backing object. */
