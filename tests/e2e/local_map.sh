@@ -43,6 +43,18 @@ for k in $(grep -v '^#' "$E2E/kw.truth" | head -n 20 | cut -d' ' -f2) 0x01020304
 	b=$(e2e_query --map --json kw get paths "$k") || true
 	e2e_expect "kw get $k over --map" "$b" "$a"
 done
+# examples/dta_map_query (the library calls, batched) agrees too.
+keys=$(grep -v '^#' "$E2E/kw.truth" | head -n 20 | cut -d' ' -f2 | sed 's/^0x//')
+# shellcheck disable=SC2086
+"$BUILD/examples/dta_map_query" "/dta-e2e-local_map-$$.paths" $keys > "$E2E/example.out"
+e2e_expect "example answers" "$(wc -l < "$E2E/example.out")" 20
+while read -r k st d; do
+	a=$(e2e_query --json kw get paths "0x$k" < /dev/null) || true
+	case $st in
+	found) echo "$a" | grep -q "\"data\":\"$d\"" ;;
+	*) echo "$a" | grep -q "\"status\":\"$st\"" ;;
+	esac || { echo "FAIL: example $k $st $d, socket $a" >&2; exit 1; }
+done < "$E2E/example.out"
 e2e_query --map --json info > "$E2E/info.map"
 e2e_query --json info > "$E2E/info.sock"
 cmp "$E2E/info.sock" "$E2E/info.map"
