@@ -6,9 +6,9 @@
 #                 read-only (the local mapping path)
 #   bench_pages   Key-Write batched queries on 4 KiB pages, transparent
 #                 huge pages, and shared memory (/dev/shm, or hugetlbfs)
-# As root with --hugetlbfs, bench_pages runs again with hugetlbfs mounted
-# at /dev/hugepages in a private mount namespace and enough huge pages
-# reserved for its shared region (vm.nr_hugepages is put back after).
+# As root with --hugetlbfs, both run again with hugetlbfs mounted at
+# /dev/hugepages in a private mount namespace and enough huge pages
+# reserved for the shared regions (vm.nr_hugepages is put back after).
 #
 #   bench/collector.sh BUILD_DIR [--hugetlbfs]
 set -e
@@ -33,5 +33,7 @@ echo $((old + want)) > /proc/sys/vm/nr_hugepages
 grep HugePages_Free /proc/meminfo
 unshare -m --propagation private sh -c '
 	mount -t hugetlbfs -o pagesize=2M none /dev/hugepages &&
-	"$0/bench/bench_pages" -s 24 -n 2000000 -r 5' "$B"
+	"$0/bench/bench_pages" -s 24 -n 2000000 -r 5 &&
+	echo "== load: $(uptime)" &&
+	"$0/bench/bench_socket" -s 24 -n 2000000 -r 5' "$B"
 echo "== load: $(uptime)"
