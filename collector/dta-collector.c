@@ -3,7 +3,8 @@
  * dta-collector: owns the memory DTA reports are written into.
  *
  * Creates one region per configured structure in POSIX shared memory
- * (huge pages when possible) for local translators to write into, answers
+ * (hugetlbfs when mounted; anonymous memory on huge pages with
+ * shared_memory = no) for local translators to write into, answers
  * queries over a Unix socket (docs/collector-protocol.md), keeps Append
  * consumers per client, and writes snapshots on request and on a clean
  * shutdown (SIGTERM, SIGINT). Runs in the foreground; use a service manager
@@ -161,7 +162,12 @@ static void usage(FILE *f)
 		"\n"
 		"Structure S of collector NAME lives in shared memory /dta-NAME.S\n"
 		"(the section's name key, else its NAME, else \"dta\"), mode\n"
-		"[collector] shm_mode (default 0600). Local translators open it there.\n"
+		"[collector] shm_mode (default 0600), on hugetlbfs when mounted at\n"
+		"/dev/hugepages with pages free. Local translators open it there, and\n"
+		"analysis tools may map it read-only (dta-query --map). With\n"
+		"[collector] shared_memory = no (RDMA translators only) structures are\n"
+		"in anonymous memory on transparent huge pages. The log gives the page\n"
+		"size each structure got.\n"
 		"On shutdown the regions are retired (translators stop writing),\n"
 		"snapshotted, then removed; if a snapshot fails they are kept for the\n"
 		"next collector to reattach, and the exit status is 1.\n");
