@@ -692,6 +692,34 @@ static void test_readonly_map(void **state)
 	assert_int_equal(dta_region_open(&o, &ro), -ENOENT);
 }
 
+/* Where a shared-memory object lives is the library's business: tools
+ * stat and remove it by name (it may be on hugetlbfs). */
+static void test_shm_stat_unlink(void **state)
+{
+	char name[64], p[128];
+	struct dta_layout l;
+	struct dta_region *r;
+	struct dta_region_opts o;
+	struct stat st, st2;
+
+	(void)state;
+	snprintf(name, sizeof(name), "/dta-test-unlink-%d", (int)getpid());
+	assert_int_equal(dta_layout_kw(&l, 64, 4, 4, 1, DTA_HASH_CRC32C, 0), 0);
+	assert_int_equal(dta_region_shm_stat(name, &st), -ENOENT);
+	assert_int_equal(dta_region_unlink(DTA_BACKING_SHM, name), -ENOENT);
+	o = opts(DTA_BACKING_SHM, name, DTA_REGION_EXCL);
+	assert_int_equal(dta_region_create(&l, &o, &r), 0);
+	assert_int_equal(dta_region_shm_stat(name, &st), 0);
+	snprintf(p, sizeof(p), "/dev/shm%s", name);
+	assert_int_equal(stat(p, &st2), 0);
+	assert_true(st.st_ino == st2.st_ino && st.st_dev == st2.st_dev);
+	assert_int_equal(dta_region_unlink(DTA_BACKING_SHM, name), 0);
+	assert_int_equal(dta_region_shm_stat(name, &st), -ENOENT);
+	assert_int_equal(dta_region_shm_stat("no-slash", &st), -EINVAL);
+	assert_int_equal(dta_region_unlink(DTA_BACKING_ANON, name), -EINVAL);
+	dta_region_destroy(r); /* mapped still; the name is gone */
+}
+
 /* A structure larger than /dev/shm is refused at creation, quickly (free
  * space checked before anything is reserved), and leaves nothing behind;
  * one that fits has all its memory reserved. */
@@ -796,6 +824,7 @@ int main(void)
 		cmocka_unit_test(test_retire),
 		cmocka_unit_test(test_squatting),
 		cmocka_unit_test(test_readonly_map),
+		cmocka_unit_test(test_shm_stat_unlink),
 		cmocka_unit_test(test_shm_too_small),
 		cmocka_unit_test(test_beyond_4gib),
 	};
