@@ -330,9 +330,20 @@ static int map_anon_thp(struct dta_region *r, uint64_t need)
 			 strerror(errno));
 		return 0;
 	}
-	if (madvise(a, size, MADV_POPULATE_WRITE) != 0)
+	if (madvise(a, size, MADV_POPULATE_WRITE) != 0) {
+		int err = errno;
+
+		if (err != EINVAL) { /* EINVAL: a kernel before 5.14 */
+			munmap(a, size);
+			r->base = NULL;
+			dta__log(DTA_LOG_ERROR, "region: cannot populate %llu "
+				 "bytes: %s", (unsigned long long)size,
+				 strerror(err));
+			return -err;
+		}
 		for (uint64_t off = 0; off < size; off += 4096)
 			*(volatile uint8_t *)(a + off) = 0;
+	}
 	got = thp_bytes(a, &vma);
 	if (vma && got >= vma / 2)
 		r->page_size = hp;
