@@ -432,7 +432,7 @@ static bool out_room(struct tool_out *o, size_t more)
 
 void tool_out_put(struct tool_out *o, const void *p, size_t len)
 {
-	if (!out_room(o, len))
+	if (!len || !out_room(o, len))
 		return;
 	memcpy(o->p + o->len, p, len);
 	o->len += len;
@@ -1015,6 +1015,7 @@ int tool_exec_batched(struct tool_batch *b, struct tool_view *views,
 		if (b->n) {
 			char stack[512], *tmp = stack;
 			size_t len = out->len - mark;
+			uint64_t mine = out->errors - errs;
 
 			if (len > sizeof(stack)) {
 				tmp = malloc(len);
@@ -1023,9 +1024,8 @@ int tool_exec_batched(struct tool_batch *b, struct tool_view *views,
 					return rc;
 				}
 			}
-			uint64_t mine = out->errors - errs;
-
-			memcpy(tmp, out->p + mark, len);
+			if (len)
+				memcpy(tmp, out->p + mark, len);
 			out->len = mark;
 			out->errors = errs;
 			tool_batch_flush(b, out);
