@@ -942,15 +942,24 @@ static int answer_requests(struct collector *c, struct client *cl)
 /* Answer, send, and close a client that is done. */
 static void client_progress(struct collector *c, struct client *cl)
 {
-	if (answer_requests(c, cl)) {
-		/* A request without its answer would desynchronise it. */
-		drop_client_why(cl, "out of memory for an answer");
-		return;
-	}
-	if (flush_out(cl) < 0) {
-		drop_client(cl); /* it closed its end */
-		return;
-	}
+	size_t before;
+
+	/* Requests held back by the cap are answered once their
+	 * predecessors are sent: if one send took them all, nothing else
+	 * (no POLLOUT, perhaps no more input) would come back for them. */
+	do {
+		before = cl->len;
+		if (answer_requests(c, cl)) {
+			/* A request without its answer would desynchronise
+			 * it. */
+			drop_client_why(cl, "out of memory for an answer");
+			return;
+		}
+		if (flush_out(cl) < 0) {
+			drop_client(cl); /* it closed its end */
+			return;
+		}
+	} while (!unsent(cl) && cl->len && cl->len < before);
 	if (cl->eof && !unsent(cl) && !cl->len)
 		drop_client(cl);
 }
