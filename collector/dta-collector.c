@@ -3,7 +3,8 @@
  * dta-collector: owns the memory DTA reports are written into.
  *
  * Creates one region per configured structure in POSIX shared memory
- * (huge pages when possible) for local translators to write into, answers
+ * (hugetlbfs when mounted; anonymous memory on huge pages with
+ * shared_memory = no) for local translators to write into, answers
  * queries over a Unix socket (docs/collector-protocol.md), keeps Append
  * consumers per client, and writes snapshots on request and on a clean
  * shutdown (SIGTERM, SIGINT). Runs in the foreground; use a service manager
@@ -37,6 +38,9 @@
 #define STR_(x) #x
 #define STR(x) STR_(x) /* a number macro's digits, in a string literal */
 #define LINE_MAX_BYTES (TOOL_REQUEST_MAX + 1) /* a request and its newline */
+/* Requests read at once: a pipelining client's lines are answered a
+ * read at a time, into one buffer, sent with one send(). */
+#define IN_BYTES (64 * 1024)
 /* Answers waiting for a client beyond this: its requests wait too. */
 #define OUT_CAP (256 * 1024)
 #define IDLE_TIMEOUT_S 60
@@ -45,9 +49,10 @@
 
 /*
  * One connection. Requests are read into in[] and answered in order into
- * out[]; out[] is sent as the socket takes it, so no client ever waits
- * for another. Over OUT_CAP unsent, its requests are not read until it
- * reads its answers.
+ * out (runs of point queries of one structure together, tool_batch); out
+ * is sent as the socket takes it, so no client ever waits for another.
+ * Over OUT_CAP unsent, its requests are not read until it reads its
+ * answers.
  */
 struct client {
 	int fd;
@@ -55,9 +60,9 @@ struct client {
 	bool eof;      /* it shut its side: answer what it sent, then close */
 	bool skipping; /* inside a request over TOOL_REQUEST_MAX: drop to \n */
 	size_t len;
-	char in[LINE_MAX_BYTES];
-	char *out;
-	size_t out_len, out_sent, out_cap;
+	char in[IN_BYTES + 1]; /* + 1: room to end a last line */
+	struct tool_out out;
+	size_t out_sent;
 	uint64_t last_ns; /* last byte read or sent */
 	struct tool_session sess;
 };
@@ -78,10 +83,12 @@ struct collector {
 	char shm[DTA_CONFIG_MAX_STRUCTURES][NAME_MAX + 1]; /* shm_open names */
 	bool reattached[DTA_CONFIG_MAX_STRUCTURES];
 	bool keep_shm; /* at exit: leave every shm object for the next one */
+	bool anon;     /* shared_memory = no: regions in anonymous memory */
 	unsigned shm_mode;
 	struct tool_view v[DTA_CONFIG_MAX_STRUCTURES];
 	int listen_fd;
 	struct client cl[MAX_CLIENTS];
+	struct tool_batch *batch; /* shared: one client is answered at a time */
 	uint64_t started_ns, requests, errors, snapshots;
 	int quiet;
 #ifdef DTA_HAVE_RDMA
@@ -155,7 +162,12 @@ static void usage(FILE *f)
 		"\n"
 		"Structure S of collector NAME lives in shared memory /dta-NAME.S\n"
 		"(the section's name key, else its NAME, else \"dta\"), mode\n"
-		"[collector] shm_mode (default 0600). Local translators open it there.\n"
+		"[collector] shm_mode (default 0600), on hugetlbfs when mounted at\n"
+		"/dev/hugepages with pages free. Local translators open it there, and\n"
+		"analysis tools may map it read-only (dta-query --map). With\n"
+		"[collector] shared_memory = no (RDMA translators only) structures are\n"
+		"in anonymous memory on transparent huge pages. The log gives the page\n"
+		"size each structure got.\n"
 		"On shutdown the regions are retired (translators stop writing),\n"
 		"snapshotted, then removed; if a snapshot fails they are kept for the\n"
 		"next collector to reattach, and the exit status is 1.\n");
@@ -277,6 +289,23 @@ static int open_region(struct collector *c, size_t i, bool huge, bool force,
 	struct dta_region_opts oo = o;
 	int err;
 
+	if (c->anon) {
+		/* Only RDMA translators write (and the socket reads): no
+		 * object to share, so private memory, on huge pages. */
+		o.backing = DTA_BACKING_ANON;
+		o.path = NULL;
+		o.flags &= ~DTA_REGION_EXCL;
+		snprintf(c->shm[i], sizeof(c->shm[i]), "anonymous memory");
+		err = dta_region_create(&cs->layout, &o, &c->r[i]);
+		if (err) {
+			c->r[i] = NULL;
+			fprintf(stderr, "dta-collector: %s: cannot allocate %" PRIu64
+				" bytes: %s\n", cs->name, cs->layout.data_size,
+				dta_strerror(err));
+			return -1;
+		}
+		return 0;
+	}
 	if (tool_shm_name(c->name, cs->name, c->shm[i], sizeof(c->shm[i]))) {
 		fprintf(stderr, "dta-collector: %s: the shared-memory name "
 			"/dta-%s.%s is longer than %d bytes; choose a shorter "
@@ -325,7 +354,7 @@ static int open_region(struct collector *c, size_t i, bool huge, bool force,
 		dta_region_destroy(c->r[i]);
 	}
 	c->r[i] = NULL;
-	shm_unlink(path);
+	dta_region_unlink(DTA_BACKING_SHM, path);
 	err = dta_region_create(&cs->layout, &o, &c->r[i]);
 done:
 	if (err) {
@@ -357,9 +386,9 @@ static int open_regions(struct collector *c, bool huge, bool force,
 		c->v[i].cs = cs;
 		c->v[i].l = dta_region_layout(c->r[i]);
 		c->v[i].area = dta_region_data(c->r[i]);
-		say("%s: %s, %" PRIu64 " bytes at %s (%" PRIu64 "-byte pages)",
+		say("%s: %s, %" PRIu64 " bytes %s %s (%" PRIu64 "-byte pages)",
 		    cs->name, dta_primitive_name(cs->layout.primitive),
-		    cs->layout.data_size, c->shm[i],
+		    cs->layout.data_size, c->anon ? "in" : "at", c->shm[i],
 		    dta_region_page_size(c->r[i]));
 		i++;
 	}
@@ -553,6 +582,11 @@ static int shut_down(struct collector *c)
 		say("snapshots written to %s", c->snapshot_dir);
 		return 0;
 	}
+	if (c->anon) {
+		say("a snapshot failed: the data in anonymous memory is lost "
+		    "with this collector");
+		return -1;
+	}
 	c->keep_shm = true;
 	for (size_t i = 0; i < c->n; i++)
 		say("%s: keeping shared memory %s: a snapshot failed, and a "
@@ -673,7 +707,7 @@ static int client_limits(struct collector *c)
 
 static size_t unsent(const struct client *cl)
 {
-	return cl->out_len - cl->out_sent;
+	return cl->out.len - cl->out_sent;
 }
 
 static void stats_json(struct collector *c, FILE *out)
@@ -703,48 +737,20 @@ static void stats_json(struct collector *c, FILE *out)
 	fputc('}', out);
 }
 
-/* Append @len bytes to @cl's unsent answers; -1 when out of memory. */
-static int queue_out(struct client *cl, const char *p, size_t len)
+/* Answer a request the collector handles itself (rare ones: the FILE
+ * they are written to costs an allocation). */
+static void handle_own(struct collector *c, struct client *cl, char **w,
+		       int nw)
 {
-	if (cl->out_sent) {
-		memmove(cl->out, cl->out + cl->out_sent, unsent(cl));
-		cl->out_len -= cl->out_sent;
-		cl->out_sent = 0;
-	}
-	if (cl->out_len + len > cl->out_cap) {
-		size_t cap = cl->out_cap ? 2 * cl->out_cap : 4096;
-		char *n;
-
-		while (cap < cl->out_len + len)
-			cap *= 2;
-		n = realloc(cl->out, cap);
-		if (!n)
-			return -1;
-		cl->out = n;
-		cl->out_cap = cap;
-	}
-	memcpy(cl->out + cl->out_len, p, len);
-	cl->out_len += len;
-	return 0;
-}
-
-/* Answer one request; -1 if the answer could not be queued. */
-static int handle_line(struct collector *c, struct client *cl, char *line)
-{
-	char *buf = NULL, copy[LINE_MAX_BYTES], *w[4];
+	char *buf = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&buf, &len);
-	int nw, rc = 0;
 
-	if (!out)
-		return -1;
-	c->requests++;
-	snprintf(copy, sizeof(copy), "%s", line);
-	nw = tool_split(copy, w, 4);
-	if (nw == 0) {
-		/* Answered all the same: a pipelining client counts lines. */
-		fputs("{\"error\":\"empty request\"}", out);
-	} else if (!strcmp(w[0], "stats")) {
+	if (!out) {
+		cl->out.oom = true;
+		return;
+	}
+	if (!strcmp(w[0], "stats")) {
 		stats_json(c, out);
 	} else if (!strcmp(w[0], "switch")) {
 		/* Its rkeys let the holder write into our memory. */
@@ -762,7 +768,7 @@ static int handle_line(struct collector *c, struct client *cl, char *line)
 		}
 	} else if (!strcmp(w[0], "snapshot")) {
 		save_all(c, out);
-	} else if (!strcmp(w[0], "ki-reset")) {
+	} else { /* ki-reset */
 		size_t i;
 
 		for (i = 0; i < c->n; i++)
@@ -779,17 +785,47 @@ static int handle_line(struct collector *c, struct client *cl, char *line)
 			else
 				fputs("{\"ok\":true}", out);
 		}
-	} else if (tool_exec(c->v, c->n, &cl->sess, line, out) < 0) {
-		fputs("{\"error\":\"unknown request; see docs/collector-protocol.md"
-		      "\"}", out);
 	}
-	fputc('\n', out);
-	if (fclose(out) || queue_out(cl, buf, len))
-		rc = -1;
-	else if (strstr(buf, "{\"error\"") == buf)
-		c->errors++;
+	if (fclose(out)) {
+		cl->out.oom = true;
+	} else {
+		c->errors += len >= 8 && !memcmp(buf, "{\"error\"", 8);
+		tool_out_put(&cl->out, buf, len);
+	}
 	free(buf);
-	return rc;
+}
+
+/* Answer one request (a point query may be queued in c->batch: its
+ * answer is written when the run ends). */
+static void handle_line(struct collector *c, struct client *cl, char *line)
+{
+	char copy[LINE_MAX_BYTES], *w[4];
+	int nw;
+
+	c->requests++;
+	/* The executor's requests first: they are the many. */
+	if (tool_exec_batched(c->batch, c->v, c->n, &cl->sess, line,
+			      &cl->out) == 0) {
+		return;
+	}
+	/* Not the executor's: the queue was flushed, answers stay in order. */
+	snprintf(copy, sizeof(copy), "%s", line);
+	nw = tool_split(copy, w, 4);
+	if (nw == 0) {
+		/* Answered all the same: a pipelining client counts lines. */
+		tool_out_str(&cl->out, "{\"error\":\"empty request\"}\n");
+		c->errors++;
+		return;
+	}
+	if (!strcmp(w[0], "stats") || !strcmp(w[0], "switch") ||
+	    !strcmp(w[0], "snapshot") || !strcmp(w[0], "ki-reset")) {
+		handle_own(c, cl, w, nw);
+	} else {
+		tool_out_str(&cl->out, "{\"error\":\"unknown request; see "
+			     "docs/collector-protocol.md\"}");
+		c->errors++;
+	}
+	tool_out_put(&cl->out, "\n", 1);
 }
 
 static void drop_client(struct client *cl)
@@ -798,9 +834,8 @@ static void drop_client(struct client *cl)
 	cl->fd = -1;
 	cl->len = 0;
 	cl->eof = cl->skipping = false;
-	free(cl->out);
-	cl->out = NULL;
-	cl->out_len = cl->out_sent = cl->out_cap = 0;
+	tool_out_free(&cl->out);
+	cl->out_sent = 0;
 	tool_session_free(&cl->sess);
 }
 
@@ -823,7 +858,7 @@ static void drop_client_why(struct client *cl, const char *fmt, ...)
 static int flush_out(struct client *cl)
 {
 	while (unsent(cl)) {
-		ssize_t n = send(cl->fd, cl->out + cl->out_sent, unsent(cl),
+		ssize_t n = send(cl->fd, cl->out.p + cl->out_sent, unsent(cl),
 				 MSG_DONTWAIT | MSG_NOSIGNAL);
 
 		if (n < 0 && errno == EINTR)
@@ -833,75 +868,105 @@ static int flush_out(struct client *cl)
 		cl->out_sent += (size_t)n;
 		cl->last_ns = tool_now_ns();
 	}
-	cl->out_len = cl->out_sent = 0;
-	if (cl->out_cap > OUT_CAP) { /* a huge answer is gone: its memory too */
-		free(cl->out);
-		cl->out = NULL;
-		cl->out_cap = 0;
-	}
+	cl->out.len = cl->out_sent = 0;
+	if (cl->out.cap > OUT_CAP) /* a huge answer is gone: its memory too */
+		tool_out_free(&cl->out);
 	return 0;
 }
 
-/* Answer the complete requests in in[] while the answers fit under the
- * cap. Return -1 when an answer could not be queued (out of memory). */
+/*
+ * Answer the complete requests in in[] while the answers fit under the
+ * cap, into cl->out (sent once for them all). A request is at most
+ * TOOL_REQUEST_MAX bytes before its newline; a longer one is answered
+ * with one error and skipped to its newline. Return -1 when an answer
+ * could not be queued (out of memory).
+ */
 static int answer_requests(struct collector *c, struct client *cl)
 {
-	while (unsent(cl) < OUT_CAP) {
-		char *nl = memchr(cl->in, '\n', cl->len);
-		size_t used;
+	static const char too_long[] = "{\"error\":\"request too long (the "
+		"limit is " STR(TOOL_REQUEST_MAX) " bytes)\"}\n";
+	size_t pos = 0;
 
-		if (!nl && cl->eof && cl->len && cl->len < sizeof(cl->in)) {
+	if (cl->out_sent) { /* keep the unsent answers at the start */
+		memmove(cl->out.p, cl->out.p + cl->out_sent, unsent(cl));
+		cl->out.len -= cl->out_sent;
+		cl->out_sent = 0;
+	}
+	while (pos < cl->len && unsent(cl) < OUT_CAP) {
+		char *line = cl->in + pos;
+		size_t avail = cl->len - pos, n;
+		char *nl = memchr(line, '\n', avail);
+
+		if (!nl && cl->eof && !cl->skipping) {
 			/* The last request may lack its newline. */
-			cl->in[cl->len] = '\n';
-			nl = cl->in + cl->len++;
+			nl = line + avail;
+			pos++; /* for the newline it lacks */
 		}
 		if (!nl) {
 			if (cl->skipping) {
-				cl->len = 0;
-			} else if (cl->len == sizeof(cl->in)) {
-				static const char e[] = "{\"error\":\"request "
-					"too long (the limit is "
-					STR(TOOL_REQUEST_MAX) " bytes)\"}\n";
-
+				pos = cl->len;
+			} else if (avail > TOOL_REQUEST_MAX) {
+				tool_batch_flush(c->batch, &cl->out);
 				c->requests++;
 				c->errors++;
-				cl->len = 0;
+				tool_out_str(&cl->out, too_long);
 				cl->skipping = true;
-				return queue_out(cl, e, sizeof(e) - 1);
+				pos = cl->len;
 			}
-			return 0;
+			break;
 		}
-		used = (size_t)(nl - cl->in) + 1;
-		*nl = 0;
-		if (cl->skipping) /* the end of an over-long request */
+		n = (size_t)(nl - line);
+		pos += n + 1;
+		if (cl->skipping) { /* the end of an over-long request */
 			cl->skipping = false;
-		else if (handle_line(c, cl, cl->in))
-			return -1;
-		memmove(cl->in, cl->in + used, cl->len - used);
-		cl->len -= used;
+		} else if (n > TOOL_REQUEST_MAX) {
+			tool_batch_flush(c->batch, &cl->out);
+			c->requests++;
+			c->errors++;
+			tool_out_str(&cl->out, too_long);
+		} else {
+			*nl = 0;
+			handle_line(c, cl, line);
+		}
 	}
-	return 0;
+	tool_batch_flush(c->batch, &cl->out);
+	c->errors += cl->out.errors;
+	cl->out.errors = 0;
+	if (pos > cl->len) /* the last line, without its newline */
+		pos = cl->len;
+	memmove(cl->in, cl->in + pos, cl->len - pos);
+	cl->len -= pos;
+	return cl->out.oom ? -1 : 0;
 }
 
 /* Answer, send, and close a client that is done. */
 static void client_progress(struct collector *c, struct client *cl)
 {
-	if (answer_requests(c, cl)) {
-		/* A request without its answer would desynchronise it. */
-		drop_client_why(cl, "out of memory for an answer");
-		return;
-	}
-	if (flush_out(cl) < 0) {
-		drop_client(cl); /* it closed its end */
-		return;
-	}
-	if (cl->eof && !unsent(cl) && !memchr(cl->in, '\n', cl->len))
+	size_t before;
+
+	/* Requests held back by the cap are answered once their
+	 * predecessors are sent: if one send took them all, nothing else
+	 * (no POLLOUT, perhaps no more input) would come back for them. */
+	do {
+		before = cl->len;
+		if (answer_requests(c, cl)) {
+			/* A request without its answer would desynchronise
+			 * it. */
+			drop_client_why(cl, "out of memory for an answer");
+			return;
+		}
+		if (flush_out(cl) < 0) {
+			drop_client(cl); /* it closed its end */
+			return;
+		}
+	} while (!unsent(cl) && cl->len && cl->len < before);
+	if (cl->eof && !unsent(cl) && !cl->len)
 		drop_client(cl);
 }
 
 static void client_input(struct collector *c, struct client *cl)
 {
-	ssize_t n = read(cl->fd, cl->in + cl->len, sizeof(cl->in) - cl->len);
+	ssize_t n = read(cl->fd, cl->in + cl->len, IN_BYTES - cl->len);
 
 	if (n < 0) {
 		if (errno != EINTR && errno != EAGAIN)
@@ -1024,7 +1089,7 @@ static void serve(struct collector *c)
 			p[np].fd = cl->fd;
 			p[np].events = 0;
 			if (!cl->eof && unsent(cl) < OUT_CAP &&
-			    cl->len < sizeof(cl->in))
+			    cl->len < IN_BYTES)
 				p[np].events |= POLLIN;
 			if (unsent(cl))
 				p[np].events |= POLLOUT;
@@ -1136,6 +1201,13 @@ int main(int argc, char **argv)
 	v = dta_config_collector_get(c.cfg, (size_t)c.idx, "huge_pages");
 	if (v && !yes(v))
 		huge = false;
+	v = dta_config_collector_get(c.cfg, (size_t)c.idx, "shared_memory");
+	c.anon = v && !yes(v);
+	if (c.anon && !dta_config_collector_get(c.cfg, (size_t)c.idx,
+						"rdma_bind"))
+		say("shared_memory = no and no rdma_bind: no translator can "
+		    "write these structures (local translators need shared "
+		    "memory)");
 	if (tool_config_mode(c.cfg, (size_t)c.idx, "shm_mode", 0600,
 			     &c.shm_mode)) {
 		fprintf(stderr, "dta-collector: shm_mode is not octal\n");
@@ -1150,6 +1222,10 @@ int main(int argc, char **argv)
 		c.cl[i].fd = -1;
 	c.listen_fd = -1;
 	c.started_ns = tool_now_ns();
+	if (tool_batch_create(&c.batch)) {
+		fprintf(stderr, "dta-collector: out of memory\n");
+		goto out;
+	}
 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -1192,9 +1268,10 @@ out:
 	for (size_t i = 0; i < c.n; i++) {
 		dta_pc_codebook_destroy(c.v[i].cb);
 		dta_region_destroy(c.r[i]);
-		if (!c.keep_shm && !(rc && c.reattached[i]))
-			shm_unlink(c.shm[i]);
+		if (!c.anon && !c.keep_shm && !(rc && c.reattached[i]))
+			dta_region_unlink(DTA_BACKING_SHM, c.shm[i]);
 	}
+	tool_batch_destroy(c.batch);
 	dta_config_destroy(c.cfg);
 	return rc;
 }

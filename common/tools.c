@@ -41,12 +41,19 @@ void tool_hex(const uint8_t *p, size_t len, char *out)
 	out[2 * len] = 0;
 }
 
+/* Value of hex digit @c, or -1 (a table: the collector decodes a key
+ * per query). */
 static int hexval(int c)
 {
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c = tolower(c);
-	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+	static const signed char v[256] = {
+		['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5,
+		['5'] = 6, ['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
+		['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15,
+		['f'] = 16, ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14,
+		['E'] = 15, ['F'] = 16,
+	};
+
+	return v[(unsigned char)c] - 1;
 }
 
 int tool_unhex(const char *s, uint8_t *out, size_t cap)
@@ -398,23 +405,128 @@ void tool_switch_layout_json(FILE *f, const struct dta_layout *l)
 	fputc(']', f);
 }
 
-void tool_json_str(FILE *out, const char *s)
+/* ---- output buffers ---- */
+
+/* Room for @more bytes after the contents; false (and @o->oom) if none. */
+static bool out_room(struct tool_out *o, size_t more)
 {
-	fputc('"', out);
+	size_t cap;
+	char *n;
+
+	if (o->oom)
+		return false;
+	if (o->len + more <= o->cap)
+		return true;
+	cap = o->cap ? o->cap : 4096;
+	while (cap < o->len + more)
+		cap *= 2;
+	n = realloc(o->p, cap);
+	if (!n) {
+		o->oom = true;
+		return false;
+	}
+	o->p = n;
+	o->cap = cap;
+	return true;
+}
+
+void tool_out_put(struct tool_out *o, const void *p, size_t len)
+{
+	if (!len || !out_room(o, len))
+		return;
+	memcpy(o->p + o->len, p, len);
+	o->len += len;
+}
+
+void tool_out_str(struct tool_out *o, const char *s)
+{
+	tool_out_put(o, s, strlen(s));
+}
+
+void tool_out_printf(struct tool_out *o, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (!out_room(o, 256))
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(o->p + o->len, o->cap - o->len, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= o->cap - o->len) {
+		if (!out_room(o, (size_t)n + 1))
+			return;
+		va_start(ap, fmt);
+		vsnprintf(o->p + o->len, o->cap - o->len, fmt, ap);
+		va_end(ap);
+	}
+	o->len += (size_t)n;
+}
+
+void tool_out_free(struct tool_out *o)
+{
+	free(o->p);
+	memset(o, 0, sizeof(*o));
+}
+
+/* Decimal digits of @v, no allocation, no locale. */
+static void out_u64(struct tool_out *o, uint64_t v)
+{
+	char b[20];
+	int i = 20;
+
+	do
+		b[--i] = (char)('0' + v % 10);
+	while (v /= 10);
+	tool_out_put(o, b + i, (size_t)(20 - i));
+}
+
+static void out_hex(struct tool_out *o, const uint8_t *p, size_t len)
+{
+	static const char d[] = "0123456789abcdef";
+
+	if (!out_room(o, 2 * len))
+		return;
+	for (size_t i = 0; i < len; i++) {
+		o->p[o->len++] = d[p[i] >> 4];
+		o->p[o->len++] = d[p[i] & 15];
+	}
+}
+
+void tool_out_json_str(struct tool_out *o, const char *s)
+{
+	tool_out_put(o, "\"", 1);
 	for (; *s; s++) {
 		unsigned char ch = (unsigned char)*s;
 
 		if (ch == '"' || ch == '\\')
-			fprintf(out, "\\%c", ch);
+			tool_out_printf(o, "\\%c", ch);
 		else if (ch < 0x20)
-			fprintf(out, "\\u%04x", ch);
+			tool_out_printf(o, "\\u%04x", ch);
 		else
-			fputc(ch, out);
+			tool_out_put(o, s, 1);
 	}
-	fputc('"', out);
+	tool_out_put(o, "\"", 1);
 }
 
-static void json_error(FILE *out, const char *fmt, ...)
+void tool_json_str(FILE *out, const char *s)
+{
+	struct tool_out o = { 0 };
+
+	tool_out_json_str(&o, s);
+	if (o.len)
+		fwrite(o.p, 1, o.len, out);
+	tool_out_free(&o);
+}
+
+/* ---- the query executor ---- */
+
+static void json_error(struct tool_out *out, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void json_error(struct tool_out *out, const char *fmt, ...)
 {
 	char msg[256];
 	va_list ap;
@@ -422,9 +534,10 @@ static void json_error(FILE *out, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fputs("{\"error\":", out);
-	tool_json_str(out, msg);
-	fputc('}', out);
+	tool_out_str(out, "{\"error\":");
+	tool_out_json_str(out, msg);
+	tool_out_put(out, "}", 1);
+	out->errors++;
 }
 
 static const char *status_name(int st)
@@ -433,44 +546,45 @@ static const char *status_name(int st)
 	       : st == DTA_Q_CONFLICT ? "conflict" : "not-found";
 }
 
-static void info_one(FILE *out, const struct tool_view *v)
+static void info_one(struct tool_out *out, const struct tool_view *v)
 {
 	const struct dta_layout *l = v->l;
 
-	fputs("{\"name\":", out);
-	tool_json_str(out, v->cs->name);
-	fprintf(out, ",\"primitive\":\"%s\",\"hash\":\"%s\",\"seed\":%" PRIu64
+	tool_out_str(out, "{\"name\":");
+	tool_out_json_str(out, v->cs->name);
+	tool_out_printf(out, ",\"primitive\":\"%s\",\"hash\":\"%s\",\"seed\":%" PRIu64
 		",\"bytes\":%" PRIu64, dta_primitive_name(l->primitive),
 		dta_hash_family_name(l->hash_family), l->hash_seed,
 		l->data_size);
 	switch (l->primitive) {
 	case DTA_PRIM_KEY_WRITE:
-		fprintf(out, ",\"slots\":%" PRIu64 ",\"data\":%u,\"checksum\":%u,"
+		tool_out_printf(out, ",\"slots\":%" PRIu64 ",\"data\":%u,\"checksum\":%u,"
 			"\"redundancy\":%u", l->g.kw.slots, l->g.kw.data_len,
 			l->g.kw.csum_bytes, l->g.kw.max_redundancy);
 		break;
 	case DTA_PRIM_POSTCARD:
-		fprintf(out, ",\"chunks\":%" PRIu64 ",\"hops\":%u,\"slot_bytes\":%u,"
+		tool_out_printf(out, ",\"chunks\":%" PRIu64 ",\"hops\":%u,\"slot_bytes\":%u,"
 			"\"redundancy\":%u,\"values\":%zu", l->g.pc.chunks,
 			l->g.pc.hops, l->g.pc.slot_bytes, l->g.pc.redundancy,
 			v->cs->nvalues);
 		break;
 	case DTA_PRIM_APPEND:
-		fprintf(out, ",\"lists\":%u,\"first_list\":%u,\"batches\":%u,"
+		tool_out_printf(out, ",\"lists\":%u,\"first_list\":%u,\"batches\":%u,"
 			"\"batch\":%u,\"entry\":%u", l->g.ap.lists,
 			v->cs->list_base, l->g.ap.ring_batches,
 			l->g.ap.batch_entries, l->g.ap.entry_size);
 		break;
 	case DTA_PRIM_KEY_INCREMENT:
-		fprintf(out, ",\"width\":%" PRIu64 ",\"rows\":%u,\"banks\":%u",
+		tool_out_printf(out, ",\"width\":%" PRIu64 ",\"rows\":%u,\"banks\":%u",
 			l->g.ki.width, l->g.ki.rows, l->g.ki.banks);
 		break;
 	}
-	fputc('}', out);
+	tool_out_put(out, "}", 1);
 }
 
 static struct tool_view *find_view(struct tool_view *views, size_t n,
-				   const char *name, int prim, FILE *out)
+				   const char *name, int prim,
+				   struct tool_out *out)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (strcmp(views[i].cs->name, name))
@@ -515,14 +629,15 @@ void tool_session_free(struct tool_session *s)
 }
 
 static int exec_ap(struct tool_view *views, size_t nviews,
-		   struct tool_session *sess, char **w, int nw, FILE *out)
+		   struct tool_session *sess, char **w, int nw,
+		   struct tool_out *out)
 {
 	struct tool_view *v;
 	struct dta_ap_reader *rd;
 	unsigned long list, max;
 	uint64_t lost = 0;
 	uint8_t *buf;
-	char *end, hex[2 * DTA_DATA_MAX + 1];
+	char *end;
 	int n, err, from_now = nw > 4 && !strcmp(w[4], "now");
 
 	if (nw < 4 || (nw > 4 && strcmp(w[4], "now") && strcmp(w[4], "oldest"))) {
@@ -560,137 +675,380 @@ static int exec_ap(struct tool_view *views, size_t nviews,
 		free(buf);
 		return 0;
 	}
-	fputs("{\"entries\":[", out);
+	tool_out_str(out, "{\"entries\":[");
 	for (int i = 0; i < n; i++) {
-		tool_hex(buf + (size_t)i * v->l->g.ap.entry_size,
-			 v->l->g.ap.entry_size, hex);
-		fprintf(out, "%s\"%s\"", i ? "," : "", hex);
+		tool_out_str(out, i ? ",\"" : "\"");
+		out_hex(out, buf + (size_t)i * v->l->g.ap.entry_size,
+			v->l->g.ap.entry_size);
+		tool_out_put(out, "\"", 1);
 	}
-	fprintf(out, "],\"lost\":%" PRIu64 ",\"position\":%" PRIu64 "}", lost,
-		dta_ap_reader_position(rd));
+	tool_out_str(out, "],\"lost\":");
+	out_u64(out, lost);
+	tool_out_str(out, ",\"position\":");
+	out_u64(out, dta_ap_reader_position(rd));
+	tool_out_put(out, "}", 1);
 	free(buf);
 	return 0;
 }
 
-int tool_exec(struct tool_view *views, size_t nviews,
-	      struct tool_session *sess, const char *line, FILE *out)
+static void put_status(struct tool_out *out, int status)
+{
+	tool_out_str(out, "{\"status\":\"");
+	tool_out_str(out, status_name(status));
+	tool_out_put(out, "\"", 1);
+}
+
+/* The answer to one kw query, as dta_kw_query() gave it. */
+static void put_kw(struct tool_out *out, const struct tool_view *v, int err,
+		   const struct dta_kw_result *res, const uint8_t *data)
+{
+	if (err) {
+		json_error(out, "query: %s", dta_strerror(err));
+		return;
+	}
+	put_status(out, res->status);
+	if (res->status == DTA_Q_FOUND) {
+		tool_out_str(out, ",\"data\":\"");
+		out_hex(out, data, v->l->g.kw.data_len);
+		tool_out_put(out, "\"", 1);
+	}
+	tool_out_str(out, ",\"votes\":");
+	out_u64(out, res->votes);
+	tool_out_str(out, ",\"candidates\":");
+	out_u64(out, res->candidates);
+	tool_out_put(out, "}", 1);
+}
+
+static void put_pc(struct tool_out *out, int err,
+		   const struct dta_pc_result *res)
+{
+	if (err) {
+		json_error(out, "query: %s", dta_strerror(err));
+		return;
+	}
+	put_status(out, res->status);
+	if (res->status == DTA_Q_FOUND) {
+		tool_out_str(out, ",\"path\":[");
+		for (unsigned i = 0; i < res->path_len; i++) {
+			if (i)
+				tool_out_put(out, ",", 1);
+			out_u64(out, res->values[i]);
+		}
+		tool_out_put(out, "]", 1);
+	}
+	tool_out_str(out, ",\"valid_copies\":");
+	out_u64(out, res->valid_copies);
+	tool_out_put(out, "}", 1);
+}
+
+static void put_ki(struct tool_out *out, int err, uint64_t cnt)
+{
+	if (err) {
+		json_error(out, "query: %s", dta_strerror(err));
+		return;
+	}
+	tool_out_str(out, "{\"count\":");
+	out_u64(out, cnt);
+	tool_out_put(out, "}", 1);
+}
+
+/* A kw, pc or ki request, checked: what the query needs. */
+struct point_query {
+	struct tool_view *v;
+	int prim;
+	size_t klen;
+	uint8_t key[DTA_KEY_MAX];
+	struct dta_kw_query_opts kwo; /* kw */
+	unsigned bank;                /* ki */
+};
+
+/*
+ * Split and check request @line. Return 1 for a kw, pc or ki query
+ * ready to run (in @q), 0 when @line was answered here (info, ap, or an
+ * error), -1 when it is not the executor's.
+ */
+static int prepare(struct tool_view *views, size_t nviews,
+		   struct tool_session *sess, const char *line,
+		   struct tool_out *out, struct point_query *q)
 {
 	char copy[TOOL_REQUEST_MAX + 1], *w[8];
-	uint8_t key[DTA_KEY_MAX];
-	struct tool_view *v;
+	size_t len = strlen(line);
 	int nw, klen;
 
-	if (strlen(line) >= sizeof(copy)) {
+	if (len >= sizeof(copy)) {
 		json_error(out, "request too long (the limit is %d bytes)",
 			   TOOL_REQUEST_MAX);
 		return 0;
 	}
-	strcpy(copy, line);
+	memcpy(copy, line, len + 1);
 	nw = tool_split(copy, w, 8);
 	if (nw == 0)
 		return -1;
 	if (!strcmp(w[0], "info")) {
-		fputs("{\"structures\":[", out);
+		tool_out_str(out, "{\"structures\":[");
 		for (size_t i = 0; i < nviews; i++) {
 			if (i)
-				fputc(',', out);
+				tool_out_put(out, ",", 1);
 			info_one(out, &views[i]);
 		}
-		fputs("]}", out);
+		tool_out_str(out, "]}");
 		return 0;
 	}
-	if (!strcmp(w[0], "ap"))
-		return exec_ap(views, nviews, sess, w, nw, out);
+	if (!strcmp(w[0], "ap")) {
+		exec_ap(views, nviews, sess, w, nw, out);
+		return 0;
+	}
 	if (strcmp(w[0], "kw") && strcmp(w[0], "pc") && strcmp(w[0], "ki"))
 		return -1;
 	if (nw < 3) {
 		json_error(out, "usage: %s NAME KEYHEX ...", w[0]);
 		return 0;
 	}
-	v = find_view(views, nviews, w[1],
-		      w[0][0] == 'k' ? (w[0][1] == 'w' ? DTA_PRIM_KEY_WRITE
-						      : DTA_PRIM_KEY_INCREMENT)
-				     : DTA_PRIM_POSTCARD, out);
-	if (!v)
+	q->prim = w[0][0] == 'k' ? (w[0][1] == 'w' ? DTA_PRIM_KEY_WRITE
+						   : DTA_PRIM_KEY_INCREMENT)
+				 : DTA_PRIM_POSTCARD;
+	q->v = find_view(views, nviews, w[1], q->prim, out);
+	if (!q->v)
 		return 0;
-	klen = tool_unhex(w[2], key, sizeof(key));
+	klen = tool_unhex(w[2], q->key, sizeof(q->key));
 	if (klen <= 0) {
 		json_error(out, "KEYHEX must be 1..%d bytes of hex", DTA_KEY_MAX);
 		return 0;
 	}
-	if (!strcmp(w[0], "kw")) {
-		struct dta_kw_query_opts o = { 0 };
+	q->klen = (size_t)klen;
+	memset(&q->kwo, 0, sizeof(q->kwo));
+	q->bank = 0;
+	if (q->prim == DTA_PRIM_KEY_WRITE) {
+		if (nw > 3)
+			q->kwo.redundancy = (unsigned)strtoul(w[3], NULL, 0);
+		if (nw > 4)
+			q->kwo.threshold = (unsigned)strtoul(w[4], NULL, 0);
+	} else if (q->prim == DTA_PRIM_KEY_INCREMENT) {
+		q->bank = nw > 3 ? (unsigned)strtoul(w[3], NULL, 0) : 0;
+	} else if (!q->v->cb) {
+		struct tool_view *v = q->v;
+		int err;
+
+		if (!v->cs->nvalues) {
+			json_error(out, "structure %s has no 'values' set in "
+				   "the configuration: paths cannot be decoded",
+				   v->cs->name);
+			return 0;
+		}
+		err = dta_pc_codebook_create(v->l, v->cs->values, v->cs->nvalues,
+					     &v->cb);
+		if (err) {
+			json_error(out, "codebook: %s", dta_strerror(err));
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/* Run one checked query and answer it. */
+static void run_one(const struct point_query *q, struct tool_out *out)
+{
+	const struct tool_view *v = q->v;
+
+	if (q->prim == DTA_PRIM_KEY_WRITE) {
 		struct dta_kw_result res;
 		uint8_t data[DTA_DATA_MAX];
-		char hex[2 * DTA_DATA_MAX + 1];
-		int err;
+		int err = dta_kw_query(v->l, v->area, q->key, q->klen, &q->kwo,
+				       data, sizeof(data), &res);
 
-		if (nw > 3)
-			o.redundancy = (unsigned)strtoul(w[3], NULL, 0);
-		if (nw > 4)
-			o.threshold = (unsigned)strtoul(w[4], NULL, 0);
-		err = dta_kw_query(v->l, v->area, key, (size_t)klen, &o, data,
-				   sizeof(data), &res);
-		if (err) {
-			json_error(out, "query: %s", dta_strerror(err));
-			return 0;
-		}
-		fprintf(out, "{\"status\":\"%s\"", status_name(res.status));
-		if (res.status == DTA_Q_FOUND) {
-			tool_hex(data, v->l->g.kw.data_len, hex);
-			fprintf(out, ",\"data\":\"%s\"", hex);
-		}
-		fprintf(out, ",\"votes\":%u,\"candidates\":%u}", res.votes,
-			res.candidates);
-		return 0;
-	}
-	if (!strcmp(w[0], "pc")) {
+		put_kw(out, v, err, &res, data);
+	} else if (q->prim == DTA_PRIM_POSTCARD) {
 		struct dta_pc_result res;
-		int err;
+		int err = dta_pc_query(v->l, v->area, v->cb, q->key, q->klen, 0,
+				       &res);
 
-		if (!v->cb) {
-			if (!v->cs->nvalues) {
-				json_error(out, "structure %s has no 'values' "
-					   "set in the configuration: paths "
-					   "cannot be decoded", v->cs->name);
-				return 0;
-			}
-			err = dta_pc_codebook_create(v->l, v->cs->values,
-						     v->cs->nvalues, &v->cb);
-			if (err) {
-				json_error(out, "codebook: %s", dta_strerror(err));
-				return 0;
-			}
-		}
-		err = dta_pc_query(v->l, v->area, v->cb, key, (size_t)klen, 0,
-				   &res);
-		if (err) {
-			json_error(out, "query: %s", dta_strerror(err));
-			return 0;
-		}
-		fprintf(out, "{\"status\":\"%s\"", status_name(res.status));
-		if (res.status == DTA_Q_FOUND) {
-			fputs(",\"path\":[", out);
-			for (unsigned i = 0; i < res.path_len; i++)
-				fprintf(out, "%s%u", i ? "," : "", res.values[i]);
-			fputc(']', out);
-		}
-		fprintf(out, ",\"valid_copies\":%u}", res.valid_copies);
-		return 0;
-	}
-	{
-		uint64_t cnt;
-		unsigned bank = nw > 3 ? (unsigned)strtoul(w[3], NULL, 0) : 0;
-		int err = dta_ki_query(v->l, v->area, key, (size_t)klen, bank,
+		put_pc(out, err, &res);
+	} else {
+		uint64_t cnt = 0;
+		int err = dta_ki_query(v->l, v->area, q->key, q->klen, q->bank,
 				       &cnt);
 
-		if (err) {
-			json_error(out, "query: %s", dta_strerror(err));
-			return 0;
-		}
-		fprintf(out, "{\"count\":%" PRIu64 "}", cnt);
-		return 0;
+		put_ki(out, err, cnt);
 	}
+}
+
+int tool_exec_out(struct tool_view *views, size_t nviews,
+		  struct tool_session *sess, const char *line,
+		  struct tool_out *out)
+{
+	struct point_query q;
+	int rc = prepare(views, nviews, sess, line, out, &q);
+
+	if (rc <= 0)
+		return rc;
+	run_one(&q, out);
+	return 0;
+}
+
+int tool_exec(struct tool_view *views, size_t nviews,
+	      struct tool_session *sess, const char *line, FILE *out)
+{
+	struct tool_out o = { 0 };
+	int rc = tool_exec_out(views, nviews, sess, line, &o);
+
+	if (o.len)
+		fwrite(o.p, 1, o.len, out);
+	if (o.oom)
+		fputs("{\"error\":\"out of memory\"}", out);
+	tool_out_free(&o);
+	return rc;
+}
+
+/* ---- batches: runs of queries of one structure, answered together ---- */
+
+struct tool_batch {
+	struct tool_view *v; /* of the queued queries; NULL: none queued */
+	int prim;
+	size_t klen, n;
+	struct dta_kw_query_opts kwo;
+	unsigned bank;
+	uint8_t keys[TOOL_BATCH_MAX * DTA_KEY_MAX];
+	union {
+		struct {
+			struct dta_kw_result res[TOOL_BATCH_MAX];
+			uint8_t data[TOOL_BATCH_MAX * DTA_DATA_MAX];
+		} kw;
+		struct dta_pc_result pc[TOOL_BATCH_MAX];
+		uint64_t ki[TOOL_BATCH_MAX];
+	} u;
+};
+
+int tool_batch_create(struct tool_batch **out)
+{
+	*out = calloc(1, sizeof(**out));
+	return *out ? 0 : -ENOMEM;
+}
+
+void tool_batch_destroy(struct tool_batch *b)
+{
+	free(b);
+}
+
+/* One query at a time: the queued keys of @b, answered in order. */
+static void batch_one_by_one(struct tool_batch *b, struct tool_out *out)
+{
+	struct point_query q = { .v = b->v, .prim = b->prim, .klen = b->klen,
+				 .kwo = b->kwo, .bank = b->bank };
+
+	for (size_t i = 0; i < b->n; i++) {
+		memcpy(q.key, b->keys + i * b->klen, b->klen);
+		run_one(&q, out);
+		tool_out_put(out, "\n", 1);
+	}
+}
+
+/* Key-Write: dta_kw_query_batch() over the run. On an error (which a
+ * batch reports for all its keys at once) every key is asked alone, so
+ * each answer is the one tool_exec() gives. */
+static void batch_kw(struct tool_batch *b, struct tool_out *out)
+{
+	const struct dta_layout *l = b->v->l;
+	size_t dl = l->g.kw.data_len;
+
+	if (dta_kw_query_batch(l, b->v->area, b->keys, b->klen, b->n, &b->kwo,
+			       b->u.kw.data, sizeof(b->u.kw.data), b->u.kw.res)) {
+		batch_one_by_one(b, out);
+		return;
+	}
+	for (size_t i = 0; i < b->n; i++) {
+		put_kw(out, b->v, 0, &b->u.kw.res[i], b->u.kw.data + i * dl);
+		tool_out_put(out, "\n", 1);
+	}
+}
+
+/* Postcarding and Key-Increment runs: one query at a time today; a
+ * batched query for them plugs in here the way batch_kw() does. */
+static void batch_pc(struct tool_batch *b, struct tool_out *out)
+{
+	batch_one_by_one(b, out);
+}
+
+static void batch_ki(struct tool_batch *b, struct tool_out *out)
+{
+	batch_one_by_one(b, out);
+}
+
+void tool_batch_flush(struct tool_batch *b, struct tool_out *out)
+{
+	if (!b->n)
+		return;
+	if (b->prim == DTA_PRIM_KEY_WRITE)
+		batch_kw(b, out);
+	else if (b->prim == DTA_PRIM_POSTCARD)
+		batch_pc(b, out);
+	else
+		batch_ki(b, out);
+	b->n = 0;
+	b->v = NULL;
+}
+
+/* Can @q join the queries queued in @b? */
+static bool batch_fits(const struct tool_batch *b, const struct point_query *q)
+{
+	return b->n && b->n < TOOL_BATCH_MAX && b->v == q->v &&
+	       b->prim == q->prim && b->klen == q->klen &&
+	       (q->prim != DTA_PRIM_KEY_WRITE ||
+		(b->kwo.redundancy == q->kwo.redundancy &&
+		 b->kwo.threshold == q->kwo.threshold)) &&
+	       (q->prim != DTA_PRIM_KEY_INCREMENT || b->bank == q->bank);
+}
+
+int tool_exec_batched(struct tool_batch *b, struct tool_view *views,
+		      size_t nviews, struct tool_session *sess,
+		      const char *line, struct tool_out *out)
+{
+	struct point_query q;
+	size_t mark = out->len;
+	uint64_t errs = out->errors;
+	int rc;
+
+	/* Answered at once (errors, info, ap) or not ours: the queued
+	 * answers go first. prepare() writes only when it answers, so
+	 * whatever it wrote is moved behind them. */
+	rc = prepare(views, nviews, sess, line, out, &q);
+	if (rc <= 0) {
+		if (b->n) {
+			char stack[512], *tmp = stack;
+			size_t len = out->len - mark;
+			uint64_t mine = out->errors - errs;
+
+			if (len > sizeof(stack)) {
+				tmp = malloc(len);
+				if (!tmp) {
+					out->oom = true;
+					return rc;
+				}
+			}
+			if (len)
+				memcpy(tmp, out->p + mark, len);
+			out->len = mark;
+			out->errors = errs;
+			tool_batch_flush(b, out);
+			tool_out_put(out, tmp, len);
+			out->errors += mine;
+			if (tmp != stack)
+				free(tmp);
+		}
+		if (rc == 0)
+			tool_out_put(out, "\n", 1);
+		return rc;
+	}
+	if (!batch_fits(b, &q)) {
+		tool_batch_flush(b, out);
+		b->v = q.v;
+		b->prim = q.prim;
+		b->klen = q.klen;
+		b->kwo = q.kwo;
+		b->bank = q.bank;
+	}
+	memcpy(b->keys + b->n * b->klen, q.key, q.klen);
+	b->n++;
+	return 0;
 }
 
 /* A whole decimal number (base 0 for list ids) up to @max; false for
@@ -775,14 +1133,27 @@ uint64_t tool_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+static bool is_blank(char ch)
+{
+	return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n';
+}
+
 int tool_split(char *line, char **w, int max)
 {
 	int n = 0;
-	char *save = NULL, *tok;
 
-	for (tok = strtok_r(line, " \t\r\n", &save); tok && n < max;
-	     tok = strtok_r(NULL, " \t\r\n", &save))
-		w[n++] = tok;
+	while (n < max) {
+		while (is_blank(*line))
+			line++;
+		if (!*line)
+			break;
+		w[n++] = line;
+		while (*line && !is_blank(*line))
+			line++;
+		if (!*line)
+			break;
+		*line++ = 0;
+	}
 	return n;
 }
 

@@ -122,6 +122,28 @@ void tool_session_free(struct tool_session *s);
 #define TOOL_REQUEST_MAX 4095
 
 /**
+ * struct tool_out - a growable buffer answers are written into. Appending
+ * never fails visibly: when memory runs out, @oom is set and later
+ * appends do nothing (the contents are then incomplete). Zero it to
+ * start; tool_out_free() frees it. @errors counts the {"error":..}
+ * answers the executor wrote into it.
+ */
+struct tool_out {
+	char *p;
+	size_t len, cap;
+	bool oom;
+	uint64_t errors;
+};
+
+void tool_out_put(struct tool_out *o, const void *p, size_t len);
+void tool_out_str(struct tool_out *o, const char *s);
+void tool_out_printf(struct tool_out *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* @s as a JSON string, quotes included. */
+void tool_out_json_str(struct tool_out *o, const char *s);
+void tool_out_free(struct tool_out *o);
+
+/**
  * tool_exec() - run one request line against @views and write one JSON
  * object (no newline) to @out. Requests (docs/collector-protocol.md):
  *   info | kw NAME KEYHEX [N [T]] | pc NAME KEYHEX | ki NAME KEYHEX [BANK]
@@ -131,6 +153,40 @@ void tool_session_free(struct tool_session *s);
  */
 int tool_exec(struct tool_view *views, size_t nviews,
 	      struct tool_session *sess, const char *line, FILE *out);
+/* tool_exec() into a buffer: the same answers, byte for byte. */
+int tool_exec_out(struct tool_view *views, size_t nviews,
+		  struct tool_session *sess, const char *line,
+		  struct tool_out *out);
+
+/*
+ * Batches: a server answering many requests at once (the collector, a
+ * pipelining client's lines) queues consecutive point queries of one
+ * structure (kw, pc, ki with the same key length and options, up to
+ * TOOL_BATCH_MAX) and runs them together: Key-Write through
+ * dta_kw_query_batch(), the others one by one for now. Answers come out
+ * in request order and are byte-identical to tool_exec()'s.
+ */
+#define TOOL_BATCH_MAX 64
+struct tool_batch; /* opaque; one per thread, reused */
+
+/* Return 0 or -ENOMEM. */
+int tool_batch_create(struct tool_batch **out);
+void tool_batch_destroy(struct tool_batch *b);
+
+/**
+ * tool_exec_batched() - tool_exec_out(), except that a kw, pc or ki query
+ * may be queued in @b instead of answered: its answer is written by a
+ * later call that cannot join the queue, or by tool_batch_flush().
+ * Answers always appear in @out in request order, each followed by a
+ * newline (the collector's protocol). Return 0, or -1 when
+ * @line is not the executor's (the queue has then been flushed, so the
+ * caller may answer it itself, in order).
+ */
+int tool_exec_batched(struct tool_batch *b, struct tool_view *views,
+		      size_t nviews, struct tool_session *sess,
+		      const char *line, struct tool_out *out);
+/* Answer every query queued in @b into @out. */
+void tool_batch_flush(struct tool_batch *b, struct tool_out *out);
 
 /* Reading the flat JSON our programs write: the value after "KEY": in
  * @js (first occurrence), as a pointer, a string (false if absent, not a

@@ -4,7 +4,9 @@
  * the input is request lines against small structures of every primitive,
  * with one session across the lines as one client would have. Every
  * answer must be one JSON object on one line; a line that is no request
- * must produce nothing (the collector then answers for it). */
+ * must produce nothing (the collector then answers for it). The same
+ * lines through the batched executor (tool_exec_batched(), what the
+ * collector runs) must give the same bytes. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,9 +29,14 @@ static void check_answer(const char *buf, size_t len, int rc)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fixture *f = fixture_get();
-	struct tool_session sess = { 0 };
+	struct tool_session sess = { 0 }, bsess = { 0 };
+	struct tool_out ref = { 0 }, bat = { 0 };
+	static struct tool_batch *b;
 	char line[2048];
 	size_t pos = 0;
+
+	if (!b && tool_batch_create(&b))
+		abort();
 
 	for (unsigned lines = 0; pos < size && lines < 64; lines++) {
 		const uint8_t *nl = memchr(data + pos, '\n', size - pos);
@@ -51,8 +58,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		rc = tool_exec(f->v, f->n, &sess, line, out);
 		fclose(out);
 		check_answer(buf, blen, rc);
+		if (rc == 0) {
+			tool_out_put(&ref, buf, blen);
+			tool_out_put(&ref, "\n", 1);
+		} else {
+			tool_out_str(&ref, "-\n");
+		}
 		free(buf);
+		if (tool_exec_batched(b, f->v, f->n, &bsess, line, &bat) != rc)
+			abort();
+		if (rc != 0)
+			tool_out_str(&bat, "-\n");
 	}
+	tool_batch_flush(b, &bat);
+	if (ref.oom || bat.oom || ref.len != bat.len ||
+	    (ref.len && memcmp(ref.p, bat.p, ref.len)))
+		abort();
+	tool_out_free(&ref);
+	tool_out_free(&bat);
 	tool_session_free(&sess);
+	tool_session_free(&bsess);
 	return 0;
 }

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -154,7 +155,7 @@ static struct {
 	int coll; /* the default collector's index */
 	const char *files[DTA_CONFIG_MAX_STRUCTURES];
 	unsigned nfiles;
-	int json;
+	int json, map;
 	struct dta_config *cfg;
 } G;
 
@@ -185,14 +186,29 @@ static void load_config(void)
 		die("%s: %s", G.config, dta_strerror(rc));
 }
 
-static void add_file(struct backend *b, const char *path, const char *name)
+/* Open snapshot file @path, or with @shm the shared-memory object @path
+ * of a running collector (read-only; @any_owner: accept an object another
+ * user owns, as a member of its group). */
+static void add_region(struct backend *b, const char *path, const char *name,
+		       bool shm, bool any_owner)
 {
-	struct dta_region_opts o = { .sz = sizeof(o), .backing = DTA_BACKING_FILE,
-				     .path = path, .flags = DTA_REGION_RDONLY };
+	struct dta_region_opts o = { .sz = sizeof(o),
+				     .backing = shm ? DTA_BACKING_SHM
+						    : DTA_BACKING_FILE,
+				     .path = path,
+				     .flags = DTA_REGION_RDONLY |
+					      (any_owner ? DTA_REGION_ANY_OWNER : 0) };
 	const struct dta_config_structure *c;
 	size_t i = b->n;
 	int err = dta_region_open(&o, &b->r[i]);
 
+	if (err == -ENOENT && shm)
+		die("%s: no shared-memory object %s: the collector is not "
+		    "running on this machine, or keeps it in anonymous memory "
+		    "(shared_memory = no); ask over its socket", name, path);
+	if (err == -EPERM && shm)
+		die("%s: refusing %s: owned by another user or writable by "
+		    "anyone (docs/security.md)", name, path);
 	if (err)
 		die("%s: %s", path, dta_strerror(err));
 	if (!name)
@@ -257,6 +273,40 @@ static void closed(const char *path, const char *js)
 	    "dropped this client: see its log)", path);
 }
 
+static void add_file(struct backend *b, const char *path, const char *name)
+{
+	add_region(b, path, name, false, false);
+}
+
+/* --map: every structure of the default collector, from its shared
+ * memory, read-only: queries run here, at the library's rate. */
+static void map_collector(struct backend *b)
+{
+	const char *coll;
+	unsigned mode;
+	char shm[NAME_MAX + 1];
+
+	if (!G.cfg)
+		die("--map needs --config (the collector's name and structures)");
+	coll = tool_collector_name(G.cfg, (size_t)G.coll);
+	if (tool_config_mode(G.cfg, (size_t)G.coll, "shm_mode", 0600, &mode))
+		die("bad shm_mode in %s", G.config);
+	for (size_t i = 0; i < dta_config_count(G.cfg); i++) {
+		const struct dta_config_structure *cs =
+			dta_config_structure(G.cfg, i);
+		int k = dta_config_share(cs, (size_t)G.coll);
+
+		if (k < 0)
+			continue; /* another collector's */
+		if (tool_shm_name(coll, cs->name, shm, sizeof(shm)))
+			die("%s: shared-memory name too long", cs->name);
+		/* A group member reads its collector's objects (as a
+		 * translator does), when the mode lets the group in. */
+		add_region(b, shm, cs->name, true, (mode & 0060) != 0);
+		b->cs[b->n - 1].list_base = tool_share(cs, (unsigned)k).list_base;
+	}
+}
+
 static void backend_open(struct backend *b)
 {
 	char path[4096];
@@ -264,6 +314,10 @@ static void backend_open(struct backend *b)
 	memset(b, 0, sizeof(*b));
 	b->fd = -1;
 	load_config();
+	if (G.map) {
+		map_collector(b);
+		return;
+	}
 	if (G.nfiles || G.dir) {
 		for (unsigned i = 0; i < G.nfiles; i++)
 			add_file(b, G.files[i], NULL);
@@ -1376,6 +1430,14 @@ static void usage(FILE *f)
 		"                           (its socket from the config)\n"
 		"  -f, --file FILE          use a snapshot file instead (repeatable)\n"
 		"  -D, --snapshot-dir DIR   use DIR/NAME.dta for every configured structure\n"
+		"  -m, --map                map the collector's structures from its\n"
+		"                           shared memory read-only and query them here\n"
+		"                           (same machine; needs --config and read\n"
+		"                           access: shm_mode). Objects owned by another\n"
+		"                           user (unless shm_mode lets the group in) or\n"
+		"                           writable by anyone are refused. Requests\n"
+		"                           only a collector answers (stats, snapshot)\n"
+		"                           need its socket\n"
 		"  -j, --json               JSON output (one object per answer)\n"
 		"  -h, --help               this text\n"
 		"\nCommands:\n");
@@ -1396,6 +1458,7 @@ int main(int argc, char **argv)
 		{ "collector", required_argument, NULL, 'C' },
 		{ "file", required_argument, NULL, 'f' },
 		{ "snapshot-dir", required_argument, NULL, 'D' },
+		{ "map", no_argument, NULL, 'm' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -1405,7 +1468,7 @@ int main(int argc, char **argv)
 	/* A collector that closed the connection is an error message, not a
 	 * silent death. */
 	signal(SIGPIPE, SIG_IGN);
-	while ((opt = getopt_long(argc, argv, "+c:S:C:f:D:jh", lo, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+c:S:C:f:D:mjh", lo, NULL)) != -1) {
 		switch (opt) {
 		case 'c': G.config = optarg; break;
 		case 'C': G.coll_name = optarg; break;
@@ -1416,6 +1479,7 @@ int main(int argc, char **argv)
 			G.files[G.nfiles++] = optarg;
 			break;
 		case 'D': G.dir = optarg; break;
+		case 'm': G.map = 1; break;
 		case 'j': G.json = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;

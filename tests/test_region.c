@@ -6,12 +6,14 @@
 #include <stdint.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -97,6 +99,31 @@ static void test_anon(void **state)
 	dta_region_destroy(NULL);
 }
 
+/* AnonHugePages of the mapping holding @p, from /proc/self/smaps; -1 if
+ * not found. */
+static long long smaps_thp_kb(const void *p)
+{
+	char line[256];
+	unsigned long lo, hi;
+	long long kb = -1;
+	int in = 0;
+	FILE *f = fopen("/proc/self/smaps", "r");
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 &&
+		    strchr(line, '-') < strchr(line, ' ')) {
+			if (in)
+				break;
+			in = (uintptr_t)p >= lo && (uintptr_t)p < hi;
+		} else if (in && sscanf(line, "AnonHugePages: %lld kB", &kb) == 1) {
+			break;
+		}
+	}
+	fclose(f);
+	return kb;
+}
+
 static const char *last_log;
 static int log_calls;
 
@@ -127,7 +154,7 @@ static void test_huge_fallback(void **state)
 	dta_set_log(NULL);
 	if (dta_region_page_size(r) == 4096) {
 		assert_true(log_calls > 0);
-		assert_non_null(strstr(last_log, "huge pages unavailable"));
+		assert_non_null(strstr(last_log, "transparent huge page"));
 	} else {
 		assert_true(dta_region_page_size(r) == (2u << 20) ||
 			    dta_region_page_size(r) == (1u << 30));
@@ -557,6 +584,142 @@ static void test_squatting(void **state)
 	dta_region_destroy(r); /* the 0660 one, replaced above */
 }
 
+/* Anonymous regions asking for huge pages where none are reserved get
+ * transparent ones (MADV_HUGEPAGE, populated at creation), and the page
+ * size they report is what the kernel gave: the mapping is aligned to it
+ * and /proc/self/smaps agrees. */
+static void test_thp(void **state)
+{
+	struct dta_layout l;
+	struct dta_region *r;
+	struct dta_region_opts o = opts(DTA_BACKING_ANON, NULL, DTA_REGION_HUGE);
+	char mode[128] = "";
+	FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+	long long kb;
+	uint64_t ps;
+	uint32_t v;
+
+	(void)state;
+	if (f) {
+		if (!fgets(mode, sizeof(mode), f))
+			mode[0] = 0;
+		fclose(f);
+	}
+	if (!strstr(mode, "[always]") && !strstr(mode, "[madvise]"))
+		skip(); /* no transparent huge pages on this machine */
+	/* 16 MiB of slots: 8 huge pages. */
+	assert_int_equal(dta_layout_kw(&l, 2u << 20, 4, 4, 2, DTA_HASH_CRC32C, 0), 0);
+	assert_int_equal(dta_region_create(&l, &o, &r), 0);
+	ps = dta_region_page_size(r);
+	kb = smaps_thp_kb(dta_region_base(r));
+	assert_true(kb >= 0);
+	if (ps == 4096) {
+		/* the kernel had none to give (memory fragmented): smaps
+		 * says so too */
+		assert_true((uint64_t)kb * 1024 < dta_region_map_size(r) / 2);
+	} else {
+		assert_true(ps >= (2u << 20));
+		assert_int_equal((uintptr_t)dta_region_base(r) % ps, 0);
+		assert_int_equal(dta_region_map_size(r) % ps, 0);
+		assert_true((uint64_t)kb * 1024 >= dta_region_map_size(r) / 2);
+	}
+	kw_put(r, 3, 4);
+	assert_int_equal(kw_get(r, 3, &v), DTA_Q_FOUND);
+	assert_int_equal(v, 4);
+	dta_region_destroy(r);
+}
+
+/* The local mapping path: an analysis tool maps a collector's live
+ * region read-only and queries it. It sees what writers put there as
+ * they do; it cannot write (a write through the mapping faults); and it
+ * refuses an object that someone else could have planted and filled. */
+static void test_readonly_map(void **state)
+{
+	char name[64];
+	struct dta_layout l;
+	struct dta_region *coll, *ro;
+	struct dta_region_opts o;
+	uint32_t v;
+	pid_t pid;
+	int st, fd;
+
+	(void)state;
+	snprintf(name, sizeof(name), "/dta-test-romap-%d", (int)getpid());
+	assert_int_equal(dta_layout_kw(&l, 4096, 4, 4, 2, DTA_HASH_CRC32C, 0), 0);
+	o = opts(DTA_BACKING_SHM, name, DTA_REGION_EXCL | DTA_REGION_UNLINK);
+	o.mode = 0640;
+	assert_int_equal(dta_region_create(&l, &o, &coll), 0);
+	o = opts(DTA_BACKING_SHM, name, DTA_REGION_RDONLY);
+	assert_int_equal(dta_region_open(&o, &ro), 0);
+	assert_int_equal(kw_get(ro, 9, &v), DTA_Q_NOT_FOUND);
+	kw_put(coll, 9, 900); /* lands while the reader has it mapped */
+	assert_int_equal(kw_get(ro, 9, &v), DTA_Q_FOUND);
+	assert_int_equal(v, 900);
+	/* Writing through the read-only mapping faults. */
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		volatile uint8_t *d = dta_region_data(ro);
+
+		signal(SIGSEGV, SIG_DFL); /* cmocka catches it otherwise */
+		d[0] = 1;
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFSIGNALED(st));
+	assert_int_equal(WTERMSIG(st), SIGSEGV);
+	assert_int_equal(dta_region_enter(ro), -EINVAL);
+	dta_region_destroy(ro);
+
+	/* Anyone may have written a world-writable object: refused. */
+	fd = shm_open(name, O_RDWR, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(fchmod(fd, 0646), 0);
+	assert_int_equal(dta_region_open(&o, &ro), -EPERM);
+	assert_int_equal(fchmod(fd, 0640), 0);
+	/* Another user's object: only with DTA_REGION_ANY_OWNER (needs root
+	 * to give it away). */
+	if (fchown(fd, 65534, 65534) == 0) {
+		assert_int_equal(dta_region_open(&o, &ro), -EPERM);
+		o.flags |= DTA_REGION_ANY_OWNER;
+		assert_int_equal(dta_region_open(&o, &ro), 0);
+		dta_region_destroy(ro);
+		o.flags &= ~DTA_REGION_ANY_OWNER;
+		assert_int_equal(fchown(fd, 0, 0), 0);
+	}
+	close(fd);
+	dta_region_destroy(coll);
+	assert_int_equal(dta_region_open(&o, &ro), -ENOENT);
+}
+
+/* Where a shared-memory object lives is the library's business: tools
+ * stat and remove it by name (it may be on hugetlbfs). */
+static void test_shm_stat_unlink(void **state)
+{
+	char name[64], p[128];
+	struct dta_layout l;
+	struct dta_region *r;
+	struct dta_region_opts o;
+	struct stat st, st2;
+
+	(void)state;
+	snprintf(name, sizeof(name), "/dta-test-unlink-%d", (int)getpid());
+	assert_int_equal(dta_layout_kw(&l, 64, 4, 4, 1, DTA_HASH_CRC32C, 0), 0);
+	assert_int_equal(dta_region_shm_stat(name, &st), -ENOENT);
+	assert_int_equal(dta_region_unlink(DTA_BACKING_SHM, name), -ENOENT);
+	o = opts(DTA_BACKING_SHM, name, DTA_REGION_EXCL);
+	assert_int_equal(dta_region_create(&l, &o, &r), 0);
+	assert_int_equal(dta_region_shm_stat(name, &st), 0);
+	snprintf(p, sizeof(p), "/dev/shm%s", name);
+	assert_int_equal(stat(p, &st2), 0);
+	assert_true(st.st_ino == st2.st_ino && st.st_dev == st2.st_dev);
+	assert_int_equal(dta_region_unlink(DTA_BACKING_SHM, name), 0);
+	assert_int_equal(dta_region_shm_stat(name, &st), -ENOENT);
+	assert_int_equal(dta_region_shm_stat("no-slash", &st), -EINVAL);
+	assert_int_equal(dta_region_unlink(DTA_BACKING_ANON, name), -EINVAL);
+	dta_region_destroy(r); /* mapped still; the name is gone */
+}
+
 /* A structure larger than /dev/shm is refused at creation, quickly (free
  * space checked before anything is reserved), and leaves nothing behind;
  * one that fits has all its memory reserved. */
@@ -652,6 +815,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_anon),
 		cmocka_unit_test(test_huge_fallback),
+		cmocka_unit_test(test_thp),
 		cmocka_unit_test(test_shm_shared),
 		cmocka_unit_test(test_snapshot),
 		cmocka_unit_test(test_open_rejects),
@@ -659,6 +823,8 @@ int main(void)
 		cmocka_unit_test(test_version1_file),
 		cmocka_unit_test(test_retire),
 		cmocka_unit_test(test_squatting),
+		cmocka_unit_test(test_readonly_map),
+		cmocka_unit_test(test_shm_stat_unlink),
 		cmocka_unit_test(test_shm_too_small),
 		cmocka_unit_test(test_beyond_4gib),
 	};

@@ -231,6 +231,107 @@ static void test_exec_request_limit(void **state)
 	}
 }
 
+/*
+ * The batched executor (what the collector runs) gives the same bytes as
+ * tool_exec() one request at a time, for any mix of requests: runs of
+ * one structure, key lengths, N and T, banks, errors inside a run (bad
+ * keys, unknown structures, a query the library refuses), and requests
+ * that are not the executor's.
+ */
+static void test_exec_batched_same_bytes(void **state)
+{
+	static const char *const tmpl[] = {
+		"kw a %s", "kw a %s", "kw a %s", "kw a %s", "kw a %s 1",
+		"kw a %s 2 2", "kw a %s 9", "kw b %s", "kw a %s00",
+		"ki c %s", "ki c %s 1", "ki c %s 7", "kw a zz", "kw nosuch %s",
+		"kw c %s", "info", "", "   ", "bogus request", "kw", "kw a",
+		"ap a 0 1", "ki c",
+	};
+	struct dta_config_structure cs[3];
+	struct dta_region *r[3];
+	struct tool_view v[3];
+	struct tool_session sess = { 0 };
+	struct tool_out one = { 0 }, bat = { 0 };
+	struct tool_batch *b;
+	uint64_t rng = 5;
+
+	(void)state;
+	memset(cs, 0, sizeof(cs));
+	memset(v, 0, sizeof(v));
+	for (int i = 0; i < 3; i++) {
+		struct dta_region_opts o = { .sz = sizeof(o),
+					     .backing = DTA_BACKING_ANON };
+
+		snprintf(cs[i].name, sizeof(cs[i].name), "%c", 'a' + i);
+		if (i < 2)
+			assert_int_equal(dta_layout_kw(&cs[i].layout, 1024, 4, 4,
+						       2, DTA_HASH_CRC32C, 0), 0);
+		else
+			assert_int_equal(dta_layout_ki(&cs[i].layout, 512, 2, 2,
+						       DTA_HASH_CRC32C, 0), 0);
+		assert_int_equal(dta_region_create(&cs[i].layout, &o, &r[i]), 0);
+		v[i].cs = &cs[i];
+		v[i].l = dta_region_layout(r[i]);
+		v[i].area = dta_region_data(r[i]);
+	}
+	/* Keys 0..99 written into a, every third into b, counts into c. */
+	for (uint32_t k = 0; k < 100; k++) {
+		uint8_t slot[16];
+		struct dta_memop ops[8];
+		uint32_t val = k * 7;
+		int n = dta_kw_ops(v[0].l, &k, 4, &val, 4, 2, slot, sizeof(slot),
+				   ops, 8);
+
+		assert_int_equal(n, 2);
+		dta_memops_apply(dta_region_data(r[0]), v[0].l->data_size, ops, 2);
+		if (k % 3 == 0)
+			dta_memops_apply(dta_region_data(r[1]),
+					 v[1].l->data_size, ops, 2);
+	}
+	assert_int_equal(tool_batch_create(&b), 0);
+	for (int i = 0; i < 3000; i++) {
+		char key[16], line[64];
+		const char *t, *pct;
+		uint32_t k;
+		int rc1, rc2;
+
+		rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+		k = (uint32_t)(rng >> 33) % 150;
+		snprintf(key, sizeof(key), "%08x", k);
+		/* Mostly "kw a KEY" (runs), the others mixed in. */
+		t = tmpl[(rng >> 20) % (sizeof(tmpl) / sizeof(tmpl[0])) *
+			 ((rng >> 13) % 4 == 0)];
+		pct = strstr(t, "%s");
+		if (pct)
+			snprintf(line, sizeof(line), "%.*s%s%s", (int)(pct - t),
+				 t, key, pct + 2);
+		else
+			snprintf(line, sizeof(line), "%s", t);
+		rc1 = tool_exec_out(v, 3, &sess, line, &one);
+		if (rc1 == 0)
+			tool_out_put(&one, "\n", 1);
+		else
+			tool_out_str(&one, "(not the executor's)\n");
+		rc2 = tool_exec_batched(b, v, 3, &sess, line, &bat);
+		if (rc2 != 0)
+			tool_out_str(&bat, "(not the executor's)\n");
+		assert_int_equal(rc1, rc2);
+	}
+	tool_batch_flush(b, &bat);
+	assert_false(one.oom || bat.oom);
+	assert_int_equal(one.len, bat.len);
+	assert_memory_equal(one.p, bat.p, one.len);
+	assert_int_equal(one.errors, bat.errors);
+	assert_true(one.errors > 0);
+	assert_non_null(strstr(one.p, "\"status\":\"found\",\"data\":"));
+	tool_batch_destroy(b);
+	tool_out_free(&one);
+	tool_out_free(&bat);
+	tool_session_free(&sess);
+	for (int i = 0; i < 3; i++)
+		dta_region_destroy(r[i]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -239,6 +340,7 @@ int main(void)
 		cmocka_unit_test(test_connect_peer_rule),
 		cmocka_unit_test(test_connect_long_path),
 		cmocka_unit_test(test_exec_request_limit),
+		cmocka_unit_test(test_exec_batched_same_bytes),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -206,7 +206,6 @@ static struct target *open_target(struct translator *t, size_t i, bool quiet_eno
 	struct dta_region_opts o = { .sz = sizeof(o), .backing = DTA_BACKING_SHM,
 				     .path = path };
 	struct target *tg;
-	char fs[256];
 	struct stat st;
 	int err;
 
@@ -227,8 +226,7 @@ static struct target *open_target(struct translator *t, size_t i, bool quiet_eno
 		return NULL;
 	/* The object's identity first: if the collector replaces it between
 	 * the stat and the open, the next check sees a new inode again. */
-	snprintf(fs, sizeof(fs), "/dev/shm%s", path);
-	if (stat(fs, &st) == 0) {
+	if (dta_region_shm_stat(path, &st) == 0) { /* /dev/shm or hugetlbfs */
 		tg->dev = st.st_dev;
 		tg->ino = st.st_ino;
 	}
@@ -429,11 +427,9 @@ static void check_collector(struct translator *t)
 {
 	for (size_t i = 0; i < t->sink.n; i++) {
 		struct target *cur, *tg;
-		char fs[256];
 		struct stat st;
 
-		snprintf(fs, sizeof(fs), "/dev/shm%s", t->sink.path[i]);
-		if (stat(fs, &st) != 0) {
+		if (dta_region_shm_stat(t->sink.path[i], &st) != 0) {
 			if (!t->collector_gone)
 				say("%s is gone (collector stopped?)",
 				    t->sink.path[i]);

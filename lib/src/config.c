@@ -93,6 +93,7 @@ static const struct key_rule collector_rules[] = {
 	{ "stall_timeout", KT_DURATION, 0, 86400 * 365, 1000000000ull, NULL },
 	{ "snapshot_dir", KT_STRING, 0, 0, 0, NULL },
 	{ "huge_pages", KT_BOOL, 0, 0, 0, NULL },
+	{ "shared_memory", KT_BOOL, 0, 0, 0, NULL },
 	{ "restore", KT_BOOL, 0, 0, 0, NULL },
 	{ "rdma_bind", KT_IPV4, 0, 0, 0, NULL },
 	{ "rdma_port", KT_UINT, 1, 65535, 0, NULL },

@@ -251,8 +251,111 @@ static int hugetlbfs_available(void)
 	       (unsigned long)st.f_type == HUGETLBFS_MAGIC_NR;
 }
 
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+/* The size of a transparent huge page (PMD), 2 MiB when unknown. */
+static uint64_t thp_size(void)
+{
+	unsigned long long v = 0;
+	FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size",
+			"re");
+
+	if (f) {
+		if (fscanf(f, "%llu", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v >= 4096 && !(v & (v - 1)) ? v : 2ull << 20;
+}
+
+/* Bytes of the mapping that holds @p that lie on transparent huge pages
+ * (AnonHugePages in /proc/self/smaps), and that mapping's size; 0 when
+ * unknown. */
+static uint64_t thp_bytes(const void *p, uint64_t *vma_size)
+{
+	char line[256];
+	unsigned long lo, hi;
+	unsigned long long kb;
+	int in = 0;
+	uint64_t got = 0;
+	FILE *f = fopen("/proc/self/smaps", "re");
+
+	*vma_size = 0;
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 &&
+		    strchr(line, '-') < strchr(line, ' ')) {
+			if (in)
+				break;
+			in = (uintptr_t)p >= lo && (uintptr_t)p < hi;
+			if (in)
+				*vma_size = hi - lo;
+		} else if (in && sscanf(line, "AnonHugePages: %llu kB", &kb) == 1) {
+			got = kb * 1024;
+			break;
+		}
+	}
+	fclose(f);
+	return got;
+}
+
+/*
+ * Normal pages with transparent huge page advice: the mapping is aligned
+ * to the huge page size (the kernel only backs aligned ranges with them)
+ * and populated now, so the pages are chosen here and the page size can be
+ * reported: the huge page size when at least half of it got huge pages.
+ */
+static int map_anon_thp(struct dta_region *r, uint64_t need)
+{
+	uint64_t hp = thp_size(), size = round_up(need, hp), vma, got;
+	uint8_t *p, *a;
+
+	p = mmap(NULL, size + hp, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	a = (uint8_t *)round_up((uintptr_t)p, hp);
+	if (a > p)
+		munmap(p, (size_t)(a - p));
+	if (a + size < p + size + hp)
+		munmap(a + size, (size_t)(p + size + hp - (a + size)));
+	r->base = a;
+	r->map_size = size;
+	r->page_size = 4096;
+	if (madvise(a, size, MADV_HUGEPAGE) != 0) {
+		dta__log(DTA_LOG_INFO, "region: no transparent huge pages (%s)",
+			 strerror(errno));
+		return 0;
+	}
+	if (madvise(a, size, MADV_POPULATE_WRITE) != 0) {
+		int err = errno;
+
+		if (err != EINVAL) { /* EINVAL: a kernel before 5.14 */
+			munmap(a, size);
+			r->base = NULL;
+			dta__log(DTA_LOG_ERROR, "region: cannot populate %llu "
+				 "bytes: %s", (unsigned long long)size,
+				 strerror(err));
+			return -err;
+		}
+		for (uint64_t off = 0; off < size; off += 4096)
+			*(volatile uint8_t *)(a + off) = 0;
+	}
+	got = thp_bytes(a, &vma);
+	if (vma && got >= vma / 2)
+		r->page_size = hp;
+	dta__log(DTA_LOG_INFO, "region: %llu of %llu bytes on transparent "
+		 "huge pages of %llu bytes", (unsigned long long)got,
+		 (unsigned long long)vma, (unsigned long long)hp);
+	return 0;
+}
+
 /* Anonymous mapping, huge pages first when asked (1 GiB pages only for
- * regions of at least 1 GiB, where they cost no more than they save). */
+ * regions of at least 1 GiB, where they cost no more than they save),
+ * then transparent huge pages. */
 static int map_anon(struct dta_region *r, uint64_t need, int huge)
 {
 	static const struct {
@@ -281,19 +384,38 @@ static int map_anon(struct dta_region *r, uint64_t need, int huge)
 				 "region: no %s huge pages (%s), trying smaller",
 				 i == 0 ? "1 GiB" : "2 MiB", strerror(errno));
 		}
-		dta__log(DTA_LOG_WARN,
-			 "region: huge pages unavailable; using 4 KiB pages "
-			 "with transparent huge page advice");
+		dta__log(DTA_LOG_INFO,
+			 "region: no reserved huge pages; trying transparent "
+			 "huge pages");
+		return map_anon_thp(r, need);
 	}
 	r->map_size = round_up(need, 4096);
 	p = mmap(NULL, r->map_size, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (p == MAP_FAILED)
 		return -errno;
-	if (huge)
-		(void)madvise(p, r->map_size, MADV_HUGEPAGE);
 	r->base = p;
 	r->page_size = 4096;
+	return 0;
+}
+
+/* The hugetlbfs file that holds shared-memory region @name ("/dta-x.y")
+ * when it was created on huge pages. */
+static int huge_path(const char *name, char *out, size_t cap)
+{
+	int n = snprintf(out, cap, "%s%s", HUGETLBFS_DIR, name);
+
+	return n < 0 || (size_t)n >= cap ? -ENAMETOOLONG : 0;
+}
+
+/* Page size of the file system under @fd when it is hugetlbfs, else 0. */
+static uint64_t fd_huge_page(int fd)
+{
+	struct statfs st;
+
+	if (fstatfs(fd, &st) == 0 &&
+	    (unsigned long)st.f_type == HUGETLBFS_MAGIC_NR)
+		return (uint64_t)st.f_bsize;
 	return 0;
 }
 
@@ -309,6 +431,12 @@ static int open_backing(const struct dta_region_opts *o, int oflags,
 	} else {
 		fd = shm_open(o->path, oflags, mode);
 		snprintf(buf, sizeof(buf), "shm:%s", o->path);
+		/* Not in /dev/shm: it may live on hugetlbfs. */
+		if (fd < 0 && errno == ENOENT && !(oflags & O_CREAT) &&
+		    hugetlbfs_available() && !huge_path(o->path, buf, sizeof(buf)))
+			fd = open(buf, oflags | O_CLOEXEC | O_NOFOLLOW);
+		if (fd < 0 && errno == ENOENT)
+			snprintf(buf, sizeof(buf), "shm:%s", o->path);
 	}
 	if (fd < 0)
 		return -errno;
@@ -330,6 +458,124 @@ static void unlink_backing(const char *path)
 		unlink(path);
 }
 
+DTA_API int dta_region_shm_stat(const char *name, struct stat *st)
+{
+	char p[PATH_MAX];
+
+	if (!name || name[0] != '/' || !st)
+		return -EINVAL;
+	/* shm_open() names a file in /dev/shm. */
+	if (snprintf(p, sizeof(p), "/dev/shm%s", name) >= (int)sizeof(p))
+		return -ENAMETOOLONG;
+	if (stat(p, st) == 0)
+		return 0;
+	if (errno != ENOENT || !hugetlbfs_available() ||
+	    huge_path(name, p, sizeof(p)))
+		return -ENOENT;
+	return stat(p, st) == 0 ? 0 : -errno;
+}
+
+DTA_API int dta_region_unlink(int backing, const char *path)
+{
+	char p[PATH_MAX];
+	int found = 0;
+
+	if (!path || !path[0] ||
+	    (backing != DTA_BACKING_SHM && backing != DTA_BACKING_FILE))
+		return -EINVAL;
+	if (backing == DTA_BACKING_FILE)
+		return unlink(path) == 0 ? 0 : -errno;
+	found |= shm_unlink(path) == 0;
+	if (!huge_path(path, p, sizeof(p)))
+		found |= unlink(p) == 0;
+	return found ? 0 : -ENOENT;
+}
+
+/* Is shared-memory object @name there under the other backing: on
+ * hugetlbfs (@huge) or in /dev/shm? Creating one name twice must see
+ * both. */
+static int shm_exists_as(const char *name, int huge)
+{
+	char p[PATH_MAX];
+	struct stat st;
+
+	if (huge)
+		return hugetlbfs_available() && !huge_path(name, p, sizeof(p)) &&
+		       lstat(p, &st) == 0;
+	snprintf(p, sizeof(p), "/dev/shm%s", name);
+	return lstat(p, &st) == 0;
+}
+
+/*
+ * A shared-memory region on hugetlbfs: the file HUGETLBFS_DIR/NAME,
+ * created like any region object (O_EXCL, explicit mode) and filled with
+ * huge pages now (fallocate), so a pool too small is known here. Return 0
+ * (mapped), 1 to fall back to /dev/shm (no hugetlbfs, or not enough huge
+ * pages free: logged), or -errno.
+ */
+static int create_huge_shm(const struct dta_region_opts *o, uint64_t need,
+			   struct dta_region *r)
+{
+	char p[PATH_MAX];
+	struct statfs sf;
+	uint64_t size;
+	void *m;
+	int fd, err;
+
+	if (statfs(HUGETLBFS_DIR, &sf) != 0 ||
+	    (unsigned long)sf.f_type != HUGETLBFS_MAGIC_NR) {
+		dta__log(DTA_LOG_INFO, "region %s: shared memory uses 4 KiB "
+			 "pages (no hugetlbfs mounted at %s)", o->path,
+			 HUGETLBFS_DIR);
+		return 1;
+	}
+	if (huge_path(o->path, p, sizeof(p)))
+		return -ENAMETOOLONG;
+	fd = open(p, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0 && errno == EEXIST && !(o->flags & DTA_REGION_EXCL)) {
+		unlink(p);
+		fd = open(p, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
+			  0600);
+	}
+	if (fd < 0)
+		return -errno;
+	size = round_up(need, (uint64_t)sf.f_bsize);
+	if (fchmod(fd, opts_mode(o)) != 0) {
+		err = -errno;
+		goto fail;
+	}
+	if (ftruncate(fd, (off_t)size) != 0 ||
+	    fallocate(fd, 0, 0, (off_t)size) != 0) {
+		dta__log(DTA_LOG_INFO, "region %s: %llu bytes of %lu-byte huge "
+			 "pages not to be had on %s (%s); using /dev/shm",
+			 o->path, (unsigned long long)size,
+			 (unsigned long)sf.f_bsize, HUGETLBFS_DIR,
+			 strerror(errno));
+		err = 1;
+		goto fail;
+	}
+	m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (m == MAP_FAILED) {
+		err = -errno;
+		goto fail;
+	}
+	r->path = strdup(p);
+	if (!r->path) {
+		munmap(m, size);
+		err = -ENOMEM;
+		goto fail;
+	}
+	close(fd);
+	r->base = m;
+	r->map_size = size;
+	r->page_size = (uint64_t)sf.f_bsize;
+	return 0;
+fail:
+	close(fd);
+	unlink(p);
+	return err;
+}
+
 /*
  * A new object that is ours alone: O_EXCL, so an object someone else put
  * under the name is never reused, and the mode set with fchmod, so the
@@ -339,7 +585,17 @@ static void unlink_backing(const char *path)
 static int create_backing(const struct dta_region_opts *o, char **used_path)
 {
 	int oflags = O_RDWR | O_CREAT | O_EXCL;
-	int fd = open_backing(o, oflags, 0600, used_path);
+	int fd;
+
+	if (o->backing == DTA_BACKING_SHM && shm_exists_as(o->path, 1)) {
+		char p[PATH_MAX];
+
+		if (o->flags & DTA_REGION_EXCL)
+			return -EEXIST;
+		if (!huge_path(o->path, p, sizeof(p)))
+			unlink(p);
+	}
+	fd = open_backing(o, oflags, 0600, used_path);
 
 	if (fd == -EEXIST && !(o->flags & DTA_REGION_EXCL)) {
 		if (o->backing == DTA_BACKING_FILE)
@@ -421,6 +677,34 @@ static int check_owner(int fd, const struct dta_region_opts *o)
 	return 0;
 }
 
+/* A shared-memory region opened read-only (an analysis tool mapping a
+ * collector's structure) must be one only its owner could have filled:
+ * owned by us or root (any owner with DTA_REGION_ANY_OWNER: a member of
+ * the region's group reading its collector's), and writable by no one
+ * outside its owner and group. Files (snapshots) are not checked: their
+ * data has a CRC in the header. */
+static int check_reader(int fd, const struct dta_region_opts *o)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) != 0)
+		return -errno;
+	if (!(o->flags & DTA_REGION_ANY_OWNER) && st.st_uid != geteuid() &&
+	    st.st_uid != 0) {
+		dta__log(DTA_LOG_ERROR, "region %s: owned by uid %u, neither us "
+			 "(uid %u) nor root: refusing to read it", o->path,
+			 (unsigned)st.st_uid, (unsigned)geteuid());
+		return -EPERM;
+	}
+	if (st.st_mode & S_IWOTH) {
+		dta__log(DTA_LOG_ERROR, "region %s: mode %04o lets anyone write "
+			 "it: refusing to read it", o->path,
+			 (unsigned)(st.st_mode & 07777));
+		return -EPERM;
+	}
+	return 0;
+}
+
 static int map_fd(struct dta_region *r, int fd, uint64_t size, int prot)
 {
 	void *p = mmap(NULL, size, prot, MAP_SHARED, fd, 0);
@@ -467,14 +751,20 @@ DTA_API int dta_region_create(const struct dta_layout *layout,
 			goto err_free;
 	} else {
 		if ((opts->flags & DTA_REGION_HUGE) &&
-		    opts->backing == DTA_BACKING_SHM)
-			dta__log(DTA_LOG_INFO,
-				 "region %s: shared memory uses 4 KiB pages%s",
-				 opts->path,
-				 hugetlbfs_available()
-					 ? " (hugetlbfs objects are not "
-					   "supported for shm regions yet)"
-					 : " (no hugetlbfs mounted)");
+		    opts->backing == DTA_BACKING_SHM) {
+			if (shm_exists_as(opts->path, 0)) {
+				if (opts->flags & DTA_REGION_EXCL) {
+					err = -EEXIST;
+					goto err_free;
+				}
+				shm_unlink(opts->path);
+			}
+			err = create_huge_shm(opts, need, r);
+			if (err < 0)
+				goto err_free;
+			if (err == 0)
+				goto mapped;
+		}
 		fd = create_backing(opts, &r->path);
 		if (fd < 0) {
 			err = fd;
@@ -494,6 +784,7 @@ DTA_API int dta_region_create(const struct dta_layout *layout,
 		close(fd);
 		fd = -1;
 	}
+mapped:
 	err = header_encode(r, r->base);
 	if (err)
 		goto err_unmap;
@@ -538,6 +829,7 @@ DTA_API int dta_region_open(const struct dta_region_opts *opts,
 	uint8_t hdr[DTA_REGION_HEADER_SIZE];
 	struct dta_region *r;
 	struct stat st;
+	uint64_t hp;
 	int rdonly, fd, err;
 	ssize_t n;
 
@@ -555,8 +847,8 @@ DTA_API int dta_region_open(const struct dta_region_opts *opts,
 		err = fd;
 		goto err_free;
 	}
-	if (!rdonly) {
-		err = check_owner(fd, opts);
+	if (!rdonly || opts->backing == DTA_BACKING_SHM) {
+		err = rdonly ? check_reader(fd, opts) : check_owner(fd, opts);
 		if (err)
 			goto err_close;
 	}
@@ -581,10 +873,15 @@ DTA_API int dta_region_open(const struct dta_region_opts *opts,
 		err = -DTA_E_REGIONVERSION;
 		goto err_close;
 	}
+	hp = fd_huge_page(fd);
+	if (hp) /* hugetlbfs maps whole huge pages only */
+		r->map_size = round_up(r->map_size, hp);
 	err = map_fd(r, fd, r->map_size,
 		     rdonly ? PROT_READ : PROT_READ | PROT_WRITE);
 	if (err)
 		goto err_close;
+	if (hp)
+		r->page_size = hp;
 	if (r->saved_ns && r->version != 1) {
 		err = verify_data(r);
 		if (err)

@@ -26,6 +26,11 @@ primitive = append
 lists = 1
 batches = 4096
 entry = 32
+
+[structure paths]
+primitive = key-write
+slots = 4096
+data = 20
 EOF2
 e2e_start_collector
 e2e_start_translator -q
@@ -44,8 +49,11 @@ head -n 1 "$E2E/slow.out" | grep -q '\],"lost":0,"position":[0-9]*}$'
 sed -n 2p "$E2E/slow.out" | grep -q '^{"structures":\[{"name":"events"'
 
 # A client that never reads is held back; another gets 200 answers while
-# it is still connected; then it reads every one of its own.
+# it is still connected; then it reads every one of its own. The same
+# with Key-Write queries, which the collector answers in batches: their
+# answers are held to the same bound (the client's sends block).
 "$PROBE" stall "$S" 200
+"$PROBE" stall "$S" 200 "kw paths 0a000001000000000000000001"
 
 # Every line gets one answer, in order: a 3000-byte and a 4095-byte
 # request (the limit), blank lines, a 4096-byte request (refused, the

@@ -5,10 +5,11 @@
  *
  *   pipe PATH [DELAY_S]   send every line of stdin at once, wait DELAY_S,
  *                         then print one answer per line sent
- *   stall PATH N          client A sends requests without reading until
- *                         the collector stops taking them; client B must
- *                         then get N answers while A is still connected,
- *                         and A must then get every answer, complete
+ *   stall PATH N [REQ]    client A sends requests (REQ, default "info")
+ *                         without reading until the collector stops
+ *                         taking them; client B must then get N answers
+ *                         while A is still connected, and A must then get
+ *                         every answer, complete and equal to B's
  *   fill PATH             send requests without reading until the
  *                         collector stops taking them; exit 0 once it
  *                         closes the connection (stall_timeout)
@@ -191,25 +192,27 @@ static int cmd_pipe(int argc, char **argv)
 	return 0;
 }
 
-/* Send "info" requests on @fd, never reading, until the collector stops
+/* The request fill() sends, newline included. */
+static char fill_req[256] = "info\n";
+
+/* Send fill_req on @fd, never reading, until the collector stops
  * taking them (nothing more fits for a second) or closes the connection
  * (*@hup); return how many. */
 static unsigned long fill(int fd, bool *hup)
 {
-	static const char req[] = "info\n";
+	size_t len = strlen(fill_req);
 	unsigned long sent = 0;
 
 	for (;;) {
 		struct pollfd p = { .fd = fd, .events = POLLOUT };
-		ssize_t w = send(fd, req, sizeof(req) - 1,
-				 MSG_DONTWAIT | MSG_NOSIGNAL);
+		ssize_t w = send(fd, fill_req, len, MSG_DONTWAIT | MSG_NOSIGNAL);
 
-		if (w == (ssize_t)sizeof(req) - 1) {
+		if (w == (ssize_t)len) {
 			sent++;
 			continue;
 		}
-		if (w > 0)
-			fail("partial send"); /* 5 bytes: does not happen */
+		if (w > 0) /* one short request is one skb: all or nothing */
+			fail("partial send");
 		*hup = w < 0 && (errno == EPIPE || errno == ECONNRESET);
 		if (*hup)
 			return sent;
@@ -248,8 +251,10 @@ static int cmd_stall(int argc, char **argv)
 	char *ans, first[4096];
 	bool hup;
 
-	if (argc != 4)
-		fail("usage: stall PATH N");
+	if (argc != 4 && argc != 5)
+		fail("usage: stall PATH N [REQ]");
+	if (argc == 5)
+		snprintf(fill_req, sizeof(fill_req), "%s\n", argv[4]);
 	n = strtoul(argv[3], NULL, 0);
 	a.fd = dial(argv[2]);
 	/* A: requests, never reading, until the collector stops taking
@@ -271,8 +276,8 @@ static int cmd_stall(int argc, char **argv)
 	}
 	begin("B asks while A is blocked", 60);
 	for (unsigned long i = 0; i < n; i++) {
-		ans = ask(&b, "info\n");
-		if (strncmp(ans, "{\"structures\":", 14))
+		ans = ask(&b, fill_req);
+		if (argc == 4 && strncmp(ans, "{\"structures\":", 14))
 			fail("B: answer %lu: %.200s", i, ans);
 		if (!i)
 			snprintf(first, sizeof(first), "%s", ans);

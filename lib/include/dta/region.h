@@ -19,14 +19,27 @@
  * a region before it stops using it (dta_region_retire()); writers in
  * other processes bracket every write with dta_region_enter() and
  * dta_region_leave(), so no write lands in a region its owner has given
- * up without the writer knowing. Huge pages (1 GiB, then 2 MiB) are tried when
- * asked for; when unavailable the region falls back to normal pages and says
- * why through the log callback.
+ * up without the writer knowing.
+ *
+ * Huge pages (DTA_REGION_HUGE), where the platform gives them:
+ *  - ANON: reserved 1 GiB (regions of 1 GiB or more), then 2 MiB pages
+ *    (MAP_HUGETLB); without a pool, transparent huge pages: the mapping is
+ *    aligned to their size, advised MADV_HUGEPAGE and populated at
+ *    creation, and dta_region_page_size() reports what the kernel gave
+ *    (the huge page size when it backs at least half the mapping).
+ *  - SHM: when hugetlbfs is mounted at /dev/hugepages and has the pages
+ *    free, the object is the file /dev/hugepages/NAME instead of
+ *    /dev/shm/NAME (same owner and mode rules); dta_region_open() finds it
+ *    in either place, and dta_region_unlink() removes it from both.
+ *    Otherwise 4 KiB pages (shared memory gets transparent huge pages only
+ *    when the administrator enables shmem THP).
+ * Each fallback says why through the log callback.
  */
 #ifndef DTA_REGION_H
 #define DTA_REGION_H
 
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "dta/common.h"
 #include "dta/layout.h"
@@ -46,14 +59,16 @@ enum dta_backing {
 
 /* dta_region_opts.flags */
 #define DTA_REGION_HUGE 0x01      /* try 1 GiB, then 2 MiB pages (anon, shm) */
-#define DTA_REGION_RDONLY 0x02    /* open: map read-only */
+#define DTA_REGION_RDONLY 0x02    /* open: map read-only (PROT_READ: a
+				   * write through the mapping faults) */
 #define DTA_REGION_UNLINK 0x04    /* destroy: shm_unlink()/unlink() too */
 #define DTA_REGION_EXCL 0x08      /* create: fail if the object exists
 				   * (without it an existing object is
 				   * removed and a new one created) */
-#define DTA_REGION_ANY_OWNER 0x10 /* open for writing: accept an object
-				   * another user owns (a translator running
-				   * as a member of the region's group) */
+#define DTA_REGION_ANY_OWNER 0x10 /* open: accept an object another user
+				   * owns (a translator, or an analysis tool
+				   * reading, running as a member of the
+				   * region's group) */
 #define DTA_REGION_DORMANT 0x20   /* create: start RETIRED, so no writer
 				   * enters before the owner has filled it
 				   * (dta_region_load()); dta_region_revive()
@@ -117,12 +132,23 @@ DTA_API int dta_region_create(const struct dta_layout *layout,
  *
  * Read-only opens accept format versions 1 and 2; opens for writing only
  * version 2 (the version with the state words). Opening for writing checks
- * owner and mode first (see dta_region_opts.mode). A snapshot file (written
+ * owner and mode first (see dta_region_opts.mode).
+ *
+ * Reading a live collector's structure (the local mapping path,
+ * docs/collector-protocol.md): DTA_BACKING_SHM, @path "/dta-COLL.STRUCT",
+ * DTA_REGION_RDONLY. The mapping is PROT_READ and shared with the
+ * collector, so queries on dta_region_data() see reports as they land,
+ * at the library's own rate. Such an object must be owned by us or root
+ * (any owner with DTA_REGION_ANY_OWNER) and must not be writable by
+ * others (mode o+w), or the open fails with -EPERM: someone else could
+ * have put it there and filled it. Structures a collector keeps in
+ * anonymous memory (huge pages for RDMA-only collectors) have no object
+ * to open: -ENOENT; ask those over the socket. A snapshot file (written
  * by dta_region_save()) must be exactly header plus data long and its data
  * must match the CRC-32C in its header (version 2 files).
  *
- * Return: 0; -EINVAL; -ENOENT; -EPERM (owner or mode, opening for
- * writing); -DTA_E_BADREGION (bad magic, header CRC, size smaller than the
+ * Return: 0; -EINVAL; -ENOENT; -EPERM (owner or mode: opening for
+ * writing, or a shared-memory object read-only); -DTA_E_BADREGION (bad magic, header CRC, size smaller than the
  * header says, or a snapshot file with bytes after its data);
  * -DTA_E_CHECKSUM (snapshot data changed since it was saved);
  * -DTA_E_REGIONVERSION (unknown version, or version 1 opened for
@@ -161,6 +187,21 @@ DTA_API int dta_region_load(struct dta_region *r, const char *path);
  */
 DTA_API int dta_region_copy(struct dta_region *dst,
 			    const struct dta_region *src);
+
+/**
+ * dta_region_unlink() - remove region object @path: a file (FILE), or a
+ * shared-memory object (SHM) from /dev/shm and from hugetlbfs.
+ * Return: 0 (something was removed), -ENOENT, -EINVAL, other -errno.
+ */
+DTA_API int dta_region_unlink(int backing, const char *path);
+
+/**
+ * dta_region_shm_stat() - stat() the file behind shared-memory object
+ * @name, wherever it lives (/dev/shm, or hugetlbfs): its identity (st_dev,
+ * st_ino), owner and mode, e.g. to notice that a collector re-created it.
+ * Return: 0, -ENOENT, -EINVAL, -ENAMETOOLONG, other -errno.
+ */
+DTA_API int dta_region_shm_stat(const char *name, struct stat *st);
 
 /* Unmap and free; NULL is fine. With DTA_REGION_UNLINK also remove the
  * backing object. */

@@ -1,0 +1,340 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * bench_socket: the collector's query socket beside the in-library rate.
+ *
+ * Starts dta-collector on a temporary configuration with one Key-Write
+ * structure (N = 2), fills it through its shared-memory region, then, per
+ * round:
+ *   - library: the same queries with dta_kw_query_batch() on the region
+ *     mapped read-only (the local mapping path, docs/collector-protocol.md),
+ *     per CPU-second of this thread;
+ *   - socket: the same queries pipelined over the socket ("kw NAME KEYHEX"
+ *     lines, sent by one thread while another reads the answers), per
+ *     CPU-second of the collector process (clock_getcpuclockid());
+ * and prints the ratio socket / library, medians of the rounds.
+ *
+ *   bench_socket [-x PATH-TO-dta-collector] [-s LOG2_SLOTS] [-n QUERIES]
+ *                [-r ROUNDS] [--no-huge]
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dta/dta.h"
+
+static void die(const char *what, int err)
+{
+	fprintf(stderr, "bench_socket: %s: %s\n", what,
+		err ? dta_strerror(err) : "failed");
+	exit(1);
+}
+
+static uint64_t rng_state = 7;
+
+static uint64_t rnd(void)
+{
+	uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
+
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+static double clock_s(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_d);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+struct sender {
+	int fd;
+	const char *buf;
+	size_t len;
+};
+
+static void *send_all(void *arg)
+{
+	struct sender *s = arg;
+	size_t off = 0;
+
+	while (off < s->len) {
+		ssize_t n = send(s->fd, s->buf + off, s->len - off, MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			die("send", -errno);
+		off += (size_t)n;
+	}
+	return NULL;
+}
+
+/* Pipeline @len bytes of requests (@n lines) on a new connection and
+ * read @n answers; count the "found" ones in *@found. */
+static void pipeline(const char *sock, const char *req, size_t len, size_t n,
+		     size_t *found)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	struct sender s = { .buf = req, .len = len };
+	static char buf[1 << 16];
+	size_t lines = 0, f = 0;
+	pthread_t t;
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", sock);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)))
+		die("connect", -errno);
+	s.fd = fd;
+	if (pthread_create(&t, NULL, send_all, &s))
+		die("thread", 0);
+	static const char pat[] = "\"found\"";
+	size_t m = 0; /* bytes of pat matched so far */
+
+	while (lines < n) {
+		ssize_t k = read(fd, buf, sizeof(buf));
+
+		if (k <= 0)
+			die("read answers", k < 0 ? -errno : -ECONNRESET);
+		for (ssize_t i = 0; i < k; i++) {
+			lines += buf[i] == '\n';
+			m = buf[i] == pat[m] ? m + 1 : buf[i] == '"';
+			if (m == sizeof(pat) - 1) {
+				f++;
+				m = 0;
+			}
+		}
+	}
+	pthread_join(t, NULL);
+	close(fd);
+	*found = f;
+}
+
+static void collector_path(char *out, size_t cap, const char *arg)
+{
+	char self[PATH_MAX];
+	ssize_t n;
+	char *slash;
+
+	if (arg) {
+		snprintf(out, cap, "%s", arg);
+		return;
+	}
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n < 0)
+		die("readlink /proc/self/exe", -errno);
+	self[n] = 0;
+	slash = strrchr(self, '/');
+	if (slash)
+		*slash = 0;
+	if ((size_t)snprintf(out, cap, "%s/../collector/dta-collector", self)
+	    >= cap)
+		die("path too long", -ENAMETOOLONG);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "collector", required_argument, NULL, 'x' },
+		{ "slots", required_argument, NULL, 's' },
+		{ "queries", required_argument, NULL, 'n' },
+		{ "rounds", required_argument, NULL, 'r' },
+		{ "no-huge", no_argument, NULL, 'H' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *xarg = NULL;
+	unsigned log2_slots = 22, rounds = 5;
+	size_t nq = 1000000;
+	int huge = 1, opt, pfd[2], err;
+	char dir[] = "/tmp/dta-bench-sock-XXXXXX", cfg[PATH_MAX], sock[108];
+	char exe[PATH_MAX + 64], shm[NAME_MAX], name[32], line[512];
+	FILE *f, *ready;
+	pid_t pid;
+	clockid_t ccpu;
+
+	while ((opt = getopt_long(argc, argv, "x:s:n:r:", lo, NULL)) != -1) {
+		switch (opt) {
+		case 'x': xarg = optarg; break;
+		case 's': log2_slots = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 'n': nq = strtoull(optarg, NULL, 0); break;
+		case 'r': rounds = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 'H': huge = 0; break;
+		default:
+			fprintf(stderr, "usage: bench_socket [-x dta-collector] "
+				"[-s LOG2_SLOTS] [-n QUERIES] [-r ROUNDS] "
+				"[--no-huge]\n");
+			return 2;
+		}
+	}
+	if (log2_slots < 10 || log2_slots > 30 || !nq || !rounds || rounds > 99)
+		die("arguments out of range", -EINVAL);
+	collector_path(exe, sizeof(exe), xarg);
+	if (!mkdtemp(dir))
+		die("mkdtemp", -errno);
+	snprintf(cfg, sizeof(cfg), "%s/dta.conf", dir);
+	snprintf(sock, sizeof(sock), "%s/c.sock", dir);
+	snprintf(name, sizeof(name), "bsock%d", (int)getpid());
+	f = fopen(cfg, "w");
+	if (!f)
+		die(cfg, -errno);
+	fprintf(f, "[collector]\nname = %s\nsocket = %s\nidle_timeout = 0\n"
+		"huge_pages = %s\n\n[structure kw]\nprimitive = key-write\n"
+		"slots = %llu\ndata = 20\nredundancy = 2\n", name, sock,
+		huge ? "yes" : "no", 1ull << log2_slots);
+	fclose(f);
+
+	if (pipe(pfd))
+		die("pipe", -errno);
+	pid = fork();
+	if (pid < 0)
+		die("fork", -errno);
+	if (pid == 0) {
+		dup2(pfd[1], 1);
+		close(pfd[0]);
+		execl(exe, exe, "-c", cfg, NULL);
+		fprintf(stderr, "bench_socket: %s: %s\n", exe, strerror(errno));
+		_exit(127);
+	}
+	close(pfd[1]);
+	ready = fdopen(pfd[0], "r");
+	if (!ready || !fgets(line, sizeof(line), ready) ||
+	    strncmp(line, "ready ", 6))
+		die("the collector did not start", 0);
+	if (clock_getcpuclockid(pid, &ccpu))
+		die("clock_getcpuclockid", -errno);
+
+	/* Fill the structure through its shared memory, as a local
+	 * translator would; then map it read-only, as an analysis tool. */
+	struct dta_region_opts wo = { .sz = sizeof(wo), .backing = DTA_BACKING_SHM,
+				      .path = shm };
+	struct dta_region_opts ro = wo;
+	struct dta_region *w, *r;
+	const struct dta_layout *l;
+	uint8_t *keys = malloc(nq * 13), data[20], slot[64];
+	uint8_t *out = malloc(64 * 20);
+	struct dta_kw_result res[64];
+	struct dta_memop ops[8];
+	char *req, *p;
+	size_t reqlen;
+	double lib[99], soc[99], ratio[99];
+
+	snprintf(shm, sizeof(shm), "/dta-%s.kw", name);
+	err = dta_region_open(&wo, &w);
+	if (err)
+		die("open the collector's region for writing", err);
+	ro.flags = DTA_REGION_RDONLY;
+	err = dta_region_open(&ro, &r);
+	if (err)
+		die("open the collector's region read-only", err);
+	l = dta_region_layout(r);
+	if (!keys || !out)
+		die("keys", -ENOMEM);
+	for (size_t i = 0; i < nq * 13; i++)
+		keys[i] = (uint8_t)rnd();
+	for (size_t i = 0; i < nq; i++) {
+		int k;
+
+		memcpy(data, keys + i * 13, 13);
+		memset(data + 13, 0x5a, 7);
+		k = dta_kw_ops(l, keys + i * 13, 13, data, 20, 2, slot,
+			       sizeof(slot), ops, 8);
+		if (k < 0)
+			die("kw ops", k);
+		dta_memops_apply(dta_region_data(w), l->data_size, ops, (size_t)k);
+	}
+	dta_region_destroy(w);
+
+	/* The requests: "kw kw KEYHEX\n" for every key. */
+	req = malloc(nq * 40);
+	if (!req)
+		die("requests", -ENOMEM);
+	p = req;
+	for (size_t i = 0; i < nq; i++) {
+		static const char d[] = "0123456789abcdef";
+
+		memcpy(p, "kw kw ", 6);
+		p += 6;
+		for (int j = 0; j < 13; j++) {
+			*p++ = d[keys[i * 13 + j] >> 4];
+			*p++ = d[keys[i * 13 + j] & 15];
+		}
+		*p++ = '\n';
+	}
+	reqlen = (size_t)(p - req);
+
+	printf("Key-Write N=2, %llu slots (%" PRIu64 " MiB), %zu queries a "
+	       "round, %u rounds; region pages %" PRIu64 " bytes\n",
+	       1ull << log2_slots, l->data_size >> 20, nq, rounds,
+	       dta_region_page_size(r));
+	for (unsigned k = 0; k < rounds; k++) {
+		size_t found_lib = 0, found_sock = 0;
+		double t0, t1, c0, c1;
+
+		t0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
+		for (size_t i = 0; i < nq; i += 64) {
+			size_t m = nq - i < 64 ? nq - i : 64;
+
+			err = dta_kw_query_batch(l, dta_region_data(r),
+						 keys + i * 13, 13, m, NULL, out,
+						 64 * 20, res);
+			if (err)
+				die("query", err);
+			for (size_t j = 0; j < m; j++)
+				found_lib += res[j].status == DTA_Q_FOUND;
+		}
+		t1 = clock_s(CLOCK_THREAD_CPUTIME_ID);
+		lib[k] = (double)nq / (t1 - t0);
+
+		c0 = clock_s(ccpu);
+		pipeline(sock, req, reqlen, nq, &found_sock);
+		c1 = clock_s(ccpu);
+		soc[k] = (double)nq / (c1 - c0);
+		ratio[k] = soc[k] / lib[k];
+		printf("round %u: library %.3f M/CPU-s (%zu found), socket %.3f "
+		       "M/collector-CPU-s (%zu found), ratio %.1f%%\n", k + 1,
+		       lib[k] / 1e6, found_lib, soc[k] / 1e6, found_sock,
+		       100 * ratio[k]);
+		fflush(stdout);
+		if (found_lib != found_sock)
+			die("the socket and the library disagree", 0);
+	}
+	printf("median: library %.3f M queries/CPU-s, socket %.3f M answers/"
+	       "collector-CPU-s, socket/library %.1f%%\n",
+	       median(lib, (int)rounds) / 1e6, median(soc, (int)rounds) / 1e6,
+	       100 * median(ratio, (int)rounds));
+
+	dta_region_destroy(r);
+	kill(pid, SIGTERM);
+	waitpid(pid, NULL, 0);
+	unlink(cfg);
+	rmdir(dir);
+	free(req);
+	free(keys);
+	free(out);
+	return 0;
+}
