@@ -199,7 +199,7 @@ static void kw_vote(const struct dta_layout *l, const uint8_t *area,
 		res->status = DTA_Q_NOT_FOUND;
 	} else {
 		res->status = DTA_Q_FOUND;
-		memcpy(out, copy[best] + cb, dl);
+		kw_copy(out, copy[best] + cb, dl);
 	}
 }
 
