@@ -174,10 +174,11 @@ static void row_large(const char *what, const char *pages, unsigned n_mem,
  * R: the best rate of random, independent 8-byte loads this memory gives
  * on @area: indices precomputed, loads summed so none is optimised away,
  * many in flight (the out-of-order window alone, and with software
- * prefetches 32 loads ahead; the better of the two counts).
+ * prefetches 32 and 128 loads ahead; the best of the three counts).
  */
 static double randread_rate(const void *area, size_t size, size_t nreads)
 {
+	static const size_t ahead[] = { 0, 32, 128 };
 	const uint64_t *w = area;
 	uint64_t words = size / 8, acc = 0;
 	uint64_t *idx = malloc(nreads * sizeof(*idx));
@@ -187,14 +188,14 @@ static double randread_rate(const void *area, size_t size, size_t nreads)
 		die("random-read indices", -12);
 	for (size_t i = 0; i < nreads; i++)
 		idx[i] = rnd() % words;
-	for (int pf = 0; pf < 2; pf++) {
+	for (unsigned v = 0; v < 3; v++) {
+		size_t d = ahead[v], i = 0;
 		double t0 = cpu_now(), t1;
-		size_t i = 0;
 
 		for (; i + 8 <= nreads; i += 8) {
-			if (pf && i + 40 <= nreads)
+			if (d && i + d + 8 <= nreads)
 				for (unsigned j = 0; j < 8; j++)
-					__builtin_prefetch(&w[idx[i + 32 + j]]);
+					__builtin_prefetch(&w[idx[i + d + j]]);
 			acc += w[idx[i]] + w[idx[i + 1]] + w[idx[i + 2]] +
 			       w[idx[i + 3]] + w[idx[i + 4]] + w[idx[i + 5]] +
 			       w[idx[i + 6]] + w[idx[i + 7]];

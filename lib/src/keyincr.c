@@ -11,11 +11,19 @@
 #include "dta/wire.h"
 #include "internal.h"
 
-DTA_API uint64_t dta_ki_index(const struct dta_layout *l, const void *key,
-			      size_t key_len, unsigned n)
+/* dta_ki_index(), inlined into the loops (exported calls go through the
+ * PLT). */
+static inline uint64_t ki_index(const struct dta_layout *l, const void *key,
+				size_t key_len, unsigned n)
 {
 	return dta__reduce(dta_hashfn_eval(&l->fn[DTA_HF_SLOT(n)], key, key_len),
 			   l->g.ki.width);
+}
+
+DTA_API uint64_t dta_ki_index(const struct dta_layout *l, const void *key,
+			      size_t key_len, unsigned n)
+{
+	return ki_index(l, key, key_len, n);
 }
 
 static uint64_t ki_offset(const struct dta_layout *l, unsigned bank,
@@ -52,7 +60,7 @@ DTA_API int dta_ki_ops(const struct dta_layout *l, const void *key,
 	for (unsigned n = 0; n < l->g.ki.rows; n++) {
 		ops[n].kind = DTA_MEMOP_FETCH_ADD;
 		ops[n].len = 8;
-		ops[n].offset = ki_offset(l, bank, n, dta_ki_index(l, key, key_len, n));
+		ops[n].offset = ki_offset(l, bank, n, ki_index(l, key, key_len, n));
 		ops[n].data = NULL;
 		ops[n].add = add;
 	}
@@ -73,7 +81,7 @@ DTA_API int dta_ki_query(const struct dta_layout *l, const void *area,
 	for (unsigned n = 0; n < l->g.ki.rows; n++) {
 		const uint64_t *c = (const uint64_t *)(const void *)
 			((const uint8_t *)area +
-			 ki_offset(l, bank, n, dta_ki_index(l, key, key_len, n)));
+			 ki_offset(l, bank, n, ki_index(l, key, key_len, n)));
 		uint64_t v = __atomic_load_n(c, __ATOMIC_RELAXED);
 
 		if (v < min)
@@ -108,8 +116,8 @@ static void ki_hash_group(const struct dta_layout *l, const uint8_t *area,
 	for (unsigned r = 0; r < rows; r++)
 		for (size_t i = 0; i < cnt; i++)
 			g->off[i][r] = ki_offset(l, bank, r,
-						 dta_ki_index(l, keys + i * key_len,
-							      key_len, r));
+						 ki_index(l, keys + i * key_len,
+							  key_len, r));
 	for (size_t i = 0; i < cnt; i++)
 		for (unsigned r = 0; r < rows; r++)
 			__builtin_prefetch(area + g->off[i][r]);

@@ -27,8 +27,10 @@ static uint64_t kw_proto_hash(const struct dta_layout *l, const uint8_t *key,
 			       buf, key_len + (with_n ? 1 : 0));
 }
 
-DTA_API uint64_t dta_kw_slot(const struct dta_layout *l, const void *key,
-			     size_t key_len, unsigned n)
+/* The bodies of dta_kw_slot() and dta_kw_checksum(), inlined into the
+ * query loops (an exported function is called through the PLT). */
+static inline uint64_t kw_slot(const struct dta_layout *l, const void *key,
+			       size_t key_len, unsigned n)
 {
 	if (l->hash_family == DTA_HASH_PROTOTYPE)
 		return kw_proto_hash(l, key, key_len, 1, n) &
@@ -37,8 +39,8 @@ DTA_API uint64_t dta_kw_slot(const struct dta_layout *l, const void *key,
 			   l->g.kw.slots);
 }
 
-DTA_API uint64_t dta_kw_checksum(const struct dta_layout *l, const void *key,
-				 size_t key_len)
+static inline uint64_t kw_checksum(const struct dta_layout *l,
+				   const void *key, size_t key_len)
 {
 	unsigned bytes = l->g.kw.csum_bytes;
 	uint64_t c;
@@ -51,6 +53,18 @@ DTA_API uint64_t dta_kw_checksum(const struct dta_layout *l, const void *key,
 		c &= (1ull << (8 * bytes)) - 1;
 	/* Zero means "never written": remap so empty slots never match. */
 	return c ? c : 1;
+}
+
+DTA_API uint64_t dta_kw_slot(const struct dta_layout *l, const void *key,
+			     size_t key_len, unsigned n)
+{
+	return kw_slot(l, key, key_len, n);
+}
+
+DTA_API uint64_t dta_kw_checksum(const struct dta_layout *l, const void *key,
+				 size_t key_len)
+{
+	return kw_checksum(l, key, key_len);
 }
 
 /* Checksums are big-endian, except the prototype's, which its translator
@@ -102,12 +116,12 @@ DTA_API int dta_kw_ops(const struct dta_layout *l, const void *key,
 	if (max_ops < redundancy || slotbuf_len < l->g.kw.slot_size)
 		return -ENOSPC;
 
-	kw_put_csum(l, slotbuf, dta_kw_checksum(l, key, key_len));
+	kw_put_csum(l, slotbuf, kw_checksum(l, key, key_len));
 	memcpy(slotbuf + l->g.kw.csum_bytes, data, data_len);
 	for (unsigned n = 0; n < redundancy; n++) {
 		ops[n].kind = DTA_MEMOP_WRITE;
 		ops[n].len = l->g.kw.slot_size;
-		ops[n].offset = dta_kw_slot(l, key, key_len, n) *
+		ops[n].offset = kw_slot(l, key, key_len, n) *
 				l->g.kw.slot_size;
 		ops[n].data = slotbuf;
 		ops[n].add = 0;
@@ -236,8 +250,8 @@ DTA_API int dta_kw_query(const struct dta_layout *l, const void *area,
 	if (err)
 		return err;
 	for (unsigned n = 0; n < nq; n++)
-		idx[n] = dta_kw_slot(l, key, key_len, n);
-	kw_vote(l, area, idx, nq, dta_kw_checksum(l, key, key_len), thr, out,
+		idx[n] = kw_slot(l, key, key_len, n);
+	kw_vote(l, area, idx, nq, kw_checksum(l, key, key_len), thr, out,
 		res);
 	return 0;
 }
@@ -279,7 +293,7 @@ static void kw_hash_group(const struct dta_layout *l, const uint8_t *area,
 
 	for (unsigned j = 0; j < nq; j++)
 		for (size_t i = 0; i < cnt; i++)
-			g->idx[i][j] = dta_kw_slot(l, keys + i * key_len,
+			g->idx[i][j] = kw_slot(l, keys + i * key_len,
 						   key_len, j);
 	/* All prefetches of the group back to back: their page walks and
 	 * misses run in parallel (spreading them between the hashes measured
@@ -288,7 +302,7 @@ static void kw_hash_group(const struct dta_layout *l, const uint8_t *area,
 		for (unsigned j = 0; j < nq; j++)
 			prefetch_span(area + g->idx[i][j] * ss, ss);
 	for (size_t i = 0; i < cnt; i++)
-		g->csum[i] = dta_kw_checksum(l, keys + i * key_len, key_len);
+		g->csum[i] = kw_checksum(l, keys + i * key_len, key_len);
 }
 
 DTA_API int dta_kw_query_batch(const struct dta_layout *l, const void *area,

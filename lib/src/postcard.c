@@ -49,14 +49,21 @@ static uint32_t pc_hopsum(const struct dta_layout *l, const void *key,
 	       pc_mask(l);
 }
 
-DTA_API uint64_t dta_pc_chunk(const struct dta_layout *l, const void *key,
-			      size_t key_len, unsigned n)
+/* dta_pc_chunk(), inlined into the loops. */
+static inline uint64_t pc_chunk(const struct dta_layout *l, const void *key,
+				size_t key_len, unsigned n)
 {
 	if (pc_proto(l)) /* power of two, checked by the layout */
 		return dta_hashfn_eval(&l->fn[DTA_HF_SLOT(n)], key, key_len) &
 		       (l->g.pc.chunks - 1);
 	return dta__reduce(dta_hashfn_eval(&l->fn[DTA_HF_SLOT(n)], key, key_len),
 			   l->g.pc.chunks);
+}
+
+DTA_API uint64_t dta_pc_chunk(const struct dta_layout *l, const void *key,
+			      size_t key_len, unsigned n)
+{
+	return pc_chunk(l, key, key_len, n);
 }
 
 static int pc_check_args(const struct dta_layout *l, const void *key,
@@ -105,7 +112,7 @@ DTA_API int dta_pc_ops(const struct dta_layout *l, const void *key,
 	for (unsigned n = 0; n < red; n++) {
 		ops[n].kind = DTA_MEMOP_WRITE;
 		ops[n].len = l->g.pc.chunk_size;
-		ops[n].offset = dta_pc_chunk(l, key, key_len, n) *
+		ops[n].offset = pc_chunk(l, key, key_len, n) *
 				l->g.pc.chunk_size;
 		ops[n].data = chunkbuf;
 		ops[n].add = 0;
@@ -275,7 +282,7 @@ static void pc_hash_key(const struct dta_layout *l, const void *key,
 			uint32_t *hopsum)
 {
 	for (unsigned n = 0; n < nq; n++)
-		idx[n] = dta_pc_chunk(l, key, key_len, n);
+		idx[n] = pc_chunk(l, key, key_len, n);
 	for (unsigned i = 0; i < l->g.pc.hops; i++)
 		hopsum[i] = pc_hopsum(l, key, key_len, i);
 }
@@ -383,8 +390,8 @@ static void pc_hash_group(const struct dta_layout *l, const uint8_t *area,
 
 	for (unsigned n = 0; n < nq; n++)
 		for (size_t i = 0; i < cnt; i++)
-			g->idx[i][n] = dta_pc_chunk(l, keys + i * key_len,
-						    key_len, n);
+			g->idx[i][n] = pc_chunk(l, keys + i * key_len,
+						key_len, n);
 	/* Chunks are a power of two in size, so one never straddles lines
 	 * of 64 bytes or less. */
 	for (size_t i = 0; i < cnt; i++)
