@@ -537,6 +537,29 @@ static void test_batch_matches_single(void **state)
 	}
 }
 
+/* A sketch large enough to be prefetched: the same estimates. */
+static void test_batch_large_structure(void **state)
+{
+	enum { KEYS = 3000 };
+	struct dta_layout l;
+	uint8_t (*keys)[13] = malloc(KEYS * 13);
+	uint64_t *area;
+
+	(void)state;
+	assert_non_null(keys);
+	assert_int_equal(dta_layout_ki(&l, 1u << 15, 2, 1, DTA_HASH_CRC32C, 1), 0);
+	assert_true(l.data_size >= (512u << 10));
+	area = zalloc(l.data_size);
+	for (unsigned i = 0; i < KEYS; i++) {
+		rnd_bytes(keys[i], 13);
+		if (i % 4)
+			inc(&l, area, keys[i], 13, i, 0);
+	}
+	check_ki_batch(&l, area, keys[0], 13, KEYS, 0);
+	free(area);
+	free(keys);
+}
+
 /* n = 0 does nothing; bad arguments fail before anything is written. */
 static void test_batch_bad_args(void **state)
 {
@@ -588,6 +611,7 @@ int main(void)
 		cmocka_unit_test(test_bad_args),
 		cmocka_unit_test(test_batch_matches_single),
 		cmocka_unit_test(test_batch_bad_args),
+		cmocka_unit_test(test_batch_large_structure),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -398,6 +398,36 @@ static void test_batch_matches_single_everywhere(void **state)
 	}
 }
 
+/* A structure large enough to be prefetched (the batch skips prefetching
+ * structures that fit in cache): the same answers. */
+static void test_batch_large_structure(void **state)
+{
+	enum { KEYS = 3000 };
+	struct dta_layout l;
+	uint8_t *area, (*keys)[13] = malloc(KEYS * 13);
+	struct dta_kw_query_opts o = { .redundancy = 2 };
+
+	(void)state;
+	assert_non_null(keys);
+	assert_int_equal(dta_layout_kw(&l, 1u << 15, 20, 4, 2, DTA_HASH_CRC32C, 1),
+			 0);
+	assert_true(l.data_size >= (512u << 10));
+	area = calloc(1, l.data_size);
+	assert_non_null(area);
+	for (int i = 0; i < KEYS; i++) {
+		uint8_t d[20];
+
+		rnd_bytes(keys[i], 13);
+		rnd_bytes(d, 20);
+		if (i % 5)
+			put(&l, area, keys[i], 13, d, 2);
+	}
+	check_batch(&l, area, keys[0], 13, KEYS, &o);
+	check_batch(&l, area, keys[1], 13, KEYS - 1, NULL);
+	free(area);
+	free(keys);
+}
+
 /* n = 0 does nothing; bad arguments fail before anything is written. */
 static void test_batch_edges(void **state)
 {
@@ -580,6 +610,7 @@ int main(void)
 		cmocka_unit_test(test_batch_matches_single),
 		cmocka_unit_test(test_batch_matches_single_everywhere),
 		cmocka_unit_test(test_batch_edges),
+		cmocka_unit_test(test_batch_large_structure),
 		cmocka_unit_test(test_bound_report_age),
 		cmocka_unit_test(test_bad_input),
 	};

@@ -1143,6 +1143,38 @@ static void test_batch_matches_single(void **state)
 	}
 }
 
+/* A structure large enough to be prefetched: the same answers. */
+static void test_batch_large_structure(void **state)
+{
+	enum { FLOWS = 3000 };
+	struct dta_layout l;
+	struct dta_pc_codebook *cb;
+	uint8_t (*keys)[13] = malloc(FLOWS * 13), *area;
+	uint32_t V[64], path[5];
+
+	(void)state;
+	assert_non_null(keys);
+	make_values(V, 64, 0x0C000000);
+	assert_int_equal(dta_layout_pc(&l, 1u << 15, 5, 4, 2, DTA_HASH_CRC32C, 1),
+			 0);
+	assert_true(l.data_size >= (512u << 10));
+	assert_int_equal(dta_pc_codebook_create(&l, V, 64, &cb), 0);
+	area = calloc(1, l.data_size);
+	assert_non_null(area);
+	for (uint32_t t = 0; t < FLOWS; t++) {
+		flow_key(t, keys[t]);
+		if (t % 4 == 0)
+			continue;
+		for (unsigned h = 0; h < 5; h++)
+			path[h] = V[(t + h) % 64];
+		pc_write(&l, area, keys[t], 13, path, 1 + t % 5);
+	}
+	check_pc_batch(&l, area, cb, keys[0], 13, FLOWS, 0);
+	free(area);
+	free(keys);
+	dta_pc_codebook_destroy(cb);
+}
+
 /* n = 0 does nothing; bad arguments fail before anything is written. */
 static void test_batch_negative(void **state)
 {
@@ -1247,6 +1279,7 @@ int main(void)
 		cmocka_unit_test(test_ops_negative),
 		cmocka_unit_test(test_batch_matches_single),
 		cmocka_unit_test(test_batch_negative),
+		cmocka_unit_test(test_batch_large_structure),
 		cmocka_unit_test(test_query_negative),
 		cmocka_unit_test(test_codebook_negative),
 	};

@@ -102,6 +102,9 @@ DTA_API int dta_ki_query(const struct dta_layout *l, const void *area,
 #ifndef KI_AHEAD
 #define KI_AHEAD 4
 #endif
+/* Structures smaller than this are taken to sit in the caches: not
+ * prefetched (see keywrite.c). */
+#define KI_PREFETCH_MIN (512u << 10)
 
 struct ki_group {
 	uint64_t off[KI_GROUP][DTA_MAX_REDUNDANCY];
@@ -118,9 +121,10 @@ static void ki_hash_group(const struct dta_layout *l, const uint8_t *area,
 			g->off[i][r] = ki_offset(l, bank, r,
 						 ki_index(l, keys + i * key_len,
 							  key_len, r));
-	for (size_t i = 0; i < cnt; i++)
-		for (unsigned r = 0; r < rows; r++)
-			__builtin_prefetch(area + g->off[i][r]);
+	if (l->data_size >= KI_PREFETCH_MIN)
+		for (size_t i = 0; i < cnt; i++)
+			for (unsigned r = 0; r < rows; r++)
+				__builtin_prefetch(area + g->off[i][r]);
 }
 
 DTA_API int dta_ki_query_batch(const struct dta_layout *l, const void *area,

@@ -271,6 +271,9 @@ DTA_API int dta_kw_query(const struct dta_layout *l, const void *area,
 #ifndef KW_AHEAD
 #define KW_AHEAD 4
 #endif
+/* Structures smaller than this are taken to sit in the caches, where a
+ * prefetch is pure cost (a few ns a key): they are not prefetched. */
+#define KW_PREFETCH_MIN (512u << 10)
 
 struct kw_group {
 	uint64_t idx[KW_GROUP][DTA_MAX_REDUNDANCY];
@@ -298,9 +301,10 @@ static void kw_hash_group(const struct dta_layout *l, const uint8_t *area,
 	/* All prefetches of the group back to back: their page walks and
 	 * misses run in parallel (spreading them between the hashes measured
 	 * slower: each stalled prefetch then holds up the hashing behind it). */
-	for (size_t i = 0; i < cnt; i++)
-		for (unsigned j = 0; j < nq; j++)
-			prefetch_span(area + g->idx[i][j] * ss, ss);
+	if (l->data_size >= KW_PREFETCH_MIN)
+		for (size_t i = 0; i < cnt; i++)
+			for (unsigned j = 0; j < nq; j++)
+				prefetch_span(area + g->idx[i][j] * ss, ss);
 	for (size_t i = 0; i < cnt; i++)
 		g->csum[i] = kw_checksum(l, keys + i * key_len, key_len);
 }

@@ -376,6 +376,9 @@ DTA_API int dta_pc_query(const struct dta_layout *l, const void *area,
 #ifndef PC_AHEAD
 #define PC_AHEAD 3
 #endif
+/* Structures smaller than this are taken to sit in the caches: not
+ * prefetched (see keywrite.c). */
+#define PC_PREFETCH_MIN (512u << 10)
 
 struct pc_group {
 	uint64_t idx[PC_GROUP][DTA_MAX_REDUNDANCY];
@@ -394,9 +397,10 @@ static void pc_hash_group(const struct dta_layout *l, const uint8_t *area,
 						key_len, n);
 	/* Chunks are a power of two in size, so one never straddles lines
 	 * of 64 bytes or less. */
-	for (size_t i = 0; i < cnt; i++)
-		for (unsigned n = 0; n < nq; n++)
-			__builtin_prefetch(area + g->idx[i][n] * cs);
+	if (l->data_size >= PC_PREFETCH_MIN)
+		for (size_t i = 0; i < cnt; i++)
+			for (unsigned n = 0; n < nq; n++)
+				__builtin_prefetch(area + g->idx[i][n] * cs);
 	for (unsigned h = 0; h < l->g.pc.hops; h++)
 		for (size_t i = 0; i < cnt; i++)
 			g->hopsum[i][h] = pc_hopsum(l, keys + i * key_len,
