@@ -473,6 +473,130 @@ static void test_bad_args(void **state)
 	free(area);
 }
 
+/* Batch estimates for @keys[0..n-1] equal the single queries'. */
+static void check_ki_batch(const struct dta_layout *l, const void *area,
+			   const uint8_t *keys, size_t klen, size_t n,
+			   unsigned bank)
+{
+	uint64_t *out = malloc((n + 1) * sizeof(*out));
+
+	assert_non_null(out);
+	for (size_t i = 0; i <= n; i++)
+		out[i] = 0xa5a5a5a5a5a5a5a5ull;
+	assert_int_equal(dta_ki_query_batch(l, area, keys, klen, n, bank, out), 0);
+	for (size_t i = 0; i < n; i++)
+		assert_true(out[i] == query(l, area, keys + i * klen, klen, bank));
+	assert_true(out[n] == 0xa5a5a5a5a5a5a5a5ull); /* nothing past n */
+	free(out);
+}
+
+/*
+ * A narrow sketch (collisions overestimate) with keys counted, keys never
+ * counted, 1..8 rows, both banks, and every batch length around the
+ * pipeline's groups at several offsets.
+ */
+static void test_batch_matches_single(void **state)
+{
+	enum { KEYS = 400 };
+	static const size_t lens[] = { 1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33,
+				       64, 100, KEYS };
+	static const unsigned rows[] = { 1, 2, 3, 8 };
+	uint8_t keys[KEYS][6];
+
+	(void)state;
+	for (unsigned r = 0; r < 4; r++) {
+		struct dta_layout l;
+		unsigned zero = 0, over = 0;
+		uint64_t *area;
+
+		assert_int_equal(dta_layout_ki(&l, 97, rows[r], 2,
+					       r % 2 ? DTA_HASH_XXH3 : DTA_HASH_CRC32C,
+					       r), 0);
+		area = zalloc(l.data_size);
+		for (unsigned i = 0; i < KEYS; i++) {
+			rnd_bytes(keys[i], 6);
+			if (i % 3)
+				inc(&l, area, keys[i], 6, 1 + i, i % 2);
+		}
+		for (unsigned bank = 0; bank < 2; bank++)
+			for (size_t k = 0; k < sizeof(lens) / sizeof(lens[0]); k++)
+				for (size_t off = 0; off + lens[k] <= KEYS;
+				     off += lens[k] < 40 ? 43 : 150)
+					check_ki_batch(&l, area, keys[off], 6,
+						       lens[k], bank);
+		for (unsigned i = 0; i < KEYS; i++) {
+			uint64_t v = query(&l, area, keys[i], 6, i % 2);
+
+			zero += v == 0;
+			over += i % 3 && v > 1 + i;
+		}
+		/* the workload had empty counters and overestimates */
+		assert_true(over > 0);
+		assert_true(zero > 0 || rows[r] == 1);
+		free(area);
+	}
+}
+
+/* A sketch large enough to be prefetched: the same estimates. */
+static void test_batch_large_structure(void **state)
+{
+	enum { KEYS = 3000 };
+	struct dta_layout l;
+	uint8_t (*keys)[13] = malloc(KEYS * 13);
+	uint64_t *area;
+
+	(void)state;
+	assert_non_null(keys);
+	assert_int_equal(dta_layout_ki(&l, 1u << 15, 2, 1, DTA_HASH_CRC32C, 1), 0);
+	assert_true(l.data_size >= (512u << 10));
+	area = zalloc(l.data_size);
+	for (unsigned i = 0; i < KEYS; i++) {
+		rnd_bytes(keys[i], 13);
+		if (i % 4)
+			inc(&l, area, keys[i], 13, i, 0);
+	}
+	check_ki_batch(&l, area, keys[0], 13, KEYS, 0);
+	free(area);
+	free(keys);
+}
+
+/* n = 0 does nothing; bad arguments fail before anything is written. */
+static void test_batch_bad_args(void **state)
+{
+	struct dta_layout l, l1, ap;
+	uint8_t key[2][4] = { { 1 }, { 2 } };
+	uint64_t *area, out[2] = { 99, 99 };
+
+	(void)state;
+	assert_int_equal(dta_layout_ki(&l, 64, 3, 2, DTA_HASH_CRC32C, 0), 0);
+	assert_int_equal(dta_layout_ki(&l1, 64, 3, 1, DTA_HASH_CRC32C, 0), 0);
+	assert_int_equal(dta_layout_ap(&ap, 1, 4, 4, 8, 0), 0);
+	area = zalloc(l.data_size);
+
+	assert_int_equal(dta_ki_query_batch(&l, area, key, 4, 0, 0, out), 0);
+	assert_int_equal(dta_ki_query_batch(NULL, area, key, 4, 2, 0, out), -EINVAL);
+	assert_int_equal(dta_ki_query_batch(&l, NULL, key, 4, 2, 0, out), -EINVAL);
+	assert_int_equal(dta_ki_query_batch(&l, area, NULL, 4, 2, 0, out), -EINVAL);
+	assert_int_equal(dta_ki_query_batch(&l, area, key, 4, 2, 0, NULL), -EINVAL);
+	assert_int_equal(dta_ki_query_batch(&l, area, key, 0, 2, 0, out), -EINVAL);
+	assert_int_equal(dta_ki_query_batch(&l, area, key, DTA_KEY_MAX + 1, 2, 0,
+					    out), -EINVAL);
+	assert_int_equal(dta_ki_query_batch(&l, area, key, 4, SIZE_MAX / 2, 0,
+					    out), -EINVAL);
+	assert_int_equal(dta_ki_query_batch(&ap, area, key, 4, 2, 0, out),
+			 -DTA_E_PRIMITIVE);
+	assert_int_equal(dta_ki_query_batch(&l, area, key, 4, 2, 2, out),
+			 -DTA_E_MISMATCH);
+	assert_int_equal(dta_ki_query_batch(&l1, area, key, 4, 2, 1, out),
+			 -DTA_E_MISMATCH);
+	assert_true(out[0] == 99 && out[1] == 99);
+	inc(&l, area, key[1], 4, 7, 1);
+	check_ki_batch(&l, area, key[1], 4, 1, 1);
+	assert_int_equal(dta_ki_query_batch(&l, area, key, 4, 2, 1, out), 0);
+	assert_true(out[0] == 0 && out[1] == 7);
+	free(area);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -485,6 +609,9 @@ int main(void)
 		cmocka_unit_test(test_count_min_crc32c),
 		cmocka_unit_test(test_banks),
 		cmocka_unit_test(test_bad_args),
+		cmocka_unit_test(test_batch_matches_single),
+		cmocka_unit_test(test_batch_bad_args),
+		cmocka_unit_test(test_batch_large_structure),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

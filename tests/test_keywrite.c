@@ -15,6 +15,7 @@
 #include "dta/analysis.h"
 #include "dta/hash.h"
 #include "dta/keywrite.h"
+#include "dta/wire.h"
 
 static uint64_t rng_state = 42;
 
@@ -294,6 +295,188 @@ static void test_batch_matches_single(void **state)
 	free(area);
 }
 
+/* Batch answers (status, votes, candidates, data) for keys @keys[0..n-1]
+ * equal the single queries', for every opts given. */
+static void check_batch(const struct dta_layout *l, const uint8_t *area,
+			const uint8_t *keys, size_t klen, size_t n,
+			const struct dta_kw_query_opts *o)
+{
+	size_t dl = l->g.kw.data_len;
+	uint8_t *out = malloc(n * dl + 1), one[64];
+	struct dta_kw_result *res = malloc((n + 1) * sizeof(*res)), r1;
+
+	assert_non_null(out);
+	assert_non_null(res);
+	memset(out, 0xa5, n * dl + 1);
+	assert_int_equal(dta_kw_query_batch(l, area, keys, klen, n, o, out,
+					    n * dl, res), 0);
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(dta_kw_query(l, area, keys + i * klen, klen, o,
+					      one, sizeof(one), &r1), 0);
+		assert_int_equal(res[i].status, r1.status);
+		assert_int_equal(res[i].votes, r1.votes);
+		assert_int_equal(res[i].candidates, r1.candidates);
+		if (r1.status == DTA_Q_FOUND)
+			assert_memory_equal(out + i * dl, one, dl);
+	}
+	assert_int_equal(out[n * dl], 0xa5); /* nothing past the n answers */
+	free(res);
+	free(out);
+}
+
+/*
+ * A crowded table (overwrites, conflicts), keys present, overwritten,
+ * absent and deliberately conflicting; every batch length around the
+ * pipeline's group boundaries and at every offset, N = 1..4 and a
+ * threshold, in both hash families the batch treats differently.
+ */
+static void test_batch_matches_single_everywhere(void **state)
+{
+	enum { KEYS = 600 };
+	static const size_t lens[] = { 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 23,
+				       24, 25, 31, 32, 33, 63, 64, 65, 100,
+				       KEYS };
+	static const int fams[] = { DTA_HASH_CRC32C, DTA_HASH_XXH3,
+				    DTA_HASH_PROTOTYPE };
+	uint8_t keys[KEYS][4];
+
+	(void)state;
+	for (unsigned f = 0; f < 3; f++) {
+		struct dta_layout l;
+		unsigned dlen = fams[f] == DTA_HASH_PROTOTYPE ? 4 : 6;
+		unsigned conflicts = 0, found = 0, absent = 0;
+		uint8_t *area;
+
+		assert_int_equal(dta_layout_kw(&l, 1u << 9, dlen, 4, 4, fams[f], 9),
+				 0);
+		area = calloc(1, l.data_size);
+		assert_non_null(area);
+		for (int i = 0; i < KEYS; i++) {
+			uint8_t d[8];
+
+			rnd_bytes(keys[i], 4);
+			rnd_bytes(d, dlen);
+			if (i % 4 == 3)
+				continue; /* absent */
+			put(&l, area, keys[i], 4, d, 1 + (unsigned)i % 4);
+			if (i % 8 == 1) {
+				/* copy 1 of this key now holds other data */
+				uint8_t slot[16];
+				struct dta_memop ops[8];
+
+				d[0] ^= 0xff;
+				assert_int_equal(dta_kw_ops(&l, keys[i], 4, d, dlen,
+							    2, slot, sizeof(slot),
+							    ops, 8), 2);
+				assert_int_equal(dta_memops_apply(area, l.data_size,
+								  &ops[1], 1), 1);
+			}
+		}
+		for (unsigned n = 1; n <= 4; n++) {
+			struct dta_kw_query_opts o = { .redundancy = n,
+						       .threshold = n == 3 ? 2 : 0 };
+
+			for (size_t t = 0; t < sizeof(lens) / sizeof(lens[0]); t++)
+				for (size_t off = 0; off + lens[t] <= KEYS;
+				     off += lens[t] < 40 ? 37 : 250)
+					check_batch(&l, area, keys[off], 4, lens[t],
+						    &o);
+		}
+		check_batch(&l, area, keys[0], 4, KEYS, NULL);
+		/* the workload reached every kind of answer */
+		for (int i = 0; i < KEYS; i++) {
+			struct dta_kw_result r;
+			uint8_t one[8];
+
+			get(&l, area, keys[i], 4, 2, 0, one, &r);
+			conflicts += r.status == DTA_Q_CONFLICT;
+			found += r.status == DTA_Q_FOUND;
+			absent += r.status == DTA_Q_NOT_FOUND;
+		}
+		assert_true(conflicts > 0 && found > 0 && absent > 0);
+		free(area);
+	}
+}
+
+/* A structure large enough to be prefetched (the batch skips prefetching
+ * structures that fit in cache): the same answers. */
+static void test_batch_large_structure(void **state)
+{
+	enum { KEYS = 3000 };
+	struct dta_layout l;
+	uint8_t *area, (*keys)[13] = malloc(KEYS * 13);
+	struct dta_kw_query_opts o = { .redundancy = 2 };
+
+	(void)state;
+	assert_non_null(keys);
+	assert_int_equal(dta_layout_kw(&l, 1u << 15, 20, 4, 2, DTA_HASH_CRC32C, 1),
+			 0);
+	assert_true(l.data_size >= (512u << 10));
+	area = calloc(1, l.data_size);
+	assert_non_null(area);
+	for (int i = 0; i < KEYS; i++) {
+		uint8_t d[20];
+
+		rnd_bytes(keys[i], 13);
+		rnd_bytes(d, 20);
+		if (i % 5)
+			put(&l, area, keys[i], 13, d, 2);
+	}
+	check_batch(&l, area, keys[0], 13, KEYS, &o);
+	check_batch(&l, area, keys[1], 13, KEYS - 1, NULL);
+	free(area);
+	free(keys);
+}
+
+/* n = 0 does nothing; bad arguments fail before anything is written. */
+static void test_batch_edges(void **state)
+{
+	struct dta_layout l, ki;
+	uint8_t area[64 * 8] = { 0 }, out[3 * 4], key[3][5] = { "abcd", "efgh", "ijkl" };
+	struct dta_kw_result res[3];
+	struct dta_kw_query_opts big = { .redundancy = DTA_MAX_REDUNDANCY + 1 };
+
+	(void)state;
+	assert_int_equal(dta_layout_kw(&l, 64, 4, 4, 2, DTA_HASH_CRC32C, 0), 0);
+	memset(res, 0x5a, sizeof(res));
+	memset(out, 0x5a, sizeof(out));
+	assert_int_equal(dta_kw_query_batch(&l, area, key, 5, 0, NULL, out, 0, res),
+			 0);
+	assert_int_equal(res[0].status, 0x5a5a5a5a);
+	assert_int_equal(out[0], 0x5a);
+	/* one key: the same answer as a single query */
+	put(&l, area, key[1], 5, "DATA", 2);
+	check_batch(&l, area, key[1], 5, 1, NULL);
+	check_batch(&l, area, key[0], 5, 3, NULL);
+
+	assert_int_equal(dta_kw_query_batch(NULL, area, key, 5, 3, NULL, out,
+					    sizeof(out), res), -EINVAL);
+	assert_int_equal(dta_kw_query_batch(&l, NULL, key, 5, 3, NULL, out,
+					    sizeof(out), res), -EINVAL);
+	assert_int_equal(dta_kw_query_batch(&l, area, NULL, 5, 3, NULL, out,
+					    sizeof(out), res), -EINVAL);
+	assert_int_equal(dta_kw_query_batch(&l, area, key, 5, 3, NULL, NULL,
+					    sizeof(out), res), -EINVAL);
+	assert_int_equal(dta_kw_query_batch(&l, area, key, 5, 3, NULL, out,
+					    sizeof(out), NULL), -EINVAL);
+	assert_int_equal(dta_kw_query_batch(&l, area, key, 0, 3, NULL, out,
+					    sizeof(out), res), -EINVAL);
+	assert_int_equal(dta_kw_query_batch(&l, area, key, DTA_KEY_MAX + 1, 3,
+					    NULL, out, sizeof(out), res), -EINVAL);
+	assert_int_equal(dta_kw_query_batch(&l, area, key, 5, 3, &big, out,
+					    sizeof(out), res), -EINVAL);
+	assert_int_equal(dta_kw_query_batch(&l, area, key, 5, 3, NULL, out,
+					    sizeof(out) - 1, res), -ENOSPC);
+	assert_int_equal(dta_kw_query_batch(&l, area, key, 5, SIZE_MAX / 4, NULL, out,
+					    SIZE_MAX, res), -EINVAL);
+	assert_int_equal(dta_layout_ki(&ki, 16, 2, 1, DTA_HASH_CRC32C, 0), 0);
+	assert_int_equal(dta_kw_query_batch(&ki, area, key, 5, 3, NULL, out,
+					    sizeof(out), res), -DTA_E_PRIMITIVE);
+	/* none of the failures above wrote an answer */
+	assert_int_equal(res[2].status, 0x5a5a5a5a);
+	assert_int_equal(out[11], 0x5a);
+}
+
 /*
  * Report age: query each key once exactly alpha*M other keys have been
  * written after it (section 4, appendix A.5). The empty-return fraction
@@ -425,6 +608,9 @@ int main(void)
 		cmocka_unit_test(test_query_assumes_larger_n),
 		cmocka_unit_test(test_empty_never_matches),
 		cmocka_unit_test(test_batch_matches_single),
+		cmocka_unit_test(test_batch_matches_single_everywhere),
+		cmocka_unit_test(test_batch_edges),
+		cmocka_unit_test(test_batch_large_structure),
 		cmocka_unit_test(test_bound_report_age),
 		cmocka_unit_test(test_bad_input),
 	};

@@ -1047,6 +1047,185 @@ static void test_query_negative(void **state)
 	dta_pc_codebook_destroy(cb);
 }
 
+/* Batch answers for @keys[0..n-1] equal the single queries', field by
+ * field (the results are zero-filled the same way). */
+static void check_pc_batch(const struct dta_layout *l, const uint8_t *area,
+			   const struct dta_pc_codebook *cb,
+			   const uint8_t *keys, size_t klen, size_t n,
+			   unsigned red)
+{
+	struct dta_pc_result *res = malloc((n + 1) * sizeof(*res)), one;
+
+	assert_non_null(res);
+	memset(res, 0xa5, (n + 1) * sizeof(*res));
+	assert_int_equal(dta_pc_query_batch(l, area, cb, keys, klen, n, red, res),
+			 0);
+	for (size_t i = 0; i < n; i++) {
+		memset(&one, 0x5a, sizeof(one));
+		assert_int_equal(dta_pc_query(l, area, cb, keys + i * klen, klen,
+					      red, &one), 0);
+		assert_int_equal(res[i].status, one.status);
+		assert_int_equal(res[i].path_len, one.path_len);
+		assert_int_equal(res[i].valid_copies, one.valid_copies);
+		assert_memory_equal(res[i].values, one.values, sizeof(one.values));
+	}
+	assert_int_equal(res[n].status, (int)0xa5a5a5a5); /* nothing past n */
+	free(res);
+}
+
+/*
+ * A crowded structure with 1-byte slots (garbage that decodes, ambiguous
+ * codes, overwrites): found, conflicting and absent flows, every batch
+ * length around the pipeline's groups at several offsets, N = 1..3, and
+ * the prototype family.
+ */
+static void test_batch_matches_single(void **state)
+{
+	enum { FLOWS = 500 };
+	static const size_t lens[] = { 1, 2, 3, 7, 8, 9, 15, 16, 17, 24, 25,
+				       33, 64, 100, FLOWS };
+	static const struct {
+		int fam;
+		unsigned sb, n, hops;
+		uint64_t chunks;
+	} cfg[] = {
+		{ DTA_HASH_XXH3, 1, 2, 5, 256 },
+		{ DTA_HASH_CRC32C, 2, 3, 8, 512 },
+		{ DTA_HASH_PROTOTYPE, 4, 1, 5, 256 },
+	};
+	uint8_t keys[FLOWS][13];
+	uint32_t V[300], path[DTA_MAX_HOPS];
+
+	(void)state;
+	make_values(V, 300, 0x0B000000);
+	for (unsigned c = 0; c < sizeof(cfg) / sizeof(cfg[0]); c++) {
+		struct dta_layout l;
+		struct dta_pc_codebook *cb;
+		unsigned found = 0, conflict = 0, absent = 0;
+		uint8_t *area;
+
+		assert_int_equal(dta_layout_pc(&l, cfg[c].chunks, cfg[c].hops,
+					       cfg[c].sb, cfg[c].n, cfg[c].fam, 3),
+				 0);
+		assert_int_equal(dta_pc_codebook_create(&l, V, 300, &cb), 0);
+		area = calloc(1, l.data_size);
+		assert_non_null(area);
+		for (uint32_t t = 0; t < FLOWS; t++) {
+			unsigned plen = 1 + t % cfg[c].hops;
+
+			flow_key(t * 31 + c, keys[t]);
+			if (t % 5 == 4)
+				continue; /* absent */
+			for (unsigned h = 0; h < plen; h++)
+				path[h] = V[(t * 7 + h * 13) % 300];
+			pc_write(&l, area, keys[t], 13, path, plen);
+		}
+		for (unsigned red = 0; red <= 3; red++)
+			for (size_t k = 0; k < sizeof(lens) / sizeof(lens[0]); k++)
+				for (size_t off = 0; off + lens[k] <= FLOWS;
+				     off += lens[k] < 40 ? 41 : 200)
+					check_pc_batch(&l, area, cb, keys[off], 13,
+						       lens[k], red);
+		for (uint32_t t = 0; t < FLOWS; t++) {
+			struct dta_pc_result r;
+
+			pc_get(&l, area, cb, keys[t], 13, 0, &r);
+			found += r.status == DTA_Q_FOUND;
+			conflict += r.status == DTA_Q_CONFLICT;
+			absent += r.status == DTA_Q_NOT_FOUND;
+		}
+		/* the workload reached every kind of answer (the prototype's
+		 * single copy cannot conflict) */
+		assert_true(found > 0 && absent > 0);
+		assert_true(conflict > 0 || cfg[c].n == 1);
+		free(area);
+		dta_pc_codebook_destroy(cb);
+	}
+}
+
+/* A structure large enough to be prefetched: the same answers. */
+static void test_batch_large_structure(void **state)
+{
+	enum { FLOWS = 3000 };
+	struct dta_layout l;
+	struct dta_pc_codebook *cb;
+	uint8_t (*keys)[13] = malloc(FLOWS * 13), *area;
+	uint32_t V[64], path[5];
+
+	(void)state;
+	assert_non_null(keys);
+	make_values(V, 64, 0x0C000000);
+	assert_int_equal(dta_layout_pc(&l, 1u << 15, 5, 4, 2, DTA_HASH_CRC32C, 1),
+			 0);
+	assert_true(l.data_size >= (512u << 10));
+	assert_int_equal(dta_pc_codebook_create(&l, V, 64, &cb), 0);
+	area = calloc(1, l.data_size);
+	assert_non_null(area);
+	for (uint32_t t = 0; t < FLOWS; t++) {
+		flow_key(t, keys[t]);
+		if (t % 4 == 0)
+			continue;
+		for (unsigned h = 0; h < 5; h++)
+			path[h] = V[(t + h) % 64];
+		pc_write(&l, area, keys[t], 13, path, 1 + t % 5);
+	}
+	check_pc_batch(&l, area, cb, keys[0], 13, FLOWS, 0);
+	free(area);
+	free(keys);
+	dta_pc_codebook_destroy(cb);
+}
+
+/* n = 0 does nothing; bad arguments fail before anything is written. */
+static void test_batch_negative(void **state)
+{
+	struct dta_layout l, kw;
+	struct dta_pc_codebook *cb;
+	struct dta_pc_result res[2];
+	const uint32_t V[3] = { 1, 2, 3 };
+	uint8_t key[2][13] = { { 1 }, { 2 } }, *area;
+
+	(void)state;
+	assert_int_equal(dta_layout_pc(&l, 128, 5, 4, 2, DTA_HASH_XXH3, 1), 0);
+	assert_int_equal(dta_layout_kw(&kw, 128, 8, 4, 2, DTA_HASH_XXH3, 1), 0);
+	assert_int_equal(dta_pc_codebook_create(&l, V, 3, &cb), 0);
+	area = calloc(1, l.data_size);
+	assert_non_null(area);
+	memset(res, 0x5a, sizeof(res));
+
+	assert_int_equal(dta_pc_query_batch(&l, area, cb, key, 13, 0, 0, res), 0);
+	assert_int_equal(dta_pc_query_batch(&kw, area, cb, key, 13, 2, 0, res),
+			 -DTA_E_PRIMITIVE);
+	assert_int_equal(dta_pc_query_batch(NULL, area, cb, key, 13, 2, 0, res),
+			 -EINVAL);
+	assert_int_equal(dta_pc_query_batch(&l, NULL, cb, key, 13, 2, 0, res),
+			 -EINVAL);
+	assert_int_equal(dta_pc_query_batch(&l, area, NULL, key, 13, 2, 0, res),
+			 -EINVAL);
+	assert_int_equal(dta_pc_query_batch(&l, area, cb, NULL, 13, 2, 0, res),
+			 -EINVAL);
+	assert_int_equal(dta_pc_query_batch(&l, area, cb, key, 13, 2, 0, NULL),
+			 -EINVAL);
+	assert_int_equal(dta_pc_query_batch(&l, area, cb, key, 0, 2, 0, res),
+			 -EINVAL);
+	assert_int_equal(dta_pc_query_batch(&l, area, cb, key, DTA_KEY_MAX + 1, 2,
+					    0, res), -EINVAL);
+	assert_int_equal(dta_pc_query_batch(&l, area, cb, key, 13, 2,
+					    DTA_MAX_REDUNDANCY + 1, res), -EINVAL);
+	assert_int_equal(dta_pc_query_batch(&l, area, cb, key, 13, SIZE_MAX / 2,
+					    0, res), -EINVAL);
+	/* none of the calls above wrote an answer */
+	assert_int_equal(res[0].status, 0x5a5a5a5a);
+	assert_int_equal(res[1].status, 0x5a5a5a5a);
+	/* n = 1 and n = 2 on an empty structure: nothing there */
+	check_pc_batch(&l, area, cb, key[0], 13, 1, 0);
+	check_pc_batch(&l, area, cb, key[0], 13, 2, 0);
+	assert_int_equal(dta_pc_query_batch(&l, area, cb, key, 13, 2, 0, res), 0);
+	assert_int_equal(res[1].status, DTA_Q_NOT_FOUND);
+
+	free(area);
+	dta_pc_codebook_destroy(cb);
+}
+
 static void test_codebook_negative(void **state)
 {
 	struct dta_layout l, kw;
@@ -1098,6 +1277,9 @@ int main(void)
 		cmocka_unit_test(test_bound_b32),
 		cmocka_unit_test(test_bound_b8),
 		cmocka_unit_test(test_ops_negative),
+		cmocka_unit_test(test_batch_matches_single),
+		cmocka_unit_test(test_batch_negative),
+		cmocka_unit_test(test_batch_large_structure),
 		cmocka_unit_test(test_query_negative),
 		cmocka_unit_test(test_codebook_negative),
 	};

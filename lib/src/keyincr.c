@@ -4,17 +4,26 @@
  * section 4 "Key-Increment", appendix A.4).
  */
 #include <errno.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "dta/keyincr.h"
 #include "dta/wire.h"
 #include "internal.h"
 
-DTA_API uint64_t dta_ki_index(const struct dta_layout *l, const void *key,
-			      size_t key_len, unsigned n)
+/* dta_ki_index(), inlined into the loops (exported calls go through the
+ * PLT). */
+static inline uint64_t ki_index(const struct dta_layout *l, const void *key,
+				size_t key_len, unsigned n)
 {
 	return dta__reduce(dta_hashfn_eval(&l->fn[DTA_HF_SLOT(n)], key, key_len),
 			   l->g.ki.width);
+}
+
+DTA_API uint64_t dta_ki_index(const struct dta_layout *l, const void *key,
+			      size_t key_len, unsigned n)
+{
+	return ki_index(l, key, key_len, n);
 }
 
 static uint64_t ki_offset(const struct dta_layout *l, unsigned bank,
@@ -51,7 +60,7 @@ DTA_API int dta_ki_ops(const struct dta_layout *l, const void *key,
 	for (unsigned n = 0; n < l->g.ki.rows; n++) {
 		ops[n].kind = DTA_MEMOP_FETCH_ADD;
 		ops[n].len = 8;
-		ops[n].offset = ki_offset(l, bank, n, dta_ki_index(l, key, key_len, n));
+		ops[n].offset = ki_offset(l, bank, n, ki_index(l, key, key_len, n));
 		ops[n].data = NULL;
 		ops[n].add = add;
 	}
@@ -72,13 +81,97 @@ DTA_API int dta_ki_query(const struct dta_layout *l, const void *area,
 	for (unsigned n = 0; n < l->g.ki.rows; n++) {
 		const uint64_t *c = (const uint64_t *)(const void *)
 			((const uint8_t *)area +
-			 ki_offset(l, bank, n, dta_ki_index(l, key, key_len, n)));
+			 ki_offset(l, bank, n, ki_index(l, key, key_len, n)));
 		uint64_t v = __atomic_load_n(c, __ATOMIC_RELAXED);
 
 		if (v < min)
 			min = v;
 	}
 	*out = min;
+	return 0;
+}
+
+/*
+ * Batched queries: the pipeline of dta_kw_query_batch(). A group of
+ * KI_GROUP keys is hashed in one loop and its counters prefetched; the
+ * minimum is taken KI_AHEAD - 1 groups later.
+ */
+#ifndef KI_GROUP
+#define KI_GROUP 8
+#endif
+#ifndef KI_AHEAD
+#define KI_AHEAD 4
+#endif
+/* Structures smaller than this are taken to sit in the caches: not
+ * prefetched (see keywrite.c). */
+#define KI_PREFETCH_MIN (512u << 10)
+
+struct ki_group {
+	uint64_t off[KI_GROUP][DTA_MAX_REDUNDANCY];
+};
+
+static void ki_hash_group(const struct dta_layout *l, const uint8_t *area,
+			  const uint8_t *keys, size_t key_len, size_t cnt,
+			  unsigned bank, struct ki_group *g)
+{
+	unsigned rows = l->g.ki.rows;
+
+	for (unsigned r = 0; r < rows; r++)
+		for (size_t i = 0; i < cnt; i++)
+			g->off[i][r] = ki_offset(l, bank, r,
+						 ki_index(l, keys + i * key_len,
+							  key_len, r));
+	if (l->data_size >= KI_PREFETCH_MIN)
+		for (size_t i = 0; i < cnt; i++)
+			for (unsigned r = 0; r < rows; r++)
+				__builtin_prefetch(area + g->off[i][r]);
+}
+
+DTA_API int dta_ki_query_batch(const struct dta_layout *l, const void *area,
+			       const void *keys, size_t key_len, size_t n,
+			       unsigned bank, uint64_t *out)
+{
+	struct ki_group ring[KI_AHEAD];
+	const uint8_t *k = keys, *a = area;
+	size_t groups;
+	int err = ki_check(l, keys, key_len, bank);
+
+	if (err)
+		return err;
+	if (!area || !out || n > SIZE_MAX / key_len)
+		return -EINVAL;
+	if (l->g.ki.rows > DTA_MAX_REDUNDANCY)
+		return -DTA_E_MISMATCH;
+
+	groups = (n + KI_GROUP - 1) / KI_GROUP;
+	for (size_t g = 0; g < groups + KI_AHEAD - 1; g++) {
+		if (g < groups) {
+			size_t base = g * KI_GROUP;
+
+			ki_hash_group(l, area, k + base * key_len, key_len,
+				      n - base < KI_GROUP ? n - base : KI_GROUP,
+				      bank, &ring[g % KI_AHEAD]);
+		}
+		if (g >= KI_AHEAD - 1) {
+			size_t v = g - (KI_AHEAD - 1), base = v * KI_GROUP;
+			size_t cnt = n - base < KI_GROUP ? n - base : KI_GROUP;
+			const struct ki_group *grp = &ring[v % KI_AHEAD];
+
+			for (size_t i = 0; i < cnt; i++) {
+				uint64_t min = UINT64_MAX;
+
+				for (unsigned r = 0; r < l->g.ki.rows; r++) {
+					const uint64_t *c = (const uint64_t *)(const void *)
+						(a + grp->off[i][r]);
+					uint64_t val = __atomic_load_n(c, __ATOMIC_RELAXED);
+
+					if (val < min)
+						min = val;
+				}
+				out[base + i] = min;
+			}
+		}
+	}
 	return 0;
 }
 

@@ -3,6 +3,7 @@
  * Key-Write writer ops and queries (DTA paper section 4, appendix A.1, A.5).
  */
 #include <errno.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "dta/keywrite.h"
@@ -26,8 +27,10 @@ static uint64_t kw_proto_hash(const struct dta_layout *l, const uint8_t *key,
 			       buf, key_len + (with_n ? 1 : 0));
 }
 
-DTA_API uint64_t dta_kw_slot(const struct dta_layout *l, const void *key,
-			     size_t key_len, unsigned n)
+/* The bodies of dta_kw_slot() and dta_kw_checksum(), inlined into the
+ * query loops (an exported function is called through the PLT). */
+static inline uint64_t kw_slot(const struct dta_layout *l, const void *key,
+			       size_t key_len, unsigned n)
 {
 	if (l->hash_family == DTA_HASH_PROTOTYPE)
 		return kw_proto_hash(l, key, key_len, 1, n) &
@@ -36,8 +39,8 @@ DTA_API uint64_t dta_kw_slot(const struct dta_layout *l, const void *key,
 			   l->g.kw.slots);
 }
 
-DTA_API uint64_t dta_kw_checksum(const struct dta_layout *l, const void *key,
-				 size_t key_len)
+static inline uint64_t kw_checksum(const struct dta_layout *l,
+				   const void *key, size_t key_len)
 {
 	unsigned bytes = l->g.kw.csum_bytes;
 	uint64_t c;
@@ -52,12 +55,27 @@ DTA_API uint64_t dta_kw_checksum(const struct dta_layout *l, const void *key,
 	return c ? c : 1;
 }
 
+DTA_API uint64_t dta_kw_slot(const struct dta_layout *l, const void *key,
+			     size_t key_len, unsigned n)
+{
+	return kw_slot(l, key, key_len, n);
+}
+
+DTA_API uint64_t dta_kw_checksum(const struct dta_layout *l, const void *key,
+				 size_t key_len)
+{
+	return kw_checksum(l, key, key_len);
+}
+
 /* Checksums are big-endian, except the prototype's, which its translator
  * byte-swaps so that an x86 collector reads them natively. */
-static uint64_t kw_get_csum(const struct dta_layout *l, const uint8_t *slot)
+static inline uint64_t kw_get_csum(const struct dta_layout *l,
+				   const uint8_t *slot)
 {
 	if (l->hash_family == DTA_HASH_PROTOTYPE)
 		return dta__get_le(slot, 4);
+	if (l->g.kw.csum_bytes == 4) /* the common case, one load */
+		return dta__be32(slot);
 	return dta__get_be(slot, l->g.kw.csum_bytes);
 }
 
@@ -98,12 +116,12 @@ DTA_API int dta_kw_ops(const struct dta_layout *l, const void *key,
 	if (max_ops < redundancy || slotbuf_len < l->g.kw.slot_size)
 		return -ENOSPC;
 
-	kw_put_csum(l, slotbuf, dta_kw_checksum(l, key, key_len));
+	kw_put_csum(l, slotbuf, kw_checksum(l, key, key_len));
 	memcpy(slotbuf + l->g.kw.csum_bytes, data, data_len);
 	for (unsigned n = 0; n < redundancy; n++) {
 		ops[n].kind = DTA_MEMOP_WRITE;
 		ops[n].len = l->g.kw.slot_size;
-		ops[n].offset = dta_kw_slot(l, key, key_len, n) *
+		ops[n].offset = kw_slot(l, key, key_len, n) *
 				l->g.kw.slot_size;
 		ops[n].data = slotbuf;
 		ops[n].add = 0;
@@ -111,41 +129,66 @@ DTA_API int dta_kw_ops(const struct dta_layout *l, const void *key,
 	return (int)redundancy;
 }
 
+/* memcpy() and memcmp() of a slot's few bytes without a library call for
+ * the usual sizes (fixed-size calls compile to a couple of moves). */
+static inline void kw_copy(uint8_t *d, const uint8_t *s, size_t n)
+{
+	if (n >= 16 && n <= 32) {
+		memcpy(d, s, 16);
+		memcpy(d + n - 16, s + n - 16, 16);
+	} else if (n >= 8 && n < 16) {
+		memcpy(d, s, 8);
+		memcpy(d + n - 8, s + n - 8, 8);
+	} else {
+		memcpy(d, s, n);
+	}
+}
+
+static inline bool kw_equal(const uint8_t *a, const uint8_t *b, size_t n)
+{
+	if (n >= 16 && n <= 32)
+		return !memcmp(a, b, 16) &&
+		       !memcmp(a + n - 16, b + n - 16, 16);
+	if (n >= 8 && n < 16)
+		return !memcmp(a, b, 8) && !memcmp(a + n - 8, b + n - 8, 8);
+	return !memcmp(a, b, n);
+}
+
 /*
- * Plurality vote over the slots at @idx (appendix A.5). Each slot is copied
- * before it is examined so that a concurrent writer cannot make the data
- * compared differ from the data returned. Copies that landed in the same
- * slot are one vote, not several.
+ * Plurality vote over the slots at @idx (appendix A.5). Each slot whose
+ * checksum looks right is copied and examined as copied, so that a
+ * concurrent writer cannot make the data compared differ from the data
+ * returned. Copies that landed in the same slot are one vote, not several.
  */
 static void kw_vote(const struct dta_layout *l, const uint8_t *area,
 		    const uint64_t *idx, unsigned nq, uint64_t csum,
 		    unsigned threshold, uint8_t *out, struct dta_kw_result *res)
 {
-	uint8_t cand[DTA_MAX_REDUNDANCY][8 + DTA_DATA_MAX];
+	uint8_t copy[DTA_MAX_REDUNDANCY][8 + DTA_DATA_MAX];
 	unsigned votes[DTA_MAX_REDUNDANCY];
 	unsigned ncand = 0, matched = 0;
 	unsigned cb = l->g.kw.csum_bytes, dl = l->g.kw.data_len;
+	size_t ss = l->g.kw.slot_size;
 	unsigned best = 0, best_votes = 0, tie = 0;
 
 	for (unsigned n = 0; n < nq; n++) {
-		uint8_t slot[8 + DTA_DATA_MAX];
+		const uint8_t *p = area + idx[n] * ss;
+		uint8_t *slot = copy[ncand]; /* candidate c lives in copy[c] */
 		unsigned c;
 		bool dup = false;
 
 		for (unsigned m = 0; m < n; m++)
 			dup |= idx[m] == idx[n];
-		if (dup)
+		if (dup || kw_get_csum(l, p) != csum)
 			continue;
-		memcpy(slot, area + idx[n] * l->g.kw.slot_size,
-		       l->g.kw.slot_size);
+		kw_copy(slot, p, ss);
 		if (kw_get_csum(l, slot) != csum)
-			continue;
+			continue; /* changed under us: as if never matched */
 		matched++;
 		for (c = 0; c < ncand; c++)
-			if (!memcmp(cand[c] + cb, slot + cb, dl))
+			if (kw_equal(copy[c] + cb, slot + cb, dl))
 				break;
 		if (c == ncand) {
-			memcpy(cand[c], slot, l->g.kw.slot_size);
 			votes[c] = 0;
 			ncand++;
 		}
@@ -170,7 +213,7 @@ static void kw_vote(const struct dta_layout *l, const uint8_t *area,
 		res->status = DTA_Q_NOT_FOUND;
 	} else {
 		res->status = DTA_Q_FOUND;
-		memcpy(out, cand[best] + cb, dl);
+		kw_copy(out, copy[best] + cb, dl);
 	}
 }
 
@@ -207,21 +250,74 @@ DTA_API int dta_kw_query(const struct dta_layout *l, const void *area,
 	if (err)
 		return err;
 	for (unsigned n = 0; n < nq; n++)
-		idx[n] = dta_kw_slot(l, key, key_len, n);
-	kw_vote(l, area, idx, nq, dta_kw_checksum(l, key, key_len), thr, out,
+		idx[n] = kw_slot(l, key, key_len, n);
+	kw_vote(l, area, idx, nq, kw_checksum(l, key, key_len), thr, out,
 		res);
 	return 0;
 }
 
-#define KW_BATCH 16
+/*
+ * Batched queries as a software pipeline. Keys go through in groups of
+ * KW_GROUP: a group is hashed in one tight loop (all slot indices, then
+ * all checksums), then every slot it will read is prefetched, and it is
+ * voted on only KW_AHEAD - 1 groups later. The memory reads of several
+ * groups, and the page walks their prefetches start, overlap each other and
+ * the hashing of the groups behind them, instead of each key waiting on its
+ * own misses.
+ */
+#ifndef KW_GROUP
+#define KW_GROUP 8
+#endif
+#ifndef KW_AHEAD
+#define KW_AHEAD 4
+#endif
+/* Structures smaller than this are taken to sit in the caches, where a
+ * prefetch is pure cost (a few ns a key): they are not prefetched. */
+#define KW_PREFETCH_MIN (512u << 10)
+
+struct kw_group {
+	uint64_t idx[KW_GROUP][DTA_MAX_REDUNDANCY];
+	uint64_t csum[KW_GROUP];
+};
+
+/* Prefetch the cache lines of one slot (a slot may straddle two). */
+static inline void prefetch_span(const uint8_t *p, size_t len)
+{
+	__builtin_prefetch(p);
+	if ((((uintptr_t)p) ^ ((uintptr_t)p + len - 1)) & ~(uintptr_t)63)
+		__builtin_prefetch(p + len - 1);
+}
+
+static void kw_hash_group(const struct dta_layout *l, const uint8_t *area,
+			  const uint8_t *keys, size_t key_len, size_t cnt,
+			  unsigned nq, struct kw_group *g)
+{
+	size_t ss = l->g.kw.slot_size;
+
+	for (unsigned j = 0; j < nq; j++)
+		for (size_t i = 0; i < cnt; i++)
+			g->idx[i][j] = kw_slot(l, keys + i * key_len,
+						   key_len, j);
+	/* All prefetches of the group back to back: their page walks and
+	 * misses run in parallel (spreading them between the hashes measured
+	 * slower: each stalled prefetch then holds up the hashing behind it). */
+	if (l->data_size >= KW_PREFETCH_MIN)
+		for (size_t i = 0; i < cnt; i++)
+			for (unsigned j = 0; j < nq; j++)
+				prefetch_span(area + g->idx[i][j] * ss, ss);
+	for (size_t i = 0; i < cnt; i++)
+		g->csum[i] = kw_checksum(l, keys + i * key_len, key_len);
+}
 
 DTA_API int dta_kw_query_batch(const struct dta_layout *l, const void *area,
 			       const void *keys, size_t key_len, size_t n,
 			       const struct dta_kw_query_opts *opts, void *out,
 			       size_t out_len, struct dta_kw_result *res)
 {
+	struct kw_group ring[KW_AHEAD];
 	const uint8_t *k = keys;
 	uint8_t *o = out;
+	size_t groups, dl;
 	unsigned nq, thr;
 	int err = kw_check_args(l, keys, key_len);
 
@@ -232,30 +328,31 @@ DTA_API int dta_kw_query_batch(const struct dta_layout *l, const void *area,
 	err = kw_query_setup(l, area, opts, l->g.kw.data_len, &nq, &thr);
 	if (err)
 		return err;
-	if (n > out_len / l->g.kw.data_len)
+	dl = l->g.kw.data_len;
+	if (n > out_len / dl)
 		return -ENOSPC;
+	if (n > SIZE_MAX / key_len)
+		return -EINVAL;
 
-	/* Hash a group, prefetch all of its slots, then vote: the slot reads
-	 * of the group overlap instead of waiting on memory one by one. */
-	for (size_t base = 0; base < n; base += KW_BATCH) {
-		uint64_t idx[KW_BATCH][DTA_MAX_REDUNDANCY];
-		uint64_t csum[KW_BATCH];
-		size_t cnt = n - base < KW_BATCH ? n - base : KW_BATCH;
+	groups = (n + KW_GROUP - 1) / KW_GROUP;
+	for (size_t g = 0; g < groups + KW_AHEAD - 1; g++) {
+		if (g < groups) {
+			size_t base = g * KW_GROUP;
 
-		for (size_t i = 0; i < cnt; i++) {
-			const uint8_t *key = k + (base + i) * key_len;
-
-			for (unsigned j = 0; j < nq; j++) {
-				idx[i][j] = dta_kw_slot(l, key, key_len, j);
-				__builtin_prefetch((const uint8_t *)area +
-						   idx[i][j] * l->g.kw.slot_size);
-			}
-			csum[i] = dta_kw_checksum(l, key, key_len);
+			kw_hash_group(l, area, k + base * key_len, key_len,
+				      n - base < KW_GROUP ? n - base : KW_GROUP,
+				      nq, &ring[g % KW_AHEAD]);
 		}
-		for (size_t i = 0; i < cnt; i++)
-			kw_vote(l, area, idx[i], nq, csum[i], thr,
-				o + (base + i) * l->g.kw.data_len,
-				&res[base + i]);
+		if (g >= KW_AHEAD - 1) {
+			size_t v = g - (KW_AHEAD - 1), base = v * KW_GROUP;
+			size_t cnt = n - base < KW_GROUP ? n - base : KW_GROUP;
+			const struct kw_group *grp = &ring[v % KW_AHEAD];
+
+			for (size_t i = 0; i < cnt; i++)
+				kw_vote(l, area, grp->idx[i], nq, grp->csum[i],
+					thr, o + (base + i) * dl,
+					&res[base + i]);
+		}
 	}
 	return 0;
 }

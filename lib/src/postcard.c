@@ -4,6 +4,7 @@
  * "Postcarding", appendix A.2 and A.6).
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,14 +49,21 @@ static uint32_t pc_hopsum(const struct dta_layout *l, const void *key,
 	       pc_mask(l);
 }
 
-DTA_API uint64_t dta_pc_chunk(const struct dta_layout *l, const void *key,
-			      size_t key_len, unsigned n)
+/* dta_pc_chunk(), inlined into the loops. */
+static inline uint64_t pc_chunk(const struct dta_layout *l, const void *key,
+				size_t key_len, unsigned n)
 {
 	if (pc_proto(l)) /* power of two, checked by the layout */
 		return dta_hashfn_eval(&l->fn[DTA_HF_SLOT(n)], key, key_len) &
 		       (l->g.pc.chunks - 1);
 	return dta__reduce(dta_hashfn_eval(&l->fn[DTA_HF_SLOT(n)], key, key_len),
 			   l->g.pc.chunks);
+}
+
+DTA_API uint64_t dta_pc_chunk(const struct dta_layout *l, const void *key,
+			      size_t key_len, unsigned n)
+{
+	return pc_chunk(l, key, key_len, n);
 }
 
 static int pc_check_args(const struct dta_layout *l, const void *key,
@@ -104,7 +112,7 @@ DTA_API int dta_pc_ops(const struct dta_layout *l, const void *key,
 	for (unsigned n = 0; n < red; n++) {
 		ops[n].kind = DTA_MEMOP_WRITE;
 		ops[n].len = l->g.pc.chunk_size;
-		ops[n].offset = dta_pc_chunk(l, key, key_len, n) *
+		ops[n].offset = pc_chunk(l, key, key_len, n) *
 				l->g.pc.chunk_size;
 		ops[n].data = chunkbuf;
 		ops[n].add = 0;
@@ -268,41 +276,37 @@ static int pc_decode_copy(const struct dta_layout *l,
 	return ambiguous ? 2 : 1;
 }
 
-DTA_API int dta_pc_query(const struct dta_layout *l, const void *area,
-			 const struct dta_pc_codebook *cb, const void *key,
-			 size_t key_len, unsigned redundancy,
-			 struct dta_pc_result *res)
+/* The hashes one query needs: chunk indices and hop checksums. */
+static void pc_hash_key(const struct dta_layout *l, const void *key,
+			size_t key_len, unsigned nq, uint64_t *idx,
+			uint32_t *hopsum)
 {
-	uint32_t hopsum[DTA_MAX_HOPS];
-	uint64_t idx[DTA_MAX_REDUNDANCY];
-	unsigned nq, valid = 0, ambiguous = 0, disagree = 0;
-	int err = pc_check_args(l, key, key_len);
-
-	if (err)
-		return err;
-	if (!area || !cb || !res)
-		return -EINVAL;
-	nq = redundancy ? redundancy : l->g.pc.redundancy;
-	if (nq > DTA_MAX_REDUNDANCY)
-		return -EINVAL;
-	memset(res, 0, sizeof(*res));
+	for (unsigned n = 0; n < nq; n++)
+		idx[n] = pc_chunk(l, key, key_len, n);
 	for (unsigned i = 0; i < l->g.pc.hops; i++)
 		hopsum[i] = pc_hopsum(l, key, key_len, i);
+}
 
+/* Decode the copies at @idx and vote (section 4). */
+static void pc_answer(const struct dta_layout *l, const uint8_t *area,
+		      const struct dta_pc_codebook *cb, unsigned nq,
+		      const uint64_t *idx, const uint32_t *hopsum,
+		      struct dta_pc_result *res)
+{
+	unsigned valid = 0, ambiguous = 0, disagree = 0;
+
+	memset(res, 0, sizeof(*res));
 	for (unsigned n = 0; n < nq; n++) {
 		uint32_t vals[DTA_MAX_HOPS];
 		unsigned len = 0;
 		bool dup = false;
 		int v;
 
-		idx[n] = dta_pc_chunk(l, key, key_len, n);
 		for (unsigned m = 0; m < n; m++)
 			dup |= idx[m] == idx[n];
 		if (dup)
 			continue;
-		v = pc_decode_copy(l, cb,
-				   (const uint8_t *)area +
-					   idx[n] * l->g.pc.chunk_size,
+		v = pc_decode_copy(l, cb, area + idx[n] * l->g.pc.chunk_size,
 				   hopsum, vals, &len);
 		if (v == 2)
 			ambiguous++;
@@ -320,11 +324,126 @@ DTA_API int dta_pc_query(const struct dta_layout *l, const void *area,
 	res->valid_copies = valid;
 	if (valid && !disagree) {
 		res->status = DTA_Q_FOUND;
-		return 0;
+		return;
 	}
 	res->status = (disagree || ambiguous) ? DTA_Q_CONFLICT
 					      : DTA_Q_NOT_FOUND;
 	res->path_len = 0;
 	memset(res->values, 0, sizeof(res->values));
+}
+
+static int pc_query_setup(const struct dta_layout *l, const void *area,
+			  const struct dta_pc_codebook *cb,
+			  const void *res, unsigned redundancy, unsigned *nq)
+{
+	if (!area || !cb || !res)
+		return -EINVAL;
+	*nq = redundancy ? redundancy : l->g.pc.redundancy;
+	if (*nq > DTA_MAX_REDUNDANCY)
+		return -EINVAL;
+	return 0;
+}
+
+DTA_API int dta_pc_query(const struct dta_layout *l, const void *area,
+			 const struct dta_pc_codebook *cb, const void *key,
+			 size_t key_len, unsigned redundancy,
+			 struct dta_pc_result *res)
+{
+	uint32_t hopsum[DTA_MAX_HOPS];
+	uint64_t idx[DTA_MAX_REDUNDANCY];
+	unsigned nq;
+	int err = pc_check_args(l, key, key_len);
+
+	if (err)
+		return err;
+	err = pc_query_setup(l, area, cb, res, redundancy, &nq);
+	if (err)
+		return err;
+	pc_hash_key(l, key, key_len, nq, idx, hopsum);
+	pc_answer(l, area, cb, nq, idx, hopsum, res);
+	return 0;
+}
+
+/*
+ * Batched queries: the pipeline of dta_kw_query_batch(). A group of
+ * PC_GROUP flows is hashed in one loop (chunk indices first, so their
+ * prefetches start while the hop checksums are computed), and decoded
+ * PC_AHEAD - 1 groups later.
+ */
+#ifndef PC_GROUP
+#define PC_GROUP 8
+#endif
+#ifndef PC_AHEAD
+#define PC_AHEAD 3
+#endif
+/* Structures smaller than this are taken to sit in the caches: not
+ * prefetched (see keywrite.c). */
+#define PC_PREFETCH_MIN (512u << 10)
+
+struct pc_group {
+	uint64_t idx[PC_GROUP][DTA_MAX_REDUNDANCY];
+	uint32_t hopsum[PC_GROUP][DTA_MAX_HOPS];
+};
+
+static void pc_hash_group(const struct dta_layout *l, const uint8_t *area,
+			  const uint8_t *keys, size_t key_len, size_t cnt,
+			  unsigned nq, struct pc_group *g)
+{
+	size_t cs = l->g.pc.chunk_size;
+
+	for (unsigned n = 0; n < nq; n++)
+		for (size_t i = 0; i < cnt; i++)
+			g->idx[i][n] = pc_chunk(l, keys + i * key_len,
+						key_len, n);
+	/* Chunks are a power of two in size, so one never straddles lines
+	 * of 64 bytes or less. */
+	if (l->data_size >= PC_PREFETCH_MIN)
+		for (size_t i = 0; i < cnt; i++)
+			for (unsigned n = 0; n < nq; n++)
+				__builtin_prefetch(area + g->idx[i][n] * cs);
+	for (unsigned h = 0; h < l->g.pc.hops; h++)
+		for (size_t i = 0; i < cnt; i++)
+			g->hopsum[i][h] = pc_hopsum(l, keys + i * key_len,
+						    key_len, h);
+}
+
+DTA_API int dta_pc_query_batch(const struct dta_layout *l, const void *area,
+			       const struct dta_pc_codebook *cb,
+			       const void *keys, size_t key_len, size_t n,
+			       unsigned redundancy, struct dta_pc_result *res)
+{
+	struct pc_group ring[PC_AHEAD];
+	const uint8_t *k = keys;
+	size_t groups;
+	unsigned nq;
+	int err = pc_check_args(l, keys, key_len);
+
+	if (err)
+		return err;
+	err = pc_query_setup(l, area, cb, res, redundancy, &nq);
+	if (err)
+		return err;
+	if (n > SIZE_MAX / key_len)
+		return -EINVAL;
+
+	groups = (n + PC_GROUP - 1) / PC_GROUP;
+	for (size_t g = 0; g < groups + PC_AHEAD - 1; g++) {
+		if (g < groups) {
+			size_t base = g * PC_GROUP;
+
+			pc_hash_group(l, area, k + base * key_len, key_len,
+				      n - base < PC_GROUP ? n - base : PC_GROUP,
+				      nq, &ring[g % PC_AHEAD]);
+		}
+		if (g >= PC_AHEAD - 1) {
+			size_t v = g - (PC_AHEAD - 1), base = v * PC_GROUP;
+			size_t cnt = n - base < PC_GROUP ? n - base : PC_GROUP;
+			const struct pc_group *grp = &ring[v % PC_AHEAD];
+
+			for (size_t i = 0; i < cnt; i++)
+				pc_answer(l, area, cb, nq, grp->idx[i],
+					  grp->hopsum[i], &res[base + i]);
+		}
+	}
 	return 0;
 }

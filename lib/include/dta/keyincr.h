@@ -44,6 +44,27 @@ DTA_API int dta_ki_query(const struct dta_layout *l, const void *area,
 			 uint64_t *out);
 
 /**
+ * dta_ki_query_batch() - dta_ki_query() for @n keys of equal length,
+ * pipelined like dta_kw_query_batch(): a group of keys is hashed in one
+ * loop and its counters are prefetched, and their minimum is taken only
+ * after the groups behind it have been hashed.
+ * @keys: the keys back to back, @n * @key_len bytes.
+ * @n:    keys; 0 is allowed and does nothing.
+ * @out:  receives @n estimates, each exactly what dta_ki_query() gives for
+ *        that key (counters that change meanwhile may be read at any
+ *        moment of the call, as with @n single queries).
+ *
+ * Return: 0 with @out[0..@n-1] set, or -EINVAL (NULL @l, @area, @keys or
+ * @out; @key_len 0 or above DTA_KEY_MAX; @n * @key_len overflows),
+ * -DTA_E_PRIMITIVE, -DTA_E_MISMATCH (@bank, or more rows than
+ * DTA_MAX_REDUNDANCY). On error nothing is written. Reads only;
+ * thread-safe.
+ */
+DTA_API int dta_ki_query_batch(const struct dta_layout *l, const void *area,
+			       const void *keys, size_t key_len, size_t n,
+			       unsigned bank, uint64_t *out);
+
+/**
  * dta_ki_reset() - zero every counter of @bank. Increments that land while
  * it runs may be lost: reset a bank writers are not using (banks = 2).
  * Return: 0, -EINVAL, -DTA_E_PRIMITIVE, -DTA_E_MISMATCH.

@@ -99,10 +99,27 @@ DTA_API int dta_kw_query(const struct dta_layout *l, const void *area,
 			 size_t out_len, struct dta_kw_result *res);
 
 /**
- * dta_kw_query_batch() - dta_kw_query() for @n keys of equal length, with
- * the slot reads of the whole batch prefetched first. @keys holds the keys
- * back to back (@n * @key_len bytes); @out receives @n * data_len bytes;
- * @res receives @n results. Return: 0 or as dta_kw_query().
+ * dta_kw_query_batch() - dta_kw_query() for @n keys of equal length, as a
+ * software pipeline: a group of keys is hashed in one loop (all slot
+ * indices, then all checksums), every slot the group will read is
+ * prefetched, and the group is voted on only after the groups behind it
+ * have been hashed and prefetched, so the slot reads (and page walks) of
+ * many keys overlap each other and the hashing. For tables far larger than
+ * the caches; in cache, single queries are as fast.
+ * @keys:    the keys back to back, @n * @key_len bytes.
+ * @n:       keys; 0 is allowed and does nothing.
+ * @opts:    as dta_kw_query(), the same for every key; may be NULL.
+ * @out:     receives @n * data_len bytes, answer i at i * data_len (bytes
+ *           of keys not FOUND are left as they were).
+ * @out_len: capacity of @out, at least @n * data_len.
+ * @res:     receives @n results.
+ *
+ * Each answer is exactly what dta_kw_query() gives for that key on a
+ * structure no writer changes meanwhile. Return: 0, or -EINVAL (NULL @l,
+ * @area, @keys, @out or @res; @key_len 0 or above DTA_KEY_MAX; opts out of
+ * range; @n * @key_len overflows), -DTA_E_PRIMITIVE, -ENOSPC (@out_len
+ * below @n * data_len). On error nothing is written. Reads only;
+ * thread-safe.
  */
 DTA_API int dta_kw_query_batch(const struct dta_layout *l, const void *area,
 			       const void *keys, size_t key_len, size_t n,

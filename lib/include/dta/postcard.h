@@ -93,6 +93,27 @@ DTA_API int dta_pc_query(const struct dta_layout *l, const void *area,
 			 size_t key_len, unsigned redundancy,
 			 struct dta_pc_result *res);
 
+/**
+ * dta_pc_query_batch() - dta_pc_query() for @n flows of equal key length,
+ * pipelined: a group of flows is hashed in one loop and its chunks are
+ * prefetched, and the group is decoded only after the groups behind it
+ * have been hashed, so the chunk reads of many flows overlap.
+ * @keys:       the keys back to back, @n * @key_len bytes.
+ * @n:          flows; 0 is allowed and does nothing.
+ * @redundancy: as dta_pc_query(), the same for every flow.
+ * @res:        receives @n results, each exactly what dta_pc_query() gives
+ *              for that key (on a structure no writer changes meanwhile).
+ *
+ * Return: 0 with @res[0..@n-1] filled, or -EINVAL (NULL @l, @area, @cb,
+ * @keys or @res; @key_len 0 or above DTA_KEY_MAX; @redundancy above
+ * DTA_MAX_REDUNDANCY; @n * @key_len overflows), -DTA_E_PRIMITIVE. On error
+ * nothing is written. Reads only; thread-safe.
+ */
+DTA_API int dta_pc_query_batch(const struct dta_layout *l, const void *area,
+			       const struct dta_pc_codebook *cb,
+			       const void *keys, size_t key_len, size_t n,
+			       unsigned redundancy, struct dta_pc_result *res);
+
 #ifdef __cplusplus
 }
 #endif
