@@ -45,14 +45,6 @@ static uint64_t rnd(void)
 	return z ^ (z >> 31);
 }
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /* CPU time of this thread: rates stay comparable on a loaded machine. */
 static double cpu_now(void)
 {

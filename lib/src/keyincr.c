@@ -115,12 +115,17 @@ static void ki_hash_group(const struct dta_layout *l, const uint8_t *area,
 			  unsigned bank, struct ki_group *g)
 {
 	unsigned rows = l->g.ki.rows;
+	uint64_t h[KI_GROUP];
 
-	for (unsigned r = 0; r < rows; r++)
+	/* One dta_hashfn_eval_n() per row: several keys per vector. */
+	for (unsigned r = 0; r < rows; r++) {
+		dta_hashfn_eval_n(&l->fn[DTA_HF_SLOT(r)], keys, key_len,
+				  key_len, cnt, h);
 		for (size_t i = 0; i < cnt; i++)
 			g->off[i][r] = ki_offset(l, bank, r,
-						 ki_index(l, keys + i * key_len,
-							  key_len, r));
+						 dta__reduce(h[i],
+							     l->g.ki.width));
+	}
 	if (l->data_size >= KI_PREFETCH_MIN)
 		for (size_t i = 0; i < cnt; i++)
 			for (unsigned r = 0; r < rows; r++)

@@ -39,20 +39,27 @@ static inline uint64_t kw_slot(const struct dta_layout *l, const void *key,
 			   l->g.kw.slots);
 }
 
+/* The stored checksum of a key whose checksum role hashed to @c. */
+static inline uint64_t kw_csum_of(const struct dta_layout *l, uint64_t c)
+{
+	unsigned bytes = l->g.kw.csum_bytes;
+
+	if (bytes < 8)
+		c &= (1ull << (8 * bytes)) - 1;
+	/* Zero means "never written": remap so empty slots never match. */
+	return c ? c : 1;
+}
+
 static inline uint64_t kw_checksum(const struct dta_layout *l,
 				   const void *key, size_t key_len)
 {
-	unsigned bytes = l->g.kw.csum_bytes;
 	uint64_t c;
 
 	/* The prototype stores the raw CRC, zero included (docs/layouts.md). */
 	if (l->hash_family == DTA_HASH_PROTOTYPE)
 		return kw_proto_hash(l, key, key_len, 0, 0);
 	c = dta_hashfn_eval(&l->fn[DTA_HF_CHECKSUM], key, key_len);
-	if (bytes < 8)
-		c &= (1ull << (8 * bytes)) - 1;
-	/* Zero means "never written": remap so empty slots never match. */
-	return c ? c : 1;
+	return kw_csum_of(l, c);
 }
 
 DTA_API uint64_t dta_kw_slot(const struct dta_layout *l, const void *key,
@@ -293,11 +300,23 @@ static void kw_hash_group(const struct dta_layout *l, const uint8_t *area,
 			  unsigned nq, struct kw_group *g)
 {
 	size_t ss = l->g.kw.slot_size;
+	uint64_t h[KW_GROUP];
 
-	for (unsigned j = 0; j < nq; j++)
+	/* One dta_hashfn_eval_n() per role: it hashes several keys per
+	 * vector where the CPU can. The prototype family hashes a reversed
+	 * key plus the copy number and takes the per-key path. */
+	for (unsigned j = 0; j < nq; j++) {
+		if (l->hash_family == DTA_HASH_PROTOTYPE) {
+			for (size_t i = 0; i < cnt; i++)
+				g->idx[i][j] = kw_slot(l, keys + i * key_len,
+						       key_len, j);
+			continue;
+		}
+		dta_hashfn_eval_n(&l->fn[DTA_HF_SLOT(j)], keys, key_len,
+				  key_len, cnt, h);
 		for (size_t i = 0; i < cnt; i++)
-			g->idx[i][j] = kw_slot(l, keys + i * key_len,
-						   key_len, j);
+			g->idx[i][j] = dta__reduce(h[i], l->g.kw.slots);
+	}
 	/* All prefetches of the group back to back: their page walks and
 	 * misses run in parallel (spreading them between the hashes measured
 	 * slower: each stalled prefetch then holds up the hashing behind it). */
@@ -305,8 +324,16 @@ static void kw_hash_group(const struct dta_layout *l, const uint8_t *area,
 		for (size_t i = 0; i < cnt; i++)
 			for (unsigned j = 0; j < nq; j++)
 				prefetch_span(area + g->idx[i][j] * ss, ss);
+	if (l->hash_family == DTA_HASH_PROTOTYPE) {
+		for (size_t i = 0; i < cnt; i++)
+			g->csum[i] = kw_checksum(l, keys + i * key_len,
+						 key_len);
+		return;
+	}
+	dta_hashfn_eval_n(&l->fn[DTA_HF_CHECKSUM], keys, key_len, key_len, cnt,
+			  h);
 	for (size_t i = 0; i < cnt; i++)
-		g->csum[i] = kw_checksum(l, keys + i * key_len, key_len);
+		g->csum[i] = kw_csum_of(l, h[i]);
 }
 
 DTA_API int dta_kw_query_batch(const struct dta_layout *l, const void *area,

@@ -390,21 +390,30 @@ static void pc_hash_group(const struct dta_layout *l, const uint8_t *area,
 			  unsigned nq, struct pc_group *g)
 {
 	size_t cs = l->g.pc.chunk_size;
+	uint64_t h[PC_GROUP];
 
-	for (unsigned n = 0; n < nq; n++)
+	/* One dta_hashfn_eval_n() per role: several keys per vector. */
+	for (unsigned n = 0; n < nq; n++) {
+		dta_hashfn_eval_n(&l->fn[DTA_HF_SLOT(n)], keys, key_len,
+				  key_len, cnt, h);
 		for (size_t i = 0; i < cnt; i++)
-			g->idx[i][n] = pc_chunk(l, keys + i * key_len,
-						key_len, n);
+			g->idx[i][n] = pc_proto(l)
+					       ? h[i] & (l->g.pc.chunks - 1)
+					       : dta__reduce(h[i],
+							     l->g.pc.chunks);
+	}
 	/* Chunks are a power of two in size, so one never straddles lines
 	 * of 64 bytes or less. */
 	if (l->data_size >= PC_PREFETCH_MIN)
 		for (size_t i = 0; i < cnt; i++)
 			for (unsigned n = 0; n < nq; n++)
 				__builtin_prefetch(area + g->idx[i][n] * cs);
-	for (unsigned h = 0; h < l->g.pc.hops; h++)
+	for (unsigned hop = 0; hop < l->g.pc.hops; hop++) {
+		dta_hashfn_eval_n(&l->fn[DTA_HF_HOP(hop)], keys, key_len,
+				  key_len, cnt, h);
 		for (size_t i = 0; i < cnt; i++)
-			g->hopsum[i][h] = pc_hopsum(l, keys + i * key_len,
-						    key_len, h);
+			g->hopsum[i][hop] = (uint32_t)h[i] & pc_mask(l);
+	}
 }
 
 DTA_API int dta_pc_query_batch(const struct dta_layout *l, const void *area,
