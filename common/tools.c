@@ -961,16 +961,32 @@ static void batch_kw(struct tool_batch *b, struct tool_out *out)
 	}
 }
 
-/* Postcarding and Key-Increment runs: one query at a time today; a
- * batched query for them plugs in here the way batch_kw() does. */
+/* Postcarding and Key-Increment runs: their batched queries, with the
+ * same fall-back to single queries on an error as batch_kw(). */
 static void batch_pc(struct tool_batch *b, struct tool_out *out)
 {
-	batch_one_by_one(b, out);
+	if (dta_pc_query_batch(b->v->l, b->v->area, b->v->cb, b->keys, b->klen,
+			       b->n, 0, b->u.pc)) {
+		batch_one_by_one(b, out);
+		return;
+	}
+	for (size_t i = 0; i < b->n; i++) {
+		put_pc(out, 0, &b->u.pc[i]);
+		tool_out_put(out, "\n", 1);
+	}
 }
 
 static void batch_ki(struct tool_batch *b, struct tool_out *out)
 {
-	batch_one_by_one(b, out);
+	if (dta_ki_query_batch(b->v->l, b->v->area, b->keys, b->klen, b->n,
+			       b->bank, b->u.ki)) {
+		batch_one_by_one(b, out);
+		return;
+	}
+	for (size_t i = 0; i < b->n; i++) {
+		put_ki(out, 0, b->u.ki[i]);
+		tool_out_put(out, "\n", 1);
+	}
 }
 
 void tool_batch_flush(struct tool_batch *b, struct tool_out *out)
