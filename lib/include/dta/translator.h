@@ -65,13 +65,31 @@ extern "C" {
  *          sink_errors (nothing is retried by the core).
  * @flush:  optional; make everything submitted so far visible (e.g. ring a
  *          doorbell, wait for completions). Called by dta_translator_flush().
- * @ctx:    passed back to both.
+ * @ctx:    passed back to every hook.
+ *
+ * Optional hooks (appended; leave them NULL, e.g. by zero-initialising the
+ * struct, when the sink has no use for them):
+ * @prefetch:    the core will soon write @len bytes at @offset of
+ *               @structure: start fetching that memory. A hint only; it
+ *               must not fail or write. dta_translator_process_batch()
+ *               calls it for the Key-Write and Key-Increment operations of
+ *               a window of reports before it submits any of them.
+ * @batch_begin: the calling thread is about to submit a run of operations
+ *               (one _process() or _process_batch() call, a _tick() or
+ *               _flush()); @batch_end follows on the same thread before
+ *               the core returns. Never nested on one thread; several
+ *               threads may be inside their own runs at once. A sink may
+ *               e.g. take a guard once per run instead of once per submit.
  */
 struct dta_sink {
 	int (*submit)(void *ctx, unsigned structure, const struct dta_memop *ops,
 		      size_t n);
 	int (*flush)(void *ctx);
 	void *ctx;
+	void (*prefetch)(void *ctx, unsigned structure, uint64_t offset,
+			 uint32_t len);
+	void (*batch_begin)(void *ctx);
+	void (*batch_end)(void *ctx);
 };
 
 /**
