@@ -444,6 +444,8 @@ static unsigned seq_advance_run(struct seq_state *q, unsigned k)
 
 	q->seen = k == SEQ_W ? ~0ull : q->seen << k | ((1ull << k) - 1);
 	q->next += k;
+	if (out == (k == SEQ_W ? ~0ull : (1ull << k) - 1))
+		return 0; /* the usual case: nothing was missing */
 	return k - (unsigned)__builtin_popcountll(out);
 }
 
