@@ -854,6 +854,53 @@ static void test_threads(void **state)
 	}
 }
 
+/* The first thread to call drives the translator without locks until a
+ * second one calls: then every thread takes them, the first included,
+ * while it is still calling. Nothing may be lost in the handoff. */
+static void test_owner_handoff(void **state)
+{
+	for (int agg = 0; agg < 2; agg++) {
+		struct dta_translator_opts o = { .sz = sizeof(o),
+						 .ki_window_ns = agg ? 100 : 0,
+						 .ki_agg_entries = 64 };
+		struct local lo = { 0 };
+		struct dta_translator *t = make(&lo, &o);
+		struct dta_layout l;
+		pthread_t th[3];
+		struct worker w[4];
+		uint64_t total = 0, got;
+		uint8_t key[13];
+		int s;
+
+		(void)state;
+		assert_int_equal(dta_layout_ki(&l, 1 << 16, 2, 1, DTA_HASH_CRC32C, 8),
+				 0);
+		s = add(t, &lo, &l, 0);
+		for (unsigned i = 0; i < 1000; i++) {
+			key13(key, i % 97);
+			incr(t, key, 1, i);
+		}
+		for (unsigned i = 0; i < 4; i++) {
+			w[i].t = t;
+			w[i].id = i;
+		}
+		for (unsigned i = 0; i < 3; i++)
+			assert_int_equal(pthread_create(&th[i], NULL, ki_worker, &w[i]),
+					 0);
+		ki_worker(&w[3]); /* the owner keeps going meanwhile */
+		for (unsigned i = 0; i < 3; i++)
+			pthread_join(th[i], NULL);
+		dta_translator_flush(t);
+		for (unsigned k = 0; k < 97; k++) {
+			key13(key, k);
+			dta_ki_query(&l, lo.a[s].mem, key, 13, 0, &got);
+			total += got;
+		}
+		assert_int_equal(total, 1000 + 4 * 20000);
+		release(t, &lo);
+	}
+}
+
 /* A structure partitioned over three collectors: each report goes to the
  * share dta_shard() names, and only there. */
 static void test_shards(void **state)
@@ -1223,6 +1270,7 @@ int main(void)
 		cmocka_unit_test(test_jumbo_payload),
 		cmocka_unit_test(test_legacy_reports),
 		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_owner_handoff),
 		cmocka_unit_test(test_shards),
 		cmocka_unit_test(test_batch_equals_process),
 		cmocka_unit_test(test_bad_args),

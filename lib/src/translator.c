@@ -79,14 +79,23 @@ struct ap_list {
 	uint8_t *buf; /* K entries */
 };
 
-/* One reporter's position (see DTA_SEQ_WINDOW in translator.h). */
+/* One reporter's position (see DTA_SEQ_WINDOW in translator.h): 24 bytes,
+ * the flags in one byte so that testing them after an update reads what
+ * one store wrote. */
 struct seq_state {
+	uint64_t seen;  /* bit i: number next - 1 - i arrived (or is settled) */
 	uint32_t next;  /* highest accepted number + 1 */
 	uint32_t cand;  /* an out-of-window number awaiting confirmation */
-	uint32_t prev;  /* the candidate @cand replaced, if @has_prev */
-	uint64_t seen;  /* bit i: number next - 1 - i arrived (or is settled) */
-	bool known, has_cand, has_prev, cand_back;
+	uint32_t prev;  /* the candidate @cand replaced, if SQ_PREV */
+	uint8_t f;      /* SQ_* */
 };
+enum {
+	SQ_KNOWN = 1, /* a report has arrived */
+	SQ_CAND = 2,  /* @cand is set */
+	SQ_PREV = 4,  /* @prev is set */
+	SQ_BACK = 8,  /* @cand is behind (a restart if confirmed) */
+};
+static_assert(sizeof(struct seq_state) == 24, "packed reporter state");
 
 struct tr_struct {
 	struct dta_layout l;
@@ -132,6 +141,11 @@ struct dta_translator {
 	 * instruction (each block has one writer); the last block is shared
 	 * by threads beyond CTR_SLOTS and uses atomic adds. */
 	struct ctr_block *ctr;
+
+	/* Lock elision while one thread drives the translator (enter()). */
+	atomic_int owner;  /* thread_slot() + 1 of the first caller */
+	atomic_bool shared; /* another thread has called since */
+	atomic_bool busy;   /* the owner is inside a call */
 };
 
 #define CTR_SLOTS 64
@@ -145,10 +159,11 @@ static atomic_int next_slot;
 
 static void count(struct dta_translator *t, unsigned c, uint64_t n)
 {
-	int s = tl_slot;
+	int s;
 
 	if (!n)
 		return;
+	s = tl_slot;
 	if (s < 0)
 		s = tl_slot = atomic_fetch_add(&next_slot, 1);
 	if (s < CTR_SLOTS) {
@@ -181,6 +196,7 @@ static uint64_t counter(const struct dta_translator *t, unsigned c)
  */
 struct tally {
 	uint64_t touched; /* bit c: c[c] is valid */
+	bool locks;       /* other threads may be inside: take the locks */
 	uint64_t c[C_COUNT];
 };
 static_assert(C_COUNT <= 64, "one bit per counter");
@@ -209,6 +225,63 @@ static void tally_publish(struct dta_translator *t, struct tally *a)
 	if (a->touched & (1ull << C_PACKETS))
 		count(t, C_PACKETS, a->c[C_PACKETS]);
 	a->touched = 0;
+}
+
+static inline void lock(const struct tally *a, spin_t *s)
+{
+	if (a->locks)
+		spin_lock(s);
+}
+
+static inline void unlock(const struct tally *a, spin_t *s)
+{
+	if (a->locks)
+		spin_unlock(s);
+}
+
+static int thread_slot(void)
+{
+	if (tl_slot < 0)
+		tl_slot = atomic_fetch_add(&next_slot, 1);
+	return tl_slot;
+}
+
+/*
+ * Entering a call that touches the core's state. The first thread to call
+ * owns the translator and takes no lock while it is the only one: it
+ * announces each call in @busy. A second thread marks the translator
+ * @shared (for good) and waits until the owner is outside a call; from
+ * then on every thread takes the locks. (Dekker's handshake: the owner
+ * stores @busy then reads @shared, the other stores @shared then reads
+ * @busy, both sequentially consistent, so at least one sees the other.)
+ * Returns whether locks are needed.
+ */
+static bool enter(struct dta_translator *t)
+{
+	int me = thread_slot() + 1, o = 0;
+
+	if (!atomic_load_explicit(&t->shared, memory_order_relaxed)) {
+		if (!atomic_compare_exchange_strong(&t->owner, &o, me) && o != me)
+			atomic_store(&t->shared, true);
+		if (o == 0 || o == me) {
+			atomic_store(&t->busy, true);
+			if (!atomic_load(&t->shared))
+				return false;
+			atomic_store_explicit(&t->busy, false,
+					      memory_order_release);
+			return true;
+		}
+	}
+	/* The owner's last unlocked call is over before we touch anything. */
+	while (atomic_load(&t->busy))
+		cpu_relax();
+	return true;
+}
+
+static void leave(struct dta_translator *t, bool locks)
+{
+	if (!locks)
+		atomic_store_explicit(&t->busy, false, memory_order_release);
 }
 
 static inline void run_begin(const struct dta_translator *t)
@@ -478,9 +551,9 @@ static void seq_one(struct seq_state *q, uint32_t seq, struct tally *a)
 	uint64_t lost = 0, suspect = 0;
 	int32_t d, e;
 
-	if (!q->known) {
+	if (!(q->f & SQ_KNOWN)) {
 		/* Nothing before a reporter's first report is known missing. */
-		q->known = true;
+		q->f = SQ_KNOWN;
 		q->next = seq + 1;
 		q->seen = ~0ull;
 		return;
@@ -488,13 +561,13 @@ static void seq_one(struct seq_state *q, uint32_t seq, struct tally *a)
 	d = (int32_t)(seq - q->next);
 	if (d >= -SEQ_W && d < SEQ_W) {
 		/* The old sequence went on: candidates were not part of it. */
-		suspect += q->has_cand + q->has_prev;
-		q->has_cand = q->has_prev = false;
+		suspect += !!(q->f & SQ_CAND) + !!(q->f & SQ_PREV);
+		q->f &= (uint8_t)~(SQ_CAND | SQ_PREV);
 		lost += seq_in_window(q, d, a);
 		goto out;
 	}
 	e = (int32_t)(seq - q->cand);
-	if (q->has_cand && e > 0 && e < SEQ_W) {
+	if ((q->f & SQ_CAND) && e > 0 && e < SEQ_W) {
 		/* Confirmed: the reporter continues from the candidate. What
 		 * the old window still missed is lost. The candidate it
 		 * replaced belongs to the new stretch if it lies before the
@@ -502,39 +575,39 @@ static void seq_one(struct seq_state *q, uint32_t seq, struct tally *a)
 		 * the stretch starts there. Ahead, every number from the old
 		 * position to the stretch is lost; after a restart only those
 		 * within the stretch are known. */
-		uint32_t from = q->cand_back ? q->cand : q->next;
-		bool prev_in = q->has_prev &&
-			       (q->cand_back ? (int32_t)(q->cand - q->prev) > 0
+		bool back = q->f & SQ_BACK;
+		uint32_t from = back ? q->cand : q->next;
+		bool prev_in = (q->f & SQ_PREV) &&
+			       (back ? (int32_t)(q->cand - q->prev) > 0
 					     : (int32_t)(q->prev - q->next) >= 0 &&
 						       (int32_t)(q->cand - q->prev) > 0);
 
 		lost += SEQ_W - (unsigned)__builtin_popcountll(q->seen);
 		if (prev_in) {
-			if (q->cand_back)
+			if (back)
 				from = q->prev + 1;
-			lost += (uint32_t)(q->cand - from) - (q->cand_back ? 0 : 1);
+			lost += (uint32_t)(q->cand - from) - (back ? 0 : 1);
 		} else {
-			suspect += q->has_prev;
-			if (!q->cand_back)
+			suspect += !!(q->f & SQ_PREV);
+			if (!back)
 				lost += (uint32_t)(q->cand - from);
 		}
-		tally(a, q->cand_back ? C_SEQ_RESTART : C_SEQ_JUMP, 1);
-		q->has_cand = q->has_prev = false;
+		tally(a, back ? C_SEQ_RESTART : C_SEQ_JUMP, 1);
+		q->f = SQ_KNOWN;
 		q->next = q->cand + 1;
 		q->seen = ~0ull;
 		lost += seq_advance(q, (unsigned)e);
 		goto out;
 	}
-	if (q->has_cand) {
+	if (q->f & SQ_CAND) {
 		/* Keep the replaced candidate for the decision above; one
 		 * replaced before it is suspect now. */
-		suspect += q->has_prev;
-		q->has_prev = true;
+		suspect += !!(q->f & SQ_PREV);
+		q->f |= SQ_PREV;
 		q->prev = q->cand;
 	}
-	q->has_cand = true;
 	q->cand = seq;
-	q->cand_back = d < 0;
+	q->f = (uint8_t)((q->f & ~SQ_BACK) | SQ_CAND | (d < 0 ? SQ_BACK : 0));
 out:
 	if (lost)
 		tally(a, C_SEQ_LOST, lost);
@@ -562,13 +635,13 @@ static void track_seq(struct dta_translator *t, const struct dta_report *r,
 			i++;
 			continue;
 		}
-		spin_lock(lk);
+		lock(a, lk);
 		do {
 			unsigned k = 0, lost;
 
 			seq_one(q, r[i].seq, a);
 			i++;
-			if (q->has_cand || q->has_prev)
+			if (q->f & (SQ_CAND | SQ_PREV))
 				continue;
 			while (i + k < n && k < SEQ_W &&
 			       r[i + k].format == DTA_FORMAT_V1 &&
@@ -583,27 +656,28 @@ static void track_seq(struct dta_translator *t, const struct dta_report *r,
 			i += k;
 		} while (i < n && r[i].format == DTA_FORMAT_V1 &&
 			 r[i].reporter == rep);
-		spin_unlock(lk);
+		unlock(a, lk);
 	}
 }
 
 /* Flush: count what is still open as settled (see translator.h). */
-static void settle_seq(struct dta_translator *t)
+static void settle_seq(struct dta_translator *t, bool locks)
 {
+	const struct tally lk_only = { .locks = locks }, *a = &lk_only;
 	uint64_t lost = 0, suspect = 0;
 
 	for (unsigned i = 0; i < 65536; i++) {
 		struct seq_state *q = &t->seq[i];
 		spin_t *lk = &t->seq_lock[i % STRIPES];
 
-		if (!q->known)
+		if (!(q->f & SQ_KNOWN))
 			continue;
-		spin_lock(lk);
+		lock(a, lk);
 		lost += SEQ_W - (unsigned)__builtin_popcountll(q->seen);
 		q->seen = ~0ull;
-		suspect += q->has_cand + q->has_prev;
-		q->has_cand = q->has_prev = false;
-		spin_unlock(lk);
+		suspect += !!(q->f & SQ_CAND) + !!(q->f & SQ_PREV);
+		q->f = SQ_KNOWN;
+		unlock(a, lk);
 	}
 	count(t, C_SEQ_LOST, lost);
 	count(t, C_SEQ_SUSPECT, suspect);
@@ -685,12 +759,12 @@ static void ki_aggregate(struct dta_translator *t, struct tally *a, unsigned s,
 	spin_t *lk = &t->ki_lock[idx % STRIPES];
 
 	old.key_len = 0;
-	spin_lock(lk);
+	lock(a, lk);
 	if (e->key_len && e->structure == s && e->key_len == r->u.ki.key_len &&
 	    !memcmp(e->key, r->u.ki.key, e->key_len)) {
 		e->sum += r->u.ki.counter;
 		e->reports++;
-		spin_unlock(lk);
+		unlock(a, lk);
 		tally(a, C_KI_MERGED, 1);
 		return;
 	}
@@ -702,7 +776,7 @@ static void ki_aggregate(struct dta_translator *t, struct tally *a, unsigned s,
 	e->sum = r->u.ki.counter;
 	e->reports = 1;
 	e->since = now;
-	spin_unlock(lk);
+	unlock(a, lk);
 	if (old.key_len)
 		ki_issue(t, a, old.structure, old.key, old.key_len, old.sum,
 			 old.reports);
@@ -763,7 +837,7 @@ static void pc_put(struct dta_translator *t, struct tally *a, unsigned s,
 	bool have_evicted = false, have_done = false;
 	spin_t *lk = &t->pc_lock[idx % STRIPES];
 
-	spin_lock(lk);
+	lock(a, lk);
 	if (e->key_len && !(e->structure == s && e->key_len == r->u.pc.key_len &&
 			    !memcmp(e->key, r->u.pc.key, e->key_len))) {
 		evicted = *e; /* written at the evicted flow's own chunks */
@@ -789,7 +863,7 @@ static void pc_put(struct dta_translator *t, struct tally *a, unsigned s,
 		have_done = true;
 		e->key_len = 0;
 	}
-	spin_unlock(lk);
+	unlock(a, lk);
 	if (have_evicted)
 		pc_emit(t, a, &evicted, C_PC_EVICT);
 	if (have_done)
@@ -855,8 +929,8 @@ static int ap_put(struct dta_translator *t, struct tally *a,
 		al = &ts->lists[list];
 		if (*held != al) {
 			if (*held)
-				spin_unlock(&(*held)->lock);
-			spin_lock(&al->lock);
+				unlock(a, &(*held)->lock);
+			lock(a, &al->lock);
 			*held = al;
 		}
 		if (al->count == 0)
@@ -1005,7 +1079,7 @@ static int apply(struct dta_translator *t, struct window *w,
 		int ok = 0;
 
 		if (held && r[i].opcode != DTA_OP_APPEND) {
-			spin_unlock(&held->lock);
+			unlock(a, &held->lock);
 			held = NULL;
 		}
 		if (p->s == NOWHERE) {
@@ -1043,7 +1117,7 @@ static int apply(struct dta_translator *t, struct window *w,
 		done += ok;
 	}
 	if (held)
-		spin_unlock(&held->lock);
+		unlock(a, &held->lock);
 	return done;
 }
 
@@ -1086,6 +1160,7 @@ static int process(struct dta_translator *t, const struct dta_payload *p,
 
 	static_assert(CHUNK >= DTA_WIRE_REPORTS_MAX, "a payload fits");
 	*err = 0;
+	a.locks = enter(t);
 	run_begin(t);
 	for (size_t i = 0; i < n; i++) {
 		int k;
@@ -1108,6 +1183,7 @@ static int process(struct dta_translator *t, const struct dta_payload *p,
 	/* Last: whoever sees the payloads counted sees what they wrote. */
 	tally(&a, C_PACKETS, n);
 	tally_publish(t, &a);
+	leave(t, a.locks);
 	return done;
 }
 
@@ -1147,12 +1223,12 @@ static uint64_t scan_quota(uint64_t size, uint64_t elapsed, uint64_t timeout,
 	return q < size ? q : size;
 }
 
-static int tick(struct dta_translator *t, uint64_t now, bool all)
+static int tick(struct dta_translator *t, uint64_t now, bool all, bool locks)
 {
 	uint64_t last = atomic_exchange(&t->last_tick, now);
 	uint64_t elapsed = now > last ? now - last : 0;
 	uint64_t q, base;
-	struct tally a = { 0 };
+	struct tally a = { .locks = locks };
 	int issued;
 
 	run_begin(t);
@@ -1167,15 +1243,15 @@ static int tick(struct dta_translator *t, uint64_t now, bool all)
 
 		if (!e->key_len) /* racy peek; re-checked under the lock */
 			continue;
-		spin_lock(lk);
+		lock(&a, lk);
 		if (!e->key_len ||
 		    (!all && now - e->since < t->o.pc_timeout_ns)) {
-			spin_unlock(lk);
+			unlock(&a, lk);
 			continue;
 		}
 		out = *e;
 		e->key_len = 0;
-		spin_unlock(lk);
+		unlock(&a, lk);
 		pc_emit(t, &a, &out, pc_complete(&t->s[out.structure].l, &out)
 					 ? C_PC_EMIT : C_PC_TIMEOUT);
 	}
@@ -1192,15 +1268,15 @@ static int tick(struct dta_translator *t, uint64_t now, bool all)
 
 			if (!e->key_len)
 				continue;
-			spin_lock(lk);
+			lock(&a, lk);
 			if (!e->key_len ||
 			    (!all && now - e->since < t->o.ki_window_ns)) {
-				spin_unlock(lk);
+				unlock(&a, lk);
 				continue;
 			}
 			out = *e;
 			e->key_len = 0;
-			spin_unlock(lk);
+			unlock(&a, lk);
 			ki_issue(t, &a, out.structure, out.key, out.key_len, out.sum,
 				 out.reports);
 		}
@@ -1217,11 +1293,11 @@ static int tick(struct dta_translator *t, uint64_t now, bool all)
 
 			if (!al->count)
 				continue;
-			spin_lock(&al->lock);
+			lock(&a, &al->lock);
 			if (al->count &&
 			    (all || now - al->since >= t->o.ap_timeout_ns))
 				ap_write(t, &a, s, j, al);
-			spin_unlock(&al->lock);
+			unlock(&a, &al->lock);
 		}
 	}
 	run_end(t);
@@ -1233,17 +1309,27 @@ static int tick(struct dta_translator *t, uint64_t now, bool all)
 
 DTA_API int dta_translator_tick(struct dta_translator *t, uint64_t now_ns)
 {
+	bool locks;
+	int n;
+
 	if (!t)
 		return -EINVAL;
-	return tick(t, now_ns, false);
+	locks = enter(t);
+	n = tick(t, now_ns, false, locks);
+	leave(t, locks);
+	return n;
 }
 
 DTA_API int dta_translator_flush(struct dta_translator *t)
 {
+	bool locks;
+
 	if (!t)
 		return -EINVAL;
-	tick(t, atomic_load(&t->last_tick), true);
-	settle_seq(t);
+	locks = enter(t);
+	tick(t, atomic_load(&t->last_tick), true, locks);
+	settle_seq(t, locks);
+	leave(t, locks);
 	return t->sink.flush ? t->sink.flush(t->sink.ctx) : 0;
 }
 
