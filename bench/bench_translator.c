@@ -44,6 +44,35 @@
 
 #include "dta/dta.h"
 
+/*
+ * Built against an older libdta by bench/translator_versions.sh, to set
+ * versions side by side in one run: -DBENCH_OLD_API (no sink hooks, no
+ * dta_translator_process_batch() before issue 13: a loop stands in) and
+ * -DBENCH_NO_GUARD (no region writer guard before issue 12).
+ */
+#ifndef DTA_WIRE_REPORTS_MAX
+#define DTA_WIRE_REPORTS_MAX 256
+#endif
+#ifdef BENCH_OLD_API
+struct bench_payload {
+	const void *buf;
+	size_t len;
+};
+#define dta_payload bench_payload
+static int bench_batch(struct dta_translator *t, const struct dta_payload *p,
+		       size_t n, uint64_t now_ns)
+{
+	for (size_t i = 0; i < n; i++)
+		dta_translator_process(t, p[i].buf, p[i].len, now_ns);
+	return 0;
+}
+#define dta_translator_process_batch bench_batch
+#endif
+#ifdef BENCH_NO_GUARD
+#define dta_region_enter(r) ((void)(r), 0)
+#define dta_region_leave(r) ((void)(r))
+#endif
+
 static uint64_t rng = 42;
 
 static uint64_t rnd(void)
@@ -225,10 +254,18 @@ static void dta_setup(struct dta_side *d, int prim, uint64_t keys,
 		      uint64_t ki_window)
 {
 	struct dta_translator_opts o = { .sz = sizeof(o), .ki_window_ns = ki_window };
+#ifdef BENCH_OLD_API
+	struct dta_sink sink = { .submit = sink_submit, .ctx = d };
+
+	(void)sink_prefetch;
+	(void)sink_begin;
+	(void)sink_end;
+#else
 	struct dta_sink sink = { .submit = sink_submit, .ctx = d,
 				 .prefetch = sink_prefetch,
 				 .batch_begin = sink_begin,
 				 .batch_end = sink_end };
+#endif
 	char name[64];
 	struct dta_region_opts ro = { .sz = sizeof(ro), .backing = DTA_BACKING_SHM,
 				      .path = name,
