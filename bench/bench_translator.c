@@ -203,11 +203,13 @@ struct dta_side {
 	struct dta_region *r;
 	void *area;
 	uint64_t size;
-	int in_batch; /* the region's writer guard is held */
+	int in_batch; /* inside the core's batch_begin .. batch_end */
+	int entered;  /* the region's writer guard is held until batch_end */
 };
 
 /* As dta-translator's shared-memory sink: every write inside the region's
- * writer guard, entered once per batch when the core announces one. */
+ * writer guard, entered at the first write of a batch and left at its end
+ * when the core announces batches. */
 static int sink_submit(void *ctx, unsigned s, const struct dta_memop *ops,
 		       size_t n)
 {
@@ -215,8 +217,11 @@ static int sink_submit(void *ctx, unsigned s, const struct dta_memop *ops,
 	int k, err;
 
 	(void)s;
-	if (!d->in_batch && (err = dta_region_enter(d->r)))
-		return err;
+	if (!d->entered) {
+		if ((err = dta_region_enter(d->r)))
+			return err;
+		d->entered = d->in_batch;
+	}
 	k = dta_memops_apply(d->area, d->size, ops, n);
 	if (!d->in_batch)
 		dta_region_leave(d->r);
@@ -238,16 +243,16 @@ static void sink_begin(void *ctx)
 {
 	struct dta_side *d = ctx;
 
-	d->in_batch = dta_region_enter(d->r) == 0;
+	d->in_batch = 1;
 }
 
 static void sink_end(void *ctx)
 {
 	struct dta_side *d = ctx;
 
-	if (d->in_batch)
+	if (d->entered)
 		dta_region_leave(d->r);
-	d->in_batch = 0;
+	d->in_batch = d->entered = 0;
 }
 
 static void dta_setup(struct dta_side *d, int prim, uint64_t keys,

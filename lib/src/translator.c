@@ -258,12 +258,14 @@ static int thread_slot(void)
  */
 static bool enter(struct dta_translator *t)
 {
-	int me = thread_slot() + 1, o = 0;
+	int me = thread_slot() + 1;
 
 	if (!atomic_load_explicit(&t->shared, memory_order_relaxed)) {
-		if (!atomic_compare_exchange_strong(&t->owner, &o, me) && o != me)
-			atomic_store(&t->shared, true);
-		if (o == 0 || o == me) {
+		int o = atomic_load_explicit(&t->owner, memory_order_relaxed);
+
+		if (o == 0 && atomic_compare_exchange_strong(&t->owner, &o, me))
+			o = me;
+		if (o == me) {
 			atomic_store(&t->busy, true);
 			if (!atomic_load(&t->shared))
 				return false;
@@ -271,6 +273,7 @@ static bool enter(struct dta_translator *t)
 					      memory_order_release);
 			return true;
 		}
+		atomic_store(&t->shared, true);
 	}
 	/* The owner's last unlocked call is over before we touch anything. */
 	while (atomic_load(&t->busy))
@@ -1154,12 +1157,13 @@ static int process(struct dta_translator *t, const struct dta_payload *p,
 		   size_t n, uint64_t now, int *err)
 {
 	struct dta_report r[CHUNK];
-	struct tally a = { 0 };
+	struct tally a; /* c[] is written before it is read (touched) */
 	size_t fill = 0;
 	int done = 0;
 
 	static_assert(CHUNK >= DTA_WIRE_REPORTS_MAX, "a payload fits");
 	*err = 0;
+	a.touched = 0;
 	a.locks = enter(t);
 	run_begin(t);
 	for (size_t i = 0; i < n; i++) {
@@ -1228,8 +1232,11 @@ static int tick(struct dta_translator *t, uint64_t now, bool all, bool locks)
 	uint64_t last = atomic_exchange(&t->last_tick, now);
 	uint64_t elapsed = now > last ? now - last : 0;
 	uint64_t q, base;
-	struct tally a = { .locks = locks };
+	struct tally a;
 	int issued;
+
+	a.touched = 0;
+	a.locks = locks;
 
 	run_begin(t);
 

@@ -38,10 +38,14 @@
  * core is deterministic under test. Timeouts take effect in
  * dta_translator_tick().
  *
- * Thread safety: dta_translator_process(), _tick() and _flush() may be
- * called concurrently from several threads once all structures are added;
- * the sink must then be thread-safe too. Postcarding and aggregation state
- * is protected by striped locks, Append lists by a lock each.
+ * Thread safety: dta_translator_process(), _process_batch(), _tick() and
+ * _flush() may be called concurrently from several threads once all
+ * structures are added; the sink must then be thread-safe too. Postcarding,
+ * aggregation and sequence state is protected by striped locks, Append
+ * lists by a lock each. While only one thread has ever called, the locks
+ * are skipped; the first call from another thread waits for the first
+ * thread's call in progress to end and switches every thread to locking
+ * for good.
  */
 #ifndef DTA_TRANSLATOR_H
 #define DTA_TRANSLATOR_H
