@@ -1075,6 +1075,7 @@ static int apply(struct dta_translator *t, struct window *w,
 		 struct tally *a)
 {
 	struct ap_list *held = NULL;
+	unsigned by_op[5] = { 0 };
 	int done = 0;
 
 	for (size_t i = 0; i < n; i++) {
@@ -1115,12 +1116,15 @@ static int apply(struct dta_translator *t, struct window *w,
 			ok = ap_put(t, a, &r[i], now, &held);
 			break;
 		}
-		if (ok)
-			tally(a, C_R0 + r[i].opcode, 1);
-		done += ok;
+		by_op[r[i].opcode] += (unsigned)ok;
 	}
 	if (held)
 		unlock(a, &held->lock);
+	for (unsigned op = 1; op < 5; op++) {
+		if (by_op[op])
+			tally(a, C_R0 + op, by_op[op]);
+		done += (int)by_op[op];
+	}
 	return done;
 }
 
