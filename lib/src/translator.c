@@ -992,10 +992,12 @@ static size_t prepare(struct dta_translator *t, struct window *w,
 		      const struct dta_report *r, size_t n, struct tally *a)
 {
 	unsigned nops = 0, nbytes = 0;
+	bool pf; /* a window of one has nothing to overlap its miss with */
 	size_t i;
 
 	if (n > WIN)
 		n = WIN;
+	pf = n > 1;
 	for (i = 0; i < n; i++) {
 		struct prep *p = &w->p[i];
 		const struct dta_layout *l;
@@ -1023,7 +1025,7 @@ static size_t prepare(struct dta_translator *t, struct window *w,
 			}
 			nops += (unsigned)p->nops;
 			nbytes += l->g.kw.slot_size;
-			if (t->sink.prefetch)
+			if (pf && t->sink.prefetch)
 				prefetch_ops(t, (unsigned)p->s, w->ops + p->op0,
 					     p->nops);
 			break;
@@ -1035,7 +1037,8 @@ static size_t prepare(struct dta_translator *t, struct window *w,
 				p->idx = key_hash(t, (unsigned)p->s, r[i].u.ki.key,
 						  r[i].u.ki.key_len) %
 					 t->o.ki_agg_entries;
-				__builtin_prefetch(&t->ki[p->idx], 1);
+				if (pf)
+					__builtin_prefetch(&t->ki[p->idx], 1);
 				break;
 			}
 			if (nops + DTA_MAX_REDUNDANCY > WIN_OPS)
@@ -1048,7 +1051,7 @@ static size_t prepare(struct dta_translator *t, struct window *w,
 					     w->ops + nops, DTA_MAX_REDUNDANCY);
 			if (p->nops > 0) {
 				nops += (unsigned)p->nops;
-				if (t->sink.prefetch)
+				if (pf && t->sink.prefetch)
 					prefetch_ops(t, (unsigned)p->s,
 						     w->ops + p->op0, p->nops);
 			}
@@ -1058,7 +1061,8 @@ static size_t prepare(struct dta_translator *t, struct window *w,
 			if (p->s < 0)
 				break;
 			p->idx = pc_index(t, (unsigned)p->s, &r[i]);
-			__builtin_prefetch(&t->pc[p->idx], 1);
+			if (pf)
+				__builtin_prefetch(&t->pc[p->idx], 1);
 			break;
 		default: /* Append: routed when applied */
 			p->s = 0;
