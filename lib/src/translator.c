@@ -157,7 +157,7 @@ struct ctr_block {
 static _Thread_local int tl_slot = -1;
 static atomic_int next_slot;
 
-static void count(struct dta_translator *t, unsigned c, uint64_t n)
+static inline void count(struct dta_translator *t, unsigned c, uint64_t n)
 {
 	int s;
 
@@ -509,6 +509,8 @@ static unsigned seq_advance(struct seq_state *q, unsigned k)
 
 	q->seen = (k == SEQ_W ? 0 : q->seen << k) | 1;
 	q->next += k;
+	if (k == 1)
+		return !(out & 1); /* the usual step: no popcount call */
 	return k - (unsigned)__builtin_popcountll(out);
 }
 
@@ -1079,8 +1081,11 @@ static int apply(struct dta_translator *t, struct window *w,
 		 struct tally *a)
 {
 	struct ap_list *held = NULL;
-	unsigned by_op[5] = { 0 };
+	uint64_t by_op = 0; /* 16 bits per opcode: a window has <= WIN reports */
 	int done = 0;
+
+	static_assert(WIN < 1 << 16 && DTA_OP_KEY_WRITE == 1 &&
+		      DTA_OP_POSTCARD == 4, "opcodes 1..4, 16 bits each");
 
 	for (size_t i = 0; i < n; i++) {
 		const struct prep *p = &w->p[i];
@@ -1120,14 +1125,17 @@ static int apply(struct dta_translator *t, struct window *w,
 			ok = ap_put(t, a, &r[i], now, &held);
 			break;
 		}
-		by_op[r[i].opcode] += (unsigned)ok;
+		if (ok) /* opcodes 1..4 only */
+			by_op += 1ull << (16 * (r[i].opcode - 1));
 	}
 	if (held)
 		unlock(a, &held->lock);
-	for (unsigned op = 1; op < 5; op++) {
-		if (by_op[op])
-			tally(a, C_R0 + op, by_op[op]);
-		done += (int)by_op[op];
+	for (unsigned op = 1; op < 5 && by_op; op++, by_op >>= 16) {
+		unsigned k = (unsigned)(by_op & 0xffff);
+
+		if (k)
+			tally(a, C_R0 + op, k);
+		done += (int)k;
 	}
 	return done;
 }
