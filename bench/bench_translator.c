@@ -7,12 +7,22 @@
  * (a hash table keyed by flow, an append log, a counter table).
  *
  * The DTA side writes into a POSIX shared-memory region, as dta-translator
- * does into a collector's. Both sides get the same pre-built UDP payloads, one report per payload as
- * INT reporters send them, and are measured twice:
- *  - "process": payloads from memory, single thread;
+ * does into a collector's, through a sink that brackets writes with the
+ * region's writer guard (once per batch, through the sink's batch hooks)
+ * and prefetches through the prefetch hook, as dta-translator's does.
+ * Both sides get the same pre-built UDP payloads, -r reports per payload
+ * (1 as INT reporters send them; 8-32 as batching exporters do), from 8
+ * reporters with consecutive sequence numbers, and are measured as:
+ *  - "process": payloads from memory, single thread, one
+ *    dta_translator_process() call per payload;
+ *  - "batch": the same, dta_translator_process_batch() on 64 payloads at
+ *    a time (what one recvmmsg() gives a worker);
  *  - "udp": payloads over loopback UDP, received with recvmmsg; the rate
  *    is reports per CPU-second of the receiving thread (the sender runs on
  *    the other core), so it is per core.
+ * Rates are reports per CPU-second of the measuring thread; with -m each
+ * figure is the median of that many runs, the ratio the median of the
+ * runs' ratios (DTA batch / baseline).
  *
  * The point of DTA is that in a deployment the translator runs on the
  * switch (or a NIC) and the collector's CPU does nothing per report; this
@@ -33,6 +43,35 @@
 #include <xxhash.h>
 
 #include "dta/dta.h"
+
+/*
+ * Built against an older libdta by bench/translator_versions.sh, to set
+ * versions side by side in one run: -DBENCH_OLD_API (no sink hooks, no
+ * dta_translator_process_batch() before issue 13: a loop stands in) and
+ * -DBENCH_NO_GUARD (no region writer guard before issue 12).
+ */
+#ifndef DTA_WIRE_REPORTS_MAX
+#define DTA_WIRE_REPORTS_MAX 256
+#endif
+#ifdef BENCH_OLD_API
+struct bench_payload {
+	const void *buf;
+	size_t len;
+};
+#define dta_payload bench_payload
+static int bench_batch(struct dta_translator *t, const struct dta_payload *p,
+		       size_t n, uint64_t now_ns)
+{
+	for (size_t i = 0; i < n; i++)
+		dta_translator_process(t, p[i].buf, p[i].len, now_ns);
+	return 0;
+}
+#define dta_translator_process_batch bench_batch
+#endif
+#ifdef BENCH_NO_GUARD
+#define dta_region_enter(r) ((void)(r), 0)
+#define dta_region_leave(r) ((void)(r))
+#endif
 
 static uint64_t rng = 42;
 
@@ -62,11 +101,13 @@ static void die(const char *what, int err)
 /* ---- workload: pre-encoded payloads ---- */
 
 struct payloads {
-	size_t n;
-	uint8_t *buf; /* n slots of SLOT bytes */
+	size_t n;          /* payloads */
+	size_t slot;       /* bytes per payload slot */
+	uint8_t *buf;      /* n slots of @slot bytes */
 	uint16_t *len;
+	unsigned per;      /* reports per payload */
 };
-#define SLOT 96
+#define REPORTERS 8
 
 static void key13(uint8_t *k, uint64_t i)
 {
@@ -81,23 +122,30 @@ static void key13(uint8_t *k, uint64_t i)
 	k[12] = 6;
 }
 
-static void make(struct payloads *p, int prim, size_t n, uint64_t keys)
+/* @n reports in payloads of @per. */
+static void make(struct payloads *p, int prim, size_t n, uint64_t keys,
+		 unsigned per)
 {
-	struct dta_report r = { .format = DTA_FORMAT_V1, .reporter = 1 };
+	struct dta_report r = { .format = DTA_FORMAT_V1 };
 	uint8_t key[13], data[20];
+	uint32_t seq[REPORTERS] = { 0 };
 	uint64_t flow = 0;
 	unsigned hop = 0;
 
-	p->n = n;
-	p->buf = malloc(n * SLOT);
-	p->len = malloc(n * sizeof(*p->len));
+	p->per = per;
+	p->n = n / per;
+	p->slot = 64 * (size_t)per + 32;
+	p->buf = malloc(p->n * p->slot);
+	p->len = calloc(p->n, sizeof(*p->len));
 	if (!p->buf || !p->len)
 		die("payloads", -ENOMEM);
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < p->n * per; i++) {
+		size_t pl = i / per;
 		int len;
 
 		r.opcode = (uint8_t)prim;
-		r.seq = (uint32_t)i;
+		r.reporter = (uint16_t)(1 + pl % REPORTERS);
+		r.seq = seq[pl % REPORTERS]++;
 		switch (prim) {
 		case DTA_OP_KEY_WRITE:
 			key13(key, rnd() % keys);
@@ -140,10 +188,11 @@ static void make(struct payloads *p, int prim, size_t n, uint64_t keys)
 			r.u.ki.counter = 1;
 			break;
 		}
-		len = dta_wire_encode(&r, p->buf + i * SLOT, SLOT);
+		len = dta_wire_encode(&r, p->buf + pl * p->slot + p->len[pl],
+				      p->slot - p->len[pl]);
 		if (len < 0)
 			die("encode", len);
-		p->len[i] = (uint16_t)len;
+		p->len[pl] = (uint16_t)(p->len[pl] + len);
 	}
 }
 
@@ -154,24 +203,74 @@ struct dta_side {
 	struct dta_region *r;
 	void *area;
 	uint64_t size;
+	int in_batch; /* inside the core's batch_begin .. batch_end */
+	int entered;  /* the region's writer guard is held until batch_end */
 };
 
+/* As dta-translator's shared-memory sink: every write inside the region's
+ * writer guard, entered at the first write of a batch and left at its end
+ * when the core announces batches. */
 static int sink_submit(void *ctx, unsigned s, const struct dta_memop *ops,
 		       size_t n)
 {
 	struct dta_side *d = ctx;
-	int k;
+	int k, err;
 
 	(void)s;
+	if (!d->entered) {
+		if ((err = dta_region_enter(d->r)))
+			return err;
+		d->entered = d->in_batch;
+	}
 	k = dta_memops_apply(d->area, d->size, ops, n);
+	if (!d->in_batch)
+		dta_region_leave(d->r);
 	return k < 0 ? k : 0;
+}
+
+static void sink_prefetch(void *ctx, unsigned s, uint64_t off, uint32_t len)
+{
+	struct dta_side *d = ctx;
+	const uint8_t *p = (const uint8_t *)d->area + off;
+
+	(void)s;
+	__builtin_prefetch(p, 1);
+	if (((uintptr_t)p & 63) + len > 64)
+		__builtin_prefetch(p + len - 1, 1);
+}
+
+static void sink_begin(void *ctx)
+{
+	struct dta_side *d = ctx;
+
+	d->in_batch = 1;
+}
+
+static void sink_end(void *ctx)
+{
+	struct dta_side *d = ctx;
+
+	if (d->entered)
+		dta_region_leave(d->r);
+	d->in_batch = d->entered = 0;
 }
 
 static void dta_setup(struct dta_side *d, int prim, uint64_t keys,
 		      uint64_t ki_window)
 {
 	struct dta_translator_opts o = { .sz = sizeof(o), .ki_window_ns = ki_window };
+#ifdef BENCH_OLD_API
 	struct dta_sink sink = { .submit = sink_submit, .ctx = d };
+
+	(void)sink_prefetch;
+	(void)sink_begin;
+	(void)sink_end;
+#else
+	struct dta_sink sink = { .submit = sink_submit, .ctx = d,
+				 .prefetch = sink_prefetch,
+				 .batch_begin = sink_begin,
+				 .batch_end = sink_end };
+#endif
 	char name[64];
 	struct dta_region_opts ro = { .sz = sizeof(ro), .backing = DTA_BACKING_SHM,
 				      .path = name,
@@ -196,6 +295,7 @@ static void dta_setup(struct dta_side *d, int prim, uint64_t keys,
 	if (err)
 		die("layout", err);
 	/* Shared memory, as a collector would give a local translator. */
+	memset(d, 0, sizeof(*d));
 	snprintf(name, sizeof(name), "/dta-bench-%d", (int)getpid());
 	if ((err = dta_region_create(&l, &ro, &d->r)))
 		die("region", err);
@@ -271,8 +371,9 @@ static struct entry *base_find(struct baseline *b, const uint8_t *key)
 /* Parse and insert one payload, as a CPU collector would. */
 static void base_process(struct baseline *b, const uint8_t *buf, size_t len)
 {
-	struct dta_report r[4];
-	int n = dta_wire_decode(buf, len, r, 4, DTA_DECODE_NO_LEGACY);
+	static struct dta_report r[DTA_WIRE_REPORTS_MAX];
+	int n = dta_wire_decode(buf, len, r, DTA_WIRE_REPORTS_MAX,
+				DTA_DECODE_NO_LEGACY);
 
 	for (int i = 0; i < n; i++) {
 		struct entry *e;
@@ -323,7 +424,7 @@ static void *send_all(void *arg)
 		unsigned k = 0;
 
 		for (; k < 64 && i + k < s->p->n; k++) {
-			iov[k].iov_base = s->p->buf + (i + k) * SLOT;
+			iov[k].iov_base = s->p->buf + (i + k) * s->p->slot;
 			iov[k].iov_len = s->p->len[i + k];
 			m[k].msg_hdr.msg_iov = &iov[k];
 			m[k].msg_hdr.msg_iovlen = 1;
@@ -342,7 +443,8 @@ static void *send_all(void *arg)
 static size_t recv_loop(int fd, size_t n, struct dta_side *d,
 			struct baseline *b, double *cpu)
 {
-	static uint8_t bufs[64][2048];
+	static uint8_t bufs[64][DTA_PAYLOAD_MAX];
+	struct dta_payload pl[64];
 	struct mmsghdr m[64];
 	struct iovec iov[64];
 	size_t got = 0;
@@ -363,12 +465,13 @@ static size_t recv_loop(int fd, size_t n, struct dta_side *d,
 		if (k <= 0)
 			break;
 		for (int i = 0; i < k; i++) {
-			if (d)
-				dta_translator_process(d->t, bufs[i], m[i].msg_len,
-						       t++);
-			else
+			pl[i].buf = bufs[i];
+			pl[i].len = m[i].msg_len;
+			if (!d)
 				base_process(b, bufs[i], m[i].msg_len);
 		}
+		if (d)
+			dta_translator_process_batch(d->t, pl, (size_t)k, t++);
 		got += (size_t)k;
 	}
 	*cpu = now(CLOCK_THREAD_CPUTIME_ID) - c0;
@@ -410,86 +513,155 @@ static double udp_rate(const struct payloads *p, struct dta_side *d,
 	pthread_join(th, NULL);
 	close(fd);
 	*received = got;
-	return (double)got / cpu;
+	return (double)got * p->per / cpu;
 }
+
+/* Reports per CPU-second of the DTA side: one _process() call per
+ * payload, or _process_batch() on @batch payloads at a time. */
+static double dta_rate(const struct payloads *p, int prim, uint64_t keys,
+		       uint64_t ki_window, size_t batch)
+{
+	struct dta_payload pl[64];
+	struct dta_side d;
+	double c0, c;
+
+	dta_setup(&d, prim, keys, ki_window);
+	c0 = now(CLOCK_THREAD_CPUTIME_ID);
+	for (size_t j = 0; j < p->n;) {
+		size_t k = 0;
+
+		if (batch == 1) {
+			dta_translator_process(d.t, p->buf + j * p->slot, p->len[j],
+					       j * 100); /* 10 M payloads/s clock */
+			j++;
+			continue;
+		}
+		for (; k < batch && j + k < p->n; k++) {
+			pl[k].buf = p->buf + (j + k) * p->slot;
+			pl[k].len = p->len[j + k];
+		}
+		dta_translator_process_batch(d.t, pl, k, j * 100);
+		j += k;
+	}
+	dta_translator_flush(d.t);
+	c = now(CLOCK_THREAD_CPUTIME_ID) - c0;
+	dta_teardown(&d);
+	return (double)(p->n * p->per) / c;
+}
+
+static double base_rate(const struct payloads *p, uint64_t keys)
+{
+	struct baseline b;
+	double c0, c;
+
+	base_setup(&b, keys);
+	c0 = now(CLOCK_THREAD_CPUTIME_ID);
+	for (size_t j = 0; j < p->n; j++)
+		base_process(&b, p->buf + j * p->slot, p->len[j]);
+	c = now(CLOCK_THREAD_CPUTIME_ID) - c0;
+	free(b.tab);
+	free(b.log);
+	return (double)(p->n * p->per) / c;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median(double *v, unsigned n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+#define RUNS_MAX 15
 
 int main(int argc, char **argv)
 {
-	static const struct { int prim; const char *name; } prims[] = {
-		{ DTA_OP_KEY_WRITE, "Key-Write (INT paths, N=2)" },
-		{ DTA_OP_POSTCARD, "Postcarding (5-hop postcards)" },
-		{ DTA_OP_APPEND, "Append (4-byte events)" },
-		{ DTA_OP_KEY_INCREMENT, "Key-Increment (N=2)" },
-		{ -DTA_OP_KEY_INCREMENT, "Key-Increment, 100 us aggregation" },
+	static const struct { int prim; const char *tag, *name; } prims[] = {
+		{ DTA_OP_KEY_WRITE, "kw", "Key-Write (INT paths, N=2)" },
+		{ DTA_OP_POSTCARD, "pc", "Postcarding (5-hop postcards)" },
+		{ DTA_OP_APPEND, "ap", "Append (4-byte events)" },
+		{ DTA_OP_KEY_INCREMENT, "ki", "Key-Increment (N=2)" },
+		{ -DTA_OP_KEY_INCREMENT, "kia", "Key-Increment, 100 us aggregation" },
 	};
+	const char *only = NULL;
 	size_t n = 2000000;
 	uint64_t keys = 1u << 20;
+	unsigned per = 1, runs = 1;
 	int udp = 1, c;
 
-	while ((c = getopt(argc, argv, "n:k:Uh")) != -1) {
+	while ((c = getopt(argc, argv, "n:k:r:m:p:Uh")) != -1) {
 		switch (c) {
 		case 'n': n = strtoull(optarg, NULL, 0); break;
 		case 'k': keys = strtoull(optarg, NULL, 0); break;
+		case 'r': per = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 'm': runs = (unsigned)strtoul(optarg, NULL, 0); break;
+		case 'p': only = optarg; break;
 		case 'U': udp = 0; break;
 		default:
-			printf("Usage: bench_translator [-n REPORTS] [-k KEYS] [-U]\n"
+			printf("Usage: bench_translator [-n REPORTS] [-k KEYS] [-r PER] [-m RUNS] [-p PRIM] [-U]\n"
 			       "  -n  reports per measurement (default 2000000)\n"
 			       "  -k  distinct flows/keys (default 1048576)\n"
+			       "  -r  reports per payload, 1..128 (default 1)\n"
+			       "  -m  runs per figure, medians printed (default 1)\n"
+			       "  -p  only this row: kw, pc, ap, ki or kia\n"
 			       "  -U  skip the loopback UDP measurement\n");
 			return c == 'h' ? 0 : 2;
 		}
 	}
-	if (n < 1000 || keys < 16) {
-		fprintf(stderr, "bench_translator: -n >= 1000, -k >= 16\n");
+	if (n < 1000 || keys < 16 || per < 1 || per > 128 || runs < 1 ||
+	    runs > RUNS_MAX) {
+		fprintf(stderr, "bench_translator: -n >= 1000, -k >= 16, "
+			"-r 1..128, -m 1..%d\n", RUNS_MAX);
 		return 2;
 	}
-	printf("bench_translator: libdta %s, %zu reports, %llu keys, one report "
-	       "per payload\n", DTA_VERSION_STRING, n, (unsigned long long)keys);
-	printf("M reports/s per core; 'baseline' parses and inserts into a hash "
-	       "table / log\n\n");
-	printf("%-36s %-8s %9s %9s %7s\n", "primitive", "input", "DTA", "baseline",
-	       "ratio");
+	printf("bench_translator: libdta %s, %zu reports, %llu keys, %u report%s "
+	       "per payload, median of %u\n", DTA_VERSION_STRING, n,
+	       (unsigned long long)keys, per, per == 1 ? "" : "s", runs);
+	printf("M reports per CPU-second; 'baseline' parses and inserts into a "
+	       "hash table / log;\n'process' is one call per payload, 'batch' "
+	       "64 payloads per call; ratio = batch / baseline\n\n");
+	printf("%-36s %-8s %9s %9s %9s %7s\n", "primitive", "input", "process",
+	       "batch", "baseline", "ratio");
 	for (size_t i = 0; i < sizeof(prims) / sizeof(prims[0]); i++) {
 		int prim = prims[i].prim < 0 ? -prims[i].prim : prims[i].prim;
+		uint64_t ki_window = prims[i].prim < 0 ? 100000 : 0;
+		double tp[RUNS_MAX], tq[RUNS_MAX], tb[RUNS_MAX], ratio[RUNS_MAX];
 		struct payloads p;
-		struct dta_side d;
-		struct baseline b;
-		double t0, td, tb;
 
+		if (only && strcmp(only, prims[i].tag))
+			continue;
 		rng = 42;
-		make(&p, prim, n, keys);
-
-		dta_setup(&d, prim, keys, prims[i].prim < 0 ? 100000 : 0);
-		t0 = now(CLOCK_MONOTONIC);
-		for (size_t j = 0; j < p.n; j++)
-			dta_translator_process(d.t, p.buf + j * SLOT, p.len[j],
-					       j * 100); /* 10 M reports/s clock */
-		dta_translator_flush(d.t);
-		td = (double)p.n / (now(CLOCK_MONOTONIC) - t0);
-		dta_teardown(&d);
-
-		base_setup(&b, keys);
-		t0 = now(CLOCK_MONOTONIC);
-		for (size_t j = 0; j < p.n; j++)
-			base_process(&b, p.buf + j * SLOT, p.len[j]);
-		tb = (double)p.n / (now(CLOCK_MONOTONIC) - t0);
-		free(b.tab);
-		free(b.log);
-		printf("%-36s %-8s %9.2f %9.2f %6.2fx\n", prims[i].name, "process",
-		       td / 1e6, tb / 1e6, td / tb);
+		make(&p, prim, n, keys, per);
+		for (unsigned k = 0; k < runs; k++) {
+			tp[k] = dta_rate(&p, prim, keys, ki_window, 1);
+			tq[k] = dta_rate(&p, prim, keys, ki_window, 64);
+			tb[k] = base_rate(&p, keys);
+			ratio[k] = tq[k] / tb[k];
+		}
+		printf("%-36s %-8s %9.2f %9.2f %9.2f %6.2fx\n", prims[i].name,
+		       "process", median(tp, runs) / 1e6, median(tq, runs) / 1e6,
+		       median(tb, runs) / 1e6, median(ratio, runs));
 
 		if (udp) {
+			struct dta_side d;
+			struct baseline b;
 			size_t gd, gb;
+			double ud, ub;
 
-			dta_setup(&d, prim, keys, prims[i].prim < 0 ? 100000 : 0);
-			td = udp_rate(&p, &d, NULL, &gd);
+			dta_setup(&d, prim, keys, ki_window);
+			ud = udp_rate(&p, &d, NULL, &gd);
 			dta_teardown(&d);
 			base_setup(&b, keys);
-			tb = udp_rate(&p, NULL, &b, &gb);
+			ub = udp_rate(&p, NULL, &b, &gb);
 			free(b.tab);
 			free(b.log);
-			printf("%-36s %-8s %9.2f %9.2f %6.2fx   (received %.0f%% / %.0f%%)\n",
-			       "", "udp", td / 1e6, tb / 1e6, td / tb,
+			printf("%-36s %-8s %9s %9.2f %9.2f %6.2fx   (received %.0f%% / %.0f%%)\n",
+			       "", "udp", "", ud / 1e6, ub / 1e6, ud / ub,
 			       100.0 * (double)gd / (double)p.n,
 			       100.0 * (double)gb / (double)p.n);
 		}

@@ -854,6 +854,53 @@ static void test_threads(void **state)
 	}
 }
 
+/* The first thread to call drives the translator without locks until a
+ * second one calls: then every thread takes them, the first included,
+ * while it is still calling. Nothing may be lost in the handoff. */
+static void test_owner_handoff(void **state)
+{
+	for (int agg = 0; agg < 2; agg++) {
+		struct dta_translator_opts o = { .sz = sizeof(o),
+						 .ki_window_ns = agg ? 100 : 0,
+						 .ki_agg_entries = 64 };
+		struct local lo = { 0 };
+		struct dta_translator *t = make(&lo, &o);
+		struct dta_layout l;
+		pthread_t th[3];
+		struct worker w[4];
+		uint64_t total = 0, got;
+		uint8_t key[13];
+		int s;
+
+		(void)state;
+		assert_int_equal(dta_layout_ki(&l, 1 << 16, 2, 1, DTA_HASH_CRC32C, 8),
+				 0);
+		s = add(t, &lo, &l, 0);
+		for (unsigned i = 0; i < 1000; i++) {
+			key13(key, i % 97);
+			incr(t, key, 1, i);
+		}
+		for (unsigned i = 0; i < 4; i++) {
+			w[i].t = t;
+			w[i].id = i;
+		}
+		for (unsigned i = 0; i < 3; i++)
+			assert_int_equal(pthread_create(&th[i], NULL, ki_worker, &w[i]),
+					 0);
+		ki_worker(&w[3]); /* the owner keeps going meanwhile */
+		for (unsigned i = 0; i < 3; i++)
+			pthread_join(th[i], NULL);
+		dta_translator_flush(t);
+		for (unsigned k = 0; k < 97; k++) {
+			key13(key, k);
+			dta_ki_query(&l, lo.a[s].mem, key, 13, 0, &got);
+			total += got;
+		}
+		assert_int_equal(total, 1000 + 4 * 20000);
+		release(t, &lo);
+	}
+}
+
 /* A structure partitioned over three collectors: each report goes to the
  * share dta_shard() names, and only there. */
 static void test_shards(void **state)
@@ -935,6 +982,253 @@ static void test_shards(void **state)
 	release(t, &lo);
 }
 
+/* ---- dta_translator_process_batch() equals _process() in order ---- */
+
+/* A sink with the optional hooks: checks that prefetches stay inside the
+ * structure and that batches neither nest nor stay open. */
+struct hooked {
+	struct local lo;
+	int depth;
+	unsigned begins, prefetches;
+};
+
+static int hooked_submit(void *ctx, unsigned s, const struct dta_memop *ops,
+			 size_t n)
+{
+	return local_submit(&((struct hooked *)ctx)->lo, s, ops, n);
+}
+
+static void hooked_prefetch(void *ctx, unsigned s, uint64_t off, uint32_t len)
+{
+	struct hooked *h = ctx;
+
+	assert_true(s < 8 && h->lo.a[s].mem);
+	assert_true(len > 0 && off + len <= h->lo.a[s].size);
+	h->prefetches++;
+}
+
+static void hooked_begin(void *ctx)
+{
+	struct hooked *h = ctx;
+
+	assert_int_equal(h->depth, 0);
+	h->depth++;
+	h->begins++;
+}
+
+static void hooked_end(void *ctx)
+{
+	struct hooked *h = ctx;
+
+	assert_int_equal(h->depth, 1);
+	h->depth--;
+}
+
+/* Five structures: Key-Write with 20 and 8 bytes of data on few slots (so
+ * keys share slots and the order of writes decides what stays),
+ * Postcarding on a small cache (evictions), Append lists 10..12 with K = 4,
+ * Key-Increment. */
+static void equiv_structures(struct dta_translator *t, struct local *lo,
+			     struct dta_layout l[5])
+{
+	assert_int_equal(dta_layout_kw(&l[0], 64, 20, 4, 2, DTA_HASH_CRC32C, 3), 0);
+	assert_int_equal(dta_layout_kw(&l[1], 32, 8, 2, 3, DTA_HASH_CRC32C, 4), 0);
+	assert_int_equal(dta_layout_pc(&l[2], 128, 5, 4, 2, DTA_HASH_CRC32C, 5), 0);
+	assert_int_equal(dta_layout_ap(&l[3], 3, 8, 4, 4, 0), 0);
+	assert_int_equal(dta_layout_ki(&l[4], 64, 2, 1, DTA_HASH_CRC32C, 6), 0);
+	for (unsigned i = 0; i < 5; i++)
+		assert_int_equal(add(t, lo, &l[i], i == 3 ? 10 : 0), (int)i);
+}
+
+struct stream {
+	uint64_t rng;
+	uint32_t next[4]; /* per reporter */
+};
+
+static uint32_t srnd(struct stream *g, uint32_t m)
+{
+	g->rng = g->rng * 6364136223846793005ull + 1442695040888963407ull;
+	return (uint32_t)(g->rng >> 33) % m;
+}
+
+/* One payload from one reporter: 1..40 reports of every kind (some no
+ * structure takes), numbered with gaps, reorders, duplicates, jumps and
+ * restarts; one in 12 payloads is malformed. */
+static size_t gen_payload(struct stream *g, uint8_t *buf, size_t cap)
+{
+	uint16_t rep = (uint16_t)(1 + srnd(g, 3));
+	unsigned n = 1 + srnd(g, 40), mal = srnd(g, 12);
+	size_t len = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		struct dta_report r = { .format = DTA_FORMAT_V1, .reporter = rep };
+		uint8_t key[13], data[20];
+		uint32_t x = srnd(g, 100);
+		int k;
+
+		if (x < 4)
+			g->next[rep] += 1 + srnd(g, 5); /* lost */
+		else if (x < 6)
+			g->next[rep] -= 1 + srnd(g, 8); /* late or again */
+		else if (x == 6)
+			g->next[rep] += 500 + srnd(g, 100000); /* jump */
+		else if (x == 7 && srnd(g, 4) == 0)
+			g->next[rep] = 0; /* restart */
+		r.seq = g->next[rep]++;
+		key13(key, srnd(g, 24));
+		for (unsigned j = 0; j < 20; j++)
+			data[j] = (uint8_t)srnd(g, 256);
+		switch (srnd(g, 9)) {
+		case 0: case 1:
+			r.opcode = DTA_OP_KEY_WRITE;
+			r.u.kw.redundancy = 2;
+			r.u.kw.key_len = 13;
+			r.u.kw.key = key;
+			r.u.kw.data_len = 20;
+			r.u.kw.data = data;
+			break;
+		case 2:
+			r.opcode = DTA_OP_KEY_WRITE;
+			r.u.kw.redundancy = (uint8_t)(1 + srnd(g, 4)); /* 4: mismatch */
+			r.u.kw.key_len = 13;
+			r.u.kw.key = key;
+			r.u.kw.data_len = srnd(g, 8) ? 8 : 5; /* 5: nowhere */
+			r.u.kw.data = data;
+			break;
+		case 3: case 4:
+			r.opcode = DTA_OP_POSTCARD;
+			r.u.pc.hop = (uint8_t)srnd(g, 6); /* 5: mismatch */
+			r.u.pc.path_len = (uint8_t)(srnd(g, 3) ? 5 : srnd(g, 7));
+			r.u.pc.key_len = 13;
+			r.u.pc.key = key;
+			r.u.pc.value = 1 + srnd(g, 80);
+			break;
+		case 5: case 6:
+			r.opcode = DTA_OP_APPEND;
+			r.u.ap.list_id = 9 + srnd(g, 5); /* 9, 13: nowhere */
+			r.u.ap.data_len = srnd(g, 10) ? 4 : 3; /* 3: mismatch */
+			r.u.ap.data = data;
+			break;
+		default:
+			r.opcode = DTA_OP_KEY_INCREMENT;
+			r.u.ki.redundancy = 2;
+			r.u.ki.key_len = 13;
+			r.u.ki.key = key;
+			r.u.ki.counter = 1 + srnd(g, 1000);
+			break;
+		}
+		k = dta_wire_encode(&r, buf + len, cap - len);
+		if (k == -DTA_E_MALFORMED || k == -EINVAL)
+			continue; /* not encodable (e.g. hop beyond the path) */
+		assert_true(k > 0);
+		len += (size_t)k;
+	}
+	if (mal == 0 && len > 3)
+		len -= 1 + srnd(g, 3); /* truncated */
+	else if (mal == 1)
+		buf[0] ^= 0xf0; /* not a version */
+	else if (mal == 2)
+		len = 0;
+	return len;
+}
+
+static void equiv_run(uint64_t ki_window)
+{
+	static const size_t sizes[] = { 1, 2, 63, 64, 200, 7 };
+	struct dta_translator_opts o = { .sz = sizeof(o), .pc_cache_entries = 16,
+					 .pc_timeout_ns = 3000,
+					 .ap_timeout_ns = 2000,
+					 .ki_window_ns = ki_window,
+					 .ki_agg_entries = 8 };
+	struct local a = { 0 };
+	struct hooked h = { 0 };
+	struct dta_sink sink = { .submit = hooked_submit, .ctx = &h,
+				 .prefetch = hooked_prefetch,
+				 .batch_begin = hooked_begin,
+				 .batch_end = hooked_end };
+	struct dta_translator *ta = make(&a, &o), *tb;
+	struct dta_translator_stats sa, sb;
+	struct stream g = { .rng = 7 + ki_window };
+	struct dta_layout l[5];
+	static uint8_t bufs[200][DTA_PAYLOAD_MAX];
+	struct dta_payload p[200];
+	static struct dta_report r[DTA_WIRE_REPORTS_MAX];
+	uint64_t now = 0, split = 0;
+
+	assert_int_equal(dta_translator_create(&o, &sink, &tb), 0);
+	equiv_structures(ta, &a, l);
+	equiv_structures(tb, &h.lo, l);
+	for (unsigned round = 0; round < 60; round++) {
+		size_t n = sizes[round % 6];
+		int want = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			p[i].buf = bufs[i];
+			p[i].len = gen_payload(&g, bufs[i], sizeof(bufs[i]));
+		}
+		now += 700;
+		/* The reference takes one report at a time: a valid payload
+		 * is split into payloads of one report each. */
+		for (size_t i = 0; i < n; i++) {
+			int k = dta_wire_decode(p[i].buf, p[i].len, r,
+						DTA_WIRE_REPORTS_MAX, 0);
+
+			if (k < 0) {
+				dta_translator_process(ta, p[i].buf, p[i].len, now);
+				continue;
+			}
+			split += (uint64_t)k - 1;
+			for (int j = 0; j < k; j++) {
+				uint8_t one[2048];
+				int len = dta_wire_encode(&r[j], one, sizeof(one)), d;
+
+				assert_true(len > 0);
+				d = dta_translator_process(ta, one, (size_t)len, now);
+				assert_true(d == 0 || d == 1);
+				want += d;
+			}
+		}
+		assert_int_equal(dta_translator_process_batch(tb, p, n, now), want);
+		if (round % 5 == 4) {
+			assert_int_equal(dta_translator_tick(ta, now),
+					 dta_translator_tick(tb, now));
+		}
+		dta_translator_stats(ta, &sa);
+		dta_translator_stats(tb, &sb);
+		sa.packets -= split;
+		assert_memory_equal(&sa, &sb, sizeof(sa));
+		for (unsigned s = 0; s < 5; s++)
+			assert_memory_equal(a.a[s].mem, h.lo.a[s].mem, l[s].data_size);
+	}
+	dta_translator_flush(ta);
+	dta_translator_flush(tb);
+	dta_translator_stats(ta, &sa);
+	dta_translator_stats(tb, &sb);
+	sa.packets -= split;
+	assert_memory_equal(&sa, &sb, sizeof(sa));
+	for (unsigned s = 0; s < 5; s++)
+		assert_memory_equal(a.a[s].mem, h.lo.a[s].mem, l[s].data_size);
+	/* The workload exercised what it is meant to. */
+	assert_true(sa.malformed > 0 && sa.mismatch > 0 &&
+		    sa.unknown_structure > 0);
+	assert_true(sa.seq_lost > 0 && sa.seq_late > 0 && sa.seq_duplicates > 0 &&
+		    sa.seq_jumps > 0 && sa.seq_restarts > 0);
+	assert_true(sa.pc_evictions > 0 && sa.ap_batches > 0 && sa.reports[1] > 0);
+	assert_true(h.prefetches > 0 && h.begins > 0);
+	assert_int_equal(h.depth, 0);
+	release(ta, &a);
+	release(tb, &h.lo);
+}
+
+static void test_batch_equals_process(void **state)
+{
+	(void)state;
+	equiv_run(0);
+	equiv_run(1500); /* Key-Increment pre-aggregation */
+	/* Bad arguments. */
+	assert_int_equal(dta_translator_process_batch(NULL, NULL, 0, 0), -EINVAL);
+}
+
 static void test_bad_args(void **state)
 {
 	struct dta_sink nosubmit = { 0 };
@@ -976,7 +1270,9 @@ int main(void)
 		cmocka_unit_test(test_jumbo_payload),
 		cmocka_unit_test(test_legacy_reports),
 		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_owner_handoff),
 		cmocka_unit_test(test_shards),
+		cmocka_unit_test(test_batch_equals_process),
 		cmocka_unit_test(test_bad_args),
 	};
 

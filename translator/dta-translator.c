@@ -304,26 +304,84 @@ out:
 	return tg;
 }
 
-/* Every write is bracketed by dta_region_enter/leave, so the collector
- * never snapshots or removes a region with a write of ours half done, and
- * no write goes into a region it gave up. */
+/*
+ * A thread's run of submits (the core's batch_begin .. batch_end): the
+ * targets it entered, left together at the end. A run lasts one batch of
+ * payloads (microseconds), so a collector retiring a region waits no
+ * longer than for one write.
+ */
+struct shm_run {
+	bool on;
+	unsigned n;
+	unsigned s[DTA_CONFIG_MAX_STRUCTURES];                 /* entered ... */
+	struct target *entered[DTA_CONFIG_MAX_STRUCTURES];     /* ... by index */
+};
+static _Thread_local struct shm_run shm_run;
+
+static void shm_begin(void *ctx)
+{
+	(void)ctx;
+	shm_run.on = true;
+	shm_run.n = 0;
+}
+
+static void shm_end(void *ctx)
+{
+	(void)ctx;
+	for (unsigned i = 0; i < shm_run.n; i++) {
+		unsigned s = shm_run.s[i];
+
+		dta_region_leave(shm_run.entered[s]->r);
+		shm_run.entered[s] = NULL;
+	}
+	shm_run.n = 0;
+	shm_run.on = false;
+}
+
+/* A hint: the mapping of a target stays until exit, entered or not. */
+static void shm_prefetch(void *ctx, unsigned s, uint64_t off, uint32_t len)
+{
+	struct translator *t = ctx;
+	const struct target *tg = atomic_load_explicit(&t->sink.t[s],
+						       memory_order_acquire);
+	const uint8_t *p;
+
+	if (off >= tg->size || len > tg->size - off)
+		return;
+	p = (const uint8_t *)tg->area + off;
+	__builtin_prefetch(p, 1);
+	if (((uintptr_t)p & 63) + len > 64)
+		__builtin_prefetch(p + len - 1, 1);
+}
+
+/* Every write is inside dta_region_enter/leave, so the collector never
+ * snapshots or removes a region with a write of ours half done, and no
+ * write goes into a region it gave up. Within a run the guard is entered
+ * at a structure's first write and left at the run's end. */
 static int shm_submit(void *ctx, unsigned s, const struct dta_memop *ops,
 		      size_t n)
 {
 	struct translator *t = ctx;
-	struct target *tg = atomic_load_explicit(&t->sink.t[s],
-						 memory_order_acquire);
+	struct target *tg = shm_run.on ? shm_run.entered[s] : NULL;
 	int k;
 
-	if (dta_region_enter(tg->r) != 0) {
-		tg = successor(t, s);
-		if (!tg) {
-			atomic_fetch_add(&t->sink.lost, n);
-			return -ESTALE;
+	if (!tg) {
+		tg = atomic_load_explicit(&t->sink.t[s], memory_order_acquire);
+		if (dta_region_enter(tg->r) != 0) {
+			tg = successor(t, s);
+			if (!tg) {
+				atomic_fetch_add(&t->sink.lost, n);
+				return -ESTALE;
+			}
+		}
+		if (shm_run.on) {
+			shm_run.entered[s] = tg;
+			shm_run.s[shm_run.n++] = s;
 		}
 	}
 	k = dta_memops_apply(tg->area, tg->size, ops, n);
-	dta_region_leave(tg->r);
+	if (!shm_run.on)
+		dta_region_leave(tg->r);
 	return k < 0 ? k : 0;
 }
 
@@ -1903,6 +1961,11 @@ int main(int argc, char **argv)
 	if (plan_shares(&t) || (t.use_rdma && open_rdma(&t, &sink)) ||
 	    (t.switch_if && open_switch(&t, &sink)))
 		goto out;
+	if (sink.submit == shm_submit) { /* the RDMA and switch sinks have no hooks */
+		sink.prefetch = shm_prefetch;
+		sink.batch_begin = shm_begin;
+		sink.batch_end = shm_end;
+	}
 	opt = dta_translator_create(&o, &sink, &t.core);
 	if (opt) {
 		fprintf(stderr, "dta-translator: %s\n", dta_strerror(opt));

@@ -79,14 +79,23 @@ struct ap_list {
 	uint8_t *buf; /* K entries */
 };
 
-/* One reporter's position (see DTA_SEQ_WINDOW in translator.h). */
+/* One reporter's position (see DTA_SEQ_WINDOW in translator.h): 24 bytes,
+ * the flags in one byte so that testing them after an update reads what
+ * one store wrote. */
 struct seq_state {
+	uint64_t seen;  /* bit i: number next - 1 - i arrived (or is settled) */
 	uint32_t next;  /* highest accepted number + 1 */
 	uint32_t cand;  /* an out-of-window number awaiting confirmation */
-	uint32_t prev;  /* the candidate @cand replaced, if @has_prev */
-	uint64_t seen;  /* bit i: number next - 1 - i arrived (or is settled) */
-	bool known, has_cand, has_prev, cand_back;
+	uint32_t prev;  /* the candidate @cand replaced, if SQ_PREV */
+	uint8_t f;      /* SQ_* */
 };
+enum {
+	SQ_KNOWN = 1, /* a report has arrived */
+	SQ_CAND = 2,  /* @cand is set */
+	SQ_PREV = 4,  /* @prev is set */
+	SQ_BACK = 8,  /* @cand is behind (a restart if confirmed) */
+};
+static_assert(sizeof(struct seq_state) == 24, "packed reporter state");
 
 struct tr_struct {
 	struct dta_layout l;
@@ -132,6 +141,11 @@ struct dta_translator {
 	 * instruction (each block has one writer); the last block is shared
 	 * by threads beyond CTR_SLOTS and uses atomic adds. */
 	struct ctr_block *ctr;
+
+	/* Lock elision while one thread drives the translator (enter()). */
+	atomic_int owner;  /* thread_slot() + 1 of the first caller */
+	atomic_bool shared; /* another thread has called since */
+	atomic_bool busy;   /* the owner is inside a call */
 };
 
 #define CTR_SLOTS 64
@@ -143,12 +157,13 @@ struct ctr_block {
 static _Thread_local int tl_slot = -1;
 static atomic_int next_slot;
 
-static void count(struct dta_translator *t, unsigned c, uint64_t n)
+static inline void count(struct dta_translator *t, unsigned c, uint64_t n)
 {
-	int s = tl_slot;
+	int s;
 
 	if (!n)
 		return;
+	s = tl_slot;
 	if (s < 0)
 		s = tl_slot = atomic_fetch_add(&next_slot, 1);
 	if (s < CTR_SLOTS) {
@@ -173,8 +188,119 @@ static uint64_t counter(const struct dta_translator *t, unsigned c)
 	return sum;
 }
 
+/*
+ * Counts of one call (a payload batch, a tick), kept on the caller's stack
+ * and added to the thread's block once at the end: a report costs no
+ * shared-counter store, and C_PACKETS, published last, still follows every
+ * write it stands for.
+ */
+struct tally {
+	uint64_t touched; /* bit c: c[c] is valid */
+	bool locks;       /* other threads may be inside: take the locks */
+	uint64_t c[C_COUNT];
+};
+static_assert(C_COUNT <= 64, "one bit per counter");
+
+static inline void tally(struct tally *a, unsigned c, uint64_t n)
+{
+	uint64_t bit = 1ull << c;
+
+	if (!(a->touched & bit)) {
+		a->touched |= bit;
+		a->c[c] = 0;
+	}
+	a->c[c] += n;
+}
+
+static void tally_publish(struct dta_translator *t, struct tally *a)
+{
+	uint64_t m = a->touched & ~(1ull << C_PACKETS);
+
+	while (m) {
+		unsigned c = (unsigned)__builtin_ctzll(m);
+
+		m &= m - 1;
+		count(t, c, a->c[c]);
+	}
+	if (a->touched & (1ull << C_PACKETS))
+		count(t, C_PACKETS, a->c[C_PACKETS]);
+	a->touched = 0;
+}
+
+static inline void lock(const struct tally *a, spin_t *s)
+{
+	if (a->locks)
+		spin_lock(s);
+}
+
+static inline void unlock(const struct tally *a, spin_t *s)
+{
+	if (a->locks)
+		spin_unlock(s);
+}
+
+static int thread_slot(void)
+{
+	if (tl_slot < 0)
+		tl_slot = atomic_fetch_add(&next_slot, 1);
+	return tl_slot;
+}
+
+/*
+ * Entering a call that touches the core's state. The first thread to call
+ * owns the translator and takes no lock while it is the only one: it
+ * announces each call in @busy. A second thread marks the translator
+ * @shared (for good) and waits until the owner is outside a call; from
+ * then on every thread takes the locks. (Dekker's handshake: the owner
+ * stores @busy then reads @shared, the other stores @shared then reads
+ * @busy, both sequentially consistent, so at least one sees the other.)
+ * Returns whether locks are needed.
+ */
+static bool enter(struct dta_translator *t)
+{
+	int me = thread_slot() + 1;
+
+	if (!atomic_load_explicit(&t->shared, memory_order_relaxed)) {
+		int o = atomic_load_explicit(&t->owner, memory_order_relaxed);
+
+		if (o == 0 && atomic_compare_exchange_strong(&t->owner, &o, me))
+			o = me;
+		if (o == me) {
+			atomic_store(&t->busy, true);
+			if (!atomic_load(&t->shared))
+				return false;
+			atomic_store_explicit(&t->busy, false,
+					      memory_order_release);
+			return true;
+		}
+		atomic_store(&t->shared, true);
+	}
+	/* The owner's last unlocked call is over before we touch anything. */
+	while (atomic_load(&t->busy))
+		cpu_relax();
+	return true;
+}
+
+static void leave(struct dta_translator *t, bool locks)
+{
+	if (!locks)
+		atomic_store_explicit(&t->busy, false, memory_order_release);
+}
+
+static inline void run_begin(const struct dta_translator *t)
+{
+	if (t->sink.batch_begin)
+		t->sink.batch_begin(t->sink.ctx);
+}
+
+static inline void run_end(const struct dta_translator *t)
+{
+	if (t->sink.batch_end)
+		t->sink.batch_end(t->sink.ctx);
+}
+
 /* Hand @n operations carrying @reports reports to the sink. */
-static int submit(struct dta_translator *t, unsigned s,
+static int submit(struct dta_translator *t, struct tally *a, unsigned s,
 		  const struct dta_memop *ops, int n, uint64_t reports)
 {
 	uint64_t bytes = 0, fa = 0;
@@ -190,13 +316,13 @@ static int submit(struct dta_translator *t, unsigned s,
 	}
 	err = t->sink.submit(t->sink.ctx, s, ops, (size_t)n);
 	if (err) {
-		count(t, C_SINK_ERR, (uint64_t)n);
-		count(t, C_SINK_LOST, reports);
+		tally(a, C_SINK_ERR, (uint64_t)n);
+		tally(a, C_SINK_LOST, reports);
 		return err;
 	}
-	count(t, C_OPS_W, (uint64_t)n - fa);
-	count(t, C_OPS_FA, fa);
-	count(t, C_BYTES, bytes);
+	tally(a, C_OPS_W, (uint64_t)n - fa);
+	tally(a, C_OPS_FA, fa);
+	tally(a, C_BYTES, bytes);
 	return n;
 }
 
@@ -383,13 +509,28 @@ static unsigned seq_advance(struct seq_state *q, unsigned k)
 
 	q->seen = (k == SEQ_W ? 0 : q->seen << k) | 1;
 	q->next += k;
+	if (k == 1)
+		return !(out & 1); /* the usual step: no popcount call */
+	return k - (unsigned)__builtin_popcountll(out);
+}
+
+/* @k numbers in a row from @q->next (1..SEQ_W) arrived: the same as @k
+ * single steps of seq_advance(), in one shift. */
+static unsigned seq_advance_run(struct seq_state *q, unsigned k)
+{
+	uint64_t out = k == SEQ_W ? q->seen : q->seen >> (SEQ_W - k);
+
+	q->seen = k == SEQ_W ? ~0ull : q->seen << k | ((1ull << k) - 1);
+	q->next += k;
+	if (out == (k == SEQ_W ? ~0ull : (1ull << k) - 1))
+		return 0; /* the usual case: nothing was missing */
 	return k - (unsigned)__builtin_popcountll(out);
 }
 
 /* A number @d from @q->next, -SEQ_W <= d < SEQ_W: returns what was lost;
  * *late / *dup tell how a number behind the newest was taken. */
-static unsigned seq_in_window(struct seq_state *q, int32_t d, unsigned *late,
-			      unsigned *dup)
+static unsigned seq_in_window(struct seq_state *q, int32_t d,
+			      struct tally *a)
 {
 	uint64_t bit;
 
@@ -397,45 +538,41 @@ static unsigned seq_in_window(struct seq_state *q, int32_t d, unsigned *late,
 		return seq_advance(q, (unsigned)d + 1);
 	bit = 1ull << (-d - 1);
 	if (q->seen & bit) {
-		++*dup;
+		tally(a, C_SEQ_DUP, 1);
 	} else {
 		q->seen |= bit;
-		++*late;
+		tally(a, C_SEQ_LATE, 1);
 	}
 	return 0;
 }
 
 /*
- * The rule of docs/translator.md "Sequence accounting". Modulo 2^32: a
- * number up to 2^31 ahead is ahead. The lock is one of STRIPES, so
- * reporters on different workers rarely share one.
+ * The rule of docs/translator.md "Sequence accounting" for number @seq of
+ * the reporter @q, whose stripe lock the caller holds. Modulo 2^32: a
+ * number up to 2^31 ahead is ahead.
  */
-static void track_seq(struct dta_translator *t, const struct dta_report *r)
+static void seq_one(struct seq_state *q, uint32_t seq, struct tally *a)
 {
-	struct seq_state *q = &t->seq[r->reporter];
-	spin_t *lk = &t->seq_lock[r->reporter % STRIPES];
-	unsigned late = 0, dup = 0, suspect = 0, jump = 0, restart = 0;
-	uint64_t lost = 0;
+	uint64_t lost = 0, suspect = 0;
 	int32_t d, e;
 
-	spin_lock(lk);
-	if (!q->known) {
+	if (!(q->f & SQ_KNOWN)) {
 		/* Nothing before a reporter's first report is known missing. */
-		q->known = true;
-		q->next = r->seq + 1;
+		q->f = SQ_KNOWN;
+		q->next = seq + 1;
 		q->seen = ~0ull;
-		goto out;
+		return;
 	}
-	d = (int32_t)(r->seq - q->next);
+	d = (int32_t)(seq - q->next);
 	if (d >= -SEQ_W && d < SEQ_W) {
 		/* The old sequence went on: candidates were not part of it. */
-		suspect += q->has_cand + q->has_prev;
-		q->has_cand = q->has_prev = false;
-		lost += seq_in_window(q, d, &late, &dup);
+		suspect += !!(q->f & SQ_CAND) + !!(q->f & SQ_PREV);
+		q->f &= (uint8_t)~(SQ_CAND | SQ_PREV);
+		lost += seq_in_window(q, d, a);
 		goto out;
 	}
-	e = (int32_t)(r->seq - q->cand);
-	if (q->has_cand && e > 0 && e < SEQ_W) {
+	e = (int32_t)(seq - q->cand);
+	if ((q->f & SQ_CAND) && e > 0 && e < SEQ_W) {
 		/* Confirmed: the reporter continues from the candidate. What
 		 * the old window still missed is lost. The candidate it
 		 * replaced belongs to the new stretch if it lies before the
@@ -443,109 +580,164 @@ static void track_seq(struct dta_translator *t, const struct dta_report *r)
 		 * the stretch starts there. Ahead, every number from the old
 		 * position to the stretch is lost; after a restart only those
 		 * within the stretch are known. */
-		uint32_t from = q->cand_back ? q->cand : q->next;
-		bool prev_in = q->has_prev &&
-			       (q->cand_back ? (int32_t)(q->cand - q->prev) > 0
+		bool back = q->f & SQ_BACK;
+		uint32_t from = back ? q->cand : q->next;
+		bool prev_in = (q->f & SQ_PREV) &&
+			       (back ? (int32_t)(q->cand - q->prev) > 0
 					     : (int32_t)(q->prev - q->next) >= 0 &&
 						       (int32_t)(q->cand - q->prev) > 0);
 
 		lost += SEQ_W - (unsigned)__builtin_popcountll(q->seen);
 		if (prev_in) {
-			if (q->cand_back)
+			if (back)
 				from = q->prev + 1;
-			lost += (uint32_t)(q->cand - from) - (q->cand_back ? 0 : 1);
+			lost += (uint32_t)(q->cand - from) - (back ? 0 : 1);
 		} else {
-			suspect += q->has_prev;
-			if (!q->cand_back)
+			suspect += !!(q->f & SQ_PREV);
+			if (!back)
 				lost += (uint32_t)(q->cand - from);
 		}
-		if (q->cand_back)
-			restart++;
-		else
-			jump++;
-		q->has_cand = q->has_prev = false;
+		tally(a, back ? C_SEQ_RESTART : C_SEQ_JUMP, 1);
+		q->f = SQ_KNOWN;
 		q->next = q->cand + 1;
 		q->seen = ~0ull;
 		lost += seq_advance(q, (unsigned)e);
 		goto out;
 	}
-	if (q->has_cand) {
+	if (q->f & SQ_CAND) {
 		/* Keep the replaced candidate for the decision above; one
 		 * replaced before it is suspect now. */
-		suspect += q->has_prev;
-		q->has_prev = true;
+		suspect += !!(q->f & SQ_PREV);
+		q->f |= SQ_PREV;
 		q->prev = q->cand;
 	}
-	q->has_cand = true;
-	q->cand = r->seq;
-	q->cand_back = d < 0;
+	q->cand = seq;
+	q->f = (uint8_t)((q->f & ~SQ_BACK) | SQ_CAND | (d < 0 ? SQ_BACK : 0));
 out:
-	spin_unlock(lk);
-	count(t, C_SEQ_LOST, lost);
-	count(t, C_SEQ_LATE, late);
-	count(t, C_SEQ_DUP, dup);
-	count(t, C_SEQ_SUSPECT, suspect);
-	count(t, C_SEQ_JUMP, jump);
-	count(t, C_SEQ_RESTART, restart);
+	if (lost)
+		tally(a, C_SEQ_LOST, lost);
+	if (suspect)
+		tally(a, C_SEQ_SUSPECT, suspect);
+}
+
+/*
+ * Sequence accounting for @n decoded reports, in order. Reports of one
+ * reporter next to each other (a payload's, usually) are taken under one
+ * lock of STRIPES (so reporters on different workers rarely share one),
+ * and a run of consecutive numbers moves the window in one step.
+ */
+static void track_seq(struct dta_translator *t, const struct dta_report *r,
+		      size_t n, struct tally *a)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		uint16_t rep = r[i].reporter;
+		struct seq_state *q = &t->seq[rep];
+		spin_t *lk = &t->seq_lock[rep % STRIPES];
+
+		if (r[i].format != DTA_FORMAT_V1) {
+			i++;
+			continue;
+		}
+		lock(a, lk);
+		do {
+			unsigned k = 0, lost;
+
+			seq_one(q, r[i].seq, a);
+			i++;
+			if (q->f & (SQ_CAND | SQ_PREV))
+				continue;
+			while (i + k < n && k < SEQ_W &&
+			       r[i + k].format == DTA_FORMAT_V1 &&
+			       r[i + k].reporter == rep &&
+			       r[i + k].seq == q->next + k)
+				k++;
+			if (!k)
+				continue;
+			lost = seq_advance_run(q, k);
+			if (lost)
+				tally(a, C_SEQ_LOST, lost);
+			i += k;
+		} while (i < n && r[i].format == DTA_FORMAT_V1 &&
+			 r[i].reporter == rep);
+		unlock(a, lk);
+	}
 }
 
 /* Flush: count what is still open as settled (see translator.h). */
-static void settle_seq(struct dta_translator *t)
+static void settle_seq(struct dta_translator *t, bool locks)
 {
+	const struct tally lk_only = { .locks = locks }, *a = &lk_only;
 	uint64_t lost = 0, suspect = 0;
 
 	for (unsigned i = 0; i < 65536; i++) {
 		struct seq_state *q = &t->seq[i];
 		spin_t *lk = &t->seq_lock[i % STRIPES];
 
-		if (!q->known)
+		if (!(q->f & SQ_KNOWN))
 			continue;
-		spin_lock(lk);
+		lock(a, lk);
 		lost += SEQ_W - (unsigned)__builtin_popcountll(q->seen);
 		q->seen = ~0ull;
-		suspect += q->has_cand + q->has_prev;
-		q->has_cand = q->has_prev = false;
-		spin_unlock(lk);
+		suspect += !!(q->f & SQ_CAND) + !!(q->f & SQ_PREV);
+		q->f = SQ_KNOWN;
+		unlock(a, lk);
 	}
 	count(t, C_SEQ_LOST, lost);
 	count(t, C_SEQ_SUSPECT, suspect);
 }
 
-/* ---- Key-Write ---- */
+/* ---- routing ---- */
 
-static int do_kw(struct dta_translator *t, const struct dta_report *r)
+enum { NOWHERE = -1, MISMATCH = -2 };
+
+/* The Key-Write structure (share) @r goes to, or NOWHERE. */
+static int route_kw(const struct dta_translator *t, const struct dta_report *r)
 {
-	uint8_t slot[8 + DTA_DATA_MAX];
-	struct dta_memop ops[DTA_MAX_REDUNDANCY];
-
 	for (unsigned i = 0; i < t->nstruct; i++) {
 		const struct dta_layout *l = &t->s[i].l;
-		int n;
 
 		if (l->primitive != DTA_PRIM_KEY_WRITE ||
 		    l->g.kw.data_len != r->u.kw.data_len)
 			continue;
 		/* The first share of a partitioned structure matched. */
-		i += dta_shard(r->u.kw.key, r->u.kw.key_len, t->s[i].nshards);
-		l = &t->s[i].l;
-		n = dta_kw_ops(l, r->u.kw.key, r->u.kw.key_len, r->u.kw.data,
-			       r->u.kw.data_len, r->u.kw.redundancy, slot,
-			       sizeof(slot), ops, DTA_MAX_REDUNDANCY);
-		if (n < 0) {
-			count(t, C_MISMATCH, 1);
-			return 0;
-		}
-		submit(t, i, ops, n, 1);
-		return 1;
+		return (int)(i + dta_shard(r->u.kw.key, r->u.kw.key_len,
+					   t->s[i].nshards));
 	}
-	count(t, C_UNKNOWN, 1);
-	return 0;
+	return NOWHERE;
+}
+
+static int route_ki(const struct dta_translator *t, const struct dta_report *r)
+{
+	for (unsigned s = 0; s < t->nstruct; s++)
+		if (t->s[s].l.primitive == DTA_PRIM_KEY_INCREMENT)
+			return (int)(s + dta_shard(r->u.ki.key, r->u.ki.key_len,
+						   t->s[s].nshards));
+	return NOWHERE;
+}
+
+/* The Postcarding structure (share) of @r, NOWHERE, or MISMATCH when its
+ * hop does not fit. */
+static int route_pc(const struct dta_translator *t, const struct dta_report *r)
+{
+	unsigned s;
+
+	for (s = 0; s < t->nstruct; s++)
+		if (t->s[s].l.primitive == DTA_PRIM_POSTCARD &&
+		    r->u.pc.path_len <= t->s[s].l.g.pc.hops)
+			break;
+	if (s == t->nstruct)
+		return NOWHERE;
+	s += dta_shard(r->u.pc.key, r->u.pc.key_len, t->s[s].nshards);
+	return r->u.pc.hop >= t->s[s].l.g.pc.hops ? MISMATCH : (int)s;
 }
 
 /* ---- Key-Increment ---- */
 
-static void ki_issue(struct dta_translator *t, unsigned s, const uint8_t *key,
-		     size_t key_len, uint64_t add, uint64_t reports)
+static void ki_issue(struct dta_translator *t, struct tally *a, unsigned s,
+		     const uint8_t *key, size_t key_len, uint64_t add,
+		     uint64_t reports)
 {
 	struct dta_memop ops[DTA_MAX_REDUNDANCY];
 	struct tr_struct *ts = &t->s[s];
@@ -554,7 +746,7 @@ static void ki_issue(struct dta_translator *t, unsigned s, const uint8_t *key,
 						memory_order_relaxed),
 			   ops, DTA_MAX_REDUNDANCY);
 
-	submit(t, s, ops, n, reports);
+	submit(t, a, s, ops, n, reports);
 }
 
 static uint64_t key_hash(const struct dta_translator *t, unsigned s,
@@ -564,39 +756,22 @@ static uint64_t key_hash(const struct dta_translator *t, unsigned s,
 	       (0x9E3779B97F4A7C15ull * (s + 1));
 }
 
-static int do_ki(struct dta_translator *t, const struct dta_report *r,
-		 uint64_t now)
+/* Fold @r into aggregation entry @idx of structure @s. */
+static void ki_aggregate(struct dta_translator *t, struct tally *a, unsigned s,
+			 uint64_t idx, const struct dta_report *r, uint64_t now)
 {
-	unsigned s;
-	uint64_t h, idx;
-	struct ki_entry *e, old;
-	spin_t *lk;
+	struct ki_entry *e = &t->ki[idx], old;
+	spin_t *lk = &t->ki_lock[idx % STRIPES];
 
-	for (s = 0; s < t->nstruct; s++)
-		if (t->s[s].l.primitive == DTA_PRIM_KEY_INCREMENT)
-			break;
-	if (s == t->nstruct) {
-		count(t, C_UNKNOWN, 1);
-		return 0;
-	}
-	s += dta_shard(r->u.ki.key, r->u.ki.key_len, t->s[s].nshards);
-	if (!t->ki) {
-		ki_issue(t, s, r->u.ki.key, r->u.ki.key_len, r->u.ki.counter, 1);
-		return 1;
-	}
-	h = key_hash(t, s, r->u.ki.key, r->u.ki.key_len);
-	idx = h % t->o.ki_agg_entries;
-	e = &t->ki[idx];
-	lk = &t->ki_lock[idx % STRIPES];
 	old.key_len = 0;
-	spin_lock(lk);
+	lock(a, lk);
 	if (e->key_len && e->structure == s && e->key_len == r->u.ki.key_len &&
 	    !memcmp(e->key, r->u.ki.key, e->key_len)) {
 		e->sum += r->u.ki.counter;
 		e->reports++;
-		spin_unlock(lk);
-		count(t, C_KI_MERGED, 1);
-		return 1;
+		unlock(a, lk);
+		tally(a, C_KI_MERGED, 1);
+		return;
 	}
 	if (e->key_len)
 		old = *e; /* a different key: issue it, take the slot */
@@ -606,18 +781,17 @@ static int do_ki(struct dta_translator *t, const struct dta_report *r,
 	e->sum = r->u.ki.counter;
 	e->reports = 1;
 	e->since = now;
-	spin_unlock(lk);
+	unlock(a, lk);
 	if (old.key_len)
-		ki_issue(t, old.structure, old.key, old.key_len, old.sum,
+		ki_issue(t, a, old.structure, old.key, old.key_len, old.sum,
 			 old.reports);
-	return 1;
 }
 
 /* ---- Postcarding ---- */
 
 /* Write @e's flow; the caller owns @e (a copy taken under the lock). */
-static void pc_emit(struct dta_translator *t, const struct pc_entry *e,
-		    unsigned counter)
+static void pc_emit(struct dta_translator *t, struct tally *a,
+		    const struct pc_entry *e, unsigned counter)
 {
 	const struct dta_layout *l = &t->s[e->structure].l;
 	uint8_t chunk[4 * DTA_MAX_HOPS * 2];
@@ -629,21 +803,21 @@ static void pc_emit(struct dta_translator *t, const struct pc_entry *e,
 		len++;
 	if (len == 0) {
 		/* Nothing from hop 0: no prefix to write. */
-		count(t, C_PC_DROP, (uint64_t)__builtin_popcount(e->seen));
+		tally(a, C_PC_DROP, (uint64_t)__builtin_popcount(e->seen));
 		return;
 	}
-	count(t, C_PC_DROP,
+	tally(a, C_PC_DROP,
 	      (uint64_t)__builtin_popcount(e->seen & ~((1u << len) - 1)));
 	if (e->path_len && len > e->path_len)
 		len = e->path_len;
 	n = dta_pc_ops(l, e->key, e->key_len, e->values, len, chunk,
 		       sizeof(chunk), ops, DTA_MAX_REDUNDANCY);
 	if (n < 0) {
-		count(t, C_MISMATCH, 1);
+		tally(a, C_MISMATCH, 1);
 		return;
 	}
-	count(t, counter, 1);
-	submit(t, e->structure, ops, n, len); /* hops 0 .. len-1, all seen */
+	tally(a, counter, 1);
+	submit(t, a, e->structure, ops, n, len); /* hops 0 .. len-1, all seen */
 }
 
 static bool pc_complete(const struct dta_layout *l, const struct pc_entry *e)
@@ -653,33 +827,22 @@ static bool pc_complete(const struct dta_layout *l, const struct pc_entry *e)
 	return (e->seen & ((1u << want) - 1)) == (1u << want) - 1;
 }
 
-static int do_pc(struct dta_translator *t, const struct dta_report *r,
-		 uint64_t now)
+static uint64_t pc_index(const struct dta_translator *t, unsigned s,
+			 const struct dta_report *r)
 {
-	struct pc_entry *e, evicted, done;
-	bool have_evicted = false, have_done = false;
-	unsigned s;
-	uint64_t idx;
-	spin_t *lk;
+	return key_hash(t, s, r->u.pc.key, r->u.pc.key_len) %
+	       t->o.pc_cache_entries;
+}
 
-	for (s = 0; s < t->nstruct; s++)
-		if (t->s[s].l.primitive == DTA_PRIM_POSTCARD &&
-		    r->u.pc.path_len <= t->s[s].l.g.pc.hops)
-			break;
-	if (s == t->nstruct) {
-		count(t, C_UNKNOWN, 1);
-		return 0;
-	}
-	s += dta_shard(r->u.pc.key, r->u.pc.key_len, t->s[s].nshards);
-	if (r->u.pc.hop >= t->s[s].l.g.pc.hops) {
-		count(t, C_MISMATCH, 1);
-		return 0;
-	}
-	idx = key_hash(t, s, r->u.pc.key, r->u.pc.key_len) %
-	      t->o.pc_cache_entries;
-	e = &t->pc[idx];
-	lk = &t->pc_lock[idx % STRIPES];
-	spin_lock(lk);
+/* Put postcard @r of structure @s into cache entry @idx. */
+static void pc_put(struct dta_translator *t, struct tally *a, unsigned s,
+		   uint64_t idx, const struct dta_report *r, uint64_t now)
+{
+	struct pc_entry *e = &t->pc[idx], evicted, done;
+	bool have_evicted = false, have_done = false;
+	spin_t *lk = &t->pc_lock[idx % STRIPES];
+
+	lock(a, lk);
 	if (e->key_len && !(e->structure == s && e->key_len == r->u.pc.key_len &&
 			    !memcmp(e->key, r->u.pc.key, e->key_len))) {
 		evicted = *e; /* written at the evicted flow's own chunks */
@@ -695,7 +858,7 @@ static int do_pc(struct dta_translator *t, const struct dta_report *r,
 		e->since = now;
 	}
 	if (e->seen & (1u << r->u.pc.hop))
-		count(t, C_PC_DUP, 1);
+		tally(a, C_PC_DUP, 1);
 	e->seen |= (uint16_t)(1u << r->u.pc.hop);
 	e->values[r->u.pc.hop] = r->u.pc.value;
 	if (r->u.pc.path_len)
@@ -705,49 +868,53 @@ static int do_pc(struct dta_translator *t, const struct dta_report *r,
 		have_done = true;
 		e->key_len = 0;
 	}
-	spin_unlock(lk);
+	unlock(a, lk);
 	if (have_evicted)
-		pc_emit(t, &evicted, C_PC_EVICT);
+		pc_emit(t, a, &evicted, C_PC_EVICT);
 	if (have_done)
-		pc_emit(t, &done, C_PC_EMIT);
-	return 1;
+		pc_emit(t, a, &done, C_PC_EMIT);
 }
 
 /* ---- Append ---- */
 
 /* Write @al's batch; called with its lock held. */
-static void ap_write(struct dta_translator *t, unsigned s, uint32_t list,
-		     struct ap_list *al)
+static void ap_write(struct dta_translator *t, struct tally *a, unsigned s,
+		     uint32_t list, struct ap_list *al)
 {
 	const struct dta_layout *l = &t->s[s].l;
 	uint8_t frame[DTA_AP_FRAME_OVERHEAD + 8 + 1024 * 8];
 	uint8_t *fb = frame;
 	struct dta_memop ops[2];
+	uint32_t entries = al->count;
 	int n;
 
 	if (l->g.ap.frame_size > sizeof(frame)) {
 		fb = malloc(l->g.ap.frame_size);
 		if (!fb) {
-			count(t, C_SINK_ERR, 1);
-			count(t, C_SINK_LOST, al->count);
+			tally(a, C_SINK_ERR, 1);
+			tally(a, C_SINK_LOST, al->count);
 			al->count = 0;
 			return;
 		}
 	}
-	uint32_t entries = al->count;
-
 	n = dta_ap_ops(l, list, &al->cur, al->buf, al->count, fb,
 		       l->g.ap.frame_size, ops, 2);
-	count(t, al->count == l->g.ap.batch_entries ? C_AP_BATCH : C_AP_PARTIAL,
+	tally(a, al->count == l->g.ap.batch_entries ? C_AP_BATCH : C_AP_PARTIAL,
 	      1);
 	al->count = 0;
-	submit(t, s, ops, n, entries);
+	submit(t, a, s, ops, n, entries);
 	if (fb != frame)
 		free(fb);
 }
 
-static int do_ap(struct dta_translator *t, const struct dta_report *r,
-		 uint64_t now)
+/*
+ * Add Append report @r to its list. *@held is the list whose lock the
+ * caller holds from the previous report (or NULL): reports in a row for
+ * one list take its lock once. Return: 1 if applied.
+ */
+static int ap_put(struct dta_translator *t, struct tally *a,
+		  const struct dta_report *r, uint64_t now,
+		  struct ap_list **held)
 {
 	for (unsigned s = 0; s < t->nstruct; s++) {
 		struct tr_struct *ts = &t->s[s];
@@ -760,91 +927,307 @@ static int do_ap(struct dta_translator *t, const struct dta_report *r,
 		    r->u.ap.list_id - ts->list_base >= l->g.ap.lists)
 			continue;
 		if (r->u.ap.data_len != l->g.ap.entry_size) {
-			count(t, C_MISMATCH, 1);
+			tally(a, C_MISMATCH, 1);
 			return 0;
 		}
 		list = r->u.ap.list_id - ts->list_base;
 		al = &ts->lists[list];
-		spin_lock(&al->lock);
+		if (*held != al) {
+			if (*held)
+				unlock(a, &(*held)->lock);
+			lock(a, &al->lock);
+			*held = al;
+		}
 		if (al->count == 0)
 			al->since = now;
 		memcpy(al->buf + (size_t)al->count * l->g.ap.entry_size,
 		       r->u.ap.data, l->g.ap.entry_size);
 		if (++al->count == l->g.ap.batch_entries)
-			ap_write(t, s, list, al);
-		spin_unlock(&al->lock);
+			ap_write(t, a, s, list, al);
 		return 1;
 	}
-	count(t, C_UNKNOWN, 1);
+	tally(a, C_UNKNOWN, 1);
 	return 0;
+}
+
+/* ---- a batch of reports ---- */
+
+/*
+ * Reports are decoded CHUNK at a time (a payload's DTA_WIRE_REPORTS_MAX
+ * always fit), sequence-accounted, then applied in windows of up to WIN:
+ * every report of a window is routed and hashed and its destination
+ * prefetched (through the sink's hook for structure memory; directly for
+ * the core's own Postcarding and aggregation tables) before the first is
+ * written. Writes are then issued in report order, so memory ends as if
+ * each report had been applied alone.
+ */
+#define CHUNK (2 * DTA_WIRE_REPORTS_MAX)
+#define WIN 64
+#define WIN_OPS (WIN * 4)
+#define WIN_BYTES 8192
+
+struct prep {
+	int s;        /* structure, NOWHERE or MISMATCH */
+	int nops;     /* Key-Write, direct Key-Increment: from dta_*_ops() */
+	unsigned op0; /* first of them in the window's ops */
+	uint64_t idx; /* Postcarding cache / aggregation table entry */
+};
+
+struct window {
+	struct prep p[WIN];
+	struct dta_memop ops[WIN_OPS];
+	uint8_t bytes[WIN_BYTES]; /* Key-Write slots the ops point into */
+};
+
+static void prefetch_ops(const struct dta_translator *t, unsigned s,
+			 const struct dta_memop *ops, int n)
+{
+	for (int i = 0; i < n; i++)
+		t->sink.prefetch(t->sink.ctx, s, ops[i].offset,
+				 ops[i].kind == DTA_MEMOP_FETCH_ADD ? 8
+								   : ops[i].len);
+}
+
+/* Route, hash and prefetch reports from @r on; return how many fit the
+ * window (at least one). */
+static size_t prepare(struct dta_translator *t, struct window *w,
+		      const struct dta_report *r, size_t n, struct tally *a)
+{
+	unsigned nops = 0, nbytes = 0;
+	bool pf; /* a window of one has nothing to overlap its miss with */
+	size_t i;
+
+	if (n > WIN)
+		n = WIN;
+	pf = n > 1;
+	for (i = 0; i < n; i++) {
+		struct prep *p = &w->p[i];
+		const struct dta_layout *l;
+
+		p->nops = 0;
+		switch (r[i].opcode) {
+		case DTA_OP_KEY_WRITE:
+			p->s = route_kw(t, &r[i]);
+			if (p->s < 0)
+				break;
+			l = &t->s[p->s].l;
+			if (nops + DTA_MAX_REDUNDANCY > WIN_OPS ||
+			    nbytes + l->g.kw.slot_size > WIN_BYTES)
+				return i; /* i > 0: the window is not empty */
+			p->op0 = nops;
+			p->nops = dta_kw_ops(l, r[i].u.kw.key, r[i].u.kw.key_len,
+					     r[i].u.kw.data, r[i].u.kw.data_len,
+					     r[i].u.kw.redundancy,
+					     w->bytes + nbytes,
+					     WIN_BYTES - nbytes, w->ops + nops,
+					     DTA_MAX_REDUNDANCY);
+			if (p->nops < 0) {
+				p->s = MISMATCH;
+				break;
+			}
+			nops += (unsigned)p->nops;
+			nbytes += l->g.kw.slot_size;
+			if (pf && t->sink.prefetch)
+				prefetch_ops(t, (unsigned)p->s, w->ops + p->op0,
+					     p->nops);
+			break;
+		case DTA_OP_KEY_INCREMENT:
+			p->s = route_ki(t, &r[i]);
+			if (p->s < 0)
+				break;
+			if (t->ki) {
+				p->idx = key_hash(t, (unsigned)p->s, r[i].u.ki.key,
+						  r[i].u.ki.key_len) %
+					 t->o.ki_agg_entries;
+				if (pf)
+					__builtin_prefetch(&t->ki[p->idx], 1);
+				break;
+			}
+			if (nops + DTA_MAX_REDUNDANCY > WIN_OPS)
+				return i;
+			p->op0 = nops;
+			p->nops = dta_ki_ops(&t->s[p->s].l, r[i].u.ki.key,
+					     r[i].u.ki.key_len, r[i].u.ki.counter,
+					     atomic_load_explicit(&t->s[p->s].ki_bank,
+								  memory_order_relaxed),
+					     w->ops + nops, DTA_MAX_REDUNDANCY);
+			if (p->nops > 0) {
+				nops += (unsigned)p->nops;
+				if (pf && t->sink.prefetch)
+					prefetch_ops(t, (unsigned)p->s,
+						     w->ops + p->op0, p->nops);
+			}
+			break;
+		case DTA_OP_POSTCARD:
+			p->s = route_pc(t, &r[i]);
+			if (p->s < 0)
+				break;
+			p->idx = pc_index(t, (unsigned)p->s, &r[i]);
+			if (pf)
+				__builtin_prefetch(&t->pc[p->idx], 1);
+			break;
+		default: /* Append: routed when applied */
+			p->s = 0;
+			break;
+		}
+	}
+	return i;
+}
+
+/* Apply the @n prepared reports of @w in order; return how many were
+ * applied, counted by opcode in @a. */
+static int apply(struct dta_translator *t, struct window *w,
+		 const struct dta_report *r, size_t n, uint64_t now,
+		 struct tally *a)
+{
+	struct ap_list *held = NULL;
+	uint64_t by_op = 0; /* 16 bits per opcode: a window has <= WIN reports */
+	int done = 0;
+
+	static_assert(WIN < 1 << 16 && DTA_OP_KEY_WRITE == 1 &&
+		      DTA_OP_POSTCARD == 4, "opcodes 1..4, 16 bits each");
+
+	for (size_t i = 0; i < n; i++) {
+		const struct prep *p = &w->p[i];
+		int ok = 0;
+
+		if (held && r[i].opcode != DTA_OP_APPEND) {
+			unlock(a, &held->lock);
+			held = NULL;
+		}
+		if (p->s == NOWHERE) {
+			tally(a, C_UNKNOWN, 1);
+			continue;
+		}
+		if (p->s == MISMATCH) {
+			tally(a, C_MISMATCH, 1);
+			continue;
+		}
+		switch (r[i].opcode) {
+		case DTA_OP_KEY_WRITE:
+			submit(t, a, (unsigned)p->s, w->ops + p->op0, p->nops, 1);
+			ok = 1;
+			break;
+		case DTA_OP_KEY_INCREMENT:
+			if (t->ki)
+				ki_aggregate(t, a, (unsigned)p->s, p->idx, &r[i],
+					     now);
+			else
+				submit(t, a, (unsigned)p->s, w->ops + p->op0,
+				       p->nops, 1);
+			ok = 1;
+			break;
+		case DTA_OP_POSTCARD:
+			pc_put(t, a, (unsigned)p->s, p->idx, &r[i], now);
+			ok = 1;
+			break;
+		case DTA_OP_APPEND:
+			ok = ap_put(t, a, &r[i], now, &held);
+			break;
+		}
+		if (ok) /* opcodes 1..4 only */
+			by_op += 1ull << (16 * (r[i].opcode - 1));
+	}
+	if (held)
+		unlock(a, &held->lock);
+	for (unsigned op = 1; op < 5 && by_op; op++, by_op >>= 16) {
+		unsigned k = (unsigned)(by_op & 0xffff);
+
+		if (k)
+			tally(a, C_R0 + op, k);
+		done += (int)k;
+	}
+	return done;
+}
+
+/* Account and apply @n decoded reports. */
+static int run_reports(struct dta_translator *t, const struct dta_report *r,
+		       size_t n, uint64_t now, struct tally *a)
+{
+	struct window w;
+	int done = 0;
+
+	tally(a, C_REPORTS_IN, n);
+	track_seq(t, r, n, a);
+	for (size_t i = 0; i < n;) {
+		size_t k = prepare(t, &w, r + i, n - i, a);
+
+		done += apply(t, &w, r + i, k, now, a);
+		i += k;
+	}
+	return done;
+}
+
+static void count_malformed(struct tally *a, int err)
+{
+	tally(a, C_MALFORMED, 1);
+	tally(a, err == -DTA_E_TRUNCATED ? C_MAL_TRUNC
+		 : err == -DTA_E_VERSION ? C_MAL_VERSION
+		 : err == -DTA_E_OPCODE ? C_MAL_OPCODE
+		 : err == -DTA_E_AMBIGUOUS ? C_MAL_AMBIGUOUS
+		 : err == -ENOSPC ? C_MAL_TOO_MANY : C_MAL_FIELD, 1);
+}
+
+/* The batch; *@err gets the last payload's decoder error (or 0). */
+static int process(struct dta_translator *t, const struct dta_payload *p,
+		   size_t n, uint64_t now, int *err)
+{
+	struct dta_report r[CHUNK];
+	struct tally a; /* c[] is written before it is read (touched) */
+	size_t fill = 0;
+	int done = 0;
+
+	static_assert(CHUNK >= DTA_WIRE_REPORTS_MAX, "a payload fits");
+	*err = 0;
+	a.touched = 0;
+	a.locks = enter(t);
+	run_begin(t);
+	for (size_t i = 0; i < n; i++) {
+		int k;
+
+		if (CHUNK - fill < DTA_WIRE_REPORTS_MAX) {
+			done += run_reports(t, r, fill, now, &a);
+			fill = 0;
+		}
+		k = dta_wire_decode(p[i].buf, p[i].len, r + fill,
+				    DTA_WIRE_REPORTS_MAX, t->o.decode_flags);
+		*err = k < 0 ? k : 0;
+		if (k < 0)
+			count_malformed(&a, k);
+		else
+			fill += (size_t)k;
+	}
+	if (fill)
+		done += run_reports(t, r, fill, now, &a);
+	run_end(t);
+	/* Last: whoever sees the payloads counted sees what they wrote. */
+	tally(&a, C_PACKETS, n);
+	tally_publish(t, &a);
+	leave(t, a.locks);
+	return done;
 }
 
 DTA_API int dta_translator_process(struct dta_translator *t, const void *buf,
 				   size_t len, uint64_t now_ns)
 {
-	struct dta_report r[DTA_WIRE_REPORTS_MAX];
-	uint64_t by_op[5] = { 0 };
-	int n, done = 0;
+	struct dta_payload p = { .buf = buf, .len = len };
+	int err, done;
 
 	if (!t)
 		return -EINVAL;
-	n = dta_wire_decode(buf, len, r, DTA_WIRE_REPORTS_MAX,
-			    t->o.decode_flags);
-	if (n < 0) {
-		count(t, C_MALFORMED, 1);
-		count(t, n == -DTA_E_TRUNCATED ? C_MAL_TRUNC
-			 : n == -DTA_E_VERSION ? C_MAL_VERSION
-			 : n == -DTA_E_OPCODE ? C_MAL_OPCODE
-			 : n == -DTA_E_AMBIGUOUS ? C_MAL_AMBIGUOUS
-			 : n == -ENOSPC ? C_MAL_TOO_MANY : C_MAL_FIELD, 1);
-		count(t, C_PACKETS, 1);
-		return n;
-	}
-	count(t, C_REPORTS_IN, (uint64_t)n);
-	for (int i = 0; i < n; i++) {
-		int ok = 0;
-
-		if (r[i].format == DTA_FORMAT_V1)
-			track_seq(t, &r[i]);
-		switch (r[i].opcode) {
-		case DTA_OP_KEY_WRITE:
-			ok = do_kw(t, &r[i]);
-			break;
-		case DTA_OP_POSTCARD:
-			ok = do_pc(t, &r[i], now_ns);
-			break;
-		case DTA_OP_APPEND:
-			ok = do_ap(t, &r[i], now_ns);
-			break;
-		case DTA_OP_KEY_INCREMENT:
-			ok = do_ki(t, &r[i], now_ns);
-			break;
-		}
-		by_op[r[i].opcode] += (uint64_t)ok;
-		done += ok;
-	}
-	for (unsigned op = 1; op < 5; op++)
-		count(t, C_R0 + op, by_op[op]);
-	/* Last: whoever sees the payload counted sees what it wrote. */
-	count(t, C_PACKETS, 1);
-	return done;
+	done = process(t, &p, 1, now_ns, &err);
+	return err ? err : done;
 }
 
 DTA_API int dta_translator_process_batch(struct dta_translator *t,
 					 const struct dta_payload *p, size_t n,
 					 uint64_t now_ns)
 {
-	int done = 0;
+	int err;
 
 	if (!t || (!p && n))
 		return -EINVAL;
-	for (size_t i = 0; i < n; i++) {
-		int r = dta_translator_process(t, p[i].buf, p[i].len, now_ns);
-
-		if (r > 0)
-			done += r;
-	}
-	return done;
+	return n ? process(t, p, n, now_ns, &err) : 0;
 }
 
 /* Entries of a table of @size to scan now so that the whole table is
@@ -860,12 +1243,18 @@ static uint64_t scan_quota(uint64_t size, uint64_t elapsed, uint64_t timeout,
 	return q < size ? q : size;
 }
 
-static int tick(struct dta_translator *t, uint64_t now, bool all)
+static int tick(struct dta_translator *t, uint64_t now, bool all, bool locks)
 {
 	uint64_t last = atomic_exchange(&t->last_tick, now);
 	uint64_t elapsed = now > last ? now - last : 0;
 	uint64_t q, base;
-	uint64_t before = counter(t, C_OPS_W) + counter(t, C_OPS_FA);
+	struct tally a;
+	int issued;
+
+	a.touched = 0;
+	a.locks = locks;
+
+	run_begin(t);
 
 	/* Postcarding cache. */
 	q = scan_quota(t->o.pc_cache_entries, elapsed, t->o.pc_timeout_ns, all);
@@ -877,16 +1266,16 @@ static int tick(struct dta_translator *t, uint64_t now, bool all)
 
 		if (!e->key_len) /* racy peek; re-checked under the lock */
 			continue;
-		spin_lock(lk);
+		lock(&a, lk);
 		if (!e->key_len ||
 		    (!all && now - e->since < t->o.pc_timeout_ns)) {
-			spin_unlock(lk);
+			unlock(&a, lk);
 			continue;
 		}
 		out = *e;
 		e->key_len = 0;
-		spin_unlock(lk);
-		pc_emit(t, &out, pc_complete(&t->s[out.structure].l, &out)
+		unlock(&a, lk);
+		pc_emit(t, &a, &out, pc_complete(&t->s[out.structure].l, &out)
 					 ? C_PC_EMIT : C_PC_TIMEOUT);
 	}
 
@@ -902,16 +1291,16 @@ static int tick(struct dta_translator *t, uint64_t now, bool all)
 
 			if (!e->key_len)
 				continue;
-			spin_lock(lk);
+			lock(&a, lk);
 			if (!e->key_len ||
 			    (!all && now - e->since < t->o.ki_window_ns)) {
-				spin_unlock(lk);
+				unlock(&a, lk);
 				continue;
 			}
 			out = *e;
 			e->key_len = 0;
-			spin_unlock(lk);
-			ki_issue(t, out.structure, out.key, out.key_len, out.sum,
+			unlock(&a, lk);
+			ki_issue(t, &a, out.structure, out.key, out.key_len, out.sum,
 				 out.reports);
 		}
 	}
@@ -927,29 +1316,43 @@ static int tick(struct dta_translator *t, uint64_t now, bool all)
 
 			if (!al->count)
 				continue;
-			spin_lock(&al->lock);
+			lock(&a, &al->lock);
 			if (al->count &&
 			    (all || now - al->since >= t->o.ap_timeout_ns))
-				ap_write(t, s, j, al);
-			spin_unlock(&al->lock);
+				ap_write(t, &a, s, j, al);
+			unlock(&a, &al->lock);
 		}
 	}
-	return (int)(counter(t, C_OPS_W) + counter(t, C_OPS_FA) - before);
+	run_end(t);
+	issued = (int)((a.touched & 1ull << C_OPS_W ? a.c[C_OPS_W] : 0) +
+		       (a.touched & 1ull << C_OPS_FA ? a.c[C_OPS_FA] : 0));
+	tally_publish(t, &a);
+	return issued;
 }
 
 DTA_API int dta_translator_tick(struct dta_translator *t, uint64_t now_ns)
 {
+	bool locks;
+	int n;
+
 	if (!t)
 		return -EINVAL;
-	return tick(t, now_ns, false);
+	locks = enter(t);
+	n = tick(t, now_ns, false, locks);
+	leave(t, locks);
+	return n;
 }
 
 DTA_API int dta_translator_flush(struct dta_translator *t)
 {
+	bool locks;
+
 	if (!t)
 		return -EINVAL;
-	tick(t, atomic_load(&t->last_tick), true);
-	settle_seq(t);
+	locks = enter(t);
+	tick(t, atomic_load(&t->last_tick), true, locks);
+	settle_seq(t, locks);
+	leave(t, locks);
 	return t->sink.flush ? t->sink.flush(t->sink.ctx) : 0;
 }
 

@@ -38,10 +38,14 @@
  * core is deterministic under test. Timeouts take effect in
  * dta_translator_tick().
  *
- * Thread safety: dta_translator_process(), _tick() and _flush() may be
- * called concurrently from several threads once all structures are added;
- * the sink must then be thread-safe too. Postcarding and aggregation state
- * is protected by striped locks, Append lists by a lock each.
+ * Thread safety: dta_translator_process(), _process_batch(), _tick() and
+ * _flush() may be called concurrently from several threads once all
+ * structures are added; the sink must then be thread-safe too. Postcarding,
+ * aggregation and sequence state is protected by striped locks, Append
+ * lists by a lock each. While only one thread has ever called, the locks
+ * are skipped; the first call from another thread waits for the first
+ * thread's call in progress to end and switches every thread to locking
+ * for good.
  */
 #ifndef DTA_TRANSLATOR_H
 #define DTA_TRANSLATOR_H
@@ -65,13 +69,32 @@ extern "C" {
  *          sink_errors (nothing is retried by the core).
  * @flush:  optional; make everything submitted so far visible (e.g. ring a
  *          doorbell, wait for completions). Called by dta_translator_flush().
- * @ctx:    passed back to both.
+ * @ctx:    passed back to every hook.
+ *
+ * Optional hooks (appended; leave them NULL, e.g. by zero-initialising the
+ * struct, when the sink has no use for them):
+ * @prefetch:    the core will soon write @len bytes at @offset of
+ *               @structure: start fetching that memory. A hint only; it
+ *               must not fail or write. dta_translator_process_batch()
+ *               calls it for the Key-Write and Key-Increment operations of
+ *               a window of reports (up to 64, when more than one) before
+ *               it submits any of them.
+ * @batch_begin: the calling thread is about to submit a run of operations
+ *               (one _process() or _process_batch() call, a _tick() or
+ *               _flush()); @batch_end follows on the same thread before
+ *               the core returns. Never nested on one thread; several
+ *               threads may be inside their own runs at once. A sink may
+ *               e.g. take a guard once per run instead of once per submit.
  */
 struct dta_sink {
 	int (*submit)(void *ctx, unsigned structure, const struct dta_memop *ops,
 		      size_t n);
 	int (*flush)(void *ctx);
 	void *ctx;
+	void (*prefetch)(void *ctx, unsigned structure, uint64_t offset,
+			 uint32_t len);
+	void (*batch_begin)(void *ctx);
+	void (*batch_end)(void *ctx);
 };
 
 /**
