@@ -1243,6 +1243,14 @@ static uint64_t scan_quota(uint64_t size, uint64_t elapsed, uint64_t timeout,
 	return q < size ? q : size;
 }
 
+static bool has_postcard(const struct dta_translator *t)
+{
+	for (unsigned s = 0; s < t->nstruct; s++)
+		if (t->s[s].l.primitive == DTA_PRIM_POSTCARD)
+			return true;
+	return false;
+}
+
 static int tick(struct dta_translator *t, uint64_t now, bool all, bool locks)
 {
 	uint64_t last = atomic_exchange(&t->last_tick, now);
@@ -1256,8 +1264,12 @@ static int tick(struct dta_translator *t, uint64_t now, bool all, bool locks)
 
 	run_begin(t);
 
-	/* Postcarding cache. */
-	q = scan_quota(t->o.pc_cache_entries, elapsed, t->o.pc_timeout_ns, all);
+	/* Postcarding cache: not scanned without a Postcarding structure
+	 * (a scan of the empty cache cost a Key-Write translator 4-11% of its
+	 * CPU, at four passes over 32768 entries per timeout). */
+	q = has_postcard(t) ? scan_quota(t->o.pc_cache_entries, elapsed,
+					 t->o.pc_timeout_ns, all)
+			    : 0;
 	base = atomic_fetch_add(&t->pc_scan, q);
 	for (uint64_t k = 0; k < q; k++) {
 		uint64_t idx = (base + k) % t->o.pc_cache_entries;
