@@ -33,7 +33,8 @@
 #   PEERS_SLOTS (Key-Write slots, default 4194304: 96 MiB of 24-byte slots),
 #   PEERS_REPS (3), PEERS_REDIS_P1 (SETs at -P 1, default 200000),
 #   PEERS_PERF (a directory: also profile one run of ours and of nfcapd
-#   with perf record -g, after the measured runs).
+#   with perf record -g, after the measured runs), PEERS_HUGETLBFS=1 (as
+#   root: the collector's regions on hugetlbfs, below).
 # Run as root it installs nfdump, redis-server and redis-tools when they
 # are missing; as another user it prints the apt-get line and exits 1.
 # A benchmark: it prints figures and is not part of the test suite.
@@ -47,6 +48,32 @@ flows=${PEERS_FLOWS:-1000000}
 slots=${PEERS_SLOTS:-4194304}
 reps=${PEERS_REPS:-3}
 redis_p1=${PEERS_REDIS_P1:-200000}
+
+# ---- huge pages (PEERS_HUGETLBFS=1, root) ----
+# The collector puts shared regions on hugetlbfs when one is mounted with
+# free pages: the script then runs again inside a private mount namespace
+# with hugetlbfs at /dev/hugepages and enough 2 MiB pages reserved for the
+# table, and puts vm.nr_hugepages back afterwards.
+if [ "${PEERS_HUGETLBFS:-0}" = 1 ] && [ -z "${PEERS_IN_NS:-}" ]; then
+	[ "$(id -u)" = 0 ] || { echo "peers: PEERS_HUGETLBFS needs root" >&2; exit 1; }
+	old_pages=$(cat /proc/sys/vm/nr_hugepages)
+	made_dir=no
+	[ -d /dev/hugepages ] || { mkdir /dev/hugepages; made_dir=yes; }
+	put_back() {
+		echo "$old_pages" > /proc/sys/vm/nr_hugepages
+		[ $made_dir = no ] || rmdir /dev/hugepages
+	}
+	trap put_back EXIT INT TERM
+	# 24-byte slots plus headers, in 2 MiB pages, and some to spare.
+	echo $((old_pages + slots * 24 / 2097152 + 16)) > /proc/sys/vm/nr_hugepages
+	rc=0
+	PEERS_IN_NS=1 unshare -m --propagation private sh -c '
+		mount -t hugetlbfs -o pagesize=2M none /dev/hugepages &&
+		exec bash "$0" "$1"' "$0" "$build" || rc=$?
+	exit $rc
+fi
+pages_note="shared memory: /dev/shm"
+[ -n "${PEERS_IN_NS:-}" ] && pages_note="shared memory: hugetlbfs, 2 MiB pages"
 
 # ---- packages ----
 pkgs="nfdump redis-server redis-tools python3"
@@ -377,6 +404,7 @@ for s in "${names[@]}"; do
 done
 echo "bench/peers.sh: $records records over $flows flows (13-byte keys, 20-byte values), median of $reps"
 echo "load before: ${load0#*load average: }   after: ${load1#*load average: }   ($(nproc) CPUs)"
+echo "$pages_note"
 echo "M records per CPU-s of the receiving process (samples); share of what was sent that it stored"
 printf '%-50s %8s   %-26s %s\n' "receiver" "median" "samples" "stored"
 for s in "${names[@]}"; do
