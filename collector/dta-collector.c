@@ -943,12 +943,17 @@ static int answer_requests(struct collector *c, struct client *cl)
 static void client_progress(struct collector *c, struct client *cl)
 {
 	size_t before;
+	bool capped;
 
 	/* Requests held back by the cap are answered once their
 	 * predecessors are sent: if one send took them all, nothing else
-	 * (no POLLOUT, perhaps no more input) would come back for them. */
+	 * (no POLLOUT, perhaps no more input) would come back for them.
+	 * That holds also when this round answered nothing because the cap
+	 * was still reached when it began (a POLLOUT wake-up whose send then
+	 * emptied the buffer): bench_socket hung there. */
 	do {
 		before = cl->len;
+		capped = unsent(cl) >= OUT_CAP;
 		if (answer_requests(c, cl)) {
 			/* A request without its answer would desynchronise
 			 * it. */
@@ -959,7 +964,7 @@ static void client_progress(struct collector *c, struct client *cl)
 			drop_client(cl); /* it closed its end */
 			return;
 		}
-	} while (!unsent(cl) && cl->len && cl->len < before);
+	} while (!unsent(cl) && cl->len && (cl->len < before || capped));
 	if (cl->eof && !unsent(cl) && !cl->len)
 		drop_client(cl);
 }
