@@ -27,6 +27,7 @@
 #include <time.h>
 
 #include "dta/dta.h"
+#include "bench.h"
 
 enum { REPS = 3 };
 
@@ -35,24 +36,6 @@ enum { PG_4K = 1, PG_2M = 2, PG_BOTH = 3 };
 static int page_advice = PG_2M;
 
 static uint64_t rng_state = 1;
-
-static uint64_t rnd(void)
-{
-	uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
-}
-
-/* CPU time of this thread: rates stay comparable on a loaded machine. */
-static double cpu_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static volatile uint64_t sink; /* keeps results alive */
 
@@ -179,10 +162,10 @@ static double randread_rate(const void *area, size_t size, size_t nreads)
 	if (!idx)
 		die("random-read indices", -12);
 	for (size_t i = 0; i < nreads; i++)
-		idx[i] = rnd() % words;
+		idx[i] = bench_rnd(&rng_state) % words;
 	for (unsigned v = 0; v < 3; v++) {
 		size_t d = ahead[v], i = 0;
-		double t0 = cpu_now(), t1;
+		double t0 = bench_cpu_s(), t1;
 
 		for (; i + 8 <= nreads; i += 8) {
 			if (d && i + d + 8 <= nreads)
@@ -194,7 +177,7 @@ static double randread_rate(const void *area, size_t size, size_t nreads)
 		}
 		for (; i < nreads; i++)
 			acc += w[idx[i]];
-		t1 = cpu_now();
+		t1 = bench_cpu_s();
 		if ((double)nreads / (t1 - t0) > best)
 			best = (double)nreads / (t1 - t0);
 	}
@@ -210,7 +193,7 @@ static uint8_t *make_keys(size_t n, size_t len)
 	if (!k)
 		die("keys", -12);
 	for (size_t i = 0; i < n * len; i++)
-		k[i] = (uint8_t)rnd();
+		k[i] = (uint8_t)bench_rnd(&rng_state);
 	return k;
 }
 
@@ -233,7 +216,7 @@ static void print_rows(const char *const *what, unsigned nrows,
 
 static double rate_since(double t0, size_t n)
 {
-	return (double)n / (cpu_now() - t0);
+	return (double)n / (bench_cpu_s() - t0);
 }
 
 static void bench_kw(unsigned log2_slots, size_t nkeys, const char *label,
@@ -269,7 +252,7 @@ static void bench_kw(unsigned log2_slots, size_t nkeys, const char *label,
 
 			if (large)
 				rr[rep] = randread_rate(area, l.data_size, nkeys);
-			t0 = cpu_now();
+			t0 = bench_cpu_s();
 			for (size_t i = 0; i < nkeys; i++) {
 				int k = dta_kw_ops(&l, keys + i * 13, 13, data, 20,
 						   n, slot, sizeof(slot), ops, 8);
@@ -278,7 +261,7 @@ static void bench_kw(unsigned log2_slots, size_t nkeys, const char *label,
 			}
 			rate[0][rep] = rate_since(t0, nkeys);
 
-			t0 = cpu_now();
+			t0 = bench_cpu_s();
 			for (size_t i = 0; i < nkeys; i++) {
 				dta_kw_query(&l, area, keys + i * 13, 13, &qo, out,
 					     20, &res[0]);
@@ -286,7 +269,7 @@ static void bench_kw(unsigned log2_slots, size_t nkeys, const char *label,
 			}
 			rate[1][rep] = rate_since(t0, nkeys);
 
-			t0 = cpu_now();
+			t0 = bench_cpu_s();
 			for (size_t i = 0; i < nkeys; i += BATCH_KEYS) {
 				size_t c = nkeys - i < BATCH_KEYS ? nkeys - i
 								  : BATCH_KEYS;
@@ -348,7 +331,7 @@ static void bench_pc(unsigned log2_chunks, size_t nflows, const char *label,
 
 		if (large)
 			rr[rep] = randread_rate(area, l.data_size, nflows);
-		t0 = cpu_now();
+		t0 = bench_cpu_s();
 		for (size_t i = 0; i < nflows; i++) {
 			for (int h = 0; h < 5; h++)
 				path[h] = values[(i * 7 + (size_t)h * 131) % 1024];
@@ -358,14 +341,14 @@ static void bench_pc(unsigned log2_chunks, size_t nflows, const char *label,
 		}
 		rate[0][rep] = rate_since(t0, nflows);
 
-		t0 = cpu_now();
+		t0 = bench_cpu_s();
 		for (size_t i = 0; i < nflows; i++) {
 			dta_pc_query(&l, area, cb, keys + i * 13, 13, 0, &res[0]);
 			sink += res[0].path_len;
 		}
 		rate[1][rep] = rate_since(t0, nflows);
 
-		t0 = cpu_now();
+		t0 = bench_cpu_s();
 		for (size_t i = 0; i < nflows; i += BATCH_KEYS) {
 			size_t c = nflows - i < BATCH_KEYS ? nflows - i : BATCH_KEYS;
 
@@ -405,13 +388,13 @@ static void bench_ap_once(size_t entries, double *prod, double *cons)
 	if (err)
 		die("reader", err);
 	memset(batch, 7, sizeof(batch));
-	t0 = cpu_now();
+	t0 = bench_cpu_s();
 	for (size_t i = 0; i < entries / K; i++) {
 		int k = dta_ap_ops(&l, 0, &cur, batch, K, frame, sizeof(frame), ops, 2);
 
 		dta_memops_apply(dta_region_data(r), l.data_size, ops, (size_t)k);
 	}
-	t1 = cpu_now();
+	t1 = bench_cpu_s();
 	for (;;) {
 		int n = dta_ap_read(rd, out, K * 64, &lost);
 
@@ -419,7 +402,7 @@ static void bench_ap_once(size_t entries, double *prod, double *cons)
 			break;
 		got += (uint64_t)n;
 	}
-	t2 = cpu_now();
+	t2 = bench_cpu_s();
 	if (got + lost != entries / K * K)
 		fprintf(stderr, "bench_layouts: append read %llu of %zu\n",
 			(unsigned long long)got, entries / K * K);
@@ -469,7 +452,7 @@ static void bench_ki(unsigned log2_width, size_t nkeys, const char *label,
 
 		if (large)
 			rr[rep] = randread_rate(area, l.data_size, nkeys);
-		t0 = cpu_now();
+		t0 = bench_cpu_s();
 		for (size_t i = 0; i < nkeys; i++) {
 			int k = dta_ki_ops(&l, keys + i * 13, 13, 1, 0, ops, 8);
 
@@ -477,7 +460,7 @@ static void bench_ki(unsigned log2_width, size_t nkeys, const char *label,
 		}
 		rate[0][rep] = rate_since(t0, nkeys);
 
-		t0 = cpu_now();
+		t0 = bench_cpu_s();
 		for (size_t i = 0; i < nkeys; i++) {
 			uint64_t v;
 
@@ -486,7 +469,7 @@ static void bench_ki(unsigned log2_width, size_t nkeys, const char *label,
 		}
 		rate[1][rep] = rate_since(t0, nkeys);
 
-		t0 = cpu_now();
+		t0 = bench_cpu_s();
 		for (size_t i = 0; i < nkeys; i += BATCH_KEYS) {
 			size_t c = nkeys - i < BATCH_KEYS ? nkeys - i : BATCH_KEYS;
 

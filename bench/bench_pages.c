@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "dta/dta.h"
+#include "bench.h"
 
 static void die(const char *what, int err)
 {
@@ -35,36 +36,6 @@ static void die(const char *what, int err)
 }
 
 static uint64_t rng_state = 11;
-
-static uint64_t rnd(void)
-{
-	uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
-}
-
-static double cpu_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_d);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 #define NREG 3
 
@@ -122,7 +93,7 @@ int main(int argc, char **argv)
 	if (!keys)
 		die("keys", -ENOMEM);
 	for (size_t i = 0; i < nq * 13; i++)
-		keys[i] = (uint8_t)rnd();
+		keys[i] = (uint8_t)bench_rnd(&rng_state);
 	for (size_t i = 0; i < nq; i++) {
 		int n;
 
@@ -144,7 +115,7 @@ int main(int argc, char **argv)
 	for (unsigned t = 0; t < rounds; t++)
 		for (int k = 0; k < NREG; k++) {
 			size_t found = 0;
-			double t0 = cpu_s();
+			double t0 = bench_cpu_s();
 
 			for (size_t i = 0; i < nq; i += 64) {
 				size_t m = nq - i < 64 ? nq - i : 64;
@@ -158,7 +129,7 @@ int main(int argc, char **argv)
 				for (size_t j = 0; j < m; j++)
 					found += res[j].status == DTA_Q_FOUND;
 			}
-			rate[k][t] = (double)nq / (cpu_s() - t0);
+			rate[k][t] = (double)nq / (bench_cpu_s() - t0);
 			if (found == 0)
 				die("nothing found", -EINVAL);
 		}
@@ -170,8 +141,8 @@ int main(int argc, char **argv)
 		printf("%-10s (%7llu-byte pages): %6.2f M queries/CPU-s, "
 		       "%.2fx anon 4 KiB\n", label[k],
 		       (unsigned long long)dta_region_page_size(r[k]),
-		       median(rate[k], (int)rounds) / 1e6,
-		       median(ratio, (int)rounds));
+		       bench_median(rate[k], (int)rounds) / 1e6,
+		       bench_median(ratio, (int)rounds));
 	}
 	for (int k = 0; k < NREG; k++)
 		dta_region_destroy(r[k]);

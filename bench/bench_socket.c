@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "dta/dta.h"
+#include "bench.h"
 
 static void die(const char *what, int err)
 {
@@ -41,36 +42,6 @@ static void die(const char *what, int err)
 }
 
 static uint64_t rng_state = 7;
-
-static uint64_t rnd(void)
-{
-	uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
-}
-
-static double clock_s(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_d);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 struct sender {
 	int fd;
@@ -255,7 +226,7 @@ int main(int argc, char **argv)
 	if (!keys || !out)
 		die("keys", -ENOMEM);
 	for (size_t i = 0; i < nq * 13; i++)
-		keys[i] = (uint8_t)rnd();
+		keys[i] = (uint8_t)bench_rnd(&rng_state);
 	for (size_t i = 0; i < nq; i++) {
 		int k;
 
@@ -295,7 +266,7 @@ int main(int argc, char **argv)
 		size_t found_lib = 0, found_sock = 0;
 		double t0, t1, c0, c1;
 
-		t0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
+		t0 = bench_clock_s(CLOCK_THREAD_CPUTIME_ID);
 		for (size_t i = 0; i < nq; i += 64) {
 			size_t m = nq - i < 64 ? nq - i : 64;
 
@@ -307,12 +278,12 @@ int main(int argc, char **argv)
 			for (size_t j = 0; j < m; j++)
 				found_lib += res[j].status == DTA_Q_FOUND;
 		}
-		t1 = clock_s(CLOCK_THREAD_CPUTIME_ID);
+		t1 = bench_clock_s(CLOCK_THREAD_CPUTIME_ID);
 		lib[k] = (double)nq / (t1 - t0);
 
-		c0 = clock_s(ccpu);
+		c0 = bench_clock_s(ccpu);
 		pipeline(sock, req, reqlen, nq, &found_sock);
-		c1 = clock_s(ccpu);
+		c1 = bench_clock_s(ccpu);
 		soc[k] = (double)nq / (c1 - c0);
 		ratio[k] = soc[k] / lib[k];
 		printf("round %u: library %.3f M/CPU-s (%zu found), socket %.3f "
@@ -325,8 +296,8 @@ int main(int argc, char **argv)
 	}
 	printf("median: library %.3f M queries/CPU-s, socket %.3f M answers/"
 	       "collector-CPU-s, socket/library %.1f%%\n",
-	       median(lib, (int)rounds) / 1e6, median(soc, (int)rounds) / 1e6,
-	       100 * median(ratio, (int)rounds));
+	       bench_median(lib, (int)rounds) / 1e6, bench_median(soc, (int)rounds) / 1e6,
+	       100 * bench_median(ratio, (int)rounds));
 
 	dta_region_destroy(r);
 	kill(pid, SIGTERM);

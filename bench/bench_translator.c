@@ -43,6 +43,7 @@
 #include <xxhash.h>
 
 #include "dta/dta.h"
+#include "bench.h"
 
 /*
  * Built against an older libdta by bench/translator_versions.sh, to set
@@ -74,23 +75,6 @@ static int bench_batch(struct dta_translator *t, const struct dta_payload *p,
 #endif
 
 static uint64_t rng = 42;
-
-static uint64_t rnd(void)
-{
-	uint64_t z = (rng += 0x9E3779B97F4A7C15ull);
-
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
-}
-
-static double now(clockid_t c)
-{
-	struct timespec ts;
-
-	clock_gettime(c, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static void die(const char *what, int err)
 {
@@ -148,7 +132,7 @@ static void make(struct payloads *p, int prim, size_t n, uint64_t keys,
 		r.seq = seq[pl % REPORTERS]++;
 		switch (prim) {
 		case DTA_OP_KEY_WRITE:
-			key13(key, rnd() % keys);
+			key13(key, bench_rnd(&rng) % keys);
 			for (int j = 0; j < 20; j++)
 				data[j] = (uint8_t)(key[3] + j);
 			r.u.kw.redundancy = 2;
@@ -178,7 +162,7 @@ static void make(struct payloads *p, int prim, size_t n, uint64_t keys,
 			break;
 		case DTA_OP_KEY_INCREMENT: /* Zipf-ish: squares favour low ids */
 			{
-				uint64_t u = rnd() % keys;
+				uint64_t u = bench_rnd(&rng) % keys;
 
 				key13(key, (u * u) / keys);
 			}
@@ -448,7 +432,7 @@ static size_t recv_loop(int fd, size_t n, struct dta_side *d,
 	struct mmsghdr m[64];
 	struct iovec iov[64];
 	size_t got = 0;
-	double c0 = now(CLOCK_THREAD_CPUTIME_ID);
+	double c0 = bench_clock_s(CLOCK_THREAD_CPUTIME_ID);
 	uint64_t t = 0;
 
 	memset(m, 0, sizeof(m));
@@ -474,7 +458,7 @@ static size_t recv_loop(int fd, size_t n, struct dta_side *d,
 			dta_translator_process_batch(d->t, pl, (size_t)k, t++);
 		got += (size_t)k;
 	}
-	*cpu = now(CLOCK_THREAD_CPUTIME_ID) - c0;
+	*cpu = bench_clock_s(CLOCK_THREAD_CPUTIME_ID) - c0;
 	return got;
 }
 
@@ -526,7 +510,7 @@ static double dta_rate(const struct payloads *p, int prim, uint64_t keys,
 	double c0, c;
 
 	dta_setup(&d, prim, keys, ki_window);
-	c0 = now(CLOCK_THREAD_CPUTIME_ID);
+	c0 = bench_clock_s(CLOCK_THREAD_CPUTIME_ID);
 	for (size_t j = 0; j < p->n;) {
 		size_t k = 0;
 
@@ -544,7 +528,7 @@ static double dta_rate(const struct payloads *p, int prim, uint64_t keys,
 		j += k;
 	}
 	dta_translator_flush(d.t);
-	c = now(CLOCK_THREAD_CPUTIME_ID) - c0;
+	c = bench_clock_s(CLOCK_THREAD_CPUTIME_ID) - c0;
 	dta_teardown(&d);
 	return (double)(p->n * p->per) / c;
 }
@@ -555,26 +539,13 @@ static double base_rate(const struct payloads *p, uint64_t keys)
 	double c0, c;
 
 	base_setup(&b, keys);
-	c0 = now(CLOCK_THREAD_CPUTIME_ID);
+	c0 = bench_clock_s(CLOCK_THREAD_CPUTIME_ID);
 	for (size_t j = 0; j < p->n; j++)
 		base_process(&b, p->buf + j * p->slot, p->len[j]);
-	c = now(CLOCK_THREAD_CPUTIME_ID) - c0;
+	c = bench_clock_s(CLOCK_THREAD_CPUTIME_ID) - c0;
 	free(b.tab);
 	free(b.log);
 	return (double)(p->n * p->per) / c;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, unsigned n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 #define RUNS_MAX 15
@@ -644,8 +615,8 @@ int main(int argc, char **argv)
 			ratio[k] = tq[k] / tb[k];
 		}
 		printf("%-36s %-8s %9.2f %9.2f %9.2f %6.2fx\n", prims[i].name,
-		       "process", median(tp, runs) / 1e6, median(tq, runs) / 1e6,
-		       median(tb, runs) / 1e6, median(ratio, runs));
+		       "process", bench_median(tp, runs) / 1e6, bench_median(tq, runs) / 1e6,
+		       bench_median(tb, runs) / 1e6, bench_median(ratio, runs));
 
 		if (udp) {
 			struct dta_side d;
