@@ -97,18 +97,21 @@ static const uint8_t v10_queue[] = {
 	IP4_UDP,
 };
 
-/* TR v1.0: RepMdBits egress timestamp + drop, inner IPv6/TCP. */
+/* TR v1.0: RepMdBits egress timestamp + drop + tx utilization, inner
+ * IPv6/TCP. */
 static const uint8_t v10_drop[] = {
-	/* Ver=1 | Length=6; NProt=2 | RepMdBits 00011 (high 5) */
-	0x16, 0x43,
-	/* RepMdBits low bit=0 | Reserved | D=1; Q=0 F=0 | hw_id=2 */
-	0x01, 0x02,
+	/* Ver=1 | Length=7; NProt=2 | RepMdBits 00011 (high 5) */
+	0x17, 0x43,
+	/* RepMdBits low bit=1 | Reserved | D=1; Q=0 F=0 | hw_id=2 */
+	0x81, 0x02,
 	/* Switch id=11, Sequence Number=8, Ingress Timestamp */
 	0, 0, 0, 0x0B, 0, 0, 0, 8, 0, 0, 0x20, 0,
 	/* bit 3: Egress Timestamp */
 	0, 0, 0x20, 0x50,
 	/* bit 4: Queue ID=1 | Drop reason=11 | Padding */
 	1, 0x0B, 0, 0,
+	/* bit 5: Egress port tx utilization=1000 */
+	0, 0, 0x03, 0xE8,
 	IP6_TCP,
 };
 
@@ -317,7 +320,8 @@ static void test_v10(void **state)
 
 	assert_int_equal(dec(v10_drop, sizeof(v10_drop)), 1);
 	assert_int_equal(r->next, DTA_INT_V10_IPV6);
-	assert_int_equal(r->rep_md_bits, 0x06);
+	assert_int_equal(r->rep_md_bits, 0x07);
+	assert_int_equal(r->local.tx_util, 1000);
 	assert_int_equal(r->flags, DTA_INT_F_DROPPED);
 	assert_int_equal(r->node_id, 11);
 	assert_int_equal(r->local.egress_ts, 0x2050);
