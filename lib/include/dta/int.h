@@ -145,11 +145,11 @@ struct dta_int_flow {
  * @local:    the reporting node's metadata from the report headers.
  * @flow, @ttl: the inner packet's 5-tuple and IPv4 TTL / IPv6 hop limit
  *            (@ttl 0 without IP).
- * @hop_index: for a report without INT-MD stack, the reporting node's hop
- *            on the path guessed from @ttl (docs/int.md "Hop index"); for
- *            an INT-MD report the number of hops in the stack (the
- *            reporting sink's index when it is not in the stack);
- *            DTA_INT_HOP_UNKNOWN when neither applies.
+ * @hop_index: the reporting node's hop on the path, from @ttl: the
+ *            initial TTL (struct dta_int_opts.ttl_init, or guessed) minus
+ *            @ttl (docs/int.md "Hop index"); DTA_INT_HOP_UNKNOWN without
+ *            an inner IP header or when @ttl exceeds the initial TTL. For
+ *            INT-MD reports the path is @hops itself.
  * @has_int_md: the inner packet carried an INT-MD shim (INT over TCP/UDP).
  * @int_ver, @int_flags (D E M as bits 2..0), @hop_ml (words per hop),
  * @remaining_hops, @instructions, @int_domain_id: its metadata header.
