@@ -199,6 +199,56 @@ static const uint8_t v20_multi[] = {
 	ETH_IP4, IP4_UDP,
 };
 
+/* TR v2.0 INT-MD report shaped like TR v2.0's "Example with Embedded
+ * INT-MD in a TCP Packet": INT marked by UDP port (here 5000), a UDP
+ * header inserted before the original TCP header (shim NPT=2). */
+static const uint8_t v20_md_npt2[] = {
+	/* Group Header: Ver=2 | hw_id=0 | Sequence=5; Node ID=3 */
+	0x20, 0x00, 0x00, 0x05, 0, 0, 0, 3,
+	/* RepType=1 InType=4 | Report Length=23 | MD Length=1 | F=1 */
+	0x14, 0x17, 0x01, 0x20,
+	/* RepMdBits bit 3 (queue) | DS ID | DSMdBits | DSMdstatus */
+	0x10, 0x00, 0, 0, 0, 0, 0, 0,
+	/* bit 3: Queue ID=2 | Queue Occupancy=0x40 */
+	2, 0, 0, 0x40,
+	/* IPv4: DSCP 0, total 80, TTL 63, UDP, 10.0.0.1 -> 10.0.0.2 */
+	0x45, 0x00, 0x00, 0x50, 0x00, 0x01, 0x00, 0x00, 63, 17, 0x00, 0x00,
+	10, 0, 0, 1, 10, 0, 0, 2,
+	/* inserted UDP 0xABCD -> 5000 (the INT port), length 60 */
+	0xAB, 0xCD, 0x13, 0x88, 0x00, 0x3C, 0x00, 0x00,
+	/* INT shim: Type=1 NPT=2 | Length=7 | Reserved | IP proto=6 */
+	0x18, 7, 0x00, 6,
+	/* INT-MD header: Ver=2 | Hop ML=2 | Remaining=6; bitmap bits 0,3 */
+	0x20, 0x00, 0x02, 0x06, 0x90, 0x00, 0x00, 0x00, 0, 0, 0, 0,
+	/* stack: node 2 queue 1 occ 0x11; node 1 queue 1 occ 0x22 */
+	0, 0, 0, 2, 1, 0, 0, 0x11, 0, 0, 0, 1, 1, 0, 0, 0x22,
+	/* the original TCP header: 8080 -> 80, offset 5, ACK */
+	0x1F, 0x90, 0x00, 0x50, 0, 0, 0, 4, 0, 0, 0, 4, 0x50, 0x10, 0xFF,
+	0xFF, 0, 0, 0, 0,
+};
+
+/* TR v1.0, no optional metadata, inner IPv6 with DSCP 1 and TCP with 4
+ * bytes of options; INT follows the options. */
+static const uint8_t v10_md_ip6[] = {
+	/* Ver=1 Length=4 | NProt=2 RepMdBits=0 | D=0 | Q=0 F=1 hw_id=0 */
+	0x14, 0x40, 0x00, 0x40,
+	/* Switch id=12, Sequence Number=9, Ingress Timestamp=1 */
+	0, 0, 0, 0x0C, 0, 0, 0, 9, 0, 0, 0, 1,
+	/* IPv6: traffic class 0x04 (DSCP 1), payload 44, TCP, hop limit 64 */
+	0x60, 0x40, 0, 0, 0x00, 0x2C, 6, 64, 0x20, 0x01, 0x0d, 0xb8, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 1, 0x20, 0x01, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 2,
+	/* TCP 49152 -> 443, offset 6, PSH ACK; options NOP NOP NOP EOL */
+	0xC0, 0x00, 0x01, 0xBB, 0, 0, 0, 1, 0, 0, 0, 0, 0x60, 0x18, 0xFF,
+	0xFF, 0, 0, 0, 0, 0x01, 0x01, 0x01, 0x00,
+	/* INT shim: Type=1 NPT=0 | Length=4 | 0 */
+	0x10, 4, 0x00, 0x00,
+	/* INT-MD header: Ver=2 | Hop ML=1 | Remaining=7; bitmap bit 2 */
+	0x20, 0x00, 0x01, 0x07, 0x20, 0x00, 0x00, 0x00, 0, 0, 0, 0,
+	/* one hop: hop latency 1000 */
+	0, 0, 0x03, 0xE8,
+};
+
 static const uint8_t ip_a[4] = { 10, 0, 0, 1 }, ip_b[4] = { 10, 0, 0, 2 };
 static const uint8_t ip6_a[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 };
 static const uint8_t ip6_b[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 2 };
@@ -459,6 +509,84 @@ static void test_truncation(void **state)
 	cuts(v20_multi, sizeof(v20_multi), multi_ok, 2);
 }
 
+static const struct dta_int_opts by_port = {
+	.sz = sizeof(struct dta_int_opts), .udp_port = 5000,
+};
+
+static void test_int_md_by_port(void **state)
+{
+	const struct dta_int_report *r = &rep[0];
+	uint8_t b[sizeof(v20_md_npt2)];
+
+	(void)state;
+	assert_int_equal(dta_int_decode(v20_md_npt2, sizeof(v20_md_npt2),
+					&by_port, rep, 8),
+			 1);
+	assert_true(r->has_int_md);
+	assert_int_equal(r->hop_ml, 2);
+	assert_int_equal(r->remaining_hops, 6);
+	assert_int_equal(r->instructions, 0x9000);
+	assert_int_equal(r->n_hops, 2);
+	assert_int_equal(r->hops[0].switch_id, 2);
+	assert_int_equal(r->hops[0].queue_occupancy, 0x11);
+	assert_int_equal(r->hops[1].switch_id, 1);
+	assert_int_equal(r->hops[1].queue_occupancy, 0x22);
+	assert_int_equal(r->local.queue_id, 2);
+	assert_int_equal(r->local.queue_occupancy, 0x40);
+	/* NPT 2: protocol from the shim, ports from the original header */
+	assert_int_equal(r->flow.proto, 6);
+	assert_int_equal(r->flow.sport, 8080);
+	assert_int_equal(r->flow.dport, 80);
+	assert_int_equal(r->hop_index, 1);
+
+	/* Default options (DSCP bit): a plain UDP packet to port 5000. */
+	assert_int_equal(dec(v20_md_npt2, sizeof(v20_md_npt2)), 1);
+	assert_false(r->has_int_md);
+	assert_int_equal(r->flow.proto, 17);
+	assert_int_equal(r->flow.dport, 5000);
+
+	/* NPT 1: the shim keeps the original UDP destination port. */
+	memcpy(b, v20_md_npt2, sizeof(b));
+	b[52] = 0x14;
+	b[54] = 0x12;
+	b[55] = 0x34;
+	assert_int_equal(dta_int_decode(b, sizeof(b), &by_port, rep, 8), 1);
+	assert_int_equal(r->flow.proto, 17);
+	assert_int_equal(r->flow.sport, 0xABCD);
+	assert_int_equal(r->flow.dport, 0x1234);
+	/* NPT 3 is undefined */
+	b[52] = 0x1C;
+	assert_int_equal(dta_int_decode(b, sizeof(b), &by_port, rep, 8),
+			 -DTA_E_INT_UNSUPPORTED);
+
+	for (size_t cut = 0; cut < sizeof(v20_md_npt2); cut++)
+		assert_int_equal(dta_int_decode(v20_md_npt2, cut, &by_port,
+						rep, 8),
+				 -DTA_E_TRUNCATED);
+}
+
+static void test_int_md_ip6_tcp(void **state)
+{
+	const struct dta_int_report *r = &rep[0];
+
+	(void)state;
+	assert_int_equal(dec(v10_md_ip6, sizeof(v10_md_ip6)), 1);
+	assert_int_equal(r->version, DTA_INT_V1_0);
+	assert_int_equal(r->flags, DTA_INT_F_TRACKED);
+	assert_int_equal(r->node_id, 12);
+	assert_int_equal(r->flow.family, 6);
+	assert_int_equal(r->flow.proto, 6);
+	assert_int_equal(r->flow.sport, 49152);
+	assert_int_equal(r->flow.dport, 443);
+	assert_int_equal(r->hop_index, 0);
+	assert_true(r->has_int_md);
+	assert_int_equal(r->n_hops, 1);
+	assert_int_equal(r->hops[0].present, DTA_INT_MD_HOP_LATENCY);
+	assert_int_equal(r->hops[0].hop_latency, 1000);
+	round_trip(v10_md_ip6, sizeof(v10_md_ip6), 1);
+	cuts(v10_md_ip6, sizeof(v10_md_ip6), NULL, 0);
+}
+
 /* The INT-MD vector with one byte changed. */
 static int md_with(size_t off, uint8_t v)
 {
@@ -656,6 +784,8 @@ int main(void)
 		cmocka_unit_test(test_v20_int_md),
 		cmocka_unit_test(test_v20_multi),
 		cmocka_unit_test(test_truncation),
+		cmocka_unit_test(test_int_md_by_port),
+		cmocka_unit_test(test_int_md_ip6_tcp),
 		cmocka_unit_test(test_bad_versions),
 		cmocka_unit_test(test_bad_lengths),
 		cmocka_unit_test(test_too_many_hops),
