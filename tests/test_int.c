@@ -739,6 +739,24 @@ static void test_args(void **state)
 	assert_int_equal(dta_int_encode(rep, 2, buf, sizeof(buf)), -EINVAL);
 	rep[0].next = 3;
 	assert_int_equal(dta_int_encode(rep, 1, buf, sizeof(buf)), -EINVAL);
+	/* Values wider than their fields */
+	assert_int_equal(dec(v20_queue, sizeof(v20_queue)), 1);
+	rep[0].hw_id = 64;
+	assert_int_equal(dta_int_encode(rep, 1, buf, sizeof(buf)), -EINVAL);
+	rep[0].hw_id = 3;
+	rep[0].seq = 0x400000;
+	assert_int_equal(dta_int_encode(rep, 1, buf, sizeof(buf)), -EINVAL);
+	rep[0].seq = 0x3FFFFF;
+	rep[0].local.queue_occupancy = 0x1000000;
+	assert_int_equal(dta_int_encode(rep, 1, buf, sizeof(buf)), -EINVAL);
+	rep[0].local.queue_occupancy = 0;
+	rep[0].flags = 0x10;
+	assert_int_equal(dta_int_encode(rep, 1, buf, sizeof(buf)), -EINVAL);
+	rep[0].flags = 0;
+	assert_int_equal(dta_int_encode(rep, 1, buf, sizeof(buf)),
+			 sizeof(v20_queue));
+	rep[0].ds_md_bits = 1;
+	assert_int_equal(dta_int_encode(rep, 1, buf, sizeof(buf)), -EINVAL);
 	/* v2.0: 0xFF length only on the last report */
 	assert_int_equal(dec(v20_multi, sizeof(v20_multi)), 3);
 	rep[3] = rep[2];

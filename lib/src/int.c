@@ -911,9 +911,16 @@ DTA_API int dta_int_encode(const struct dta_int_report *r, size_t n,
 {
 	if (!r || !buf || !n || n > DTA_INT_REPORTS_MAX)
 		return -EINVAL;
-	for (size_t i = 0; i < n; i++)
-		if (r[i].inner_len && !r[i].inner)
+	for (size_t i = 0; i < n; i++) {
+		const struct dta_int_report *x = &r[i];
+
+		/* Values wider than their wire fields are refused, not cut. */
+		if ((x->inner_len && !x->inner) || x->hw_id > 0x3F ||
+		    x->flags > 0x0F || x->local.queue_occupancy > 0xFFFFFF ||
+		    x->local.buffer_occupancy > 0xFFFFFF ||
+		    (x->version == DTA_INT_V2_0 && x->seq > 0x3FFFFF))
 			return -EINVAL;
+	}
 	switch (r[0].version) {
 	case DTA_INT_V0_5:
 		return n == 1 ? encode_v05(r, buf, cap) : -EINVAL;

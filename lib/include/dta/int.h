@@ -16,7 +16,6 @@
 #ifndef DTA_INT_H
 #define DTA_INT_H
 
-#include <assert.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -255,9 +254,11 @@ DTA_API int dta_int_decode(const uint8_t *buf, size_t len,
  * Report Length can say is written with Report Length 0xFF, which only
  * the last report may use.
  *
- * Return: bytes written, or -EINVAL (bad @n, version, @next, @rep_type,
- * field out of range, 0xFF before the last report, metadata v0.5 cannot
- * carry) or -ENOSPC (@cap too small). Thread-safe.
+ * Return: bytes written, or -EINVAL (NULL @r/@buf, @n 0 or above
+ * DTA_INT_REPORTS_MAX, @n above 1 for v0.5/v1.0, unknown @version, @next
+ * or @rep_type, @ds_md_bits set, a value wider than its field: @hw_id,
+ * @flags, a v2.0 @seq, an occupancy; Report Length 0xFF needed before the
+ * last report) or -ENOSPC (@cap too small). Thread-safe.
  */
 DTA_API int dta_int_encode(const struct dta_int_report *r, size_t n,
 			   uint8_t *buf, size_t cap);
