@@ -249,6 +249,63 @@ static const uint8_t v10_md_ip6[] = {
 	0, 0, 0x03, 0xE8,
 };
 
+/* TR v2.0: every baseline RepMdBits field in one report, then an Inner
+ * Only report whose INT-MD hop carries every INT instruction bit 0-8. */
+static const uint8_t v20_all_md[] = {
+	/* Group Header: Ver=2 | hw_id=63 | Sequence=0x3FFFFF; Node ID */
+	0x2F, 0xFF, 0xFF, 0xFF, 0xDE, 0xAD, 0xBE, 0xEF,
+	/* RepType=1 InType=0 | Report Length=14 | MD Length=12 | I=1 */
+	0x10, 0x0E, 0x0C, 0x10,
+	/* RepMdBits bits 1-8, 15 | DS ID=0x0102 | DSMdBits=0 | DSMdstatus=3 */
+	0x7F, 0x81, 0x01, 0x02, 0, 0, 0, 3,
+	/* bit 1: Level 1 Ingress Interface ID=0x1111, Egress=0x2222 */
+	0x11, 0x11, 0x22, 0x22,
+	/* bit 2: Hop Latency */
+	0, 0, 0, 0x33,
+	/* bit 3: Queue ID=4 | Queue Occupancy=0xFFFFFF */
+	4, 0xFF, 0xFF, 0xFF,
+	/* bit 4: Ingress Timestamp (64 bits) */
+	1, 2, 3, 4, 5, 6, 7, 8,
+	/* bit 5: Egress Timestamp (64 bits) */
+	1, 2, 3, 4, 5, 6, 7, 9,
+	/* bit 6: Level 2 Ingress Interface ID, Egress Interface ID (32 each) */
+	0, 1, 0, 0, 0, 2, 0, 0,
+	/* bit 7: Egress Port TX Utilization */
+	0, 0, 0, 50,
+	/* bit 8: Buffer ID=7 | Buffer Occupancy=0x123456 */
+	7, 0x12, 0x34, 0x56,
+	/* bit 15: Queue ID=4 | Drop Reason=9 | Padding */
+	4, 9, 0, 0,
+	/* RepType=0 InType=4 | Report Length=0xFF | MD Length=0 | none */
+	0x04, 0xFF, 0x00, 0x00,
+	/* IPv4: DSCP 1, total 92, TTL 255, UDP, 10.0.0.1 -> 10.0.0.2 */
+	0x45, 0x04, 0x00, 0x5C, 0x00, 0x01, 0x00, 0x00, 255, 17, 0x00, 0x00,
+	10, 0, 0, 1, 10, 0, 0, 2,
+	/* UDP 1234 -> 80, length 72 */
+	0x04, 0xD2, 0x00, 0x50, 0x00, 0x48, 0x00, 0x00,
+	/* INT shim: Type=1 NPT=0 | Length=15 | 0 */
+	0x10, 15, 0x00, 0x00,
+	/* INT-MD header: Ver=2 D=1 E=1 M=1 | Hop ML=12 | Remaining=0;
+	 * bitmap bits 0-8 | Domain Specific ID=0 | DS Instruction | Flags */
+	0x2E, 0x00, 0x0C, 0x00, 0xFF, 0x80, 0, 0, 0, 0, 0, 0,
+	/* one hop: Node ID=0x0A0B0C0D */
+	0x0A, 0x0B, 0x0C, 0x0D,
+	/* Level 1 Ingress/Egress Interface ID=3/4 */
+	0, 3, 0, 4,
+	/* Hop latency=0xFFFFFFFF ("not available") */
+	0xFF, 0xFF, 0xFF, 0xFF,
+	/* Queue ID=1 | Queue occupancy=2 */
+	1, 0, 0, 2,
+	/* Ingress timestamp, egress timestamp (8 bytes each) */
+	0, 0, 0, 0, 0, 0, 0x10, 0, 0, 0, 0, 0, 0, 0, 0x10, 0x20,
+	/* Level 2 Ingress/Egress Interface ID (4 bytes each) */
+	0, 0, 0, 5, 0, 0, 0, 6,
+	/* Egress interface Tx utilization */
+	0, 0, 0, 7,
+	/* Buffer ID=8 | Buffer occupancy=9 */
+	8, 0, 0, 9,
+};
+
 static const uint8_t ip_a[4] = { 10, 0, 0, 1 }, ip_b[4] = { 10, 0, 0, 2 };
 static const uint8_t ip6_a[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 };
 static const uint8_t ip6_b[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 2 };
@@ -587,6 +644,75 @@ static void test_int_md_ip6_tcp(void **state)
 	cuts(v10_md_ip6, sizeof(v10_md_ip6), NULL, 0);
 }
 
+static void test_every_field(void **state)
+{
+	const struct dta_int_md *m = &rep[0].local, *h = &rep[1].hops[0];
+
+	(void)state;
+	assert_int_equal(dec(v20_all_md, sizeof(v20_all_md)), 2);
+	assert_int_equal(rep[0].hw_id, 63);
+	assert_int_equal(rep[0].seq, 0x3FFFFF);
+	assert_int_equal(rep[0].node_id, 0xDEADBEEF);
+	assert_int_equal(rep[0].flags, DTA_INT_F_INTERMEDIATE);
+	assert_int_equal(rep[0].domain_id, 0x0102);
+	assert_int_equal(rep[0].ds_md_status, 3);
+	assert_int_equal(m->present,
+			 DTA_INT_MD_SWITCH_ID | DTA_INT_MD_PORTS |
+				 DTA_INT_MD_HOP_LATENCY | DTA_INT_MD_QUEUE |
+				 DTA_INT_MD_INGRESS_TS | DTA_INT_MD_EGRESS_TS |
+				 DTA_INT_MD_PORTS_L2 | DTA_INT_MD_TX_UTIL |
+				 DTA_INT_MD_BUFFER | DTA_INT_MD_DROP);
+	assert_int_equal(m->ingress_port, 0x1111);
+	assert_int_equal(m->egress_port, 0x2222);
+	assert_int_equal(m->hop_latency, 0x33);
+	assert_int_equal(m->queue_id, 4);
+	assert_int_equal(m->queue_occupancy, 0xFFFFFF);
+	assert_true(m->ingress_ts == 0x0102030405060708ull);
+	assert_true(m->egress_ts == 0x0102030405060709ull);
+	assert_int_equal(m->l2_ingress_port, 0x00010000);
+	assert_int_equal(m->l2_egress_port, 0x00020000);
+	assert_int_equal(m->tx_util, 50);
+	assert_int_equal(m->buffer_id, 7);
+	assert_int_equal(m->buffer_occupancy, 0x123456);
+	assert_int_equal(m->drop_queue_id, 4);
+	assert_int_equal(m->drop_reason, 9);
+
+	assert_int_equal(rep[1].rep_type, DTA_INT_REPTYPE_INNER_ONLY);
+	assert_int_equal(rep[1].hop_index, 0); /* 255 - 255 */
+	assert_int_equal(rep[1].int_flags, 7);
+	assert_int_equal(rep[1].remaining_hops, 0);
+	assert_int_equal(rep[1].n_hops, 1);
+	assert_int_equal(h->present,
+			 DTA_INT_MD_SWITCH_ID | DTA_INT_MD_PORTS |
+				 DTA_INT_MD_HOP_LATENCY | DTA_INT_MD_QUEUE |
+				 DTA_INT_MD_INGRESS_TS | DTA_INT_MD_EGRESS_TS |
+				 DTA_INT_MD_PORTS_L2 | DTA_INT_MD_TX_UTIL |
+				 DTA_INT_MD_BUFFER);
+	assert_int_equal(h->switch_id, 0x0A0B0C0D);
+	assert_int_equal(h->ingress_port, 3);
+	assert_int_equal(h->egress_port, 4);
+	assert_int_equal(h->hop_latency, 0xFFFFFFFF);
+	assert_int_equal(h->queue_id, 1);
+	assert_int_equal(h->queue_occupancy, 2);
+	assert_true(h->ingress_ts == 0x1000);
+	assert_true(h->egress_ts == 0x1020);
+	assert_int_equal(h->l2_ingress_port, 5);
+	assert_int_equal(h->l2_egress_port, 6);
+	assert_int_equal(h->tx_util, 7);
+	assert_int_equal(h->buffer_id, 8);
+	assert_int_equal(h->buffer_occupancy, 9);
+	/* The encoder writes Report Length 0xFF only when the length does
+	 * not fit: 23 words here. */
+	uint8_t buf[sizeof(v20_all_md)];
+
+	assert_int_equal(dta_int_encode(rep, 2, buf, sizeof(buf)),
+			 sizeof(v20_all_md));
+	assert_int_equal(buf[69], 23);
+	buf[69] = 0xFF;
+	assert_memory_equal(buf, v20_all_md, sizeof(v20_all_md));
+	cuts(v20_all_md, sizeof(v20_all_md), (const size_t[]){ 68 }, 1);
+}
+
 /* The INT-MD vector with one byte changed. */
 static int md_with(size_t off, uint8_t v)
 {
@@ -804,6 +930,7 @@ int main(void)
 		cmocka_unit_test(test_truncation),
 		cmocka_unit_test(test_int_md_by_port),
 		cmocka_unit_test(test_int_md_ip6_tcp),
+		cmocka_unit_test(test_every_field),
 		cmocka_unit_test(test_bad_versions),
 		cmocka_unit_test(test_bad_lengths),
 		cmocka_unit_test(test_too_many_hops),
