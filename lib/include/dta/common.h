@@ -43,7 +43,11 @@ extern "C" {
 	X(PRIMITIVE, "operation not valid for this primitive")                \
 	X(RANGE, "memory operation outside the region")                       \
 	X(AMBIGUOUS, "legacy report length fits no known header variant")     \
-	X(CHECKSUM, "region data does not match its checksum")
+	X(CHECKSUM, "region data does not match its checksum")               \
+	X(INT_UNSUPPORTED, "INT report type, next protocol or inner header not supported") \
+	X(INT_LENGTH, "INT report length fields disagree")                    \
+	X(INT_HOPS, "INT-MD stack holds more hops than DTA_INT_HOPS_MAX")     \
+	X(INT_TOOMANY, "more INT reports in the datagram than the output holds")
 
 enum dta_errno {
 	DTA_E__FIRST = DTA_ERRNO_BASE - 1,

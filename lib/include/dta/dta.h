@@ -17,6 +17,7 @@
 #include "dta/translator.h"
 #include "dta/meta.h"
 #include "dta/roce.h"
+#include "dta/int.h"
 
 #define DTA_VERSION_MAJOR 0
 #define DTA_VERSION_MINOR 1

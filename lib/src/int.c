@@ -1,0 +1,934 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * INT telemetry report decoders and encoder (dta/int.h). Field layouts and
+ * their sources are listed in docs/int.md. Every read is preceded by a
+ * length check against the end of the region it belongs to (datagram,
+ * individual report, inner packet, INT stack).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "dta/int.h"
+#include "internal.h"
+
+/* ---- wire layouts (sizes only; fields are read with dta__be*) ---- */
+
+/* Telemetry Report v0.5 fixed header: Ver(4) NProto(4) D Q F Rsvd(15)
+ * hw_id(6), Sequence Number(32), Ingress Timestamp(32). */
+struct dta_int_v05_hdr {
+	uint8_t w0[4];
+	uint32_t seq;
+	uint32_t ingress_ts;
+} __attribute__((packed));
+static_assert(sizeof(struct dta_int_v05_hdr) == 12, "v0.5 fixed header");
+
+/* v0.5 drop report header: Switch id, Ingress/Egress port id (16 each),
+ * Queue id(8), Drop reason(8), Pad(16). */
+struct dta_int_v05_drop {
+	uint32_t switch_id;
+	uint16_t ingress_port, egress_port;
+	uint8_t queue_id, drop_reason;
+	uint16_t pad;
+} __attribute__((packed));
+static_assert(sizeof(struct dta_int_v05_drop) == 12, "v0.5 drop header");
+
+/* v0.5 switch local header: Switch id, ports, Queue id(8) + Queue
+ * occupancy(24), Egress timestamp(32). */
+struct dta_int_v05_local {
+	uint32_t switch_id;
+	uint16_t ingress_port, egress_port;
+	uint8_t queue[4];
+	uint32_t egress_ts;
+} __attribute__((packed));
+static_assert(sizeof(struct dta_int_v05_local) == 16, "v0.5 local header");
+
+/* Telemetry Report v1.0 header: Ver(4) Length(4) NProt(3) RepMdBits(6)
+ * Reserved(6) D Q F hw_id(6), Switch id, Sequence Number, Ingress
+ * Timestamp; then 4 bytes per RepMdBits bit. */
+struct dta_int_v10_hdr {
+	uint8_t w0[4];
+	uint32_t switch_id;
+	uint32_t seq;
+	uint32_t ingress_ts;
+} __attribute__((packed));
+static_assert(sizeof(struct dta_int_v10_hdr) == 16, "v1.0 header");
+
+/* Telemetry Report v2.0 group header: Ver(4) hw_id(6) Sequence(22),
+ * Node ID(32). */
+struct dta_int_v20_group {
+	uint8_t w0[4];
+	uint32_t node_id;
+} __attribute__((packed));
+static_assert(sizeof(struct dta_int_v20_group) == 8, "v2.0 group header");
+
+/* v2.0 individual report header: RepType(4) InType(4) Report Length(8)
+ * MD Length(8) D Q F I Rsvd(4). */
+struct dta_int_v20_report {
+	uint8_t types, report_len, md_len, flags;
+} __attribute__((packed));
+static_assert(sizeof(struct dta_int_v20_report) == 4, "v2.0 report header");
+
+/* v2.0 INT main contents: RepMdBits, Domain Specific ID, DSMdBits,
+ * DSMdstatus (16 bits each). */
+struct dta_int_v20_main {
+	uint16_t rep_md_bits, domain_id, ds_md_bits, ds_md_status;
+} __attribute__((packed));
+static_assert(sizeof(struct dta_int_v20_main) == 8, "v2.0 INT main contents");
+
+/* INT shim for TCP/UDP: Type(4) NPT(2) R R, Length(8), 16 bits by NPT. */
+struct dta_int_shim {
+	uint8_t type_npt, length;
+	uint16_t npt_field;
+} __attribute__((packed));
+static_assert(sizeof(struct dta_int_shim) == 4, "INT shim header");
+
+/* INT-MD metadata header: Ver(4) D E M R(12) HopML(5) RemainingHopCnt(8),
+ * Instruction Bitmap(16), Domain Specific ID(16), DS Instruction(16),
+ * DS Flags(16). */
+struct dta_int_md_hdr {
+	uint8_t w0[4];
+	uint16_t instructions, domain_id, ds_instruction, ds_flags;
+} __attribute__((packed));
+static_assert(sizeof(struct dta_int_md_hdr) == 12, "INT-MD metadata header");
+
+#define ETH_HLEN 14
+#define VLAN_HLEN 4
+#define IPV4_HLEN 20
+#define IPV6_HLEN 40
+#define UDP_HLEN 8
+#define TCP_HLEN 20
+#define VLAN_TAGS_MAX 4
+
+#define SHIM_TYPE_INT_MD 1
+#define INT_MD_VERSION 2
+
+/* v1.0 RepMdBits, 6 bits with bit 0 the MSB. */
+#define V10_PORTS 0x20
+#define V10_HOP_LATENCY 0x10
+#define V10_QUEUE 0x08
+#define V10_EGRESS_TS 0x04
+#define V10_DROP 0x02
+#define V10_TX_UTIL 0x01
+
+/* v2.0 RepMdBits and INT-MD instruction bits, 16 bits with bit 0 the MSB:
+ * bit n is 0x8000 >> n. Bits 4..6 stand for 8 bytes, every other bit for
+ * 4; v2.0 RepMdBits bit 0 is reserved where the INT bitmap has Node ID, and
+ * bit 15 is Queue ID + Drop reason where INT has the Checksum Complement. */
+#define BIT(n) (0x8000u >> (n))
+#define RESERVED_9_14 0x007Eu
+
+static const struct dta_int_opts default_opts = {
+	.sz = sizeof(struct dta_int_opts),
+	.dscp_mask = 0x01,
+	.dscp_value = 0x01,
+};
+
+/* 4-byte words the 16-bit bitmap asks for (v2.0 RepMdBits, INT-MD). */
+static unsigned bitmap16_words(uint16_t bits)
+{
+	unsigned w = 0;
+
+	for (unsigned b = 0; b < 16; b++)
+		if (bits & BIT(b))
+			w += (b >= 4 && b <= 6) ? 2 : 1;
+	return w;
+}
+
+/*
+ * Read the fields @bits selects from @p (exactly bitmap16_words(@bits)
+ * words, which the caller has checked) into @md. @int_md: the INT-MD
+ * instruction meaning of bits 0 (Node ID) and 15 (Checksum Complement)
+ * instead of the v2.0 report meaning (reserved, Queue ID + Drop reason).
+ */
+static void read_bitmap16(const uint8_t *p, uint16_t bits, bool int_md,
+			  struct dta_int_md *md)
+{
+	for (unsigned b = 0; b < 16; b++) {
+		if (!(bits & BIT(b)))
+			continue;
+		switch (b) {
+		case 0:
+			if (int_md) {
+				md->switch_id = dta__be32(p);
+				md->present |= DTA_INT_MD_SWITCH_ID;
+			}
+			break;
+		case 1:
+			md->ingress_port = dta__be16(p);
+			md->egress_port = dta__be16(p + 2);
+			md->present |= DTA_INT_MD_PORTS;
+			break;
+		case 2:
+			md->hop_latency = dta__be32(p);
+			md->present |= DTA_INT_MD_HOP_LATENCY;
+			break;
+		case 3:
+			md->queue_id = p[0];
+			md->queue_occupancy = dta__be32(p) & 0xFFFFFF;
+			md->present |= DTA_INT_MD_QUEUE;
+			break;
+		case 4:
+			md->ingress_ts = dta__be64(p);
+			md->present |= DTA_INT_MD_INGRESS_TS;
+			break;
+		case 5:
+			md->egress_ts = dta__be64(p);
+			md->present |= DTA_INT_MD_EGRESS_TS;
+			break;
+		case 6:
+			md->l2_ingress_port = dta__be32(p);
+			md->l2_egress_port = dta__be32(p + 4);
+			md->present |= DTA_INT_MD_PORTS_L2;
+			break;
+		case 7:
+			md->tx_util = dta__be32(p);
+			md->present |= DTA_INT_MD_TX_UTIL;
+			break;
+		case 8:
+			md->buffer_id = p[0];
+			md->buffer_occupancy = dta__be32(p) & 0xFFFFFF;
+			md->present |= DTA_INT_MD_BUFFER;
+			break;
+		case 15:
+			if (!int_md) {
+				md->drop_queue_id = p[0];
+				md->drop_reason = p[1];
+				md->present |= DTA_INT_MD_DROP;
+			}
+			break;
+		default: /* reserved: skipped */
+			break;
+		}
+		p += (b >= 4 && b <= 6) ? 8 : 4;
+	}
+}
+
+/* ---- inner packet ---- */
+
+/* The INT shim, metadata header and stack at @p (@len bytes to the end of
+ * the inner packet), found after the L4 header. @by_port: detected by the
+ * UDP destination port, so NPT is meaningful. */
+static int parse_int_md(const uint8_t *p, size_t len, bool by_port,
+			struct dta_int_report *r)
+{
+	size_t total, stack, hop_bytes, need;
+	unsigned type, npt, words;
+
+	if (len < sizeof(struct dta_int_shim))
+		return -DTA_E_TRUNCATED;
+	type = p[0] >> 4;
+	npt = (p[0] >> 2) & 3;
+	if (type != SHIM_TYPE_INT_MD)
+		return -DTA_E_INT_UNSUPPORTED;
+	/* Shim Length counts the metadata header and stack, not the shim
+	 * (INT v2.0 onwards). */
+	total = sizeof(struct dta_int_shim) + (size_t)p[1] * 4;
+	if (len < total)
+		return -DTA_E_TRUNCATED;
+	if (total < sizeof(struct dta_int_shim) + sizeof(struct dta_int_md_hdr))
+		return -DTA_E_INT_LENGTH;
+	if (by_port && npt == 3)
+		return -DTA_E_INT_UNSUPPORTED;
+
+	const uint8_t *h = p + sizeof(struct dta_int_shim);
+
+	r->int_ver = h[0] >> 4;
+	if (r->int_ver != INT_MD_VERSION)
+		return -DTA_E_VERSION;
+	r->has_int_md = true;
+	r->int_flags = (h[0] >> 1) & 7;
+	r->hop_ml = h[2] & 0x1F;
+	r->remaining_hops = h[3];
+	r->instructions = dta__be16(h + 4);
+	r->int_domain_id = dta__be16(h + 6);
+
+	stack = total - sizeof(struct dta_int_shim) - sizeof(struct dta_int_md_hdr);
+	hop_bytes = (size_t)r->hop_ml * 4;
+	words = bitmap16_words(r->instructions);
+	if (stack && (!hop_bytes || stack % hop_bytes))
+		return -DTA_E_INT_LENGTH;
+	if (stack && words > r->hop_ml)
+		return -DTA_E_INT_LENGTH;
+	if (stack / (hop_bytes ? hop_bytes : 1) > DTA_INT_HOPS_MAX)
+		return -DTA_E_INT_HOPS;
+	r->n_hops = (uint8_t)(stack ? stack / hop_bytes : 0);
+	/* Newest hop first, as nodes push onto the stack (INT.mdk, INT-MD
+	 * Metadata Header Format). Words past the instruction bitmap's are
+	 * domain-specific metadata: skipped. */
+	for (unsigned i = 0; i < r->n_hops; i++)
+		read_bitmap16(h + sizeof(struct dta_int_md_hdr) + i * hop_bytes,
+			      r->instructions, true, &r->hops[i]);
+
+	if (by_port && npt == 1) {
+		r->flow.dport = dta__be16(p + 2);
+	} else if (by_port && npt == 2) {
+		/* A UDP header was inserted; the original L4 header follows
+		 * the stack and the shim keeps the IP protocol. */
+		r->flow.proto = p[3];
+		r->flow.sport = r->flow.dport = 0;
+		if (r->flow.proto == 6 || r->flow.proto == 17) {
+			need = total + 4;
+			if (len < need)
+				return -DTA_E_TRUNCATED;
+			r->flow.sport = dta__be16(p + total);
+			r->flow.dport = dta__be16(p + total + 2);
+		}
+	}
+	return 0;
+}
+
+static bool fragment_tail(const uint8_t *ip4)
+{
+	return (dta__be16(ip4 + 6) & 0x1FFF) != 0;
+}
+
+static void hop_from_ttl(struct dta_int_report *r, const struct dta_int_opts *o)
+{
+	static const uint8_t guess[] = { 32, 64, 128, 255 };
+	unsigned init = o->ttl_init;
+
+	if (!init)
+		for (unsigned i = 0; i < sizeof(guess); i++)
+			if (guess[i] >= r->ttl) {
+				init = guess[i];
+				break;
+			}
+	r->hop_index = r->ttl > init ? DTA_INT_HOP_UNKNOWN :
+				       (uint8_t)(init - r->ttl);
+}
+
+/* IPv6 extension headers skipped to reach the L4 header. */
+static bool ipv6_ext(uint8_t nh)
+{
+	return nh == 0 || nh == 43 || nh == 60;
+}
+
+/* Inner packet starting with @first (an InType value: Ethernet, IPv4,
+ * IPv6; None is handled by the caller). Fills flow, ttl, hop index, the
+ * INT-MD fields. */
+static int parse_inner(const uint8_t *p, size_t len, unsigned first,
+		       const struct dta_int_opts *o, struct dta_int_report *r)
+{
+	size_t off = 0, l4;
+	uint16_t etype;
+	uint8_t proto, dscp;
+	bool ports = true;
+
+	r->inner = p;
+	r->inner_len = len;
+	if (first == DTA_INT_INTYPE_ETHERNET) {
+		if (len < ETH_HLEN)
+			return -DTA_E_TRUNCATED;
+		etype = dta__be16(p + 12);
+		off = ETH_HLEN;
+		for (unsigned t = 0; etype == 0x8100 || etype == 0x88A8 ||
+				     etype == 0x9100; t++) {
+			if (t == VLAN_TAGS_MAX)
+				return -DTA_E_INT_UNSUPPORTED;
+			if (len < off + VLAN_HLEN)
+				return -DTA_E_TRUNCATED;
+			etype = dta__be16(p + off + 2);
+			off += VLAN_HLEN;
+		}
+		if (etype == 0x0800)
+			first = DTA_INT_INTYPE_IPV4;
+		else if (etype == 0x86DD)
+			first = DTA_INT_INTYPE_IPV6;
+		else
+			return 0; /* not IP: no flow */
+	}
+
+	if (first == DTA_INT_INTYPE_IPV4) {
+		size_t ihl;
+
+		if (len < off + IPV4_HLEN)
+			return -DTA_E_TRUNCATED;
+		ihl = (size_t)(p[off] & 0x0F) * 4;
+		if (p[off] >> 4 != 4 || ihl < IPV4_HLEN)
+			return -DTA_E_MALFORMED;
+		if (len < off + ihl)
+			return -DTA_E_TRUNCATED;
+		r->flow.family = 4;
+		dscp = p[off + 1] >> 2;
+		r->ttl = p[off + 8];
+		proto = p[off + 9];
+		memcpy(r->flow.src, p + off + 12, 4);
+		memcpy(r->flow.dst, p + off + 16, 4);
+		ports = !fragment_tail(p + off);
+		l4 = off + ihl;
+	} else {
+		uint8_t nh;
+
+		if (len < off + IPV6_HLEN)
+			return -DTA_E_TRUNCATED;
+		if (p[off] >> 4 != 6)
+			return -DTA_E_MALFORMED;
+		r->flow.family = 6;
+		dscp = (uint8_t)((dta__be16(p + off) >> 6) & 0x3F);
+		r->ttl = p[off + 7];
+		nh = p[off + 6];
+		memcpy(r->flow.src, p + off + 8, 16);
+		memcpy(r->flow.dst, p + off + 24, 16);
+		l4 = off + IPV6_HLEN;
+		for (unsigned i = 0; ipv6_ext(nh) || nh == 44; i++) {
+			if (i == 8)
+				return -DTA_E_INT_UNSUPPORTED;
+			if (len < l4 + 8)
+				return -DTA_E_TRUNCATED;
+			if (nh == 44) { /* fragment header, fixed 8 bytes */
+				if (dta__be16(p + l4 + 2) & 0xFFF8)
+					ports = false;
+				nh = p[l4];
+				l4 += 8;
+				continue;
+			}
+			size_t el = ((size_t)p[l4 + 1] + 1) * 8;
+
+			nh = p[l4];
+			l4 += el;
+			if (len < l4)
+				return -DTA_E_TRUNCATED;
+		}
+		proto = nh;
+	}
+	r->flow.proto = proto;
+	hop_from_ttl(r, o);
+	if (!ports || (proto != 6 && proto != 17))
+		return 0;
+
+	size_t l4len = proto == 17 ? UDP_HLEN : TCP_HLEN;
+	bool by_port, by_dscp;
+
+	if (len < l4 + l4len)
+		return -DTA_E_TRUNCATED;
+	r->flow.sport = dta__be16(p + l4);
+	r->flow.dport = dta__be16(p + l4 + 2);
+	if (proto == 6) {
+		/* INT follows the TCP options (INT.mdk leaves before or after
+		 * to the domain; docs/int.md). */
+		l4len = (size_t)(p[l4 + 12] >> 4) * 4;
+		if (l4len < TCP_HLEN)
+			return -DTA_E_MALFORMED;
+		if (len < l4 + l4len)
+			return -DTA_E_TRUNCATED;
+	}
+	by_port = proto == 17 && o->udp_port && r->flow.dport == o->udp_port;
+	by_dscp = o->dscp_mask && (dscp & o->dscp_mask) == o->dscp_value;
+	if (!by_port && !by_dscp)
+		return 0;
+	return parse_int_md(p + l4 + l4len, len - l4 - l4len, by_port, r);
+}
+
+/* ---- report formats ---- */
+
+static int decode_v05(const uint8_t *p, size_t len,
+		      const struct dta_int_opts *o, struct dta_int_report *r)
+{
+	size_t off = sizeof(struct dta_int_v05_hdr);
+
+	if (len < off)
+		return -DTA_E_TRUNCATED;
+	r->next = p[0] & 0x0F;
+	r->flags = (uint8_t)((p[1] >> 4) & 0x0E);
+	r->hw_id = p[3] & 0x3F;
+	r->seq = dta__be32(p + 4);
+	r->local.ingress_ts = dta__be32(p + 8);
+	r->local.present = DTA_INT_MD_INGRESS_TS;
+	r->rep_type = DTA_INT_REPTYPE_INT;
+	switch (r->next) {
+	case DTA_INT_V05_ETHERNET:
+		break;
+	case DTA_INT_V05_DROP:
+		if (len < off + sizeof(struct dta_int_v05_drop))
+			return -DTA_E_TRUNCATED;
+		r->local.switch_id = dta__be32(p + off);
+		r->local.ingress_port = dta__be16(p + off + 4);
+		r->local.egress_port = dta__be16(p + off + 6);
+		r->local.drop_queue_id = p[off + 8];
+		r->local.drop_reason = p[off + 9];
+		r->local.present |= DTA_INT_MD_SWITCH_ID | DTA_INT_MD_PORTS |
+				    DTA_INT_MD_DROP;
+		off += sizeof(struct dta_int_v05_drop);
+		break;
+	case DTA_INT_V05_LOCAL:
+		if (len < off + sizeof(struct dta_int_v05_local))
+			return -DTA_E_TRUNCATED;
+		r->local.switch_id = dta__be32(p + off);
+		r->local.ingress_port = dta__be16(p + off + 4);
+		r->local.egress_port = dta__be16(p + off + 6);
+		r->local.queue_id = p[off + 8];
+		r->local.queue_occupancy = dta__be32(p + off + 8) & 0xFFFFFF;
+		r->local.egress_ts = dta__be32(p + off + 12);
+		r->local.present |= DTA_INT_MD_SWITCH_ID | DTA_INT_MD_PORTS |
+				    DTA_INT_MD_QUEUE | DTA_INT_MD_EGRESS_TS;
+		off += sizeof(struct dta_int_v05_local);
+		break;
+	default:
+		return -DTA_E_INT_UNSUPPORTED;
+	}
+	r->node_id = r->local.switch_id;
+	return parse_inner(p + off, len - off, DTA_INT_INTYPE_ETHERNET, o, r);
+}
+
+static int decode_v10(const uint8_t *p, size_t len,
+		      const struct dta_int_opts *o, struct dta_int_report *r)
+{
+	static const uint8_t first[] = { DTA_INT_INTYPE_ETHERNET,
+					 DTA_INT_INTYPE_IPV4,
+					 DTA_INT_INTYPE_IPV6 };
+	size_t off = sizeof(struct dta_int_v10_hdr), hlen;
+	unsigned bits, words = 0;
+	struct dta_int_md *md = &r->local;
+
+	if (len < off)
+		return -DTA_E_TRUNCATED;
+	hlen = (size_t)(p[0] & 0x0F) * 4;
+	r->next = p[1] >> 5;
+	bits = (unsigned)(p[1] & 0x1F) << 1 | p[2] >> 7;
+	r->rep_md_bits = (uint16_t)bits;
+	r->flags = (uint8_t)((((p[2] & 0x01) << 2) | (p[3] >> 6)) << 1);
+	r->hw_id = p[3] & 0x3F;
+	r->node_id = dta__be32(p + 4);
+	r->seq = dta__be32(p + 8);
+	r->rep_type = DTA_INT_REPTYPE_INT;
+	md->switch_id = r->node_id;
+	md->ingress_ts = dta__be32(p + 12);
+	md->present = DTA_INT_MD_SWITCH_ID | DTA_INT_MD_INGRESS_TS;
+	for (unsigned b = bits; b; b &= b - 1)
+		words++;
+	if (hlen != off + (size_t)words * 4)
+		return -DTA_E_INT_LENGTH;
+	if (len < hlen)
+		return -DTA_E_TRUNCATED;
+	if (r->next >= sizeof(first))
+		return -DTA_E_INT_UNSUPPORTED;
+	/* Optional metadata in bitmap order, 4 bytes per bit. */
+	if (bits & V10_PORTS) {
+		md->ingress_port = dta__be16(p + off);
+		md->egress_port = dta__be16(p + off + 2);
+		md->present |= DTA_INT_MD_PORTS;
+		off += 4;
+	}
+	if (bits & V10_HOP_LATENCY) {
+		md->hop_latency = dta__be32(p + off);
+		md->present |= DTA_INT_MD_HOP_LATENCY;
+		off += 4;
+	}
+	if (bits & V10_QUEUE) {
+		md->queue_id = p[off];
+		md->queue_occupancy = dta__be32(p + off) & 0xFFFFFF;
+		md->present |= DTA_INT_MD_QUEUE;
+		off += 4;
+	}
+	if (bits & V10_EGRESS_TS) {
+		md->egress_ts = dta__be32(p + off);
+		md->present |= DTA_INT_MD_EGRESS_TS;
+		off += 4;
+	}
+	if (bits & V10_DROP) {
+		md->drop_queue_id = p[off];
+		md->drop_reason = p[off + 1];
+		md->present |= DTA_INT_MD_DROP;
+		off += 4;
+	}
+	if (bits & V10_TX_UTIL) {
+		md->tx_util = dta__be32(p + off);
+		md->present |= DTA_INT_MD_TX_UTIL;
+		off += 4;
+	}
+	return parse_inner(p + off, len - off, first[r->next], o, r);
+}
+
+/* One v2.0 individual report at @p; *@used gets its size. */
+static int decode_v20_one(const uint8_t *p, size_t len,
+			  const struct dta_int_opts *o,
+			  struct dta_int_report *r, size_t *used)
+{
+	size_t rlen, off = sizeof(struct dta_int_v20_report), md_bytes;
+	unsigned in_type;
+
+	if (len < off)
+		return -DTA_E_TRUNCATED;
+	r->rep_type = p[0] >> 4;
+	r->next = in_type = p[0] & 0x0F;
+	r->flags = p[3] >> 4;
+	/* Report Length excludes the first word; 0xFF runs to the end. */
+	if (p[1] == DTA_INT_LEN_TO_END) {
+		rlen = len;
+	} else {
+		rlen = off + (size_t)p[1] * 4;
+		if (len < rlen)
+			return -DTA_E_TRUNCATED;
+	}
+	*used = rlen;
+	md_bytes = (size_t)p[2] * 4;
+
+	if (r->rep_type == DTA_INT_REPTYPE_INT) {
+		unsigned words;
+
+		if (rlen < off + sizeof(struct dta_int_v20_main))
+			return p[1] == DTA_INT_LEN_TO_END ? -DTA_E_TRUNCATED :
+							    -DTA_E_INT_LENGTH;
+		r->rep_md_bits = dta__be16(p + off);
+		r->domain_id = dta__be16(p + off + 2);
+		r->ds_md_bits = dta__be16(p + off + 4);
+		r->ds_md_status = dta__be16(p + off + 6);
+		off += sizeof(struct dta_int_v20_main);
+		words = bitmap16_words(r->rep_md_bits);
+		/* MD Length covers the baseline words RepMdBits selects plus
+		 * domain-specific ones, which only DSMdBits can account for. */
+		if (md_bytes < (size_t)words * 4 ||
+		    (!r->ds_md_bits && md_bytes != (size_t)words * 4))
+			return -DTA_E_INT_LENGTH;
+		if (rlen < off + md_bytes)
+			return p[1] == DTA_INT_LEN_TO_END ? -DTA_E_TRUNCATED :
+							    -DTA_E_INT_LENGTH;
+		read_bitmap16(p + off, r->rep_md_bits, false, &r->local);
+		off += md_bytes;
+	} else if (r->rep_type != DTA_INT_REPTYPE_INNER_ONLY) {
+		return -DTA_E_INT_UNSUPPORTED;
+	}
+	r->local.switch_id = r->node_id;
+	r->local.present |= DTA_INT_MD_SWITCH_ID;
+
+	switch (in_type) {
+	case DTA_INT_INTYPE_NONE:
+		r->inner = p + off;
+		r->inner_len = rlen - off;
+		return 0;
+	case DTA_INT_INTYPE_ETHERNET:
+	case DTA_INT_INTYPE_IPV4:
+	case DTA_INT_INTYPE_IPV6:
+		return parse_inner(p + off, rlen - off, in_type, o, r);
+	default:
+		return -DTA_E_INT_UNSUPPORTED;
+	}
+}
+
+static int decode_v20(const uint8_t *p, size_t len,
+		      const struct dta_int_opts *o, struct dta_int_report *out,
+		      size_t max)
+{
+	size_t off = sizeof(struct dta_int_v20_group), used;
+	uint32_t seq;
+	uint8_t hw_id;
+	uint32_t node;
+	size_t n = 0;
+
+	if (len < off + sizeof(struct dta_int_v20_report))
+		return -DTA_E_TRUNCATED;
+	hw_id = (uint8_t)((dta__be16(p) >> 6) & 0x3F);
+	seq = dta__be32(p) & 0x3FFFFF;
+	node = dta__be32(p + 4);
+	while (off < len) {
+		struct dta_int_report *r;
+		int err;
+
+		if (n == max)
+			return -DTA_E_INT_TOOMANY;
+		r = &out[n];
+		memset(r, 0, sizeof(*r));
+		r->version = DTA_INT_V2_0;
+		r->hw_id = hw_id;
+		r->seq = seq;
+		r->node_id = node;
+		r->hop_index = DTA_INT_HOP_UNKNOWN;
+		err = decode_v20_one(p + off, len - off, o, r, &used);
+		if (err)
+			return err;
+		off += used;
+		n++;
+	}
+	return (int)n;
+}
+
+DTA_API int dta_int_decode(const uint8_t *buf, size_t len,
+			   const struct dta_int_opts *opts,
+			   struct dta_int_report *out, size_t max)
+{
+	int err;
+
+	if (!buf || !out || !max)
+		return -EINVAL;
+	if (!opts)
+		opts = &default_opts;
+	else if (opts->sz < sizeof(*opts))
+		return -EINVAL;
+	if (len < 1)
+		return -DTA_E_TRUNCATED;
+	switch (buf[0] >> 4) {
+	case DTA_INT_V0_5:
+	case DTA_INT_V1_0:
+		memset(out, 0, sizeof(*out));
+		out->version = buf[0] >> 4;
+		out->hop_index = DTA_INT_HOP_UNKNOWN;
+		err = out->version == DTA_INT_V0_5 ?
+			      decode_v05(buf, len, opts, out) :
+			      decode_v10(buf, len, opts, out);
+		return err ? err : 1;
+	case DTA_INT_V2_0:
+		return decode_v20(buf, len, opts, out, max);
+	default:
+		return -DTA_E_VERSION;
+	}
+}
+
+/* ---- encoder ---- */
+
+static uint8_t *put_bitmap16(uint8_t *q, uint16_t bits,
+			     const struct dta_int_md *md)
+{
+	for (unsigned b = 0; b < 16; b++) {
+		if (!(bits & BIT(b)))
+			continue;
+		switch (b) {
+		case 1:
+			dta__put_be16(q, md->ingress_port);
+			dta__put_be16(q + 2, md->egress_port);
+			break;
+		case 2:
+			dta__put_be32(q, md->hop_latency);
+			break;
+		case 3:
+			dta__put_be32(q, (uint32_t)md->queue_id << 24 |
+						 (md->queue_occupancy & 0xFFFFFF));
+			break;
+		case 4:
+			dta__put_be64(q, md->ingress_ts);
+			break;
+		case 5:
+			dta__put_be64(q, md->egress_ts);
+			break;
+		case 6:
+			dta__put_be32(q, md->l2_ingress_port);
+			dta__put_be32(q + 4, md->l2_egress_port);
+			break;
+		case 7:
+			dta__put_be32(q, md->tx_util);
+			break;
+		case 8:
+			dta__put_be32(q, (uint32_t)md->buffer_id << 24 |
+						 (md->buffer_occupancy & 0xFFFFFF));
+			break;
+		case 15:
+			q[0] = md->drop_queue_id;
+			q[1] = md->drop_reason;
+			q[2] = q[3] = 0;
+			break;
+		default: /* reserved: the all-ones "not available" value */
+			dta__put_be32(q, 0xFFFFFFFF);
+			break;
+		}
+		q += (b >= 4 && b <= 6) ? 8 : 4;
+	}
+	return q;
+}
+
+static uint16_t v20_bits(const struct dta_int_report *r)
+{
+	const uint32_t pr = r->local.present;
+	uint16_t bits = r->rep_md_bits & (BIT(0) | RESERVED_9_14);
+
+	bits |= (pr & DTA_INT_MD_PORTS) ? BIT(1) : 0;
+	bits |= (pr & DTA_INT_MD_HOP_LATENCY) ? BIT(2) : 0;
+	bits |= (pr & DTA_INT_MD_QUEUE) ? BIT(3) : 0;
+	bits |= (pr & DTA_INT_MD_INGRESS_TS) ? BIT(4) : 0;
+	bits |= (pr & DTA_INT_MD_EGRESS_TS) ? BIT(5) : 0;
+	bits |= (pr & DTA_INT_MD_PORTS_L2) ? BIT(6) : 0;
+	bits |= (pr & DTA_INT_MD_TX_UTIL) ? BIT(7) : 0;
+	bits |= (pr & DTA_INT_MD_BUFFER) ? BIT(8) : 0;
+	bits |= (pr & DTA_INT_MD_DROP) ? BIT(15) : 0;
+	return bits;
+}
+
+static uint8_t v10_bits(const struct dta_int_report *r)
+{
+	const uint32_t pr = r->local.present;
+	uint8_t bits = 0;
+
+	bits |= (pr & DTA_INT_MD_PORTS) ? V10_PORTS : 0;
+	bits |= (pr & DTA_INT_MD_HOP_LATENCY) ? V10_HOP_LATENCY : 0;
+	bits |= (pr & DTA_INT_MD_QUEUE) ? V10_QUEUE : 0;
+	bits |= (pr & DTA_INT_MD_EGRESS_TS) ? V10_EGRESS_TS : 0;
+	bits |= (pr & DTA_INT_MD_DROP) ? V10_DROP : 0;
+	bits |= (pr & DTA_INT_MD_TX_UTIL) ? V10_TX_UTIL : 0;
+	return bits;
+}
+
+static int encode_v05(const struct dta_int_report *r, uint8_t *buf,
+		      size_t cap)
+{
+	const struct dta_int_md *md = &r->local;
+	size_t hlen = sizeof(struct dta_int_v05_hdr);
+
+	if (r->next == DTA_INT_V05_DROP)
+		hlen += sizeof(struct dta_int_v05_drop);
+	else if (r->next == DTA_INT_V05_LOCAL)
+		hlen += sizeof(struct dta_int_v05_local);
+	else if (r->next != DTA_INT_V05_ETHERNET)
+		return -EINVAL;
+	if (cap < hlen + r->inner_len)
+		return -ENOSPC;
+	memset(buf, 0, hlen);
+	buf[0] = (uint8_t)(DTA_INT_V0_5 << 4 | r->next);
+	buf[1] = (uint8_t)((r->flags & 0x0E) << 4);
+	buf[3] = r->hw_id;
+	dta__put_be32(buf + 4, r->seq);
+	dta__put_be32(buf + 8, (uint32_t)md->ingress_ts);
+	if (r->next != DTA_INT_V05_ETHERNET) {
+		uint8_t *q = buf + sizeof(struct dta_int_v05_hdr);
+
+		dta__put_be32(q, md->switch_id);
+		dta__put_be16(q + 4, md->ingress_port);
+		dta__put_be16(q + 6, md->egress_port);
+		if (r->next == DTA_INT_V05_DROP) {
+			q[8] = md->drop_queue_id;
+			q[9] = md->drop_reason;
+		} else {
+			dta__put_be32(q + 8, (uint32_t)md->queue_id << 24 |
+						     (md->queue_occupancy & 0xFFFFFF));
+			dta__put_be32(q + 12, (uint32_t)md->egress_ts);
+		}
+	}
+	if (r->inner_len)
+		memcpy(buf + hlen, r->inner, r->inner_len);
+	return (int)(hlen + r->inner_len);
+}
+
+static int encode_v10(const struct dta_int_report *r, uint8_t *buf,
+		      size_t cap)
+{
+	const struct dta_int_md *md = &r->local;
+	uint8_t bits = v10_bits(r), words = 0;
+	size_t hlen;
+	uint8_t *q;
+
+	if (r->next > DTA_INT_V10_IPV6)
+		return -EINVAL;
+	for (unsigned b = bits; b; b &= b - 1)
+		words++;
+	hlen = sizeof(struct dta_int_v10_hdr) + (size_t)words * 4;
+	if (cap < hlen + r->inner_len)
+		return -ENOSPC;
+	buf[0] = (uint8_t)(DTA_INT_V1_0 << 4 | (hlen / 4));
+	buf[1] = (uint8_t)(r->next << 5 | bits >> 1);
+	buf[2] = (uint8_t)((bits & 1) << 7 | ((r->flags >> 3) & 1));
+	buf[3] = (uint8_t)(((r->flags >> 1) & 3) << 6 | (r->hw_id & 0x3F));
+	dta__put_be32(buf + 4, r->node_id);
+	dta__put_be32(buf + 8, r->seq);
+	dta__put_be32(buf + 12, (uint32_t)md->ingress_ts);
+	q = buf + sizeof(struct dta_int_v10_hdr);
+	if (bits & V10_PORTS) {
+		dta__put_be16(q, md->ingress_port);
+		dta__put_be16(q + 2, md->egress_port);
+		q += 4;
+	}
+	if (bits & V10_HOP_LATENCY) {
+		dta__put_be32(q, md->hop_latency);
+		q += 4;
+	}
+	if (bits & V10_QUEUE) {
+		dta__put_be32(q, (uint32_t)md->queue_id << 24 |
+					 (md->queue_occupancy & 0xFFFFFF));
+		q += 4;
+	}
+	if (bits & V10_EGRESS_TS) {
+		dta__put_be32(q, (uint32_t)md->egress_ts);
+		q += 4;
+	}
+	if (bits & V10_DROP) {
+		q[0] = md->drop_queue_id;
+		q[1] = md->drop_reason;
+		q[2] = q[3] = 0;
+		q += 4;
+	}
+	if (bits & V10_TX_UTIL)
+		dta__put_be32(q, md->tx_util);
+	if (r->inner_len)
+		memcpy(buf + hlen, r->inner, r->inner_len);
+	return (int)(hlen + r->inner_len);
+}
+
+static int encode_v20(const struct dta_int_report *r, size_t n, uint8_t *buf,
+		      size_t cap)
+{
+	size_t off = sizeof(struct dta_int_v20_group);
+
+	if (cap < off)
+		return -ENOSPC;
+	dta__put_be32(buf, (uint32_t)DTA_INT_V2_0 << 28 |
+				   (uint32_t)(r[0].hw_id & 0x3F) << 22 |
+				   (r[0].seq & 0x3FFFFF));
+	dta__put_be32(buf + 4, r[0].node_id);
+	for (size_t i = 0; i < n; i++) {
+		const struct dta_int_report *x = &r[i];
+		uint16_t bits = 0;
+		size_t mainlen = 0, md = 0, body, words;
+		uint8_t *q;
+
+		if (x->rep_type == DTA_INT_REPTYPE_INT) {
+			if (x->ds_md_bits)
+				return -EINVAL;
+			bits = v20_bits(x);
+			mainlen = sizeof(struct dta_int_v20_main);
+			md = (size_t)bitmap16_words(bits) * 4;
+		} else if (x->rep_type != DTA_INT_REPTYPE_INNER_ONLY) {
+			return -EINVAL;
+		}
+		if (x->next > 15)
+			return -EINVAL;
+		body = mainlen + md + x->inner_len;
+		words = body / 4;
+		if (body % 4 || words >= DTA_INT_LEN_TO_END) {
+			if (i + 1 != n)
+				return -EINVAL;
+			words = DTA_INT_LEN_TO_END;
+		}
+		if (cap - off < sizeof(struct dta_int_v20_report) + body)
+			return -ENOSPC;
+		q = buf + off;
+		q[0] = (uint8_t)(x->rep_type << 4 | x->next);
+		q[1] = (uint8_t)words;
+		q[2] = (uint8_t)(md / 4);
+		q[3] = (uint8_t)((x->flags & 0x0F) << 4);
+		q += sizeof(struct dta_int_v20_report);
+		if (mainlen) {
+			dta__put_be16(q, bits);
+			dta__put_be16(q + 2, x->domain_id);
+			dta__put_be16(q + 4, 0);
+			dta__put_be16(q + 6, x->ds_md_status);
+			q = put_bitmap16(q + mainlen, bits, &x->local);
+		}
+		if (x->inner_len)
+			memcpy(q, x->inner, x->inner_len);
+		off += sizeof(struct dta_int_v20_report) + body;
+	}
+	return (int)off;
+}
+
+DTA_API int dta_int_encode(const struct dta_int_report *r, size_t n,
+			   uint8_t *buf, size_t cap)
+{
+	if (!r || !buf || !n || n > DTA_INT_REPORTS_MAX)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		const struct dta_int_report *x = &r[i];
+
+		/* Values wider than their wire fields are refused, not cut. */
+		if ((x->inner_len && !x->inner) || x->hw_id > 0x3F ||
+		    x->flags > 0x0F || x->local.queue_occupancy > 0xFFFFFF ||
+		    x->local.buffer_occupancy > 0xFFFFFF ||
+		    (x->version == DTA_INT_V2_0 && x->seq > 0x3FFFFF))
+			return -EINVAL;
+	}
+	switch (r[0].version) {
+	case DTA_INT_V0_5:
+		return n == 1 ? encode_v05(r, buf, cap) : -EINVAL;
+	case DTA_INT_V1_0:
+		return n == 1 ? encode_v10(r, buf, cap) : -EINVAL;
+	case DTA_INT_V2_0:
+		return encode_v20(r, n, buf, cap);
+	default:
+		return -EINVAL;
+	}
+}
