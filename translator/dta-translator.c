@@ -729,7 +729,14 @@ static const char *const stat_names[] = {
 	"malformed_truncated", "malformed_version", "malformed_opcode",
 	"malformed_field", "malformed_ambiguous", "malformed_too_many",
 	"seq_duplicates", "seq_suspect", "seq_jumps", "sink_lost_reports",
-	"socket_drops", "rx_truncated", "refused_source",
+	"socket_drops", "rx_truncated", "refused_source", "int_datagrams",
+	"int_reports_in", "int_applied", "int_unmapped", "int_malformed",
+	"int_malformed_truncated", "int_malformed_version",
+	"int_malformed_unsupported", "int_malformed_length",
+	"int_malformed_hops", "int_malformed_other", "int_updates",
+	"int_mismatch", "int_path_truncated", "int_seq_lost", "int_seq_late",
+	"int_seq_duplicates", "int_seq_jumps", "int_seq_restarts",
+	"int_seq_suspect", "int_seq_untracked",
 };
 static_assert(sizeof(stat_names) / sizeof(stat_names[0]) * sizeof(uint64_t) ==
 	      sizeof(struct dta_translator_stats), "a name for every counter");
