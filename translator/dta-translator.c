@@ -1854,6 +1854,18 @@ int main(int argc, char **argv)
 				dta_strerror(opt));
 		return 1;
 	}
+	{
+		struct dta_int_map im;
+
+		/* The core maps INT reports (dta_translator_process_int());
+		 * this program does not receive them yet: say so rather than
+		 * leave the section looking served. */
+		if (dta_config_int_map(t.cfg, &im, NULL) > 0)
+			fprintf(stderr, "dta-translator: warning: the [int] "
+				"section is checked but not served: this "
+				"program does not receive INT reports yet "
+				"(docs/int.md)\n");
+	}
 	if (!port_s)
 		port_s = dta_config_get(t.cfg, "translator", "port");
 	if (dta_parse_size(port_s ? port_s : "40040", &x) || x == 0 || x > 65535) {
