@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Send a fixed set of INT telemetry report datagrams (docs/int.md) to
-HOST:PORT, assembled by hand from the Telemetry Report v0.5/v1.0/v2.0 and
+HOST:PORT (or, with --pcap FILE, write them there as Ethernet/IPv4/UDP
+frames to HOST:PORT), assembled by hand from the Telemetry Report v0.5/v1.0/v2.0 and
 INT v2.1 field tables, for tests/e2e/int_reports.sh. Prints the number of
 datagrams sent. Standard library only."""
 import socket
@@ -57,8 +58,25 @@ def v20_md(node, seq, src, path):
     return group + rep
 
 
+def write_pcap(path, host, port, dgrams):
+    """libpcap file format, LINKTYPE_ETHERNET, one frame per datagram."""
+    dst = socket.inet_aton(host)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
+        for i, d in enumerate(dgrams):
+            udp = struct.pack("!HHHH", 40000, port, 8 + len(d), 0) + d
+            ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), i, 0,
+                             64, 17, 0, dst, dst) + udp
+            fr = bytes([0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 2, 0x08, 0x00]) + ip
+            f.write(struct.pack("<IIII", 1, i, len(fr), len(fr)) + fr)
+
+
 def main():
-    host, port = sys.argv[1], int(sys.argv[2])
+    args = sys.argv[1:]
+    pcap = None
+    if args and args[0] == "--pcap":
+        pcap, args = args[1], args[2:]
+    host, port = args[0], int(args[1])
     dgrams = []
     for sw in (1, 2, 3):          # flow 10.0.0.7, hops 0, 1, 2
         dgrams.append(v05_local(sw, 10, 65 - sw, 7))
@@ -66,9 +84,12 @@ def main():
     dgrams.append(v10_drop(11, 2, 5, 0x0B))
     dgrams.append(v20_md(4, 1, 9, [1, 2, 3]))
     dgrams.append(b"\x30" + bytes(15))   # version 3: malformed
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    for d in dgrams:
-        s.sendto(d, (host, port))
+    if pcap:
+        write_pcap(pcap, host, port, dgrams)
+    else:
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        for d in dgrams:
+            s.sendto(d, (host, port))
     print(len(dgrams))
 
 
