@@ -16,6 +16,9 @@
  *  - Append: the structure whose list range [list_base, list_base + lists)
  *    holds the report's list id (list - list_base is the list written).
  * A report no structure accepts is counted as unknown_structure.
+ * INT telemetry reports (dta_translator_process_int()) are not routed
+ * this way: a map names the structure of each role (struct dta_int_map,
+ * docs/int.md "Mapping").
  *
  * Stateful parts:
  *  - Postcarding cache (default 32768 entries) indexed by a hash of the flow
@@ -38,8 +41,8 @@
  * core is deterministic under test. Timeouts take effect in
  * dta_translator_tick().
  *
- * Thread safety: dta_translator_process(), _process_batch(), _tick() and
- * _flush() may be called concurrently from several threads once all
+ * Thread safety: dta_translator_process(), _process_batch(),
+ * _process_int(), _process_int_batch(), _tick() and _flush() may be called concurrently from several threads once all
  * structures are added; the sink must then be thread-safe too. Postcarding,
  * aggregation and sequence state is protected by striped locks, Append
  * lists by a lock each. While only one thread has ever called, the locks
