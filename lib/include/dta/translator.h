@@ -42,8 +42,9 @@
  * dta_translator_tick().
  *
  * Thread safety: dta_translator_process(), _process_batch(),
- * _process_int(), _process_int_batch(), _tick() and _flush() may be called concurrently from several threads once all
- * structures are added; the sink must then be thread-safe too. Postcarding,
+ * _process_int(), _process_int_batch(), _tick() and _flush() may be
+ * called concurrently from several threads once all structures are added
+ * (and the INT map set); the sink must then be thread-safe too. Postcarding,
  * aggregation and sequence state is protected by striped locks, Append
  * lists by a lock each. While only one thread has ever called, the locks
  * are skipped; the first call from another thread waits for the first
