@@ -841,6 +841,40 @@ static void test_ipv6_flow_key(void **state)
 	release(t, &lo);
 }
 
+/* A v2.0 group of more reports than the core decodes on its stack (16)
+ * is decoded whole into a larger array and applied. */
+static void test_v20_many_reports(void **state)
+{
+	struct local lo;
+	struct dta_translator *t = make(&lo);
+	struct set x;
+	struct dta_int_report r[40];
+	uint8_t in[2][64], key[13];
+
+	(void)state;
+	add_all(t, &lo, &x, 1);
+	map_all(t, &x, DTA_INT_EVENTS_ONE, 0);
+	memset(r, 0, sizeof(r));
+	ip4_udp(in[0], 30, 64, 0, NULL, 0);
+	ip4_udp(in[1], 31, 64, 0, NULL, 0);
+	for (unsigned i = 0; i < 40; i++) {
+		r[i].version = DTA_INT_V2_0;
+		r[i].rep_type = DTA_INT_REPTYPE_INNER_ONLY;
+		r[i].next = DTA_INT_INTYPE_IPV4;
+		r[i].node_id = 2;
+		r[i].inner = in[i % 2];
+		r[i].inner_len = 28;
+	}
+	assert_int_equal(send_int(t, r, 40, 0), 40);
+	flow_key(key, 30);
+	assert_int_equal(ki_get(&x.flow_ki, lo.a[x.s_flow_ki].mem, key, 13), 20);
+	flow_key(key, 31);
+	assert_int_equal(ki_get(&x.flow_ki, lo.a[x.s_flow_ki].mem, key, 13), 20);
+	assert_int_equal(stats(t).int_reports_in, 40);
+	assert_int_equal(stats(t).int_applied, 40);
+	release(t, &lo);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -853,6 +887,7 @@ int main(void)
 		cmocka_unit_test(test_v20_group_and_seq),
 		cmocka_unit_test(test_seq_per_reporter),
 		cmocka_unit_test(test_ipv6_flow_key),
+		cmocka_unit_test(test_v20_many_reports),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
