@@ -379,6 +379,96 @@ static void test_load_names_file(void **state)
 	unlink(path);
 }
 
+/* The [int] section: structures by role, defaults, and every mistake. */
+#define INT_STRUCTS                                                           \
+	"[structure path]\nprimitive = key-write\nmemory = 1M\ndata = 16\n"  \
+	"redundancy = 2\n"                                                    \
+	"[structure hops]\nprimitive = key-write\nmemory = 1M\ndata = 16\n"  \
+	"[structure post]\nprimitive = postcard\nchunks = 1000\n"            \
+	"[structure ev]\nprimitive = append\nentry = 32\nlists = 4\n"        \
+	"[structure ev8]\nprimitive = append\nentry = 8\n"                   \
+	"first_list = 8\n"                                                    \
+	"[structure ctr]\nprimitive = ki\nwidth = 1K\n"                      \
+	"[structure kw6]\nprimitive = key-write\nmemory = 1M\ndata = 6\n"
+
+static void test_int_section(void **state)
+{
+	char err[256];
+	struct dta_config *c;
+	struct dta_int_map m;
+	uint16_t port = 0;
+
+	(void)state;
+	/* no [int]: nothing mapped, the default port */
+	c = parse(INT_STRUCTS, err);
+	assert_non_null(c);
+	assert_int_equal(dta_config_int_map(c, &m, &port), 0);
+	assert_int_equal(port, 32766);
+	assert_int_equal(m.path_kw, DTA_INT_MAP_NONE);
+	assert_int_equal(m.path_pc, DTA_INT_MAP_NONE);
+	assert_int_equal(m.events_ap, DTA_INT_MAP_NONE);
+	dta_config_destroy(c);
+
+	c = parse("[int]\nport = 9555\npath = path\nhops = hops\n"
+		  "events = ev\nevents_by = reason\nflow_counts = ctr\n"
+		  "queue_counts = ctr\nredundancy = 2\nttl_init = 64\n"
+		  "md_udp_port = 5000\n" INT_STRUCTS, err);
+	assert_non_null(c);
+	assert_int_equal(dta_config_int_map(c, &m, &port), 1);
+	assert_int_equal(port, 9555);
+	assert_int_equal(m.path_kw, 0);
+	assert_int_equal(m.path_pc, DTA_INT_MAP_NONE);
+	assert_int_equal(m.hop_kw, 1);
+	assert_int_equal(m.events_ap, 3);
+	assert_int_equal(m.events_by, DTA_INT_EVENTS_REASON);
+	assert_int_equal(m.flow_ki, 5);
+	assert_int_equal(m.queue_ki, 5);
+	assert_int_equal(m.redundancy, 2);
+	assert_int_equal(m.decode.ttl_init, 64);
+	assert_int_equal(m.decode.udp_port, 5000);
+	assert_int_equal(m.decode.dscp_mask, 1);
+	assert_int_equal(m.decode.dscp_value, 1);
+	assert_string_equal(dta_config_get(c, "int", "events_by"), "reason");
+	dta_config_destroy(c);
+
+	/* a Postcarding path */
+	c = parse(INT_STRUCTS "[int]\npath = post\ndscp_mask = 0\n", err);
+	assert_non_null(c);
+	assert_int_equal(dta_config_int_map(c, &m, NULL), 1);
+	assert_int_equal(m.path_kw, DTA_INT_MAP_NONE);
+	assert_int_equal(m.path_pc, 2);
+	assert_int_equal(m.decode.dscp_mask, 0);
+	dta_config_destroy(c);
+}
+
+static void test_int_section_bad(void **state)
+{
+	(void)state;
+	expect_error(INT_STRUCTS "[int]\npath = nosuch\n",
+		     "path: no structure named 'nosuch'");
+	expect_error(INT_STRUCTS "[int]\nhops = post\n",
+		     "hops: structure post is postcard, not a Key-Write");
+	expect_error(INT_STRUCTS "[int]\nflow_counts = path\n",
+		     "flow_counts: structure path is key-write, not a "
+		     "Key-Increment");
+	expect_error(INT_STRUCTS "[int]\npath = ev\n", "path: structure ev is");
+	expect_error(INT_STRUCTS "[int]\npath = kw6\n",
+		     "path: structure kw6 has data_len 6, not a multiple of 4");
+	expect_error(INT_STRUCTS "[int]\nhops = kw6\n",
+		     "hops: structure kw6 has data_len 6, below the 16 bytes");
+	expect_error(INT_STRUCTS "[int]\nevents = ev8\n",
+		     "events: structure ev8 has entry_size 8, not the 32");
+	expect_error(INT_STRUCTS "[int]\n\npath = path\nredundancy = 3\n",
+		     "redundancy: 3 is above structure path's max_redundancy");
+	expect_error("[int]\nevents_by = queue\n",
+		     "line 2: events_by: 'queue' is not one of one|switch|reason");
+	expect_error("[int]\nport = 0\n", "line 2: port:");
+	expect_error("[int]\nttl_init = 256\n", "line 2: ttl_init:");
+	expect_error("[int]\ndscp_value = 64\n", "line 2: dscp_value:");
+	expect_error("[int]\nwhat = 1\n", "line 2: what: unknown key in [int]");
+	expect_error("[int]\n[int]\n", "[int] given twice");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -390,6 +480,8 @@ int main(void)
 		cmocka_unit_test(test_program_values_good),
 		cmocka_unit_test(test_program_values_bad),
 		cmocka_unit_test(test_load_names_file),
+		cmocka_unit_test(test_int_section),
+		cmocka_unit_test(test_int_section_bad),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

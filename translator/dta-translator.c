@@ -82,6 +82,9 @@ struct translator {
 	size_t nshares;
 	struct share sh[DTA_CONFIG_MAX_STRUCTURES];
 	uint16_t port;
+	bool int_on;                /* [int]: INT reports on int_port */
+	uint16_t int_port;
+	struct dta_int_map im;      /* config structure indices until applied */
 	const char *bind_addr;
 	unsigned workers;
 	uint64_t tick_ns;
@@ -700,6 +703,32 @@ static int add_rdma_shares(struct translator *t)
 #endif
 }
 
+/* The [int] map, its roles turned from configuration structure indices
+ * into the core's (a structure's first share). */
+static int set_int_map(struct translator *t)
+{
+	int *roles[] = { &t->im.path_kw, &t->im.path_pc, &t->im.hop_kw,
+			 &t->im.events_ap, &t->im.flow_ki, &t->im.queue_ki };
+	int rc;
+
+	for (size_t r = 0; r < sizeof(roles) / sizeof(roles[0]); r++) {
+		int first = 0;
+
+		if (*roles[r] < 0)
+			continue;
+		for (int i = 0; i < *roles[r]; i++)
+			first += (int)dta_config_structure(t->cfg, (size_t)i)
+					 ->ncollectors;
+		*roles[r] = first;
+	}
+	rc = dta_translator_set_int_map(t->core, &t->im);
+	if (rc) {
+		fprintf(stderr, "dta-translator: [int]: %s\n", dta_strerror(rc));
+		return -1;
+	}
+	return 0;
+}
+
 static int cfg_u64(struct dta_config *c, const char *key, uint64_t def,
 		   uint64_t *out)
 {
@@ -729,7 +758,14 @@ static const char *const stat_names[] = {
 	"malformed_truncated", "malformed_version", "malformed_opcode",
 	"malformed_field", "malformed_ambiguous", "malformed_too_many",
 	"seq_duplicates", "seq_suspect", "seq_jumps", "sink_lost_reports",
-	"socket_drops", "rx_truncated", "refused_source",
+	"socket_drops", "rx_truncated", "refused_source", "int_datagrams",
+	"int_reports_in", "int_applied", "int_unmapped", "int_malformed",
+	"int_malformed_truncated", "int_malformed_version",
+	"int_malformed_unsupported", "int_malformed_length",
+	"int_malformed_hops", "int_malformed_other", "int_updates",
+	"int_mismatch", "int_path_truncated", "int_seq_lost", "int_seq_late",
+	"int_seq_duplicates", "int_seq_jumps", "int_seq_restarts",
+	"int_seq_suspect", "int_seq_untracked",
 };
 static_assert(sizeof(stat_names) / sizeof(stat_names[0]) * sizeof(uint64_t) ==
 	      sizeof(struct dta_translator_stats), "a name for every counter");
@@ -828,10 +864,10 @@ static void print_interval(struct translator *t)
 
 /* ---- UDP workers ---- */
 
-static int udp_socket(struct translator *t, bool reuseport)
+static int udp_socket(struct translator *t, uint16_t port, bool reuseport)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET,
-				  .sin_port = htons(t->port) };
+				  .sin_port = htons(port) };
 	int fd, one = 1, rcvbuf = 8 << 20;
 	socklen_t len;
 
@@ -863,7 +899,7 @@ static int udp_socket(struct translator *t, bool reuseport)
 	t->queue_datagrams = (uint64_t)t->rcvbuf / 4096;
 	return fd;
 fail:
-	fprintf(stderr, "dta-translator: UDP %s:%u: %s%s\n", t->bind_addr, t->port,
+	fprintf(stderr, "dta-translator: UDP %s:%u: %s%s\n", t->bind_addr, port,
 		strerror(errno),
 		errno == EADDRINUSE ? " (another dta-translator, or another "
 				      "program, receives on this port: stop it "
@@ -882,7 +918,7 @@ fail:
  */
 static int port_free(struct translator *t)
 {
-	int fd = udp_socket(t, false);
+	int fd = udp_socket(t, t->port, false);
 
 	if (fd < 0)
 		return -1;
@@ -933,6 +969,7 @@ static int port_ours(struct translator *t, const int *fds, unsigned n)
 struct worker {
 	struct translator *t;
 	int fd;
+	bool is_int; /* the INT port's: datagrams are INT reports */
 	uint32_t drops; /* the socket's drop count as last seen */
 	pthread_t th;
 	uint64_t last_rx;   /* when datagrams last arrived */
@@ -1123,7 +1160,9 @@ static int rx_batch(struct worker *w, struct rx *x)
 		}
 		x->p[np++] = (struct dta_payload){ x->bufs[i], x->msgs[i].msg_len };
 	}
-	if (np)
+	if (np && w->is_int)
+		dta_translator_process_int_batch(t->core, x->p, np, tool_now_ns());
+	else if (np)
 		dta_translator_process_batch(t->core, x->p, np, tool_now_ns());
 	return n;
 }
@@ -1429,7 +1468,7 @@ static void *udp_worker(void *arg)
 	w->last_tick = w->last_rx = tool_now_ns();
 	w->settled = false;
 #ifdef DTA_HAVE_URING
-	if (t->rx == RX_URING) {
+	if (t->rx == RX_URING && !w->is_int) {
 		struct urx u = { 0 };
 		int err = urx_open(w, &u);
 
@@ -1532,8 +1571,8 @@ static void main_loop(struct translator *t, const sigset_t *orig)
 
 static int run_udp(struct translator *t)
 {
-	struct worker w[MAX_WORKERS];
-	unsigned started = 0, running = 0;
+	struct worker w[MAX_WORKERS + 1]; /* + the INT port's */
+	unsigned started = 0, running = 0, nw = t->workers + t->int_on;
 	sigset_t block, orig;
 	uint64_t one = 1;
 	int rc = 0;
@@ -1564,14 +1603,28 @@ static int run_udp(struct translator *t)
 	for (unsigned i = 0; i < t->workers; i++) {
 		w[i].t = t;
 		w[i].drops = 0;
-		w[i].fd = fds[i] = udp_socket(t, reuse);
+		w[i].is_int = false;
+		w[i].fd = fds[i] = udp_socket(t, t->port, reuse);
 		if (w[i].fd < 0) {
 			rc = -1;
 			goto out;
 		}
 		started++;
 	}
-	if (reuse && port_ours(t, fds, started)) {
+	if (t->int_on) {
+		/* One receiver for INT reports: their rate is the switches'
+		 * telemetry rate, and the core is shared with the workers. */
+		w[started].t = t;
+		w[started].drops = 0;
+		w[started].is_int = true;
+		w[started].fd = udp_socket(t, t->int_port, false);
+		if (w[started].fd < 0) {
+			rc = -1;
+			goto out;
+		}
+		started++;
+	}
+	if (reuse && port_ours(t, fds, t->workers)) {
 		rc = -1;
 		goto out;
 	}
@@ -1581,7 +1634,7 @@ static int run_udp(struct translator *t)
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &block, &orig);
-	for (unsigned i = 0; i < t->workers; i++) {
+	for (unsigned i = 0; i < nw; i++) {
 		if (pthread_create(&w[i].th, NULL, udp_worker, &w[i])) {
 			fprintf(stderr, "dta-translator: cannot start a worker\n");
 			stop = 1;
@@ -1593,6 +1646,8 @@ static int run_udp(struct translator *t)
 	if (!rc) {
 		say("listening on %s:%u with %u worker%s", t->bind_addr, t->port,
 		    t->workers, t->workers == 1 ? "" : "s");
+		if (t->int_on)
+			say("INT reports on %s:%u", t->bind_addr, t->int_port);
 		save_stats_file(t);
 		printf("ready udp %s:%u\n", t->bind_addr, t->port);
 		fflush(stdout);
@@ -1626,10 +1681,18 @@ static int pcap_one(struct translator *t, int dlt, const struct pcap_pkthdr *h,
 	size_t len;
 
 	pl = tool_udp_payload(dlt, pkt, h->caplen, t->port, &len, &src);
+	if (pl) {
+		if (source_ok(t, src))
+			dta_translator_process(t->core, pl, len, now);
+		return 1;
+	}
+	if (!t->int_on)
+		return 0;
+	pl = tool_udp_payload(dlt, pkt, h->caplen, t->int_port, &len, &src);
 	if (!pl)
 		return 0;
 	if (source_ok(t, src))
-		dta_translator_process(t->core, pl, len, now);
+		dta_translator_process_int(t->core, pl, len, now);
 	return 1;
 }
 
@@ -1686,7 +1749,13 @@ static int run_pcap(struct translator *t, const char *file, const char *dev)
 		struct bpf_program prog;
 		char filter[64];
 
-		snprintf(filter, sizeof(filter), "udp dst port %u", t->port);
+		if (t->int_on)
+			snprintf(filter, sizeof(filter),
+				 "udp dst port %u or udp dst port %u", t->port,
+				 t->int_port);
+		else
+			snprintf(filter, sizeof(filter), "udp dst port %u",
+				 t->port);
 		if (pcap_compile(pc, &prog, filter, 1, PCAP_NETMASK_UNKNOWN) == 0) {
 			pcap_setfilter(pc, &prog);
 			pcap_freecode(&prog);
@@ -1847,6 +1916,7 @@ int main(int argc, char **argv)
 				dta_strerror(opt));
 		return 1;
 	}
+	t.int_on = dta_config_int_map(t.cfg, &t.im, &t.int_port) > 0;
 	if (!port_s)
 		port_s = dta_config_get(t.cfg, "translator", "port");
 	if (dta_parse_size(port_s ? port_s : "40040", &x) || x == 0 || x > 65535) {
@@ -1973,6 +2043,8 @@ int main(int argc, char **argv)
 	}
 	if (t.switch_if ? add_shares(&t, no_cursor)
 	    : t.use_rdma ? add_rdma_shares(&t) : open_sink(&t))
+		goto out;
+	if (t.int_on && set_int_map(&t))
 		goto out;
 
 	sigaction(SIGINT, &sa, NULL);

@@ -16,6 +16,7 @@
 
 #include "dta/config.h"
 #include "dta/hash.h"
+#include "dta/translator.h"
 #include "dta/wire.h"
 #include "internal.h"
 
@@ -38,7 +39,7 @@ struct section {
 	struct kv kv[MAX_KV];
 };
 
-enum { SEC_NONE, SEC_COLLECTOR, SEC_TRANSLATOR, SEC_STRUCTURE };
+enum { SEC_NONE, SEC_COLLECTOR, SEC_TRANSLATOR, SEC_STRUCTURE, SEC_INT };
 
 struct dta_config {
 	size_t n;
@@ -46,6 +47,8 @@ struct dta_config {
 	size_t ncoll;
 	struct section coll[DTA_CONFIG_MAX_COLLECTORS]; /* [collector (NAME)] */
 	struct section trans;                           /* [translator] */
+	struct section intsec;                          /* [int] */
+	bool has_int;
 	struct kv coll_ref[DTA_CONFIG_MAX_STRUCTURES];  /* "collector" keys */
 };
 
@@ -124,6 +127,25 @@ static const struct key_rule translator_rules[] = {
 	{ "sink", KT_ENUM, 0, 0, 0, "shm|rdma" },
 	{ "switch_interface", KT_STRING, 0, 0, 0, NULL },
 	{ "switch_meta", KT_STRING, 0, 0, 0, NULL },
+	{ NULL, KT_STRING, 0, 0, 0, NULL },
+};
+
+/* [int]: INT telemetry reports (docs/int.md "Mapping", "Configuration").
+ * The structure keys are checked against the structures once the whole
+ * file is read (resolve_int()). */
+static const struct key_rule int_rules[] = {
+	{ "port", KT_UINT, 1, 65535, 0, NULL },
+	{ "path", KT_NAME, 0, 0, 0, NULL },
+	{ "hops", KT_NAME, 0, 0, 0, NULL },
+	{ "events", KT_NAME, 0, 0, 0, NULL },
+	{ "events_by", KT_ENUM, 0, 0, 0, "one|switch|reason" },
+	{ "flow_counts", KT_NAME, 0, 0, 0, NULL },
+	{ "queue_counts", KT_NAME, 0, 0, 0, NULL },
+	{ "redundancy", KT_UINT, 1, DTA_MAX_REDUNDANCY, 0, NULL },
+	{ "dscp_mask", KT_UINT, 0, 63, 0, NULL },
+	{ "dscp_value", KT_UINT, 0, 63, 0, NULL },
+	{ "md_udp_port", KT_UINT, 0, 65535, 0, NULL },
+	{ "ttl_init", KT_UINT, 0, 255, 0, NULL },
 	{ NULL, KT_STRING, 0, 0, 0, NULL },
 };
 
@@ -625,7 +647,8 @@ static int check_value(const struct key_rule *r, const struct kv *kv,
 static int check_prog_keys(struct section *s, char *err, size_t errlen)
 {
 	const struct key_rule *rules = s->kind == SEC_COLLECTOR ? collector_rules
-								: translator_rules;
+				       : s->kind == SEC_INT    ? int_rules
+							       : translator_rules;
 
 	for (unsigned i = 0; i < s->nkv; i++) {
 		const struct key_rule *r = rules;
@@ -637,6 +660,7 @@ static int check_prog_keys(struct section *s, char *err, size_t errlen)
 			return fail(err, errlen, s->kv[i].line,
 				    "%s: unknown key in [%s%s%s]", s->kv[i].key,
 				    s->kind == SEC_COLLECTOR ? "collector"
+				    : s->kind == SEC_INT     ? "int"
 							     : "translator",
 				    s->name[0] ? " " : "", s->name);
 		rc = check_value(r, &s->kv[i], err, errlen);
@@ -666,6 +690,13 @@ static int end_section(struct dta_config *c, struct section *s, char *err,
 		rc = check_prog_keys(s, err, errlen);
 		if (!rc)
 			c->trans = *s;
+		break;
+	case SEC_INT:
+		rc = check_prog_keys(s, err, errlen);
+		if (!rc) {
+			c->intsec = *s;
+			c->has_int = true;
+		}
 		break;
 	default:
 		break;
@@ -698,8 +729,11 @@ static int parse_header(struct dta_config *c, struct section *s, char *p,
 	p = trim(p + 1);
 	s->line = line;
 	s->name[0] = 0;
-	if (!strcmp(p, "collector") || !strcmp(p, "translator")) {
-		s->kind = !strcmp(p, "collector") ? SEC_COLLECTOR : SEC_TRANSLATOR;
+	if (!strcmp(p, "collector") || !strcmp(p, "translator") ||
+	    !strcmp(p, "int")) {
+		s->kind = !strcmp(p, "collector")    ? SEC_COLLECTOR
+			  : !strcmp(p, "translator") ? SEC_TRANSLATOR
+						     : SEC_INT;
 		if (seen[s->kind])
 			return fail(err, errlen, line, "[%s] given twice", p);
 		seen[s->kind] = true;
@@ -725,7 +759,7 @@ static int parse_header(struct dta_config *c, struct section *s, char *p,
 	if (strncmp(p, "structure", 9) != 0 || (p[9] != ' ' && p[9] != '\t'))
 		return fail(err, errlen, line,
 			    "unknown section [%s] (collector, collector NAME, "
-			    "translator or structure NAME)", p);
+			    "translator, int or structure NAME)", p);
 	name = trim(p + 9);
 	if (!valid_name(name))
 		return fail(err, errlen, line,
@@ -832,12 +866,146 @@ static int resolve_collectors(struct dta_config *c, char *err, size_t errlen)
 	return 0;
 }
 
+/* The [int] keys naming structures: each names a declared structure of a
+ * primitive and size the role takes (dta_translator_set_int_map() checks
+ * the same at run time). */
+static int resolve_int(struct dta_config *c, char *err, size_t errlen)
+{
+	static const struct {
+		const char *key;
+		int prim, prim2; /* accepted primitives */
+		const char *what;
+	} roles[] = {
+		{ "path", DTA_PRIM_KEY_WRITE, DTA_PRIM_POSTCARD,
+		  "a Key-Write or Postcarding structure" },
+		{ "hops", DTA_PRIM_KEY_WRITE, 0, "a Key-Write structure" },
+		{ "events", DTA_PRIM_APPEND, 0, "an Append structure" },
+		{ "flow_counts", DTA_PRIM_KEY_INCREMENT, 0,
+		  "a Key-Increment structure" },
+		{ "queue_counts", DTA_PRIM_KEY_INCREMENT, 0,
+		  "a Key-Increment structure" },
+	};
+	struct section *s = &c->intsec;
+
+	if (!c->has_int)
+		return 0;
+	for (size_t i = 0; i < sizeof(roles) / sizeof(roles[0]); i++) {
+		const struct kv *kv = find_kv(s, roles[i].key);
+		const struct dta_config_structure *cs;
+		const struct dta_layout *l;
+
+		if (!kv)
+			continue;
+		cs = dta_config_find(c, kv->val);
+		if (!cs)
+			return fail(err, errlen, kv->line, "%s: no structure "
+				    "named '%s'", roles[i].key, kv->val);
+		l = &cs->layout;
+		if (l->primitive != roles[i].prim &&
+		    l->primitive != roles[i].prim2)
+			return fail(err, errlen, kv->line, "%s: structure %s "
+				    "is %s, not %s", roles[i].key, kv->val,
+				    dta_primitive_name(l->primitive),
+				    roles[i].what);
+		if (!strcmp(roles[i].key, "path") &&
+		    l->primitive == DTA_PRIM_KEY_WRITE && l->g.kw.data_len % 4)
+			return fail(err, errlen, kv->line, "path: structure %s "
+				    "has data_len %u, not a multiple of 4 "
+				    "(4-byte switch ids)", kv->val,
+				    (unsigned)l->g.kw.data_len);
+		if (!strcmp(roles[i].key, "hops") &&
+		    l->g.kw.data_len < DTA_INT_HOP_DATA_LEN)
+			return fail(err, errlen, kv->line, "hops: structure %s "
+				    "has data_len %u, below the %d bytes of a "
+				    "hop record", kv->val,
+				    (unsigned)l->g.kw.data_len,
+				    DTA_INT_HOP_DATA_LEN);
+		if (!strcmp(roles[i].key, "events") &&
+		    l->g.ap.entry_size != DTA_INT_EVENT_SIZE)
+			return fail(err, errlen, kv->line, "events: structure "
+				    "%s has entry_size %u, not the %d bytes of "
+				    "an event entry", kv->val,
+				    (unsigned)l->g.ap.entry_size,
+				    DTA_INT_EVENT_SIZE);
+		if (!strcmp(roles[i].key, "hops") || !strcmp(roles[i].key, "path")) {
+			const struct kv *rk = find_kv(s, "redundancy");
+			uint64_t red;
+
+			if (rk && l->primitive == DTA_PRIM_KEY_WRITE &&
+			    !dta_parse_size(rk->val, &red) &&
+			    red > l->g.kw.max_redundancy)
+				return fail(err, errlen, rk->line, "redundancy: "
+					    "%llu is above structure %s's "
+					    "max_redundancy %u",
+					    (unsigned long long)red, kv->val,
+					    (unsigned)l->g.kw.max_redundancy);
+		}
+	}
+	return 0;
+}
+
+DTA_API int dta_config_int_map(const struct dta_config *c,
+			       struct dta_int_map *m, uint16_t *port)
+{
+	static const char *const keys[] = { "hops", "events", "flow_counts",
+					    "queue_counts" };
+	const char *v;
+	uint64_t x;
+
+	if (!c || !m)
+		return -EINVAL;
+	dta_int_map_init(m);
+	if (port)
+		*port = DTA_INT_V05_UDP_PORT;
+	if (!c->has_int)
+		return 0;
+	if (port && (v = dta_config_get(c, "int", "port")) &&
+	    !dta_parse_size(v, &x))
+		*port = (uint16_t)x;
+	if ((v = dta_config_get(c, "int", "path"))) {
+		const struct dta_config_structure *cs = dta_config_find(c, v);
+		int idx = (int)(cs - c->s);
+
+		if (cs->layout.primitive == DTA_PRIM_KEY_WRITE)
+			m->path_kw = idx;
+		else
+			m->path_pc = idx;
+	}
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		int *role = i == 0 ? &m->hop_kw : i == 1 ? &m->events_ap
+			    : i == 2 ? &m->flow_ki : &m->queue_ki;
+
+		if ((v = dta_config_get(c, "int", keys[i])))
+			*role = (int)(dta_config_find(c, v) - c->s);
+	}
+	if ((v = dta_config_get(c, "int", "events_by")))
+		m->events_by = !strcmp(v, "switch") ? DTA_INT_EVENTS_SWITCH
+			       : !strcmp(v, "reason") ? DTA_INT_EVENTS_REASON
+						      : DTA_INT_EVENTS_ONE;
+	if ((v = dta_config_get(c, "int", "redundancy")) &&
+	    !dta_parse_size(v, &x))
+		m->redundancy = (unsigned)x;
+	m->decode.sz = sizeof(m->decode);
+	m->decode.dscp_mask = 0x01; /* dta_int_decode()'s defaults */
+	m->decode.dscp_value = 0x01;
+	if ((v = dta_config_get(c, "int", "dscp_mask")) && !dta_parse_size(v, &x))
+		m->decode.dscp_mask = (uint8_t)x;
+	if ((v = dta_config_get(c, "int", "dscp_value")) && !dta_parse_size(v, &x))
+		m->decode.dscp_value = (uint8_t)x;
+	if ((v = dta_config_get(c, "int", "md_udp_port")) &&
+	    !dta_parse_size(v, &x))
+		m->decode.udp_port = (uint16_t)x;
+	if ((v = dta_config_get(c, "int", "ttl_init")) && !dta_parse_size(v, &x))
+		m->decode.ttl_init = (uint8_t)x;
+	return 1;
+}
+
 DTA_API int dta_config_parse(const char *text, size_t len,
 			     struct dta_config **out, char *err, size_t errlen)
 {
 	struct dta_config *c;
 	struct section *s;
-	bool seen[4] = { false };
+	bool seen[SEC_INT + 1] = { false };
 	unsigned line = 0;
 	size_t pos = 0;
 	int rc = 0;
@@ -890,6 +1058,8 @@ DTA_API int dta_config_parse(const char *text, size_t len,
 	rc = end_section(c, s, err, errlen);
 	if (!rc)
 		rc = resolve_collectors(c, err, errlen);
+	if (!rc)
+		rc = resolve_int(c, err, errlen);
 out:
 	free(s);
 	if (rc) {
@@ -1007,6 +1177,8 @@ DTA_API const char *dta_config_get(const struct dta_config *c,
 		s = &c->coll[k];
 	} else if (!strcmp(section, "translator"))
 		s = &c->trans;
+	else if (!strcmp(section, "int"))
+		s = &c->intsec;
 	else
 		return NULL;
 	for (unsigned i = 0; i < s->nkv; i++)

@@ -5,11 +5,13 @@
  */
 #include <errno.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dta/append.h"
+#include "dta/int.h"
 #include "dta/hash.h"
 #include "dta/keyincr.h"
 #include "dta/keywrite.h"
@@ -97,6 +99,14 @@ enum {
 };
 static_assert(sizeof(struct seq_state) == 24, "packed reporter state");
 
+struct int_reporter {
+	uint32_t node;
+	uint8_t hw_id;
+	uint8_t version;
+	bool used;
+	struct seq_state q;
+};
+
 struct tr_struct {
 	struct dta_layout l;
 	uint32_t list_base;
@@ -113,7 +123,12 @@ enum {
 	C_AP_BATCH, C_AP_PARTIAL, C_KI_MERGED, C_REPORTS_IN, C_MAL_TRUNC,
 	C_MAL_VERSION, C_MAL_OPCODE, C_MAL_FIELD, C_MAL_AMBIGUOUS,
 	C_MAL_TOO_MANY, C_SEQ_DUP, C_SEQ_SUSPECT, C_SEQ_JUMP, C_SINK_LOST,
-	C_SOCKET_DROP, C_RX_TRUNC, C_REFUSED_SOURCE, C_COUNT
+	C_SOCKET_DROP, C_RX_TRUNC, C_REFUSED_SOURCE, C_INT_DGRAMS, C_INT_IN,
+	C_INT_APPLIED, C_INT_UNMAPPED, C_INT_MAL, C_INT_MAL_TRUNC,
+	C_INT_MAL_VERSION, C_INT_MAL_UNSUP, C_INT_MAL_LENGTH, C_INT_MAL_HOPS,
+	C_INT_MAL_OTHER, C_INT_UPDATES, C_INT_MISMATCH, C_INT_PATH_TRUNC,
+	C_INT_SEQ_LOST, C_INT_SEQ_LATE, C_INT_SEQ_DUP, C_INT_SEQ_JUMP,
+	C_INT_SEQ_RESTART, C_INT_SEQ_SUSPECT, C_INT_SEQ_UNTRACKED, C_COUNT
 };
 static_assert(sizeof(struct dta_translator_stats) == C_COUNT * 8,
 	      "stats struct and counter list agree");
@@ -136,6 +151,13 @@ struct dta_translator {
 	/* Per-reporter sequence state, 65536 of them. */
 	struct seq_state *seq;
 	spin_t seq_lock[STRIPES];
+
+	/* INT reports: the map, and sequence state per INT reporter in an
+	 * open-addressed table of DTA_INT_REPORTERS_MAX under one lock. */
+	bool has_int_map;
+	struct dta_int_map im;
+	struct int_reporter *iseq;
+	spin_t iseq_lock;
 
 	/* Counters: a block per thread, so counting needs no locked
 	 * instruction (each block has one writer); the last block is shared
@@ -358,8 +380,9 @@ DTA_API int dta_translator_create(const struct dta_translator_opts *opts,
 	err = -ENOMEM;
 	t->pc = calloc(t->o.pc_cache_entries, sizeof(*t->pc));
 	t->seq = calloc(65536, sizeof(*t->seq));
+	t->iseq = calloc(DTA_INT_REPORTERS_MAX, sizeof(*t->iseq));
 	t->ctr = aligned_alloc(64, (CTR_SLOTS + 1) * sizeof(*t->ctr));
-	if (!t->pc || !t->seq || !t->ctr)
+	if (!t->pc || !t->seq || !t->iseq || !t->ctr)
 		goto fail;
 	memset(t->ctr, 0, (CTR_SLOTS + 1) * sizeof(*t->ctr));
 	if (t->o.ki_window_ns) {
@@ -394,6 +417,7 @@ DTA_API void dta_translator_destroy(struct dta_translator *t)
 	free(t->pc);
 	free(t->ki);
 	free(t->seq);
+	free(t->iseq);
 	free(t->ctr);
 	free(t);
 }
@@ -664,6 +688,8 @@ static void track_seq(struct dta_translator *t, const struct dta_report *r,
 		unlock(a, lk);
 	}
 }
+
+static void settle_int_seq(struct dta_translator *t, bool locks);
 
 /* Flush: count what is still open as settled (see translator.h). */
 static void settle_seq(struct dta_translator *t, bool locks)
@@ -1364,6 +1390,7 @@ DTA_API int dta_translator_flush(struct dta_translator *t)
 	locks = enter(t);
 	tick(t, atomic_load(&t->last_tick), true, locks);
 	settle_seq(t, locks);
+	settle_int_seq(t, locks);
 	leave(t, locks);
 	return t->sink.flush ? t->sink.flush(t->sink.ctx) : 0;
 }
@@ -1393,4 +1420,579 @@ DTA_API void dta_translator_stats(const struct dta_translator *t,
 		return;
 	for (unsigned i = 0; i < C_COUNT; i++)
 		p[i] = counter(t, i);
+}
+
+/* ---- INT telemetry reports (docs/int.md "Mapping") ---- */
+
+static_assert(DTA_INT_REPORTERS_MAX > 0 &&
+	      (DTA_INT_REPORTERS_MAX & (DTA_INT_REPORTERS_MAX - 1)) == 0,
+	      "reporter table size is a power of two");
+static_assert(13 + 4 <= DTA_KEY_MAX && 37 + 4 <= DTA_KEY_MAX,
+	      "flow key + switch id fits a key");
+
+/* The event entry as it lies in an Append list (big-endian fields). */
+struct int_event_wire {
+	uint32_t switch_id;
+	uint16_t ingress_port;
+	uint16_t egress_port;
+	uint8_t flags;
+	uint8_t queue_id;
+	uint8_t drop_reason;
+	uint8_t version;
+	uint32_t queue_occupancy;
+	uint32_t flow_hash;
+	uint32_t hop_latency;
+	uint64_t time;
+};
+static_assert(sizeof(struct int_event_wire) == DTA_INT_EVENT_SIZE,
+	      "event entry layout");
+static_assert(offsetof(struct int_event_wire, time) == 24,
+	      "event entry layout");
+
+static void put_be16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static void put_be32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+static void put_be64(uint8_t *p, uint64_t v)
+{
+	put_be32(p, (uint32_t)(v >> 32));
+	put_be32(p + 4, (uint32_t)v);
+}
+
+static uint32_t get_be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+
+DTA_API void dta_int_map_init(struct dta_int_map *m)
+{
+	if (!m)
+		return;
+	memset(m, 0, sizeof(*m));
+	m->sz = sizeof(*m);
+	m->path_kw = m->path_pc = m->hop_kw = DTA_INT_MAP_NONE;
+	m->events_ap = m->flow_ki = m->queue_ki = DTA_INT_MAP_NONE;
+	m->events_by = DTA_INT_EVENTS_ONE;
+}
+
+DTA_API int dta_int_event_decode(const void *buf, struct dta_int_event *ev)
+{
+	const uint8_t *p = buf;
+
+	if (!buf || !ev)
+		return -EINVAL;
+	ev->switch_id = get_be32(p);
+	ev->ingress_port = (uint16_t)(p[4] << 8 | p[5]);
+	ev->egress_port = (uint16_t)(p[6] << 8 | p[7]);
+	ev->flags = p[8];
+	ev->queue_id = p[9];
+	ev->drop_reason = p[10];
+	ev->version = p[11];
+	ev->queue_occupancy = get_be32(p + 12);
+	ev->flow_hash = get_be32(p + 16);
+	ev->hop_latency = get_be32(p + 20);
+	ev->time = (uint64_t)get_be32(p + 24) << 32 | get_be32(p + 28);
+	return 0;
+}
+
+DTA_API size_t dta_int_flow_key(const struct dta_int_flow *f, uint8_t *key)
+{
+	size_t a;
+
+	if (!f || !key || (f->family != 4 && f->family != 6))
+		return 0;
+	a = f->family == 4 ? 4 : 16; /* docs/keys.md 5-tuple forms */
+	memcpy(key, f->src, a);
+	memcpy(key + a, f->dst, a);
+	put_be16(key + 2 * a, f->sport);
+	put_be16(key + 2 * a + 2, f->dport);
+	key[2 * a + 4] = f->proto;
+	return 2 * a + 5;
+}
+
+/* Whether role @idx names a usable first share with @prim. */
+static int int_role(const struct dta_translator *t, int idx, int prim)
+{
+	if (idx == DTA_INT_MAP_NONE)
+		return 0;
+	if (idx < 0 || (unsigned)idx >= t->nstruct || t->s[idx].shard)
+		return -EINVAL;
+	return t->s[idx].l.primitive == prim ? 0 : -DTA_E_PRIMITIVE;
+}
+
+DTA_API int dta_translator_set_int_map(struct dta_translator *t,
+				       const struct dta_int_map *m)
+{
+	struct dta_int_map c;
+	int err;
+
+	if (!t || !m || m->sz < offsetof(struct dta_int_map, decode))
+		return -EINVAL;
+	dta_int_map_init(&c);
+	memcpy(&c, m, m->sz < sizeof(c) ? m->sz : sizeof(c));
+	c.sz = sizeof(c);
+	if (c.events_by > DTA_INT_EVENTS_REASON ||
+	    c.redundancy > DTA_MAX_REDUNDANCY ||
+	    (c.decode.sz && c.decode.sz < sizeof(struct dta_int_opts)))
+		return -EINVAL;
+	if ((err = int_role(t, c.path_kw, DTA_PRIM_KEY_WRITE)) ||
+	    (err = int_role(t, c.path_pc, DTA_PRIM_POSTCARD)) ||
+	    (err = int_role(t, c.hop_kw, DTA_PRIM_KEY_WRITE)) ||
+	    (err = int_role(t, c.events_ap, DTA_PRIM_APPEND)) ||
+	    (err = int_role(t, c.flow_ki, DTA_PRIM_KEY_INCREMENT)) ||
+	    (err = int_role(t, c.queue_ki, DTA_PRIM_KEY_INCREMENT)))
+		return err;
+	if (c.path_kw >= 0 && t->s[c.path_kw].l.g.kw.data_len % 4)
+		return -DTA_E_MISMATCH;
+	if (c.hop_kw >= 0 &&
+	    t->s[c.hop_kw].l.g.kw.data_len < DTA_INT_HOP_DATA_LEN)
+		return -DTA_E_MISMATCH;
+	if (c.events_ap >= 0 &&
+	    t->s[c.events_ap].l.g.ap.entry_size != DTA_INT_EVENT_SIZE)
+		return -DTA_E_MISMATCH;
+	if (c.redundancy) {
+		if ((c.path_kw >= 0 &&
+		     c.redundancy > t->s[c.path_kw].l.g.kw.max_redundancy) ||
+		    (c.hop_kw >= 0 &&
+		     c.redundancy > t->s[c.hop_kw].l.g.kw.max_redundancy))
+			return -EINVAL;
+	}
+	t->im = c;
+	t->has_int_map = true;
+	return 0;
+}
+
+/* ---- INT: sequence accounting ---- */
+
+/* The reporter entry of (@ver, @node, @hw), inserted if new; NULL when
+ * the table is full. Called with iseq_lock held. */
+static struct int_reporter *int_reporter(struct dta_translator *t,
+					 uint8_t ver, uint32_t node,
+					 uint8_t hw)
+{
+	uint64_t h = ((uint64_t)node << 8 | (uint64_t)hw << 2 | ver) *
+		     0x9E3779B97F4A7C15ull;
+
+	for (unsigned k = 0; k < DTA_INT_REPORTERS_MAX; k++) {
+		struct int_reporter *e =
+			&t->iseq[((h >> 40) + k) & (DTA_INT_REPORTERS_MAX - 1)];
+
+		if (!e->used) {
+			e->used = true;
+			e->node = node;
+			e->hw_id = hw;
+			e->version = ver;
+			return e;
+		}
+		if (e->node == node && e->hw_id == hw && e->version == ver)
+			return e;
+	}
+	return NULL;
+}
+
+/*
+ * One datagram's sequence number (a v2.0 group's reports share it). The
+ * DTA v1 rule (seq_one) applies per reporter; v2.0's 22-bit numbers are
+ * first placed in 32 bits nearest the reporter's position, so the rule's
+ * modulo-2^32 arithmetic sees a wrap as a step.
+ */
+static void int_seq(struct dta_translator *t, struct tally *a,
+		    const struct dta_int_report *r)
+{
+	static const unsigned from[] = { C_SEQ_LOST, C_SEQ_LATE, C_SEQ_DUP,
+					 C_SEQ_JUMP, C_SEQ_RESTART,
+					 C_SEQ_SUSPECT };
+	static const unsigned to[] = { C_INT_SEQ_LOST, C_INT_SEQ_LATE,
+				       C_INT_SEQ_DUP, C_INT_SEQ_JUMP,
+				       C_INT_SEQ_RESTART, C_INT_SEQ_SUSPECT };
+	struct tally b = { .touched = 0 };
+	struct int_reporter *e;
+	uint32_t seq = r->seq;
+
+	lock(a, &t->iseq_lock);
+	e = int_reporter(t, r->version, r->node_id, r->hw_id);
+	if (!e) {
+		unlock(a, &t->iseq_lock);
+		tally(a, C_INT_SEQ_UNTRACKED, 1);
+		return;
+	}
+	if (r->version == DTA_INT_V2_0 && (e->q.f & SQ_KNOWN)) {
+		uint32_t d = (seq - e->q.next) & 0x3FFFFF;
+
+		/* sign-extend the 22-bit distance */
+		seq = e->q.next + (d & 0x200000 ? d | 0xFFC00000u : d);
+	}
+	seq_one(&e->q, seq, &b);
+	unlock(a, &t->iseq_lock);
+	for (unsigned i = 0; i < sizeof(from) / sizeof(from[0]); i++)
+		if (b.touched & 1ull << from[i])
+			tally(a, to[i], b.c[from[i]]);
+}
+
+static void settle_int_seq(struct dta_translator *t, bool locks)
+{
+	const struct tally lk_only = { .locks = locks }, *a = &lk_only;
+	uint64_t lost = 0, suspect = 0;
+
+	if (!t->iseq)
+		return;
+	lock(a, &t->iseq_lock);
+	for (unsigned i = 0; i < DTA_INT_REPORTERS_MAX; i++) {
+		struct seq_state *q = &t->iseq[i].q;
+
+		if (!t->iseq[i].used || !(q->f & SQ_KNOWN))
+			continue;
+		lost += SEQ_W - (unsigned)__builtin_popcountll(q->seen);
+		q->seen = ~0ull;
+		suspect += !!(q->f & SQ_CAND) + !!(q->f & SQ_PREV);
+		q->f = SQ_KNOWN;
+	}
+	unlock(a, &t->iseq_lock);
+	count(t, C_INT_SEQ_LOST, lost);
+	count(t, C_INT_SEQ_SUSPECT, suspect);
+}
+
+/* ---- INT: structure updates; each returns 1 if issued ---- */
+
+static int int_kw(struct dta_translator *t, struct tally *a, int s0,
+		  const uint8_t *key, size_t klen, const uint8_t *data)
+{
+	unsigned s = (unsigned)s0 +
+		     dta_shard(key, klen, t->s[s0].nshards);
+	const struct dta_layout *l = &t->s[s].l;
+	unsigned red = t->im.redundancy ? t->im.redundancy
+					: l->g.kw.max_redundancy;
+	uint8_t slots[8 + DTA_DATA_MAX];
+	struct dta_memop ops[DTA_MAX_REDUNDANCY];
+	int n = dta_kw_ops(l, key, klen, data, l->g.kw.data_len, red, slots,
+			   sizeof(slots), ops, DTA_MAX_REDUNDANCY);
+
+	if (n < 0) {
+		tally(a, C_INT_MISMATCH, 1);
+		return 0;
+	}
+	submit(t, a, s, ops, n, 1);
+	return 1;
+}
+
+static int int_pc(struct dta_translator *t, struct tally *a, int s0,
+		  const uint8_t *key, size_t klen, unsigned hop,
+		  unsigned path_len, uint32_t value, uint64_t now)
+{
+	struct dta_report r = { .opcode = DTA_OP_POSTCARD };
+	unsigned s = (unsigned)s0 + dta_shard(key, klen, t->s[s0].nshards);
+
+	if (hop >= t->s[s].l.g.pc.hops) {
+		tally(a, C_INT_MISMATCH, 1);
+		return 0;
+	}
+	r.u.pc.hop = (uint8_t)hop;
+	r.u.pc.path_len = (uint8_t)path_len;
+	r.u.pc.key_len = (uint8_t)klen;
+	r.u.pc.key = key;
+	r.u.pc.value = value;
+	pc_put(t, a, s, pc_index(t, s, &r), &r, now);
+	return 1;
+}
+
+static int int_ki(struct dta_translator *t, struct tally *a, int s0,
+		  const uint8_t *key, size_t klen, uint64_t now)
+{
+	unsigned s = (unsigned)s0 + dta_shard(key, klen, t->s[s0].nshards);
+	struct dta_report r = { .opcode = DTA_OP_KEY_INCREMENT };
+
+	if (!t->ki) {
+		ki_issue(t, a, s, key, klen, 1, 1);
+		return 1;
+	}
+	r.u.ki.key_len = (uint8_t)klen;
+	r.u.ki.key = key;
+	r.u.ki.counter = 1;
+	ki_aggregate(t, a, s,
+		     key_hash(t, s, key, klen) % t->o.ki_agg_entries, &r, now);
+	return 1;
+}
+
+static int int_ap(struct dta_translator *t, struct tally *a, int s,
+		  uint32_t list, const uint8_t *entry, uint64_t now)
+{
+	struct dta_report r = { .opcode = DTA_OP_APPEND };
+	struct ap_list *held = NULL;
+	struct tally b = { .touched = 0, .locks = a->locks };
+	int ok;
+
+	r.u.ap.list_id = t->s[s].list_base + list;
+	r.u.ap.data_len = DTA_INT_EVENT_SIZE;
+	r.u.ap.data = entry;
+	/* ap_put counts a refused entry as the DTA counters do: move those
+	 * to the INT ones. */
+	ok = ap_put(t, &b, &r, now, &held);
+	if (held)
+		unlock(a, &held->lock);
+	if (b.touched & (1ull << C_MISMATCH | 1ull << C_UNKNOWN)) {
+		b.touched &= ~(1ull << C_MISMATCH | 1ull << C_UNKNOWN);
+		tally(a, C_INT_MISMATCH, 1);
+	}
+	for (uint64_t m = b.touched; m; m &= m - 1) {
+		unsigned c = (unsigned)__builtin_ctzll(m);
+
+		tally(a, c, b.c[c]);
+	}
+	return ok;
+}
+
+/* ---- INT: one report ---- */
+
+#define ALL32 0xFFFFFFFFu
+
+/* The hops a report describes, path order: an INT-MD stack reversed
+ * (hops[] is newest first), or the reporting node alone. */
+static unsigned int_hops(const struct dta_int_report *r,
+			 const struct dta_int_md **h, bool *stack)
+{
+	*stack = r->has_int_md && r->n_hops;
+	if (!*stack) {
+		h[0] = &r->local;
+		return 1;
+	}
+	for (unsigned i = 0; i < r->n_hops; i++)
+		h[i] = &r->hops[r->n_hops - 1 - i];
+	return r->n_hops;
+}
+
+static void int_event(const struct dta_int_report *r, const uint8_t *key,
+		      size_t klen, uint8_t *e)
+{
+	const struct dta_int_md *m = &r->local;
+	uint64_t time = 0;
+
+	memset(e, 0xFF, DTA_INT_EVENT_SIZE);
+	put_be32(e, m->present & DTA_INT_MD_SWITCH_ID ? m->switch_id : ALL32);
+	if (m->present & DTA_INT_MD_PORTS) {
+		put_be16(e + 4, m->ingress_port);
+		put_be16(e + 6, m->egress_port);
+	}
+	e[8] = r->flags & (DTA_INT_F_DROPPED | DTA_INT_F_CONGESTED);
+	if (m->present & DTA_INT_MD_QUEUE)
+		e[9] = m->queue_id;
+	else if (m->present & DTA_INT_MD_DROP)
+		e[9] = m->drop_queue_id;
+	if (m->present & DTA_INT_MD_DROP)
+		e[10] = m->drop_reason;
+	e[11] = r->version;
+	if (m->present & DTA_INT_MD_QUEUE)
+		put_be32(e + 12, m->queue_occupancy);
+	put_be32(e + 16, klen ? dta_crc32c(0, key, klen) : 0);
+	if (m->present & DTA_INT_MD_HOP_LATENCY)
+		put_be32(e + 20, m->hop_latency);
+	if (m->present & DTA_INT_MD_EGRESS_TS)
+		time = m->egress_ts;
+	else if (m->present & DTA_INT_MD_INGRESS_TS)
+		time = m->ingress_ts;
+	put_be64(e + 24, time);
+}
+
+/* Apply report @r through the map; return the updates issued. */
+static unsigned int_apply(struct dta_translator *t, struct tally *a,
+			  const struct dta_int_report *r, uint64_t now)
+{
+	const struct dta_int_map *m = &t->im;
+	const struct dta_int_md *h[DTA_INT_HOPS_MAX];
+	uint8_t key[DTA_KEY_MAX], hkey[DTA_KEY_MAX];
+	uint8_t data[DTA_DATA_MAX];
+	size_t klen = dta_int_flow_key(&r->flow, key);
+	bool stack;
+	unsigned nh = int_hops(r, h, &stack), u = 0;
+
+	/* Path tracing. */
+	if (klen && stack && m->path_kw >= 0) {
+		unsigned cap = t->s[m->path_kw].l.g.kw.data_len / 4;
+
+		if (nh > cap)
+			tally(a, C_INT_PATH_TRUNC, 1);
+		memset(data, 0xFF, cap * 4u);
+		for (unsigned i = 0; i < nh && i < cap; i++)
+			if (h[i]->present & DTA_INT_MD_SWITCH_ID)
+				put_be32(data + 4 * i, h[i]->switch_id);
+		u += (unsigned)int_kw(t, a, m->path_kw, key, klen, data);
+	} else if (klen && stack && m->path_pc >= 0) {
+		unsigned b = t->s[m->path_pc].l.g.pc.hops;
+		unsigned len = nh < b ? nh : b;
+
+		if (nh > b)
+			tally(a, C_INT_PATH_TRUNC, 1);
+		for (unsigned i = 0; i < len; i++)
+			u += (unsigned)int_pc(
+				t, a, m->path_pc, key, klen, i, len,
+				h[i]->present & DTA_INT_MD_SWITCH_ID
+					? h[i]->switch_id : ALL32, now);
+	} else if (klen && !stack && m->path_pc >= 0 &&
+		   r->hop_index != DTA_INT_HOP_UNKNOWN &&
+		   (r->local.present & DTA_INT_MD_SWITCH_ID)) {
+		u += (unsigned)int_pc(t, a, m->path_pc, key, klen, r->hop_index,
+				      0, r->local.switch_id, now);
+	}
+
+	/* Per-hop measurements, keyed by flow + switch id. */
+	if (klen && m->hop_kw >= 0) {
+		unsigned dl = t->s[m->hop_kw].l.g.kw.data_len;
+
+		for (unsigned i = 0; i < nh; i++) {
+			const struct dta_int_md *x = h[i];
+
+			if (!(x->present & DTA_INT_MD_SWITCH_ID) ||
+			    !(x->present & (DTA_INT_MD_HOP_LATENCY |
+					    DTA_INT_MD_QUEUE |
+					    DTA_INT_MD_EGRESS_TS)))
+				continue;
+			memset(data, 0, dl);
+			memset(data, 0xFF, DTA_INT_HOP_DATA_LEN);
+			if (x->present & DTA_INT_MD_HOP_LATENCY)
+				put_be32(data, x->hop_latency);
+			if (x->present & DTA_INT_MD_QUEUE)
+				put_be32(data + 4, x->queue_occupancy);
+			if (x->present & DTA_INT_MD_EGRESS_TS)
+				put_be64(data + 8, x->egress_ts);
+			memcpy(hkey, key, klen);
+			put_be32(hkey + klen, x->switch_id);
+			u += (unsigned)int_kw(t, a, m->hop_kw, hkey, klen + 4,
+					      data);
+		}
+	}
+
+	/* Drop and congestion events. */
+	if (m->events_ap >= 0 &&
+	    (r->flags & (DTA_INT_F_DROPPED | DTA_INT_F_CONGESTED))) {
+		uint8_t e[DTA_INT_EVENT_SIZE];
+		uint32_t lists = t->s[m->events_ap].l.g.ap.lists, list = 0;
+
+		int_event(r, key, klen, e);
+		if (m->events_by == DTA_INT_EVENTS_SWITCH)
+			list = get_be32(e) % lists;
+		else if (m->events_by == DTA_INT_EVENTS_REASON)
+			list = (r->local.present & DTA_INT_MD_DROP
+					? r->local.drop_reason : 0) % lists;
+		u += (unsigned)int_ap(t, a, m->events_ap, list, e, now);
+	}
+
+	/* Counters. */
+	if (klen && m->flow_ki >= 0)
+		u += (unsigned)int_ki(t, a, m->flow_ki, key, klen, now);
+	if (m->queue_ki >= 0) {
+		for (unsigned i = 0; i < nh; i++) {
+			const struct dta_int_md *x = h[i];
+			uint8_t q[5];
+
+			if (!(x->present & DTA_INT_MD_SWITCH_ID))
+				continue;
+			if (x->present & DTA_INT_MD_QUEUE)
+				q[4] = x->queue_id;
+			else if (x->present & DTA_INT_MD_DROP)
+				q[4] = x->drop_queue_id;
+			else
+				continue;
+			put_be32(q, x->switch_id);
+			u += (unsigned)int_ki(t, a, m->queue_ki, q, 5, now);
+		}
+	}
+	return u;
+}
+
+static void count_int_malformed(struct tally *a, int err)
+{
+	tally(a, C_INT_MAL, 1);
+	tally(a, err == -DTA_E_TRUNCATED ? C_INT_MAL_TRUNC
+		 : err == -DTA_E_VERSION ? C_INT_MAL_VERSION
+		 : err == -DTA_E_INT_UNSUPPORTED ? C_INT_MAL_UNSUP
+		 : err == -DTA_E_INT_LENGTH ? C_INT_MAL_LENGTH
+		 : err == -DTA_E_INT_HOPS ? C_INT_MAL_HOPS : C_INT_MAL_OTHER,
+	      1);
+}
+
+/* Reports decoded on the stack; a datagram with more (v2.0 groups) takes
+ * a heap array of DTA_INT_REPORTS_MAX. */
+#define INT_STACK 16
+
+static int process_int(struct dta_translator *t, const struct dta_payload *p,
+		       size_t n, uint64_t now, int *err)
+{
+	struct dta_int_report rs[INT_STACK], *big = NULL;
+	const struct dta_int_opts *o =
+		t->im.decode.sz ? &t->im.decode : NULL;
+	struct tally a;
+	int done = 0;
+
+	*err = 0;
+	a.touched = 0;
+	a.locks = enter(t);
+	run_begin(t);
+	for (size_t i = 0; i < n; i++) {
+		struct dta_int_report *r = rs;
+		int k = dta_int_decode(p[i].buf, p[i].len, o, rs, INT_STACK);
+
+		if (k == -DTA_E_INT_TOOMANY) {
+			if (!big)
+				big = malloc(DTA_INT_REPORTS_MAX * sizeof(*big));
+			k = big ? dta_int_decode(p[i].buf, p[i].len, o, big,
+						 DTA_INT_REPORTS_MAX)
+				: -ENOMEM;
+			r = big;
+		}
+		*err = k < 0 ? k : 0;
+		if (k < 0) {
+			count_int_malformed(&a, k);
+			continue;
+		}
+		tally(&a, C_INT_IN, (uint64_t)k);
+		int_seq(t, &a, &r[0]); /* one number per datagram */
+		for (int j = 0; j < k; j++) {
+			unsigned u = t->has_int_map ? int_apply(t, &a, &r[j], now)
+						    : 0;
+
+			tally(&a, u ? C_INT_APPLIED : C_INT_UNMAPPED, 1);
+			tally(&a, C_INT_UPDATES, u);
+			done += !!u;
+		}
+	}
+	run_end(t);
+	tally(&a, C_INT_DGRAMS, n);
+	tally_publish(t, &a);
+	leave(t, a.locks);
+	free(big);
+	return done;
+}
+
+DTA_API int dta_translator_process_int(struct dta_translator *t,
+				       const void *buf, size_t len,
+				       uint64_t now_ns)
+{
+	struct dta_payload p = { .buf = buf, .len = len };
+	int err, done;
+
+	if (!t)
+		return -EINVAL;
+	done = process_int(t, &p, 1, now_ns, &err);
+	return err ? err : done;
+}
+
+DTA_API int dta_translator_process_int_batch(struct dta_translator *t,
+					     const struct dta_payload *p,
+					     size_t n, uint64_t now_ns)
+{
+	int err;
+
+	if (!t || (!p && n))
+		return -EINVAL;
+	return n ? process_int(t, p, n, now_ns, &err) : 0;
 }

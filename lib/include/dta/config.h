@@ -98,9 +98,9 @@ DTA_API const struct dta_config_structure *
 dta_config_find(const struct dta_config *c, const char *name);
 
 /**
- * dta_config_get() - a setting of the [collector], [collector NAME] or
- * [translator] section (@section "collector", "collector NAME" or
- * "translator").
+ * dta_config_get() - a setting of the [collector], [collector NAME],
+ * [translator] or [int] section (@section "collector", "collector NAME",
+ * "translator" or "int").
  * Return: the value as written, or NULL when not set (the program applies
  * its documented default).
  */
@@ -123,6 +123,22 @@ DTA_API const char *dta_config_collector_get(const struct dta_config *c,
 					     size_t i, const char *key);
 /* Share of structure @cs that collector @i holds, or -ENOENT. */
 DTA_API int dta_config_share(const struct dta_config_structure *cs, size_t i);
+
+/**
+ * dta_config_int_map() - the [int] section as a map for
+ * dta_translator_set_int_map() (docs/int.md "Configuration").
+ * @m:    filled in; its role fields hold *configuration* structure indices
+ *        (for dta_config_structure()): the caller replaces each with the
+ *        index dta_translator_add() gave that structure (share 0).
+ *        Without [int], every role is DTA_INT_MAP_NONE.
+ * @port: if not NULL, the INT UDP port ("port", default
+ *        DTA_INT_V05_UDP_PORT, 32766).
+ * Return: 1 when the file has an [int] section, 0 when not, -EINVAL.
+ * The values were checked by dta_config_parse().
+ */
+struct dta_int_map;
+DTA_API int dta_config_int_map(const struct dta_config *c,
+			       struct dta_int_map *m, uint16_t *port);
 
 /**
  * dta_parse_size() - parse an unsigned integer with an optional binary

@@ -16,6 +16,9 @@
  *  - Append: the structure whose list range [list_base, list_base + lists)
  *    holds the report's list id (list - list_base is the list written).
  * A report no structure accepts is counted as unknown_structure.
+ * INT telemetry reports (dta_translator_process_int()) are not routed
+ * this way: a map names the structure of each role (struct dta_int_map,
+ * docs/int.md "Mapping").
  *
  * Stateful parts:
  *  - Postcarding cache (default 32768 entries) indexed by a hash of the flow
@@ -38,9 +41,10 @@
  * core is deterministic under test. Timeouts take effect in
  * dta_translator_tick().
  *
- * Thread safety: dta_translator_process(), _process_batch(), _tick() and
- * _flush() may be called concurrently from several threads once all
- * structures are added; the sink must then be thread-safe too. Postcarding,
+ * Thread safety: dta_translator_process(), _process_batch(),
+ * _process_int(), _process_int_batch(), _tick() and _flush() may be
+ * called concurrently from several threads once all structures are added
+ * (and the INT map set); the sink must then be thread-safe too. Postcarding,
  * aggregation and sequence state is protected by striped locks, Append
  * lists by a lock each. While only one thread has ever called, the locks
  * are skipped; the first call from another thread waits for the first
@@ -54,6 +58,7 @@
 #include <stdint.h>
 
 #include "dta/common.h"
+#include "dta/int.h"
 #include "dta/layout.h"
 
 #ifdef __cplusplus
@@ -158,6 +163,30 @@ struct dta_translator_stats {
 	uint64_t socket_drops;       /* datagrams the kernel dropped */
 	uint64_t rx_truncated;       /* datagrams longer than the buffer */
 	uint64_t refused_source;     /* datagrams from outside the allow-list */
+	/* INT telemetry reports (dta_translator_process_int(); docs/int.md
+	 * "Mapping"). int_reports_in = int_applied + int_unmapped. */
+	uint64_t int_datagrams;      /* INT datagrams given to _process_int() */
+	uint64_t int_reports_in;     /* reports decoded from them */
+	uint64_t int_applied;        /* reports that updated a structure */
+	uint64_t int_unmapped;       /* reports no configured role could use */
+	uint64_t int_malformed;      /* datagrams the decoder refused, by cause: */
+	uint64_t int_malformed_truncated;
+	uint64_t int_malformed_version;
+	uint64_t int_malformed_unsupported;
+	uint64_t int_malformed_length;
+	uint64_t int_malformed_hops;
+	uint64_t int_malformed_other; /* too many reports, bad inner header */
+	uint64_t int_updates;        /* structure updates issued for INT */
+	uint64_t int_mismatch;       /* updates a structure could not take */
+	uint64_t int_path_truncated; /* paths longer than the path structure */
+	uint64_t int_seq_lost;       /* INT sequence accounting, as seq_* */
+	uint64_t int_seq_late;
+	uint64_t int_seq_duplicates;
+	uint64_t int_seq_jumps;
+	uint64_t int_seq_restarts;
+	uint64_t int_seq_suspect;
+	uint64_t int_seq_untracked;  /* datagrams of reporters beyond the
+				      * table (DTA_INT_REPORTERS_MAX) */
 };
 
 /*
@@ -305,6 +334,140 @@ DTA_API int dta_translator_flush(struct dta_translator *t);
  */
 DTA_API int dta_translator_count_input(struct dta_translator *t,
 				       unsigned cause, uint64_t n);
+
+/* ---- INT telemetry reports (docs/int.md "Mapping") ---- */
+
+/* struct dta_int_map: a role left unused. */
+#define DTA_INT_MAP_NONE (-1)
+
+/* struct dta_int_map.events_by: how an event picks its Append list. */
+enum dta_int_events_by {
+	DTA_INT_EVENTS_ONE = 0,    /* every event to list 0 */
+	DTA_INT_EVENTS_SWITCH = 1, /* list = switch id mod lists */
+	DTA_INT_EVENTS_REASON = 2, /* list = drop reason mod lists
+				    * (congestion-only events: reason 0) */
+};
+
+/* INT reporters (node id, hw id, version) whose sequence is tracked. */
+#define DTA_INT_REPORTERS_MAX 4096
+
+/**
+ * struct dta_int_map - which structure (index from dta_translator_add(),
+ * the first share of a sharded one) takes which part of INT reports, or
+ * DTA_INT_MAP_NONE. Start from dta_int_map_init().
+ * @sz:         sizeof(struct dta_int_map).
+ * @path_kw:    Key-Write, flow key -> switch ids of its path (INT-MD
+ *              reports), 4 bytes each, first hop first, padded with
+ *              0xFFFFFFFF; data_len a multiple of 4.
+ * @path_pc:    Postcarding, (flow key, hop) -> switch id (postcard-style
+ *              reports, and INT-MD reports when @path_kw is unused).
+ * @hop_kw:     Key-Write, flow key + switch id -> the hop's measurements
+ *              (DTA_INT_HOP_DATA_LEN bytes, data_len at least that).
+ * @events_ap:  Append, drop (D) and congestion (Q) events, entries of
+ *              DTA_INT_EVENT_SIZE bytes (entry_size exactly that).
+ * @events_by:  enum dta_int_events_by.
+ * @flow_ki:    Key-Increment, flow key -> reports.
+ * @queue_ki:   Key-Increment, switch id + queue id (5 bytes) -> reports.
+ * @redundancy: Key-Write copies N; 0: the layout's max_redundancy.
+ * @decode:     options for dta_int_decode(); its defaults (NULL opts)
+ *              when @decode.sz is 0.
+ */
+struct dta_int_map {
+	size_t sz;
+	int path_kw;
+	int path_pc;
+	int hop_kw;
+	int events_ap;
+	unsigned events_by;
+	int flow_ki;
+	int queue_ki;
+	unsigned redundancy;
+	struct dta_int_opts decode;
+};
+
+/* Every role unused, list choice ONE, decoder defaults. */
+DTA_API void dta_int_map_init(struct dta_int_map *m);
+
+/* Per-hop measurement record (@hop_kw data), big-endian:
+ *  0 hop latency (4)  4 queue occupancy (4)  8 egress timestamp (8)
+ * A field the hop did not report is all ones. Bytes past 16 are zero. */
+#define DTA_INT_HOP_DATA_LEN 16
+
+/* Event entry (@events_ap), DTA_INT_EVENT_SIZE bytes, big-endian:
+ *  0 switch id (4)       4 ingress port (2)   6 egress port (2)
+ *  8 flags (1: DTA_INT_F_DROPPED | DTA_INT_F_CONGESTED)
+ *  9 queue id (1)       10 drop reason (1)   11 report version (1)
+ * 12 queue occupancy (4) 16 flow hash (4: CRC-32C of the flow key, 0
+ *                          without a flow)   20 hop latency (4)
+ * 24 time (8: egress timestamp, else ingress timestamp, else 0)
+ * Fields the report did not carry are all ones (ports, queue, reason,
+ * occupancy, latency). */
+#define DTA_INT_EVENT_SIZE 32
+
+/** struct dta_int_event - an event entry decoded (host order). */
+struct dta_int_event {
+	uint32_t switch_id;
+	uint16_t ingress_port;
+	uint16_t egress_port;
+	uint8_t flags;
+	uint8_t queue_id;
+	uint8_t drop_reason;
+	uint8_t version;
+	uint32_t queue_occupancy;
+	uint32_t flow_hash;
+	uint32_t hop_latency;
+	uint64_t time;
+};
+
+/**
+ * dta_int_event_decode() - read one event entry of DTA_INT_EVENT_SIZE
+ * bytes at @buf into @ev. Return: 0, -EINVAL (NULL argument).
+ */
+DTA_API int dta_int_event_decode(const void *buf, struct dta_int_event *ev);
+
+/**
+ * dta_int_flow_key() - the key of a flow as the mapping writes it (the
+ * 5-tuple forms of docs/keys.md): 13 bytes for IPv4, 37 for IPv6.
+ * @f:   a decoded flow (struct dta_int_flow of dta/int.h).
+ * @key: room for 37 bytes.
+ * Return: the key length, or 0 when @f has no IP flow (family 0).
+ */
+DTA_API size_t dta_int_flow_key(const struct dta_int_flow *f, uint8_t *key);
+
+/**
+ * dta_translator_set_int_map() - map INT reports onto structures.
+ * Checks every role's structure: it exists, has the role's primitive, and
+ * its sizes fit (path_kw data_len a multiple of 4, hop_kw data_len >=
+ * DTA_INT_HOP_DATA_LEN, events_ap entry_size == DTA_INT_EVENT_SIZE).
+ * Must not race with _process_int(). The map is copied.
+ * Return: 0, -EINVAL (NULL, @m->sz too small, bad @events_by or
+ * @redundancy, a role index out of range), -DTA_E_PRIMITIVE,
+ * -DTA_E_MISMATCH (sizes).
+ */
+DTA_API int dta_translator_set_int_map(struct dta_translator *t,
+				       const struct dta_int_map *m);
+
+/**
+ * dta_translator_process_int() - decode one INT telemetry report datagram
+ * (UDP payload) whole with dta_int_decode() and apply every report in it
+ * through the map (nothing of a datagram that does not decode is applied).
+ * Without a map every report counts as int_unmapped.
+ * Return: reports applied, or the decoder's negative error (the datagram
+ * is counted in int_malformed and by cause), or -EINVAL.
+ * Thread-safety as dta_translator_process().
+ */
+DTA_API int dta_translator_process_int(struct dta_translator *t,
+				       const void *buf, size_t len,
+				       uint64_t now_ns);
+
+/**
+ * dta_translator_process_int_batch() - dta_translator_process_int() for
+ * @n datagrams in order. Return: reports applied in all of them, or
+ * -EINVAL for NULL @t or @p with @n > 0.
+ */
+DTA_API int dta_translator_process_int_batch(struct dta_translator *t,
+					     const struct dta_payload *p,
+					     size_t n, uint64_t now_ns);
 
 /* A consistent-enough copy of the counters (each read atomically). */
 DTA_API void dta_translator_stats(const struct dta_translator *t,

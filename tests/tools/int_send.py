@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Send a fixed set of INT telemetry report datagrams (docs/int.md) to
+HOST:PORT (or, with --pcap FILE, write them there as Ethernet/IPv4/UDP
+frames to HOST:PORT), assembled by hand from the Telemetry Report v0.5/v1.0/v2.0 and
+INT v2.1 field tables, for tests/e2e/int_reports.sh. Prints the number of
+datagrams sent. Standard library only."""
+import socket
+import struct
+import sys
+
+
+def ip4_udp(src, ttl, dscp=0, extra=b""):
+    """IPv4 10.0.0.SRC -> 10.0.0.2, UDP 1234 -> 80 (RFC 791, RFC 768)."""
+    tot = 28 + len(extra)
+    ip = struct.pack("!BBHHHBBH4s4s", 0x45, dscp << 2, tot, 1, 0, ttl, 17, 0,
+                     bytes([10, 0, 0, src]), bytes([10, 0, 0, 2]))
+    return ip + struct.pack("!HHHH", 1234, 80, 8 + len(extra), 0) + extra
+
+
+def eth(payload):
+    return bytes([2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x08, 0x00]) + payload
+
+
+def v05_local(sw, seq, ttl, src):
+    """v0.5 NProto 2: fixed header (F=1, hw_id 1), switch local header."""
+    hdr = struct.pack("!BBBBII", 0x02, 0x20, 0x00, 0x01, seq, 1000 * sw)
+    loc = struct.pack("!IHHI I".replace(" ", ""), sw, 1, 2,
+                      (3 << 24) | (100 * sw), 1000 * sw + 7)
+    return hdr + loc + eth(ip4_udp(src, ttl))
+
+
+def v10_drop(sw, seq, src, reason):
+    """v1.0, D=1, hw_id 2, RepMdBits bit 0 (ports) and bit 4 (drop)."""
+    md_bits = 0b100010  # bit 0 is the MSB of the 6-bit field
+    length = 4 + 2
+    b0 = 0x10 | length
+    b1 = (1 << 5) | (md_bits >> 1)       # NProt 1 (IPv4) | RepMdBits[0:5]
+    b2 = ((md_bits & 1) << 7) | 0x01     # RepMdBits[5] | reserved | D
+    b3 = 0x02                            # Q=0 F=0 | hw_id 2
+    hdr = struct.pack("!BBBBIII", b0, b1, b2, b3, sw, seq, 0x1000)
+    md = struct.pack("!HH", 5, 6) + struct.pack("!BBH", 1, reason, 0)
+    return hdr + md + ip4_udp(src, 60)
+
+
+def v20_md(node, seq, src, path):
+    """v2.0 group, one INT report (InType IPv4) whose inner packet carries
+    an INT-MD stack (DSCP 1): node id, hop latency, queue per hop."""
+    stack = b""
+    for sw in reversed(path):  # newest first
+        stack += struct.pack("!III", sw, 10 * sw, (1 << 24) | sw)
+    shim = struct.pack("!BBH", 0x10, 3 + 3 * len(path), 0)
+    mdh = struct.pack("!BBBBHHHH", 0x20, 0, 3, 5, 0xB000, 0, 0, 0)
+    inner = ip4_udp(src, 62, dscp=1, extra=shim + mdh + stack)
+    group = struct.pack("!II", (2 << 28) | (0 << 22) | seq, node)
+    words = (8 + len(inner)) // 4
+    rep = struct.pack("!BBBB", 0x14, words, 0, 0x20) + bytes(8) + inner
+    return group + rep
+
+
+def write_pcap(path, host, port, dgrams):
+    """libpcap file format, LINKTYPE_ETHERNET, one frame per datagram."""
+    dst = socket.inet_aton(host)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
+        for i, d in enumerate(dgrams):
+            udp = struct.pack("!HHHH", 40000, port, 8 + len(d), 0) + d
+            ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), i, 0,
+                             64, 17, 0, dst, dst) + udp
+            fr = bytes([0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 2, 0x08, 0x00]) + ip
+            f.write(struct.pack("<IIII", 1, i, len(fr), len(fr)) + fr)
+
+
+def main():
+    args = sys.argv[1:]
+    pcap = None
+    if args and args[0] == "--pcap":
+        pcap, args = args[1], args[2:]
+    host, port = args[0], int(args[1])
+    dgrams = []
+    for sw in (1, 2, 3):          # flow 10.0.0.7, hops 0, 1, 2
+        dgrams.append(v05_local(sw, 10, 65 - sw, 7))
+    dgrams.append(v10_drop(11, 1, 5, 0x0B))
+    dgrams.append(v10_drop(11, 2, 5, 0x0B))
+    dgrams.append(v20_md(4, 1, 9, [1, 2, 3]))
+    dgrams.append(b"\x30" + bytes(15))   # version 3: malformed
+    if pcap:
+        write_pcap(pcap, host, port, dgrams)
+    else:
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        for d in dgrams:
+            s.sendto(d, (host, port))
+    print(len(dgrams))
+
+
+main()
