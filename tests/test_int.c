@@ -918,6 +918,152 @@ static void test_encode_from_struct(void **state)
 	assert_memory_equal(buf, v20_queue, sizeof(v20_queue));
 }
 
+/* dta_int_inner_build: the decoder reads back the flow, TTL and stack of
+ * every version, family and protocol. */
+static void build_round_trip(uint8_t version, uint8_t family, uint8_t proto,
+			     bool md)
+{
+	struct dta_int_md hops[3] = { { 0 } };
+	struct dta_int_inner in = { .sz = sizeof(in), .ttl = 61, .dscp = md };
+	struct dta_int_report r = { 0 }, out[2];
+	uint8_t inner[512], buf[1024];
+	int il, n;
+
+	in.flow.family = family;
+	in.flow.proto = proto;
+	in.flow.sport = 40000;
+	in.flow.dport = 4791;
+	memset(in.flow.src, 0, 16);
+	memset(in.flow.dst, 0, 16);
+	for (unsigned i = 0; i < (family == 4 ? 4u : 16u); i++) {
+		in.flow.src[i] = (uint8_t)(10 + i);
+		in.flow.dst[i] = (uint8_t)(200 - i);
+	}
+	for (unsigned i = 0; i < 3; i++) {
+		hops[i].switch_id = 100 + i;
+		hops[i].ingress_port = (uint16_t)(i + 1);
+		hops[i].egress_port = (uint16_t)(i + 7);
+		hops[i].hop_latency = 1000 * (i + 1);
+		hops[i].queue_id = (uint8_t)i;
+		hops[i].queue_occupancy = 0xABCDE0 + i;
+		hops[i].egress_ts = 0x1122334455667700ull + i;
+	}
+	if (md) {
+		in.int_md = true;
+		/* node id, ports, latency, queue, egress ts */
+		in.instructions = 0xF400;
+		in.remaining_hops = 5;
+		in.domain_id = 0x1234;
+		in.n_hops = 3;
+		in.hops = hops;
+	}
+	in.payload_len = 2;
+	il = dta_int_inner_build(&in, inner, sizeof(inner));
+	assert_true(il > 0);
+	r.version = version;
+	r.next = version == DTA_INT_V2_0 ? DTA_INT_INTYPE_ETHERNET : 0;
+	r.rep_type = DTA_INT_REPTYPE_INT;
+	r.node_id = 9;
+	r.local.present = DTA_INT_MD_SWITCH_ID;
+	r.local.switch_id = 9;
+	if (version == DTA_INT_V0_5)
+		r.next = DTA_INT_V05_LOCAL;
+	r.inner = inner;
+	r.inner_len = (size_t)il;
+	n = dta_int_encode(&r, 1, buf, sizeof(buf));
+	assert_true(n > 0);
+	assert_int_equal(dta_int_decode(buf, (size_t)n, NULL, out, 2), 1);
+	assert_int_equal(out[0].flow.family, family);
+	assert_int_equal(out[0].flow.proto, proto);
+	assert_int_equal(out[0].flow.sport, 40000);
+	assert_int_equal(out[0].flow.dport, 4791);
+	assert_memory_equal(out[0].flow.src, in.flow.src, 16);
+	assert_memory_equal(out[0].flow.dst, in.flow.dst, 16);
+	assert_int_equal(out[0].ttl, 61);
+	assert_int_equal(out[0].hop_index, 3);
+	assert_int_equal(out[0].has_int_md, md);
+	if (!md) {
+		assert_int_equal(out[0].n_hops, 0);
+		return;
+	}
+	assert_int_equal(out[0].remaining_hops, 5);
+	assert_int_equal(out[0].instructions, 0xF400);
+	assert_int_equal(out[0].int_domain_id, 0x1234);
+	assert_int_equal(out[0].n_hops, 3);
+	for (unsigned i = 0; i < 3; i++) {
+		const struct dta_int_md *h = &out[0].hops[i];
+
+		assert_int_equal(h->present,
+				 DTA_INT_MD_SWITCH_ID | DTA_INT_MD_PORTS |
+					 DTA_INT_MD_HOP_LATENCY |
+					 DTA_INT_MD_QUEUE |
+					 DTA_INT_MD_EGRESS_TS);
+		assert_int_equal(h->switch_id, hops[i].switch_id);
+		assert_int_equal(h->ingress_port, hops[i].ingress_port);
+		assert_int_equal(h->egress_port, hops[i].egress_port);
+		assert_int_equal(h->hop_latency, hops[i].hop_latency);
+		assert_int_equal(h->queue_id, hops[i].queue_id);
+		assert_int_equal(h->queue_occupancy, hops[i].queue_occupancy);
+		assert_true(h->egress_ts == hops[i].egress_ts);
+	}
+}
+
+static void test_inner_build(void **state)
+{
+	(void)state;
+	for (uint8_t v = 0; v <= 2; v++)
+		for (unsigned f = 0; f < 2; f++)
+			for (unsigned t = 0; t < 2; t++)
+				for (unsigned md = 0; md < 2; md++)
+					build_round_trip(v, f ? 6 : 4,
+							 t ? 6 : 17, md);
+}
+
+static void test_inner_build_args(void **state)
+{
+	struct dta_int_md hop = { 0 };
+	struct dta_int_inner in = { .sz = sizeof(in), .ttl = 64 };
+	uint8_t buf[128];
+
+	(void)state;
+	in.flow.family = 4;
+	in.flow.proto = 17;
+	assert_int_equal(dta_int_inner_build(&in, buf, sizeof(buf)), 42);
+	assert_int_equal(dta_int_inner_build(&in, buf, 41), -ENOSPC);
+	assert_int_equal(dta_int_inner_build(NULL, buf, sizeof(buf)), -EINVAL);
+	assert_int_equal(dta_int_inner_build(&in, NULL, sizeof(buf)), -EINVAL);
+	in.sz = 1;
+	assert_int_equal(dta_int_inner_build(&in, buf, sizeof(buf)), -EINVAL);
+	in.sz = sizeof(in);
+	in.flow.proto = 1;
+	assert_int_equal(dta_int_inner_build(&in, buf, sizeof(buf)), -EINVAL);
+	in.flow.proto = 17;
+	in.flow.family = 5;
+	assert_int_equal(dta_int_inner_build(&in, buf, sizeof(buf)), -EINVAL);
+	in.flow.family = 4;
+	in.dscp = 64;
+	assert_int_equal(dta_int_inner_build(&in, buf, sizeof(buf)), -EINVAL);
+	in.dscp = 1;
+	in.int_md = true;
+	in.instructions = 0x8001; /* checksum complement: refused */
+	in.n_hops = 1;
+	in.hops = &hop;
+	assert_int_equal(dta_int_inner_build(&in, buf, sizeof(buf)), -EINVAL);
+	in.instructions = 0x8000;
+	in.hops = NULL;
+	assert_int_equal(dta_int_inner_build(&in, buf, sizeof(buf)), -EINVAL);
+	in.hops = &hop;
+	in.n_hops = DTA_INT_HOPS_MAX + 1;
+	assert_int_equal(dta_int_inner_build(&in, buf, sizeof(buf)), -EINVAL);
+	in.n_hops = 1;
+	hop.queue_occupancy = 0x1000000;
+	in.instructions = 0x1000;
+	assert_int_equal(dta_int_inner_build(&in, buf, sizeof(buf)), -EINVAL);
+	hop.queue_occupancy = 0;
+	/* 42 + shim 4 + header 12 + one hop of one word */
+	assert_int_equal(dta_int_inner_build(&in, buf, sizeof(buf)), 62);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -937,6 +1083,8 @@ int main(void)
 		cmocka_unit_test(test_unsupported),
 		cmocka_unit_test(test_args),
 		cmocka_unit_test(test_encode_from_struct),
+		cmocka_unit_test(test_inner_build),
+		cmocka_unit_test(test_inner_build_args),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

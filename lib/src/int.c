@@ -932,3 +932,103 @@ DTA_API int dta_int_encode(const struct dta_int_report *r, size_t n,
 		return -EINVAL;
 	}
 }
+
+/* ---- inner packet builder ---- */
+
+DTA_API int dta_int_inner_build(const struct dta_int_inner *in, uint8_t *buf,
+				size_t cap)
+{
+	size_t iplen, l4len, intlen = 0, hop_bytes = 0, total;
+	unsigned words;
+	uint8_t *p;
+
+	if (!in || !buf || in->sz < sizeof(*in))
+		return -EINVAL;
+	if ((in->flow.family != 4 && in->flow.family != 6) ||
+	    (in->flow.proto != 6 && in->flow.proto != 17) || in->dscp > 63)
+		return -EINVAL;
+	if (in->int_md) {
+		if (in->n_hops > DTA_INT_HOPS_MAX || (in->n_hops && !in->hops) ||
+		    (in->instructions & 0x007Fu))
+			return -EINVAL;
+		words = bitmap16_words(in->instructions);
+		hop_bytes = (size_t)words * 4;
+		for (unsigned i = 0; i < in->n_hops; i++)
+			if (in->hops[i].queue_occupancy > 0xFFFFFF ||
+			    in->hops[i].buffer_occupancy > 0xFFFFFF)
+				return -EINVAL;
+		intlen = sizeof(struct dta_int_shim) +
+			 sizeof(struct dta_int_md_hdr) + in->n_hops * hop_bytes;
+		if (hop_bytes > 31 * 4 || (intlen - 4) / 4 > 255)
+			return -EINVAL;
+	}
+	iplen = in->flow.family == 4 ? 20 : 40;
+	l4len = in->flow.proto == 6 ? 20 : 8;
+	if (in->payload_len > 65535)
+		return -EINVAL;
+	total = 14 + iplen + l4len + intlen + in->payload_len;
+	if (total - 14 > 65535)
+		return -EINVAL;
+	if (cap < total)
+		return -ENOSPC;
+	memset(buf, 0, total);
+	/* Ethernet: locally administered unicast MACs. */
+	buf[0] = 0x02;
+	buf[5] = 0x02;
+	buf[6] = 0x02;
+	buf[11] = 0x01;
+	p = buf + 14;
+	if (in->flow.family == 4) {
+		dta__put_be16(buf + 12, 0x0800);
+		p[0] = 0x45;
+		p[1] = (uint8_t)(in->dscp << 2);
+		dta__put_be16(p + 2, (uint16_t)(total - 14));
+		p[8] = in->ttl;
+		p[9] = in->flow.proto;
+		memcpy(p + 12, in->flow.src, 4);
+		memcpy(p + 16, in->flow.dst, 4);
+	} else {
+		dta__put_be16(buf + 12, 0x86DD);
+		dta__put_be32(p, 6u << 28 | (uint32_t)in->dscp << 22);
+		dta__put_be16(p + 4, (uint16_t)(total - 14 - 40));
+		p[6] = in->flow.proto;
+		p[7] = in->ttl;
+		memcpy(p + 8, in->flow.src, 16);
+		memcpy(p + 24, in->flow.dst, 16);
+	}
+	p += iplen;
+	dta__put_be16(p, in->flow.sport);
+	dta__put_be16(p + 2, in->flow.dport);
+	if (in->flow.proto == 6)
+		p[12] = 5 << 4; /* data offset 5 words, no options */
+	else
+		dta__put_be16(p + 4, (uint16_t)(total - 14 - iplen));
+	p += l4len;
+	if (in->int_md) {
+		/* Shim: Type 1 (INT-MD), NPT 0; Length counts the metadata
+		 * header and the stack in words, not the shim. */
+		p[0] = SHIM_TYPE_INT_MD << 4;
+		p[1] = (uint8_t)((intlen - sizeof(struct dta_int_shim)) / 4);
+		p += sizeof(struct dta_int_shim);
+		p[0] = INT_MD_VERSION << 4;
+		p[2] = (uint8_t)(hop_bytes / 4);
+		p[3] = in->remaining_hops;
+		dta__put_be16(p + 4, in->instructions);
+		dta__put_be16(p + 6, in->domain_id);
+		p += sizeof(struct dta_int_md_hdr);
+		for (unsigned i = 0; i < in->n_hops; i++) {
+			const struct dta_int_md *h = &in->hops[i];
+			uint16_t bits = in->instructions;
+
+			/* Bit 0 is the node id in an INT-MD stack (reserved
+			 * in a v2.0 report, which put_bitmap16 writes). */
+			if (bits & BIT(0)) {
+				dta__put_be32(p, h->switch_id);
+				p += 4;
+				bits &= (uint16_t)~BIT(0);
+			}
+			p = put_bitmap16(p, bits, h);
+		}
+	}
+	return (int)total;
+}

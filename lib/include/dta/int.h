@@ -263,6 +263,55 @@ DTA_API int dta_int_decode(const uint8_t *buf, size_t len,
 DTA_API int dta_int_encode(const struct dta_int_report *r, size_t n,
 			   uint8_t *buf, size_t cap);
 
+/**
+ * struct dta_int_inner - an inner packet for dta_int_inner_build().
+ * @sz:       sizeof(struct dta_int_inner).
+ * @flow:     family 4 or 6, proto 6 (TCP) or 17 (UDP), addresses, ports.
+ * @ttl:      IPv4 TTL / IPv6 hop limit.
+ * @dscp:     the IP DSCP (6 bits); give the INT DSCP the decoder looks for
+ *            (struct dta_int_opts, default bit 0x01) with @int_md.
+ * @int_md:   add an INT-MD shim (Type 1, NPT 0), metadata header (Ver 2)
+ *            and stack after the TCP/UDP header.
+ * @instructions: INT-MD instruction bitmap; only bits 0..8 (node id to
+ *            buffer) may be set.
+ * @remaining_hops, @domain_id: metadata header fields.
+ * @n_hops, @hops: the stack, newest (nearest the sink) first, each hop
+ *            carrying the fields @instructions selects (@hops[i].present
+ *            is not looked at).
+ * @payload_len: zero bytes after the headers (to round a v2.0 report to
+ *            whole words, or to mimic a packet's size).
+ */
+struct dta_int_inner {
+	size_t sz;
+	struct dta_int_flow flow;
+	uint8_t ttl;
+	uint8_t dscp;
+	bool int_md;
+	uint16_t instructions;
+	uint8_t remaining_hops;
+	uint16_t domain_id;
+	uint8_t n_hops;
+	const struct dta_int_md *hops;
+	size_t payload_len;
+};
+
+/**
+ * dta_int_inner_build() - build an inner packet for a report: Ethernet II
+ * (locally administered MACs), IPv4 (no options) or IPv6 (no extension
+ * headers), a 20-byte TCP or 8-byte UDP header, optionally INT-MD, then
+ * @in->payload_len zero bytes. Put it in dta_int_report.inner with @next
+ * DTA_INT_V05_ETHERNET / DTA_INT_V10_ETHERNET / DTA_INT_INTYPE_ETHERNET;
+ * dta_int_decode() then yields @in's flow, ttl and hops. Checksums are 0.
+ *
+ * Return: bytes written, or -EINVAL (NULL @in/@buf, @in->sz too small,
+ * family not 4/6, proto not 6/17, @dscp above 63, @n_hops above
+ * DTA_INT_HOPS_MAX or hops without @hops, instruction bits 9..15 set, a
+ * queue occupancy above 24 bits, a packet longer than 65535) or -ENOSPC.
+ * Thread-safe.
+ */
+DTA_API int dta_int_inner_build(const struct dta_int_inner *in, uint8_t *buf,
+				size_t cap);
+
 #ifdef __cplusplus
 }
 #endif
