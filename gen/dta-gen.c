@@ -7,6 +7,9 @@
  *   pc  INT postcards: one Postcarding report per hop of a fat-tree path
  *   ap  congestion / loss events: Append entries to event lists
  *   ki  TurboFlow / Marple counters: Key-Increment of packet or byte counts
+ *   int-pc, int-md, int-drop, int-q  INT telemetry reports (v0.5, v1.0,
+ *       v2.0) for a translator's [int] port: postcards, INT-MD stacks,
+ *       drop and congestion reports (docs/int.md)
  *
  * Reports go over UDP or into a pcap file. Keys are IPv4 5-tuples, drawn
  * uniformly or with Zipf popularity, or taken from a packet trace.
@@ -28,9 +31,12 @@
 
 #include <xxhash.h>
 
+#include "dta/hash.h"
+#include "dta/int.h"
 #include "tools.h"
 
-enum { W_KW, W_PC, W_AP, W_KI };
+enum { W_KW, W_PC, W_AP, W_KI, W_INT_PC, W_INT_MD, W_INT_DROP, W_INT_Q };
+#define IS_INT(t) ((t) >= W_INT_PC)
 
 struct gen {
 	int type;
@@ -61,6 +67,14 @@ struct gen {
 	uint8_t pkt[DTA_PAYLOAD_MAX];
 	size_t pkt_len;
 	unsigned pkt_reports;
+
+	/* INT reports (run_int) */
+	unsigned int_version, int_ttl, int_n;
+	size_t int_bytes;
+	struct dta_int_report int_r[256];
+	uint8_t int_inner[256][256];
+	uint32_t *int_seq;   /* next sequence number per node id */
+	uint64_t *int_queue; /* reports per switch id * 8 + queue id */
 
 	/* keys */
 	uint8_t (*trace_keys)[13];
@@ -102,21 +116,30 @@ static void die(const char *fmt, ...)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: dta-gen -t kw|pc|ap|ki [options]\n"
+		"Usage: dta-gen -t kw|pc|ap|ki|int-pc|int-md|int-drop|int-q [options]\n"
 		"Generate DTA reports like the paper's workloads.\n"
 		"\n"
 		"  -t, --type T          kw (INT path tracing), pc (INT postcards),\n"
-		"                        ap (congestion/loss events), ki (flow counters)\n"
-		"  -n, --count N         reports (pc: flows, one report per hop)\n"
+		"                        ap (congestion/loss events), ki (flow counters);\n"
+		"                        INT telemetry reports (docs/int.md \"dta-gen INT\n"
+		"                        workloads and truth\"): int-pc (one postcard per\n"
+		"                        hop, hop index by TTL), int-md (one report per\n"
+		"                        flow from the sink, INT-MD stack of the path),\n"
+		"                        int-drop (D, drop reason), int-q (Q, queue)\n"
+		"  -n, --count N         reports (pc, int-pc: flows, one report per hop;\n"
+		"                        int-md: flows; int-drop, int-q: events)\n"
 		"                        (default 100000)\n"
 		"  -k, --keys K          distinct flows/keys (default: N for kw and pc,\n"
 		"                        N/10 for ki)\n"
 		"  -z, --zipf S          Zipf popularity exponent (default 0: uniform)\n"
 		"  -s, --seed S          random seed (default 1)\n"
 		"  -r, --rate R          reports per second (default 0: as fast as possible)\n"
-		"  -d, --dest HOST:PORT  send over UDP (default 127.0.0.1:40040)\n"
+		"  -d, --dest HOST:PORT  send over UDP (default 127.0.0.1:40040; INT types\n"
+		"                        127.0.0.1:32766)\n"
 		"  -w, --pcap FILE       write the packets to a pcap file instead\n"
-		"  -T, --truth FILE      write the ground truth (for dta-query verify)\n"
+		"  -T, --truth FILE      write the ground truth (for dta-query verify;\n"
+		"                        INT lines: int-path, int-hop, int-event,\n"
+		"                        int-flow, int-queue, see docs/int.md)\n"
 		"  -R, --redundancy N    kw/ki: N in each report (default 2)\n"
 		"      --data BYTES      kw: data bytes, a multiple of 4 (default 20:\n"
 		"                        5 switch ids)\n"
@@ -125,7 +148,11 @@ static void usage(FILE *f)
 		"      --first-list ID   ap: first list id (default 0)\n"
 		"      --fat-tree K      pc/kw: fat-tree arity; switch ids are\n"
 		"                        1..5K^2/4 (default 8: ids 1-80)\n"
-		"      --batch M         reports per UDP packet, v1 only (default 1)\n"
+		"      --batch M         reports per UDP packet, v1 and INT v2.0 (one\n"
+		"                        reporting switch per datagram) only (default 1)\n"
+		"      --int-version V   INT report format 0.5, 1.0 or 2.0 (default 2.0)\n"
+		"      --int-ttl T       INT: initial inner TTL; hop h has TTL T-h\n"
+		"                        (default 64; set the translator's ttl_init to T)\n"
 		"      --legacy          the research prototype's wire format\n"
 		"      --reporter ID     v1 reporter id (default 1)\n"
 		"      --seq N           v1 sequence number of the first report\n"
@@ -336,7 +363,8 @@ static uint16_t ip_csum(const uint8_t *p, size_t len)
 
 /* Datagrams the translator accounted for (received, dropped by the
  * kernel, refused, truncated) per its stats file; *@js gets the file. */
-static int accounted(const char *path, uint64_t *n, char *js, size_t cap)
+static int accounted(const char *path, bool intp, uint64_t *n, char *js,
+		     size_t cap)
 {
 	FILE *f = fopen(path, "r");
 	size_t len;
@@ -348,6 +376,10 @@ static int accounted(const char *path, uint64_t *n, char *js, size_t cap)
 	js[len] = 0;
 	if (!strchr(js, '}'))
 		return -1; /* not a whole object */
+	if (intp) { /* the INT port's datagrams, decoded or not */
+		*n = tool_jnum(js, "int_datagrams");
+		return 0;
+	}
 	*n = tool_jnum(js, "packets") + tool_jnum(js, "socket_drops") +
 	     tool_jnum(js, "refused_source") + tool_jnum(js, "rx_truncated");
 	return 0;
@@ -363,7 +395,7 @@ static void sync_wait(struct gen *g, bool first)
 	struct timespec ts = { .tv_nsec = 2000000 };
 
 	for (;;) {
-		if (accounted(g->sync, &have, js, sizeof(js)) == 0 &&
+		if (accounted(g->sync, IS_INT(g->type), &have, js, sizeof(js)) == 0 &&
 		    (first || have >= want))
 			break;
 		if (tool_now_ns() > deadline) {
@@ -672,6 +704,312 @@ static void run_ki(struct gen *g, FILE *t)
 	free(sum);
 }
 
+/* ---- INT telemetry reports (docs/int.md "dta-gen INT workloads") ---- */
+
+/* One report to build: flow @i, hop @h of its path (int-md: the sink). */
+struct int_item {
+	uint64_t i;
+	uint32_t reporter; /* switch id; the v2.0 group's node id */
+	uint32_t order;    /* position after shuffling */
+	uint8_t h, len;
+	uint32_t ids[5];
+};
+
+/* The metadata of flow @i at hop @h: deterministic, so the truth file
+ * can be written without keeping it. Values stay below 2^31 (timestamps
+ * fit the 32-bit fields of v0.5/v1.0, and shell arithmetic). */
+static void int_hop_md(struct gen *g, uint64_t i, unsigned h, uint32_t sw,
+		       struct dta_int_md *m)
+{
+	uint64_t x = (i + 1) * 0x9E3779B97F4A7C15ull ^ (h + 1) * 0xC2B2AE3D27D4EB4Full ^ g->seed;
+
+	x ^= x >> 29;
+	x *= 0xBF58476D1CE4E5B9ull;
+	x ^= x >> 32;
+	memset(m, 0, sizeof(*m));
+	m->switch_id = sw;
+	m->ingress_port = (uint16_t)(1 + x % 48);
+	m->egress_port = (uint16_t)(1 + (x >> 8) % 48);
+	m->queue_id = (uint8_t)((x >> 16) % 8);
+	m->queue_occupancy = (uint32_t)((x >> 20) % 50000);
+	m->hop_latency = (uint32_t)(200 + (x >> 36) % 20000);
+	m->egress_ts = (1000000 + i * 1000 + h * 10) & 0x7FFFFFFF;
+	m->ingress_ts = m->egress_ts - m->hop_latency;
+	m->drop_queue_id = m->queue_id;
+	m->drop_reason = (uint8_t)(1 + (x >> 48) % 254);
+}
+
+static void int_flow(const uint8_t k[13], struct dta_int_flow *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->family = 4;
+	memcpy(f->src, k, 4);
+	memcpy(f->dst, k + 4, 4);
+	f->sport = (uint16_t)(k[8] << 8 | k[9]);
+	f->dport = (uint16_t)(k[10] << 8 | k[11]);
+	f->proto = k[12];
+}
+
+static void int_flush(struct gen *g)
+{
+	int n;
+
+	if (!g->int_n)
+		return;
+	n = dta_int_encode(g->int_r, g->int_n, g->pkt, sizeof(g->pkt));
+	if (n < 0)
+		die("cannot encode an INT report: %s", dta_strerror(n));
+	g->pkt_len = (size_t)n;
+	g->pkt_reports = g->int_n;
+	g->int_n = 0;
+	g->int_bytes = 0;
+	flush_packet(g);
+}
+
+static void hop_truth(FILE *t, const uint8_t key[13], const struct dta_int_md *m,
+		      bool lat)
+{
+	hex_line(t, "int-hop", key, 13);
+	fprintf(t, " %u ", m->switch_id);
+	if (lat)
+		fprintf(t, "%u", m->hop_latency);
+	else
+		fputc('-', t);
+	fprintf(t, " %u %" PRIu64 "\n", m->queue_occupancy, m->egress_ts);
+}
+
+/* Build, batch and send the report of @it; its truth lines. */
+static void int_emit(struct gen *g, const struct int_item *it, FILE *t,
+		     uint64_t *flow_reports)
+{
+	struct dta_int_report *r;
+	struct dta_int_md hops[5], m;
+	struct dta_int_inner in = { .sz = sizeof(in) };
+	uint8_t key[13];
+	unsigned ver = g->int_version;
+	size_t need;
+	int il;
+
+	flow_key(g, it->i, key);
+	int_flow(key, &in.flow);
+	in.ttl = (uint8_t)(g->int_ttl - it->h);
+	if (g->type == W_INT_MD) {
+		/* The stack, newest (the sink's) first. */
+		for (unsigned h = 0; h < it->len; h++)
+			int_hop_md(g, it->i, h, it->ids[h], &hops[it->len - 1 - h]);
+		in.dscp = 1; /* the decoder's default INT DSCP bit */
+		in.int_md = true;
+		in.instructions = 0xF400; /* node id, ports, latency, queue, egress ts */
+		in.remaining_hops = (uint8_t)(8 - it->len);
+		in.n_hops = it->len;
+		in.hops = hops;
+	}
+	il = dta_int_inner_build(&in, g->int_inner[g->int_n], sizeof(g->int_inner[0]));
+	if (il > 0 && il % 4) {
+		in.payload_len = (size_t)(4 - il % 4);
+		il = dta_int_inner_build(&in, g->int_inner[g->int_n],
+					 sizeof(g->int_inner[0]));
+	}
+	if (il < 0)
+		die("cannot build an inner packet: %s", dta_strerror(il));
+	need = (size_t)il + 64;
+	if (g->int_n && (ver != DTA_INT_V2_0 || g->int_n == g->batch ||
+			 g->int_r[0].node_id != it->reporter ||
+			 g->int_bytes + need > 1400)) {
+		/* The inner packet was built into the next slot: move it. */
+		uint8_t tmp[sizeof(g->int_inner[0])];
+
+		memcpy(tmp, g->int_inner[g->int_n], (size_t)il);
+		int_flush(g);
+		memcpy(g->int_inner[0], tmp, (size_t)il);
+	}
+	r = &g->int_r[g->int_n];
+	memset(r, 0, sizeof(*r));
+	r->inner = g->int_inner[g->int_n];
+	r->inner_len = (size_t)il;
+	r->version = (uint8_t)ver;
+	r->rep_type = DTA_INT_REPTYPE_INT;
+	r->hw_id = 1;
+	/* v0.5 INT-MD reports (NProto 0) carry no switch id: one sequence
+	 * for all of them, as the translator counts them. */
+	r->node_id = g->type == W_INT_MD && ver == DTA_INT_V0_5 ? 0 : it->reporter;
+	r->next = ver == DTA_INT_V2_0 ? DTA_INT_INTYPE_ETHERNET : 0;
+	/* A v2.0 group's reports share its sequence number. */
+	if (g->int_n)
+		r->seq = g->int_r[0].seq;
+	else
+		r->seq = g->int_seq[r->node_id]++ &
+			 (ver == DTA_INT_V2_0 ? 0x3FFFFFu : ~0u);
+	int_hop_md(g, it->i, it->h, it->ids[it->h], &m);
+	switch (g->type) {
+	case W_INT_PC:
+		r->local = m;
+		r->local.present = DTA_INT_MD_SWITCH_ID | DTA_INT_MD_PORTS |
+				   DTA_INT_MD_QUEUE | DTA_INT_MD_EGRESS_TS |
+				   (ver == DTA_INT_V0_5 ? 0 : DTA_INT_MD_HOP_LATENCY);
+		if (ver == DTA_INT_V0_5)
+			r->next = DTA_INT_V05_LOCAL;
+		if (t)
+			hop_truth(t, key, &m, ver != DTA_INT_V0_5);
+		break;
+	case W_INT_MD:
+		/* The sink reports; its own metadata is not a hop. */
+		r->local.present = 0;
+		r->local.switch_id = it->reporter;
+		for (unsigned h = 0; t && h < it->len; h++)
+			hop_truth(t, key, &hops[it->len - 1 - h], true);
+		break;
+	case W_INT_DROP:
+	case W_INT_Q: {
+		uint8_t e[32];
+		char hex[65];
+		bool drop = g->type == W_INT_DROP;
+
+		r->local = m;
+		r->flags = drop ? DTA_INT_F_DROPPED : DTA_INT_F_CONGESTED;
+		if (drop) {
+			r->local.present = DTA_INT_MD_SWITCH_ID | DTA_INT_MD_PORTS |
+					   DTA_INT_MD_DROP | DTA_INT_MD_INGRESS_TS;
+			if (ver == DTA_INT_V0_5)
+				r->next = DTA_INT_V05_DROP;
+		} else {
+			r->local.present = DTA_INT_MD_SWITCH_ID | DTA_INT_MD_PORTS |
+					   DTA_INT_MD_QUEUE | DTA_INT_MD_EGRESS_TS;
+			if (ver == DTA_INT_V0_5)
+				r->next = DTA_INT_V05_LOCAL;
+		}
+		if (!t)
+			break;
+		/* The events entry the mapping writes (docs/int.md). */
+		put_be32(e, m.switch_id);
+		e[4] = (uint8_t)(m.ingress_port >> 8);
+		e[5] = (uint8_t)m.ingress_port;
+		e[6] = (uint8_t)(m.egress_port >> 8);
+		e[7] = (uint8_t)m.egress_port;
+		e[8] = r->flags;
+		e[9] = m.queue_id;
+		e[10] = drop ? m.drop_reason : 0xFF;
+		e[11] = (uint8_t)ver;
+		put_be32(e + 12, drop ? 0xFFFFFFFF : m.queue_occupancy);
+		put_be32(e + 16, dta_crc32c(0, key, 13));
+		put_be32(e + 20, 0xFFFFFFFF);
+		put_be32(e + 24, 0);
+		put_be32(e + 28, (uint32_t)(drop ? m.ingress_ts : m.egress_ts));
+		tool_hex(e, 32, hex);
+		hex_line(t, "int-event", key, 13);
+		fprintf(t, " %u %u %u %s %u %u %u %s\n", m.switch_id,
+			m.ingress_port, m.egress_port, drop ? "D" : "Q",
+			m.queue_id, drop ? m.drop_reason : 255,
+			drop ? 0 : m.queue_occupancy, hex);
+		if (!drop)
+			hop_truth(t, key, &m, false);
+		break;
+	}
+	}
+	/* Per (switch, queue) counts: every described hop with a queue. */
+	if (g->type == W_INT_MD) {
+		for (unsigned h = 0; h < it->len; h++)
+			g->int_queue[(uint64_t)it->ids[h] * 8 + hops[h].queue_id]++;
+	} else {
+		g->int_queue[(uint64_t)m.switch_id * 8 + m.queue_id]++;
+	}
+	flow_reports[it->i]++;
+	g->int_bytes += need;
+	g->int_n++;
+	g->sent_reports++;
+	if (ver != DTA_INT_V2_0)
+		int_flush(g);
+}
+
+static int item_cmp(const void *a, const void *b)
+{
+	const struct int_item *x = a, *y = b;
+
+	if (x->reporter != y->reporter)
+		return x->reporter < y->reporter ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static void run_int(struct gen *g, FILE *t)
+{
+	const uint64_t W = g->type == W_INT_PC || g->type == W_INT_MD ? 16 : 64;
+	uint64_t nsw = (uint64_t)5 * g->fat_k * g->fat_k / 4 + 2;
+	uint64_t *flow_reports = calloc(g->keys, sizeof(uint64_t));
+	struct int_item items[16 * 5 > 64 ? 16 * 5 : 64];
+	uint8_t key[13];
+
+	g->int_seq = calloc(nsw, sizeof(*g->int_seq));
+	g->int_queue = calloc(nsw * 8, sizeof(*g->int_queue));
+	if (!flow_reports || !g->int_seq || !g->int_queue)
+		die("out of memory for %s", "INT reports");
+	for (uint64_t base = 0; base < g->count; base += W) {
+		uint64_t n = g->count - base < W ? g->count - base : W;
+		unsigned m = 0;
+
+		for (uint64_t j = 0; j < n; j++) {
+			struct int_item it = { 0 };
+
+			if (g->type == W_INT_PC || g->type == W_INT_MD)
+				it.i = g->trace_seq ? pick(g, base + j) : base + j;
+			else
+				it.i = pick(g, base + j);
+			it.len = (uint8_t)flow_path(g, it.i, it.ids);
+			if (t && (g->type == W_INT_PC || g->type == W_INT_MD)) {
+				flow_key(g, it.i, key);
+				hex_line(t, "int-path", key, 13);
+				for (unsigned h = 0; h < it.len; h++)
+					fprintf(t, "%c%u", h ? ',' : ' ', it.ids[h]);
+				fputc('\n', t);
+			}
+			if (g->type == W_INT_PC) {
+				for (unsigned h = 0; h < it.len; h++) {
+					it.h = (uint8_t)h;
+					it.reporter = it.ids[h];
+					items[m++] = it;
+				}
+			} else if (g->type == W_INT_MD) {
+				it.h = (uint8_t)(it.len - 1);
+				it.reporter = it.ids[it.len - 1];
+				items[m++] = it;
+			} else {
+				it.h = (uint8_t)(rnd(g) % it.len);
+				it.reporter = it.ids[it.h];
+				items[m++] = it;
+			}
+		}
+		/* Reports of flows in flight interleave; a v2.0 datagram
+		 * holds one reporter's reports, so those are grouped. */
+		for (unsigned a = m; a > 1; a--) {
+			unsigned b = (unsigned)(rnd(g) % a);
+			struct int_item x = items[a - 1];
+
+			items[a - 1] = items[b];
+			items[b] = x;
+		}
+		for (unsigned a = 0; a < m; a++)
+			items[a].order = a;
+		if (g->int_version == DTA_INT_V2_0 && g->batch > 1)
+			qsort(items, m, sizeof(items[0]), item_cmp);
+		for (unsigned a = 0; a < m; a++)
+			int_emit(g, &items[a], t, flow_reports);
+		int_flush(g);
+	}
+	for (uint64_t i = 0; t && i < g->keys; i++) {
+		if (!flow_reports[i])
+			continue;
+		flow_key(g, i, key);
+		hex_line(t, "int-flow", key, 13);
+		fprintf(t, " %" PRIu64 "\n", flow_reports[i]);
+	}
+	for (uint64_t q = 0; t && q < nsw * 8; q++)
+		if (g->int_queue[q])
+			fprintf(t, "int-queue %08x%02x %" PRIu64 "\n",
+				(unsigned)(q / 8), (unsigned)(q % 8), g->int_queue[q]);
+	free(flow_reports);
+	free(g->int_seq);
+	free(g->int_queue);
+}
+
 static unsigned long num(const char *s, const char *what, unsigned long lo,
 			 unsigned long hi)
 {
@@ -711,6 +1049,8 @@ int main(int argc, char **argv)
 		{ "window", required_argument, NULL, 12 },
 		{ "sync-timeout", required_argument, NULL, 13 },
 		{ "seq", required_argument, NULL, 14 },
+		{ "int-version", required_argument, NULL, 15 },
+		{ "int-ttl", required_argument, NULL, 16 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -718,8 +1058,8 @@ int main(int argc, char **argv)
 				.redundancy = 2, .data_len = 20, .batch = 1,
 				.lists = 1, .fat_k = 8, .entry = 4,
 				.pc_window = 16, .reporter = 1,
-				.sync_timeout = 60,
-				.dest = "127.0.0.1:40040" };
+				.sync_timeout = 60, .int_version = DTA_INT_V2_0,
+				.int_ttl = 64 };
 	FILE *t = NULL;
 	char host[256], *colon;
 	int opt;
@@ -731,9 +1071,14 @@ int main(int argc, char **argv)
 			g.type = !strcmp(optarg, "kw") ? W_KW
 				 : !strcmp(optarg, "pc") ? W_PC
 				 : !strcmp(optarg, "ap") ? W_AP
-				 : !strcmp(optarg, "ki") ? W_KI : -2;
+				 : !strcmp(optarg, "ki") ? W_KI
+				 : !strcmp(optarg, "int-pc") ? W_INT_PC
+				 : !strcmp(optarg, "int-md") ? W_INT_MD
+				 : !strcmp(optarg, "int-drop") ? W_INT_DROP
+				 : !strcmp(optarg, "int-q") ? W_INT_Q : -2;
 			if (g.type == -2)
-				die("unknown type %s (kw, pc, ap or ki)", optarg);
+				die("unknown type %s (kw, pc, ap, ki, int-pc, int-md, "
+				    "int-drop or int-q)", optarg);
 			break;
 		case 'n': g.count = num(optarg, "--count", 1, 1ul << 40); break;
 		case 'k': g.keys = num(optarg, "--keys", 1, 1ul << 32); break;
@@ -759,6 +1104,14 @@ int main(int argc, char **argv)
 		case 12: g.window = num(optarg, "--window", 1, 1ul << 32); break;
 		case 13: g.sync_timeout = strtod(optarg, NULL); break;
 		case 14: g.seq = (uint32_t)num(optarg, "--seq", 0, ~0u); break;
+		case 15:
+			g.int_version = !strcmp(optarg, "0.5") ? DTA_INT_V0_5
+					: !strcmp(optarg, "1.0") ? DTA_INT_V1_0
+					: !strcmp(optarg, "2.0") ? DTA_INT_V2_0 : 99;
+			if (g.int_version == 99)
+				die("--int-version %s: want 0.5, 1.0 or 2.0", optarg);
+			break;
+		case 16: g.int_ttl = (unsigned)num(optarg, "--int-ttl", 5, 255); break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -776,13 +1129,20 @@ int main(int argc, char **argv)
 		g.entry = 4;
 		g.batch = 1;
 	}
+	if (!g.dest)
+		g.dest = IS_INT(g.type) ? "127.0.0.1:32766" : "127.0.0.1:40040";
+	if (IS_INT(g.type) && (g.legacy || g.malformed))
+		die("%s", "--legacy and --malformed are not for INT types");
+	if ((g.type == W_INT_PC || g.type == W_INT_MD) && !g.trace)
+		g.keys = g.count; /* one flow per report group */
 	if (!g.keys)
 		g.keys = g.type == W_KI ? (g.count / 10 ? g.count / 10 : 1)
 					: g.count;
 	g.rng = g.seed;
 	if (g.trace)
 		load_trace(&g);
-	else if (g.zipf > 0 && g.type != W_PC)
+	else if (g.zipf > 0 && g.type != W_PC && g.type != W_INT_PC &&
+		 g.type != W_INT_MD)
 		make_zipf(&g);
 
 	snprintf(host, sizeof(host), "%s", g.dest);
@@ -813,9 +1173,15 @@ int main(int argc, char **argv)
 		if (!t)
 			die("cannot write %s", g.truth);
 		fprintf(t, "# dta-gen truth v1 type=%s count=%" PRIu64 " keys=%" PRIu64
-			" redundancy=%u seed=%" PRIu64 " zipf=%g legacy=%d\n",
-			(const char *[]){ "kw", "pc", "ap", "ki" }[g.type], g.count,
+			" redundancy=%u seed=%" PRIu64 " zipf=%g legacy=%d",
+			(const char *[]){ "kw", "pc", "ap", "ki", "int-pc", "int-md",
+					  "int-drop", "int-q" }[g.type], g.count,
 			g.keys, g.redundancy, g.seed, g.zipf, g.legacy);
+		if (IS_INT(g.type))
+			fprintf(t, " int_version=%s int_ttl=%u",
+				(const char *[]){ "0.5", "1.0", "2.0" }[g.int_version],
+				g.int_ttl);
+		fputc('\n', t);
 	}
 	if (g.sync && g.pcap_out)
 		die("%s", "--sync is for UDP, not --pcap");
@@ -827,6 +1193,7 @@ int main(int argc, char **argv)
 	case W_PC: run_pc(&g, t); break;
 	case W_AP: run_ap(&g, t); break;
 	case W_KI: run_ki(&g, t); break;
+	default: run_int(&g, t); break;
 	}
 	flush_packet(&g);
 	while (g.malformed_sent < g.malformed)
