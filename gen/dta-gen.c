@@ -154,8 +154,11 @@ static void usage(FILE *f)
 		"      --int-ttl T       INT: initial inner TTL; hop h has TTL T-h\n"
 		"                        (default 64; set the translator's ttl_init to T)\n"
 		"      --legacy          the research prototype's wire format\n"
-		"      --reporter ID     v1 reporter id (default 1)\n"
-		"      --seq N           v1 sequence number of the first report\n"
+		"      --reporter ID     v1 reporter id (default 1); INT: the hw_id\n"
+		"                        (0-63) of every report, so runs with different\n"
+		"                        ids are different INT reporters\n"
+		"      --seq N           v1 sequence number of the first report; INT:\n"
+		"                        of every reporting switch's first datagram\n"
 		"                        (default 0, as a restarted reporter)\n"
 		"      --trace FILE      take flows and packet order from a pcap trace\n"
 		"                        (IPv4 TCP/UDP); ki counts bytes\n"
@@ -829,7 +832,7 @@ static void int_emit(struct gen *g, const struct int_item *it, FILE *t,
 	r->inner_len = (size_t)il;
 	r->version = (uint8_t)ver;
 	r->rep_type = DTA_INT_REPTYPE_INT;
-	r->hw_id = 1;
+	r->hw_id = (uint8_t)g->reporter;
 	/* v0.5 INT-MD reports (NProto 0) carry no switch id: one sequence
 	 * for all of them, as the translator counts them. */
 	r->node_id = g->type == W_INT_MD && ver == DTA_INT_V0_5 ? 0 : it->reporter;
@@ -909,7 +912,8 @@ static void int_emit(struct gen *g, const struct int_item *it, FILE *t,
 	/* Per (switch, queue) counts: every described hop with a queue. */
 	if (g->type == W_INT_MD) {
 		for (unsigned h = 0; h < it->len; h++)
-			g->int_queue[(uint64_t)it->ids[h] * 8 + hops[h].queue_id]++;
+			g->int_queue[(uint64_t)it->ids[h] * 8 +
+				     hops[it->len - 1 - h].queue_id]++;
 	} else {
 		g->int_queue[(uint64_t)m.switch_id * 8 + m.queue_id]++;
 	}
@@ -942,6 +946,8 @@ static void run_int(struct gen *g, FILE *t)
 	g->int_queue = calloc(nsw * 8, sizeof(*g->int_queue));
 	if (!flow_reports || !g->int_seq || !g->int_queue)
 		die("out of memory for %s", "INT reports");
+	for (uint64_t s = 0; s < nsw; s++)
+		g->int_seq[s] = g->seq; /* every reporter starts at --seq */
 	for (uint64_t base = 0; base < g->count; base += W) {
 		uint64_t n = g->count - base < W ? g->count - base : W;
 		unsigned m = 0;
@@ -1133,6 +1139,8 @@ int main(int argc, char **argv)
 		g.dest = IS_INT(g.type) ? "127.0.0.1:32766" : "127.0.0.1:40040";
 	if (IS_INT(g.type) && (g.legacy || g.malformed))
 		die("%s", "--legacy and --malformed are not for INT types");
+	if (IS_INT(g.type) && g.reporter > 63)
+		die("%s", "--reporter: an INT hw_id is 0..63");
 	if ((g.type == W_INT_PC || g.type == W_INT_MD) && !g.trace)
 		g.keys = g.count; /* one flow per report group */
 	if (!g.keys)
