@@ -112,4 +112,20 @@ for version in 0.5 1.0 2.0; do
 	e2e_expect "INT $version duplicates" "$(e2e_stat int_seq_duplicates)" 0
 	e2e_expect "socket drops" "$(e2e_stat socket_drops)" 0
 done
+
+# The same workload as a pcap file (-w), read by dta-translator -r.
+"$GEN" -t int-pc --int-version 2.0 -n 20 -s 11 --batch 8 -d "127.0.0.1:$INT_PORT" \
+	-w "$E2E/int.pcap" -T "$E2E/t-pc.truth" 2> "$E2E/gen.last"
+cat "$E2E/gen.last"
+e2e_start_collector
+"$TRANSLATOR" -q -c "$E2E/dta.conf" -r "$E2E/int.pcap" > "$E2E/translator.out"
+e2e_expect "pcap: INT datagrams" "$(e2e_stat int_datagrams)" \
+	"$(sed -n 's/^dta-gen: [0-9]* reports in \([0-9]*\) datagrams.*/\1/p' "$E2E/gen.last")"
+e2e_expect "pcap: INT applied" "$(e2e_stat int_applied)" \
+	"$(sed -n 's/^dta-gen: \([0-9]*\) reports in.*/\1/p' "$E2E/gen.last")"
+
+awk '$1 == "int-hop" { print $2, $3 }' "$E2E/t-pc.truth" | head -5 | while read -r key sw; do
+	e2e_query kw get hops "0x$key$(printf %08x "$sw")" > /dev/null
+done
+e2e_stop_collector
 e2e_pass
