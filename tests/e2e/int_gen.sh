@@ -123,7 +123,6 @@ e2e_expect "pcap: INT datagrams" "$(e2e_stat int_datagrams)" \
 	"$(sed -n 's/^dta-gen: [0-9]* reports in \([0-9]*\) datagrams.*/\1/p' "$E2E/gen.last")"
 e2e_expect "pcap: INT applied" "$(e2e_stat int_applied)" \
 	"$(sed -n 's/^dta-gen: \([0-9]*\) reports in.*/\1/p' "$E2E/gen.last")"
-
 awk '$1 == "int-hop" { print $2, $3 }' "$E2E/t-pc.truth" | head -5 | while read -r key sw; do
 	e2e_query kw get hops "0x$key$(printf %08x "$sw")" > /dev/null
 done
