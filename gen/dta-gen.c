@@ -70,6 +70,7 @@ struct gen {
 
 	/* INT reports (run_int) */
 	unsigned int_version, int_ttl, int_n;
+	int int_ipv6;
 	size_t int_bytes;
 	struct dta_int_report int_r[256];
 	uint8_t int_inner[256][256];
@@ -153,6 +154,8 @@ static void usage(FILE *f)
 		"      --int-version V   INT report format 0.5, 1.0 or 2.0 (default 2.0)\n"
 		"      --int-ttl T       INT: initial inner TTL; hop h has TTL T-h\n"
 		"                        (default 64; set the translator's ttl_init to T)\n"
+		"      --int-ipv6        INT: IPv6 flows (the IPv4 ones inside\n"
+		"                        2001:db8::/96; 37-byte keys)\n"
 		"      --legacy          the research prototype's wire format\n"
 		"      --reporter ID     v1 reporter id (default 1); INT: the hw_id\n"
 		"                        (0-63) of every report, so runs with different\n"
@@ -742,15 +745,38 @@ static void int_hop_md(struct gen *g, uint64_t i, unsigned h, uint32_t sw,
 	m->drop_reason = (uint8_t)(1 + (x >> 48) % 254);
 }
 
-static void int_flow(const uint8_t k[13], struct dta_int_flow *f)
+/* Flow @i as the mapping keys it (docs/keys.md): flow_key()'s IPv4
+ * 5-tuple, or with --int-ipv6 the same addresses inside 2001:db8::/96
+ * (37 bytes). Returns the key length. */
+static size_t int_key(struct gen *g, uint64_t i, uint8_t k[37])
 {
+	uint8_t v4[13];
+
+	flow_key(g, i, v4);
+	if (!g->int_ipv6) {
+		memcpy(k, v4, 13);
+		return 13;
+	}
+	memset(k, 0, 37);
+	memcpy(k, "\x20\x01\x0d\xb8", 4);
+	memcpy(k + 12, v4, 4);
+	memcpy(k + 16, k, 12);
+	memcpy(k + 28, v4 + 4, 4);
+	memcpy(k + 32, v4 + 8, 5);
+	return 37;
+}
+
+static void int_flow(const uint8_t *k, size_t kl, struct dta_int_flow *f)
+{
+	size_t al = kl == 13 ? 4 : 16;
+
 	memset(f, 0, sizeof(*f));
-	f->family = 4;
-	memcpy(f->src, k, 4);
-	memcpy(f->dst, k + 4, 4);
-	f->sport = (uint16_t)(k[8] << 8 | k[9]);
-	f->dport = (uint16_t)(k[10] << 8 | k[11]);
-	f->proto = k[12];
+	f->family = kl == 13 ? 4 : 6;
+	memcpy(f->src, k, al);
+	memcpy(f->dst, k + al, al);
+	f->sport = (uint16_t)(k[2 * al] << 8 | k[2 * al + 1]);
+	f->dport = (uint16_t)(k[2 * al + 2] << 8 | k[2 * al + 3]);
+	f->proto = k[2 * al + 4];
 }
 
 static void int_flush(struct gen *g)
@@ -769,10 +795,10 @@ static void int_flush(struct gen *g)
 	flush_packet(g);
 }
 
-static void hop_truth(FILE *t, const uint8_t key[13], const struct dta_int_md *m,
-		      bool lat)
+static void hop_truth(FILE *t, const uint8_t *key, size_t kl,
+		      const struct dta_int_md *m, bool lat)
 {
-	hex_line(t, "int-hop", key, 13);
+	hex_line(t, "int-hop", key, kl);
 	fprintf(t, " %u ", m->switch_id);
 	if (lat)
 		fprintf(t, "%u", m->hop_latency);
@@ -788,13 +814,14 @@ static void int_emit(struct gen *g, const struct int_item *it, FILE *t,
 	struct dta_int_report *r;
 	struct dta_int_md hops[5], m;
 	struct dta_int_inner in = { .sz = sizeof(in) };
-	uint8_t key[13];
+	uint8_t key[37];
+	size_t kl;
 	unsigned ver = g->int_version;
 	size_t need;
 	int il;
 
-	flow_key(g, it->i, key);
-	int_flow(key, &in.flow);
+	kl = int_key(g, it->i, key);
+	int_flow(key, kl, &in.flow);
 	in.ttl = (uint8_t)(g->int_ttl - it->h);
 	if (g->type == W_INT_MD) {
 		/* The stack, newest (the sink's) first. */
@@ -853,14 +880,14 @@ static void int_emit(struct gen *g, const struct int_item *it, FILE *t,
 		if (ver == DTA_INT_V0_5)
 			r->next = DTA_INT_V05_LOCAL;
 		if (t)
-			hop_truth(t, key, &m, ver != DTA_INT_V0_5);
+			hop_truth(t, key, kl, &m, ver != DTA_INT_V0_5);
 		break;
 	case W_INT_MD:
 		/* The sink reports; its own metadata is not a hop. */
 		r->local.present = 0;
 		r->local.switch_id = it->reporter;
 		for (unsigned h = 0; t && h < it->len; h++)
-			hop_truth(t, key, &hops[it->len - 1 - h], true);
+			hop_truth(t, key, kl, &hops[it->len - 1 - h], true);
 		break;
 	case W_INT_DROP:
 	case W_INT_Q: {
@@ -894,18 +921,18 @@ static void int_emit(struct gen *g, const struct int_item *it, FILE *t,
 		e[10] = drop ? m.drop_reason : 0xFF;
 		e[11] = (uint8_t)ver;
 		put_be32(e + 12, drop ? 0xFFFFFFFF : m.queue_occupancy);
-		put_be32(e + 16, dta_crc32c(0, key, 13));
+		put_be32(e + 16, dta_crc32c(0, key, kl));
 		put_be32(e + 20, 0xFFFFFFFF);
 		put_be32(e + 24, 0);
 		put_be32(e + 28, (uint32_t)(drop ? m.ingress_ts : m.egress_ts));
 		tool_hex(e, 32, hex);
-		hex_line(t, "int-event", key, 13);
+		hex_line(t, "int-event", key, kl);
 		fprintf(t, " %u %u %u %s %u %u %u %s\n", m.switch_id,
 			m.ingress_port, m.egress_port, drop ? "D" : "Q",
 			m.queue_id, drop ? m.drop_reason : 255,
 			drop ? 0 : m.queue_occupancy, hex);
 		if (!drop)
-			hop_truth(t, key, &m, false);
+			hop_truth(t, key, kl, &m, false);
 		break;
 	}
 	}
@@ -940,7 +967,8 @@ static void run_int(struct gen *g, FILE *t)
 	uint64_t nsw = (uint64_t)5 * g->fat_k * g->fat_k / 4 + 2;
 	uint64_t *flow_reports = calloc(g->keys, sizeof(uint64_t));
 	struct int_item items[16 * 5 > 64 ? 16 * 5 : 64];
-	uint8_t key[13];
+	uint8_t key[37];
+	size_t kl;
 
 	g->int_seq = calloc(nsw, sizeof(*g->int_seq));
 	g->int_queue = calloc(nsw * 8, sizeof(*g->int_queue));
@@ -961,8 +989,8 @@ static void run_int(struct gen *g, FILE *t)
 				it.i = pick(g, base + j);
 			it.len = (uint8_t)flow_path(g, it.i, it.ids);
 			if (t && (g->type == W_INT_PC || g->type == W_INT_MD)) {
-				flow_key(g, it.i, key);
-				hex_line(t, "int-path", key, 13);
+				kl = int_key(g, it.i, key);
+				hex_line(t, "int-path", key, kl);
 				for (unsigned h = 0; h < it.len; h++)
 					fprintf(t, "%c%u", h ? ',' : ' ', it.ids[h]);
 				fputc('\n', t);
@@ -1003,8 +1031,8 @@ static void run_int(struct gen *g, FILE *t)
 	for (uint64_t i = 0; t && i < g->keys; i++) {
 		if (!flow_reports[i])
 			continue;
-		flow_key(g, i, key);
-		hex_line(t, "int-flow", key, 13);
+		kl = int_key(g, i, key);
+		hex_line(t, "int-flow", key, kl);
 		fprintf(t, " %" PRIu64 "\n", flow_reports[i]);
 	}
 	for (uint64_t q = 0; t && q < nsw * 8; q++)
@@ -1057,6 +1085,7 @@ int main(int argc, char **argv)
 		{ "seq", required_argument, NULL, 14 },
 		{ "int-version", required_argument, NULL, 15 },
 		{ "int-ttl", required_argument, NULL, 16 },
+		{ "int-ipv6", no_argument, NULL, 17 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1117,6 +1146,7 @@ int main(int argc, char **argv)
 			if (g.int_version == 99)
 				die("--int-version %s: want 0.5, 1.0 or 2.0", optarg);
 			break;
+		case 17: g.int_ipv6 = 1; break;
 		case 16: g.int_ttl = (unsigned)num(optarg, "--int-ttl", 5, 255); break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
