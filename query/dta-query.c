@@ -1978,7 +1978,8 @@ static void usage(FILE *f)
 		"\n"
 		"Options (before COMMAND):\n"
 		"  -c, --config FILE        configuration (collector socket, structure\n"
-		"                           names, Postcarding value sets)\n"
+		"                           names, Postcarding value sets, the [int]\n"
+		"                           section's structures for int)\n"
 		"  -S, --socket PATH        collector socket (default: from the config,\n"
 		"                           else DIR/dta-dta.sock, DIR the first of\n"
 		"                           $RUNTIME_DIRECTORY, /run/dta (if root or it\n"
@@ -2010,7 +2011,7 @@ static void usage(FILE *f)
 	fprintf(f, "\nKEY forms: 10.0.0.1:1234->10.0.0.2:80/tcp, "
 		"[2001:db8::1]:1->[2001:db8::2]:2/udp,\n10.0.0.1, 42 (4 bytes "
 		"big-endian), 0x0a000001 (bytes as written); docs/keys.md.\n"
-		"Exit status: 0 found/ok, 1 not found (kw, pc) or verify below\n"
+		"Exit status: 0 found/ok, 1 not found (kw, pc, int path|hops) or\nverify below "
 		"--min-success, 2 usage, 3 error.\n");
 }
 
