@@ -2,8 +2,9 @@
 # dta-query's INT questions (docs/int.md "Querying INT structures"): the
 # datagrams of tests/tools/int_send.py --congestion go through a translator
 # with an [int] section; `dta-query int path|hops|drops|congestion|count|
-# queue` answer in words and JSON, exactly, over the collector's socket and
-# through --map; then once more with the paths in a Postcarding structure.
+# queue` answer in words and JSON, exactly, over the collector's socket,
+# through --map and from snapshot files; then once more with the paths in
+# a Postcarding structure.
 . "$(dirname "$0")/lib.sh"
 e2e_init int_query "$1"
 command -v python3 > /dev/null || exit 77
@@ -64,7 +65,8 @@ send() {
 	e2e_retry all_in
 	e2e_stop_translator
 }
-# Every answer of one way of asking (WAY: "" the socket, "-m" --map).
+# Every answer of one way of asking (WAY: "" the socket, "-m" --map,
+# "-D DIR" snapshot files).
 answers() { # WAY
 	w=$1
 	e2e_expect "path $w" "$(q $w int path "$F9")" \
@@ -148,6 +150,8 @@ rc=0
 e2e_expect "unknown structure" "$rc" 3
 grep ghost "$E2E/ghost.err"
 e2e_stop_collector
+# The same answers from the snapshots the collector wrote on exit.
+answers "-D $E2E/snapshots"
 
 # The paths in a Postcarding structure (3 hops, switch ids 1-16, N = 2):
 # the v0.5 postcards of 10.0.0.7 at hops 0-2, the INT-MD path of 10.0.0.9
