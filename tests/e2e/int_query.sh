@@ -110,6 +110,9 @@ $drop
 	e2e_expect "count $w" "$(q $w int count "$F7")" 3
 	e2e_expect "count json $w" "$(q $w -j int count "$F5")" \
 		'{"flow":"10.0.0.5:1234->10.0.0.2:80/udp","structure":"flows","count":3}'
+	e2e_expect "count IPv6 $w" \
+		"$(q $w -j int count '[2001:db8::1]:1234-[2001:db8::2]:80/udp')" \
+		'{"flow":"[2001:db8::1]:1234->[2001:db8::2]:80/udp","structure":"flows","count":1}'
 	e2e_expect "queue $w" "$(q $w int queue 2 3)" 1
 	e2e_expect "queue json $w" "$(q $w -j int queue 12 4)" \
 		'{"queue":"12/4","structure":"queues","count":1}'
