@@ -193,6 +193,38 @@ int tool_parse_key(const char *s, uint8_t *key, size_t cap, char *err,
 	}
 }
 
+int tool_parse_flow(const char *s, uint8_t *key, size_t cap, char *err,
+		    size_t errlen)
+{
+	char buf[256], arrow[260];
+	const char *dash, *orig = s;
+	int n;
+
+	if (!s || !*s)
+		return key_err(err, errlen, "empty flow");
+	if (strlen(s) >= sizeof(buf))
+		return key_err(err, errlen, "flow too long");
+	if (!strstr(s, "->") && (dash = strchr(s, '-')) != NULL) {
+		/* Addresses hold no '-': the first one separates. */
+		snprintf(arrow, sizeof(arrow), "%.*s->%s", (int)(dash - s), s,
+			 dash + 1);
+		s = arrow;
+	}
+	if (s[0] != '0' && !strstr(s, "->"))
+		return key_err(err, errlen,
+			       "bad flow '%s' (want A:p-B:q/udp, "
+			       "[A6]:p-[B6]:q/tcp or 0x + 13 or 37 bytes)",
+			       orig);
+	n = tool_parse_key(s, key, cap, buf, sizeof(buf));
+	if (n < 0)
+		return key_err(err, errlen, "%s", buf);
+	if (n != 13 && n != 37)
+		return key_err(err, errlen,
+			       "bad flow '%s': a flow key is 13 (IPv4) or 37 "
+			       "(IPv6) bytes, not %d", orig, n);
+	return n;
+}
+
 static const char *proto_name(uint8_t p, char *buf)
 {
 	if (p == 6)

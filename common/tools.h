@@ -29,6 +29,16 @@
  */
 int tool_parse_key(const char *s, uint8_t *key, size_t cap, char *err,
 		   size_t errlen);
+/**
+ * tool_parse_flow() - a flow as INT reports key it (docs/int.md "Keys"):
+ * a 5-tuple in tool_parse_key()'s forms, with "->" or "-" between the
+ * endpoints (10.0.0.1:1234-10.0.0.2:80/udp,
+ * [2001:db8::1]:1-[2001:db8::2]:2/tcp), or the key in hex (0x.., 13 or 37
+ * bytes). @key needs room for 37 bytes.
+ * Return: 13 (IPv4) or 37 (IPv6), or -1 with a message in @err.
+ */
+int tool_parse_flow(const char *s, uint8_t *key, size_t cap, char *err,
+		    size_t errlen);
 /* The natural form of @key when it has one (5-tuples), else 0x hex. */
 void tool_format_key(const uint8_t *key, size_t len, char *out, size_t cap);
 

@@ -1389,6 +1389,569 @@ static int cmd_verify(int argc, char **argv)
 	return bad;
 }
 
+/* ---- INT questions (docs/int.md "Querying INT structures") ----
+ *
+ * Answered here from the primitive requests (kw, pc, ki, ap) against the
+ * structures the configuration's [int] section gives each role, so they
+ * work the same over a collector's socket, --map and snapshot files, and
+ * route by key or list like the primitive commands. (An INT `verify`
+ * against dta-gen's INT truth files belongs beside cmd_verify().)
+ */
+
+#define INT_NONE UINT32_MAX /* a field or switch id not reported */
+#define INT_PATH_MAX (DTA_DATA_MAX / 4 > 256 ? DTA_DATA_MAX / 4 : 256)
+
+/* The [int] section of --config: which structure plays which role. */
+static void int_map(struct dta_int_map *m)
+{
+	int rc;
+
+	load_config();
+	if (!G.cfg)
+		die("int needs --config: its [int] section names the "
+		    "structures (docs/int.md)");
+	rc = dta_config_int_map(G.cfg, m, NULL);
+	if (rc < 0)
+		die("%s: bad [int] section", G.config);
+	if (rc == 0)
+		die("%s has no [int] section (docs/config.md#int)", G.config);
+}
+
+/* The structure of a role, or die naming the [int] key that is missing. */
+static const struct dta_config_structure *int_role(int idx, const char *key)
+{
+	if (idx == DTA_INT_MAP_NONE)
+		die("%s: [int] has no %s structure (%s = NAME)", G.config, key,
+		    key);
+	return dta_config_structure(G.cfg, (size_t)idx);
+}
+
+static void put_opt_u64(uint64_t v, uint64_t none)
+{
+	if (v == none)
+		fputs("null", stdout);
+	else
+		printf("%" PRIu64, v);
+}
+
+static void print_opt_u64(uint64_t v, uint64_t none)
+{
+	if (v == none)
+		fputs("-", stdout);
+	else
+		printf("%" PRIu64, v);
+}
+
+struct int_path {
+	const struct dta_config_structure *cs;
+	bool kw;         /* Key-Write paths, else Postcarding */
+	char status[32];
+	bool found;
+	uint32_t sw[INT_PATH_MAX];
+	unsigned n;
+	uint64_t votes, candidates, valid_copies;
+};
+
+/* The path of flow @hex from the path structure (Key-Write if [int] has
+ * one, else Postcarding). */
+static void int_path_get(struct backend *b, const struct dta_int_map *m,
+			 const char *hex, struct int_path *p)
+{
+	char req[512];
+	const char *js;
+
+	memset(p, 0, sizeof(*p));
+	p->kw = m->path_kw != DTA_INT_MAP_NONE;
+	p->cs = int_role(p->kw ? m->path_kw : m->path_pc, "path");
+	if (p->kw)
+		snprintf(req, sizeof(req), "kw %s %s %u 0", p->cs->name, hex,
+			 m->redundancy);
+	else
+		snprintf(req, sizeof(req), "pc %s %s", p->cs->name, hex);
+	js = ask_at(b, route_key(b, p->cs, hex), req);
+	check(js);
+	tool_jstr(js, "status", p->status, sizeof(p->status));
+	p->found = !strcmp(p->status, "found");
+	p->votes = tool_jnum(js, "votes");
+	p->candidates = tool_jnum(js, "candidates");
+	p->valid_copies = tool_jnum(js, "valid_copies");
+	if (!p->found)
+		return;
+	if (p->kw) {
+		char data[2 * DTA_DATA_MAX + 1];
+		uint8_t d[DTA_DATA_MAX];
+		int len;
+
+		if (!tool_jstr(js, "data", data, sizeof(data)) ||
+		    (len = tool_unhex(data, d, sizeof(d))) < 0)
+			die("%s: answer without data", p->cs->name);
+		for (int i = 0; i + 4 <= len && p->n < INT_PATH_MAX; i += 4)
+			p->sw[p->n++] = (uint32_t)d[i] << 24 |
+					(uint32_t)d[i + 1] << 16 |
+					(uint32_t)d[i + 2] << 8 | d[i + 3];
+	} else {
+		const char *s = tool_jfield(js, "path");
+
+		if (!s || *s != '[')
+			die("%s: answer without a path", p->cs->name);
+		for (s++; *s && *s != ']' && p->n < INT_PATH_MAX;) {
+			char *end;
+			unsigned long long v = strtoull(s, &end, 10);
+
+			if (end == s)
+				die("%s: bad path in the answer", p->cs->name);
+			p->sw[p->n++] = v > UINT32_MAX ? INT_NONE : (uint32_t)v;
+			s = *end == ',' ? end + 1 : end;
+		}
+	}
+	/* Padding after the path's last hop. */
+	while (p->n && p->sw[p->n - 1] == INT_NONE)
+		p->n--;
+}
+
+static void int_path_json(const char *flow, const struct int_path *p)
+{
+	printf("\"flow\":");
+	tool_json_str(stdout, flow);
+	printf(",\"structure\":");
+	tool_json_str(stdout, p->cs->name);
+	printf(",\"primitive\":\"%s\",\"status\":\"%s\"", p->kw ? "kw" : "pc",
+	       p->status);
+	if (p->found) {
+		fputs(",\"path\":[", stdout);
+		for (unsigned i = 0; i < p->n; i++) {
+			if (i)
+				putchar(',');
+			put_opt_u64(p->sw[i], INT_NONE);
+		}
+		putchar(']');
+	}
+	if (p->kw)
+		printf(",\"votes\":%" PRIu64 ",\"candidates\":%" PRIu64,
+		       p->votes, p->candidates);
+	else
+		printf(",\"valid_copies\":%" PRIu64, p->valid_copies);
+}
+
+/* "found: 1 2 3 (...)" or "not-found (...)": the path and how sure. */
+static void int_path_print(const struct int_path *p)
+{
+	fputs(p->status, stdout);
+	if (p->found) {
+		fputs(":", stdout);
+		for (unsigned i = 0; i < p->n; i++) {
+			putchar(' ');
+			print_opt_u64(p->sw[i], INT_NONE);
+		}
+		fputs(" (switch ids, first hop first;", stdout);
+	} else {
+		fputs(" (", stdout);
+	}
+	if (p->kw && p->found)
+		printf(" %" PRIu64 " of %" PRIu64 " matching slots agree)\n",
+		       p->votes, p->candidates);
+	else if (p->kw)
+		printf("%" PRIu64 " slots matched the key's checksum)\n",
+		       p->candidates);
+	else
+		printf("%s%" PRIu64 " copies decoded validly)\n",
+		       p->found ? " " : "", p->valid_copies);
+}
+
+static int int_path(const struct dta_int_map *m, const char *flow,
+		    const char *hex)
+{
+	struct int_path p;
+	struct backend b;
+
+	backend_open(&b);
+	int_path_get(&b, m, hex, &p);
+	if (G.json) {
+		putchar('{');
+		int_path_json(flow, &p);
+		puts("}");
+	} else {
+		int_path_print(&p);
+	}
+	backend_close(&b);
+	return p.found ? 0 : 1;
+}
+
+static uint32_t be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+
+static int int_hops(const struct dta_int_map *m, const char *flow,
+		    const uint8_t *key, int klen, const char *hex)
+{
+	const struct dta_config_structure *hs = int_role(m->hop_kw, "hops");
+	char *reqs[INT_PATH_MAX] = { NULL }, **resp;
+	int to[INT_PATH_MAX];
+	struct int_path p;
+	struct backend b;
+
+	backend_open(&b);
+	int_path_get(&b, m, hex, &p);
+	for (unsigned i = 0; p.found && i < p.n; i++) {
+		uint8_t k[DTA_KEY_MAX];
+		char khex[2 * DTA_KEY_MAX + 1], req[512];
+
+		to[i] = -1;
+		if (p.sw[i] == INT_NONE)
+			continue;
+		memcpy(k, key, (size_t)klen);
+		for (int j = 0; j < 4; j++)
+			k[klen + j] = (uint8_t)(p.sw[i] >> (24 - 8 * j));
+		tool_hex(k, (size_t)klen + 4, khex);
+		snprintf(req, sizeof(req), "kw %s %s %u 0", hs->name, khex,
+			 m->redundancy);
+		reqs[i] = strdup(req);
+		if (!reqs[i])
+			die("out of memory");
+		to[i] = route_key(&b, hs, khex);
+	}
+	resp = ask_all(&b, reqs, to, p.found ? p.n : 0);
+	for (unsigned i = 0; i < (p.found ? p.n : 0); i++)
+		if (resp[i])
+			check(resp[i]);
+	if (G.json) {
+		fputs("{", stdout);
+		int_path_json(flow, &p);
+		fputs(",\"hops_structure\":", stdout);
+		tool_json_str(stdout, hs->name);
+		fputs(",\"hops\":[", stdout);
+	} else {
+		fputs("path ", stdout);
+		int_path_print(&p);
+	}
+	for (unsigned i = 0; p.found && i < p.n; i++) {
+		char st[32] = "no-switch-id", data[2 * DTA_DATA_MAX + 1];
+		uint8_t d[DTA_DATA_MAX];
+		bool have = false;
+
+		if (resp[i]) {
+			tool_jstr(resp[i], "status", st, sizeof(st));
+			have = tool_jstr(resp[i], "data", data, sizeof(data)) &&
+			       tool_unhex(data, d, sizeof(d)) >= 16;
+		}
+		if (G.json) {
+			printf("%s{\"hop\":%u,\"switch\":", i ? "," : "", i);
+			put_opt_u64(p.sw[i], INT_NONE);
+			printf(",\"status\":\"%s\"", st);
+			if (have) {
+				fputs(",\"latency\":", stdout);
+				put_opt_u64(be32(d), INT_NONE);
+				fputs(",\"occupancy\":", stdout);
+				put_opt_u64(be32(d + 4), INT_NONE);
+				fputs(",\"egress_ts\":", stdout);
+				put_opt_u64((uint64_t)be32(d + 8) << 32 |
+					    be32(d + 12), UINT64_MAX);
+			}
+			putchar('}');
+			continue;
+		}
+		printf("hop %u switch ", i);
+		print_opt_u64(p.sw[i], INT_NONE);
+		printf(": %s", st);
+		if (have) {
+			fputs(", latency ", stdout);
+			print_opt_u64(be32(d), INT_NONE);
+			fputs(", occupancy ", stdout);
+			print_opt_u64(be32(d + 4), INT_NONE);
+			fputs(", egress ts ", stdout);
+			print_opt_u64((uint64_t)be32(d + 8) << 32 | be32(d + 12),
+				      UINT64_MAX);
+		}
+		putchar('\n');
+	}
+	if (G.json)
+		puts("]}");
+	for (unsigned i = 0; i < (p.found ? p.n : 0); i++) {
+		free(reqs[i]);
+		free(resp[i]);
+	}
+	free(resp);
+	backend_close(&b);
+	return p.found ? 0 : 1;
+}
+
+/* A Key-Increment role's count of @khex (flow, or switch + queue). */
+static int int_count(const struct dta_config_structure *cs, const char *what,
+		     const char *text, const char *khex)
+{
+	char req[512];
+	struct backend b;
+	const char *js;
+
+	snprintf(req, sizeof(req), "ki %s %s 0", cs->name, khex);
+	backend_open(&b);
+	js = ask_at(&b, route_key(&b, cs, khex), req);
+	check(js);
+	if (G.json) {
+		printf("{\"%s\":", what);
+		tool_json_str(stdout, text);
+		fputs(",\"structure\":", stdout);
+		tool_json_str(stdout, cs->name);
+		printf(",\"count\":%" PRIu64 "}\n", tool_jnum(js, "count"));
+	} else {
+		printf("%" PRIu64 "\n", tool_jnum(js, "count"));
+	}
+	backend_close(&b);
+	return 0;
+}
+
+struct int_filter {
+	uint8_t flag;            /* DTA_INT_F_DROPPED or _CONGESTED */
+	uint64_t sw, reason, queue; /* UINT64_MAX: any */
+};
+
+static bool int_event_match(const struct dta_int_event *e,
+			    const struct int_filter *f)
+{
+	return (e->flags & f->flag) &&
+	       (f->sw == UINT64_MAX || e->switch_id == f->sw) &&
+	       (f->reason == UINT64_MAX || e->drop_reason == f->reason) &&
+	       (f->queue == UINT64_MAX || e->queue_id == f->queue);
+}
+
+static void int_event_out(const struct dta_int_event *e, uint32_t list,
+			  bool first)
+{
+	if (G.json) {
+		printf("%s{\"list\":%u,\"switch\":", first ? "" : ",", list);
+		put_opt_u64(e->switch_id, INT_NONE);
+		printf(",\"dropped\":%s,\"congested\":%s,\"queue\":",
+		       e->flags & DTA_INT_F_DROPPED ? "true" : "false",
+		       e->flags & DTA_INT_F_CONGESTED ? "true" : "false");
+		put_opt_u64(e->queue_id, 0xff);
+		fputs(",\"reason\":", stdout);
+		put_opt_u64(e->drop_reason, 0xff);
+		fputs(",\"ingress_port\":", stdout);
+		put_opt_u64(e->ingress_port, 0xffff);
+		fputs(",\"egress_port\":", stdout);
+		put_opt_u64(e->egress_port, 0xffff);
+		fputs(",\"occupancy\":", stdout);
+		put_opt_u64(e->queue_occupancy, INT_NONE);
+		fputs(",\"latency\":", stdout);
+		put_opt_u64(e->hop_latency, INT_NONE);
+		printf(",\"time\":%" PRIu64 ",\"flow_hash\":%u,\"version\":%u}",
+		       e->time, e->flow_hash, e->version);
+		return;
+	}
+	fputs("switch ", stdout);
+	print_opt_u64(e->switch_id, INT_NONE);
+	fputs(" queue ", stdout);
+	print_opt_u64(e->queue_id, 0xff);
+	fputs(" ports ", stdout);
+	print_opt_u64(e->ingress_port, 0xffff);
+	fputs("->", stdout);
+	print_opt_u64(e->egress_port, 0xffff);
+	printf(": %s", (e->flags & DTA_INT_F_DROPPED) &&
+			       (e->flags & DTA_INT_F_CONGESTED)
+		       ? "drop+congestion"
+		       : e->flags & DTA_INT_F_DROPPED ? "drop" : "congestion");
+	fputs(", reason ", stdout);
+	print_opt_u64(e->drop_reason, 0xff);
+	fputs(", occupancy ", stdout);
+	print_opt_u64(e->queue_occupancy, INT_NONE);
+	fputs(", latency ", stdout);
+	print_opt_u64(e->hop_latency, INT_NONE);
+	printf(", time %" PRIu64 ", flow hash 0x%08x, version %s\n", e->time,
+	       e->flow_hash, e->version == 0 ? "0.5" : e->version == 1 ? "1.0"
+			     : e->version == 2 ? "2.0" : "?");
+}
+
+/* drops / congestion: the events still stored in the lists the events_by
+ * rule puts them in, oldest first per list, filtered. */
+static int int_events(const struct dta_int_map *m, const struct int_filter *f)
+{
+	const struct dta_config_structure *cs = int_role(m->events_ap, "events");
+	uint32_t lists, lo = 0, hi;
+	uint64_t read = 0, lost = 0, shown = 0;
+
+	if (cs->layout.primitive != DTA_PRIM_APPEND ||
+	    cs->layout.g.ap.entry_size != DTA_INT_EVENT_SIZE)
+		die("%s is not an Append structure of %d-byte entries",
+		    cs->name, DTA_INT_EVENT_SIZE);
+	lists = cs->layout.g.ap.lists;
+	hi = lists - 1;
+	if (m->events_by == DTA_INT_EVENTS_ONE) {
+		hi = 0;
+	} else if (m->events_by == DTA_INT_EVENTS_SWITCH && f->sw != UINT64_MAX) {
+		lo = hi = (uint32_t)(f->sw % lists);
+	} else if (m->events_by == DTA_INT_EVENTS_REASON &&
+		   f->reason != UINT64_MAX) {
+		lo = hi = (uint32_t)(f->reason % lists);
+	}
+	if (G.json) {
+		fputs("{\"structure\":", stdout);
+		tool_json_str(stdout, cs->name);
+		printf(",\"first_list\":%u,\"last_list\":%u,\"events\":[",
+		       lo, hi);
+	}
+	/* One connection (session) per list: a session keeps 16 readers. */
+	for (uint64_t l = lo; l <= hi; l++) {
+		char req[512];
+		struct backend b;
+		uint32_t local;
+		int to;
+
+		backend_open(&b);
+		to = route_list(&b, cs, (uint32_t)l, &local);
+		snprintf(req, sizeof(req), "ap %s %u 4096 oldest", cs->name,
+			 local);
+		for (;;) {
+			const char *js = ask_at(&b, to, req), *p = NULL, *s;
+			size_t len;
+
+			check(js);
+			lost += tool_jnum(js, "lost");
+			if (strstr(js, "\"entries\":[]"))
+				break;
+			while ((s = tool_jentry(js, &p, &len)) != NULL) {
+				uint8_t e[DTA_INT_EVENT_SIZE];
+				char hex[2 * DTA_INT_EVENT_SIZE + 1];
+				struct dta_int_event ev;
+
+				read++;
+				if (len != 2 * DTA_INT_EVENT_SIZE)
+					die("%s: an entry of %zu hex digits",
+					    cs->name, len);
+				memcpy(hex, s, len);
+				hex[len] = 0;
+				if (tool_unhex(hex, e, sizeof(e)) !=
+					    DTA_INT_EVENT_SIZE ||
+				    dta_int_event_decode(e, &ev))
+					die("%s: bad entry %s", cs->name, hex);
+				if (int_event_match(&ev, f))
+					int_event_out(&ev, (uint32_t)l,
+						      shown++ == 0);
+			}
+		}
+		backend_close(&b);
+	}
+	if (G.json)
+		printf("],\"matched\":%" PRIu64 ",\"read\":%" PRIu64
+		       ",\"lost\":%" PRIu64 "}\n", shown, read, lost);
+	else
+		printf("%" PRIu64 " %s of %" PRIu64 " events read (lists %u-%u"
+		       "%s)\n", shown,
+		       f->flag == DTA_INT_F_DROPPED ? "drops" : "congestion events",
+		       read, lo, hi, lost ? ", some overwritten before read" : "");
+	return 0;
+}
+
+static void int_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: dta-query -c CONFIG int path FLOW\n"
+		"       dta-query -c CONFIG int hops FLOW\n"
+		"       dta-query -c CONFIG int drops [--switch ID] [--reason R]\n"
+		"       dta-query -c CONFIG int congestion [--switch ID] [--queue Q]\n"
+		"       dta-query -c CONFIG int count FLOW\n"
+		"       dta-query -c CONFIG int queue SWITCH QUEUE\n"
+		"  INT telemetry in the structures the [int] section of CONFIG\n"
+		"  names (docs/int.md \"Querying INT structures\"):\n"
+		"  path: the switch ids of FLOW's path, first hop first (path\n"
+		"    structure: Key-Write or Postcarding); exit 1 if not found\n"
+		"  hops: each hop's latency, queue occupancy and egress timestamp\n"
+		"    (hops structure, key FLOW + switch id); '-' not reported\n"
+		"  drops, congestion: the events stored (events structure), in\n"
+		"    the lists events_by puts them in, filtered\n"
+		"  count: reports of FLOW (flow_counts); queue: reports of a\n"
+		"    switch's queue (queue_counts); count-min estimates\n"
+		"  FLOW: 10.0.0.1:1234-10.0.0.2:80/udp (or ->), [2001:db8::1]:1-\n"
+		"    [2001:db8::2]:2/tcp, or the 13- or 37-byte key in hex\n");
+}
+
+static int cmd_int(int argc, char **argv)
+{
+	struct int_filter f = { 0, UINT64_MAX, UINT64_MAX, UINT64_MAX };
+	char hex[2 * DTA_KEY_MAX + 1], flow[256], err[256];
+	uint8_t key[DTA_KEY_MAX];
+	struct dta_int_map m;
+	const char *sub;
+	int opt, klen, nargs;
+
+	static const struct option lo[] = {
+		{ "switch", required_argument, NULL, 's' },
+		{ "reason", required_argument, NULL, 'r' },
+		{ "queue", required_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, "s:r:q:h", lo, NULL)) != -1) {
+		if (opt == 's')
+			f.sw = opt_uint("--switch", optarg, 0, UINT32_MAX - 1);
+		else if (opt == 'r')
+			f.reason = opt_uint("--reason", optarg, 0, 254);
+		else if (opt == 'q')
+			f.queue = opt_uint("--queue", optarg, 0, 254);
+		else {
+			int_usage(opt == 'h' ? stdout : stderr);
+			return opt == 'h' ? 0 : 2;
+		}
+	}
+	if (optind >= argc) {
+		int_usage(stderr);
+		return 2;
+	}
+	sub = argv[optind];
+	nargs = argc - optind - 1;
+	if (!strcmp(sub, "drops") || !strcmp(sub, "congestion")) {
+		bool drops = !strcmp(sub, "drops");
+
+		if (nargs || (drops && f.queue != UINT64_MAX) ||
+		    (!drops && f.reason != UINT64_MAX))
+			die("usage: dta-query int %s", drops
+				? "drops [--switch ID] [--reason R]"
+				: "congestion [--switch ID] [--queue Q]");
+		f.flag = drops ? DTA_INT_F_DROPPED : DTA_INT_F_CONGESTED;
+		int_map(&m);
+		return int_events(&m, &f);
+	}
+	if (f.sw != UINT64_MAX || f.reason != UINT64_MAX || f.queue != UINT64_MAX)
+		die("--switch, --reason and --queue go with drops or congestion");
+	if (!strcmp(sub, "queue")) {
+		uint64_t sw, q;
+
+		if (nargs != 2)
+			die("usage: dta-query int queue SWITCH QUEUE");
+		sw = opt_uint("SWITCH", argv[optind + 1], 0, UINT32_MAX - 1);
+		q = opt_uint("QUEUE", argv[optind + 2], 0, 254);
+		for (int j = 0; j < 4; j++)
+			key[j] = (uint8_t)(sw >> (24 - 8 * j));
+		key[4] = (uint8_t)q;
+		tool_hex(key, 5, hex);
+		snprintf(flow, sizeof(flow), "%" PRIu64 "/%" PRIu64, sw, q);
+		int_map(&m);
+		return int_count(int_role(m.queue_ki, "queue_counts"), "queue",
+				 flow, hex);
+	}
+	if (strcmp(sub, "path") && strcmp(sub, "hops") && strcmp(sub, "count")) {
+		fprintf(stderr, "dta-query: unknown int question %s\n", sub);
+		int_usage(stderr);
+		return 2;
+	}
+	if (nargs != 1)
+		die("usage: dta-query int %s FLOW", sub);
+	klen = tool_parse_flow(argv[optind + 1], key, sizeof(key), err,
+			       sizeof(err));
+	if (klen < 0)
+		die("%s", err);
+	tool_hex(key, (size_t)klen, hex);
+	tool_format_key(key, (size_t)klen, flow, sizeof(flow));
+	int_map(&m);
+	if (!strcmp(sub, "path"))
+		return int_path(&m, flow, hex);
+	if (!strcmp(sub, "hops"))
+		return int_hops(&m, flow, key, klen, hex);
+	return int_count(int_role(m.flow_ki, "flow_counts"), "flow", flow, hex);
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(int, char **);
@@ -1398,6 +1961,7 @@ static const struct {
 	{ "pc", cmd_pc, "pc path NAME KEY: Postcarding path of a flow" },
 	{ "ap", cmd_ap, "ap tail|follow NAME LIST: Append entries" },
 	{ "ki", cmd_ki, "ki get NAME KEY: Key-Increment counter of a key" },
+	{ "int", cmd_int, "int path|hops|drops|congestion|count|queue: INT telemetry" },
 	{ "info", cmd_info, "info [FILE]: structures and their geometry" },
 	{ "stats", cmd_stats, "stats: collector counters" },
 	{ "snapshot", cmd_snapshot, "snapshot: make the collector save snapshots" },
@@ -1414,7 +1978,8 @@ static void usage(FILE *f)
 		"\n"
 		"Options (before COMMAND):\n"
 		"  -c, --config FILE        configuration (collector socket, structure\n"
-		"                           names, Postcarding value sets)\n"
+		"                           names, Postcarding value sets, the [int]\n"
+		"                           section's structures for int)\n"
 		"  -S, --socket PATH        collector socket (default: from the config,\n"
 		"                           else DIR/dta-dta.sock, DIR the first of\n"
 		"                           $RUNTIME_DIRECTORY, /run/dta (if root or it\n"
@@ -1446,7 +2011,7 @@ static void usage(FILE *f)
 	fprintf(f, "\nKEY forms: 10.0.0.1:1234->10.0.0.2:80/tcp, "
 		"[2001:db8::1]:1->[2001:db8::2]:2/udp,\n10.0.0.1, 42 (4 bytes "
 		"big-endian), 0x0a000001 (bytes as written); docs/keys.md.\n"
-		"Exit status: 0 found/ok, 1 not found (kw, pc) or verify below\n"
+		"Exit status: 0 found/ok, 1 not found (kw, pc, int path|hops) or\nverify below "
 		"--min-success, 2 usage, 3 error.\n");
 }
 

@@ -31,7 +31,7 @@ for p in collector/dta-collector translator/dta-translator gen/dta-gen query/dta
 	printf '```\n\n'
 done
 printf '### dta-query sub-commands\n\n'
-for c in kw pc ap ki info verify size; do
+for c in kw pc ap ki int info verify size; do
 	printf '```\n'
 	"$B/query/dta-query" "$c" --help
 	printf '```\n\n'

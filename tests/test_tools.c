@@ -332,6 +332,55 @@ static void test_exec_batched_same_bytes(void **state)
 		dta_region_destroy(r[i]);
 }
 
+/* INT flows: both arrows, IPv4 and IPv6, hex of the two lengths; the
+ * other key forms and malformed tuples are refused with a message. */
+static void test_parse_flow(void **state)
+{
+	static const uint8_t v4[13] = { 10, 0, 0, 1, 10, 0, 0, 2,
+					0x04, 0xd2, 0x00, 0x50, 17 };
+	static const char *bad[] = {
+		"", "10.0.0.1", "42", "0x0a000001", "10.0.0.1:1234-10.0.0.2:80",
+		"10.0.0.1:1234-10.0.0.2:80/xyz", "10.0.0.1:99999-10.0.0.2:80/udp",
+		"10.0.0.1-10.0.0.2/udp", "10.0.0.1:1-[::1]:2/udp",
+		"[::1]:1-10.0.0.2:2/udp", "0x0a0000010a00000204d2005011ff",
+		"garbage", "10.0.0.1:1234--10.0.0.2:80/udp",
+	};
+	uint8_t key[64];
+	char err[256];
+
+	(void)state;
+	assert_int_equal(tool_parse_flow("10.0.0.1:1234-10.0.0.2:80/udp", key,
+					 sizeof(key), err, sizeof(err)), 13);
+	assert_memory_equal(key, v4, 13);
+	memset(key, 0, sizeof(key));
+	assert_int_equal(tool_parse_flow("10.0.0.1:1234->10.0.0.2:80/udp", key,
+					 sizeof(key), err, sizeof(err)), 13);
+	assert_memory_equal(key, v4, 13);
+	memset(key, 0, sizeof(key));
+	assert_int_equal(tool_parse_flow("0x0a0000010a00000204d2005011", key,
+					 sizeof(key), err, sizeof(err)), 13);
+	assert_memory_equal(key, v4, 13);
+	assert_int_equal(tool_parse_flow("[2001:db8::1]:1-[2001:db8::2]:2/tcp",
+					 key, sizeof(key), err, sizeof(err)), 37);
+	assert_int_equal(key[0], 0x20);
+	assert_int_equal(key[15], 1);
+	assert_int_equal(key[31], 2);
+	assert_int_equal(key[33], 1);
+	assert_int_equal(key[35], 2);
+	assert_int_equal(key[36], 6);
+	assert_int_equal(tool_parse_flow("[::1]:1->[::2]:2/udp", key,
+					 sizeof(key), err, sizeof(err)), 37);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = 0;
+		if (tool_parse_flow(bad[i], key, sizeof(key), err,
+				    sizeof(err)) != -1)
+			fail_msg("accepted flow '%s'", bad[i]);
+		assert_true(err[0] != 0);
+	}
+	assert_int_equal(tool_parse_flow(NULL, key, sizeof(key), err,
+					 sizeof(err)), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -341,6 +390,7 @@ int main(void)
 		cmocka_unit_test(test_connect_long_path),
 		cmocka_unit_test(test_exec_request_limit),
 		cmocka_unit_test(test_exec_batched_same_bytes),
+		cmocka_unit_test(test_parse_flow),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

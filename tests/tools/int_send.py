@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Send a fixed set of INT telemetry report datagrams (docs/int.md) to
 HOST:PORT (or, with --pcap FILE, write them there as Ethernet/IPv4/UDP
-frames to HOST:PORT), assembled by hand from the Telemetry Report v0.5/v1.0/v2.0 and
+frames to HOST:PORT; --congestion first adds a v1.0 congestion report and a v1.0 report of
+an IPv6 flow),
+assembled by hand from the Telemetry Report v0.5/v1.0/v2.0 and
 INT v2.1 field tables, for tests/e2e/int_reports.sh. Prints the number of
 datagrams sent. Standard library only."""
 import socket
@@ -43,6 +45,32 @@ def v10_drop(sw, seq, src, reason):
     return hdr + md + ip4_udp(src, 60)
 
 
+def v10_congestion(sw, seq, src):
+    """v1.0, Q=1, hw_id 2, RepMdBits bit 0 (ports) and bit 2 (queue id and
+    occupancy)."""
+    md_bits = 0b101000  # bit 0 is the MSB of the 6-bit field
+    length = 4 + 2
+    b0 = 0x10 | length
+    b1 = (1 << 5) | (md_bits >> 1)       # NProt 1 (IPv4) | RepMdBits[0:5]
+    b2 = (md_bits & 1) << 7              # RepMdBits[5] | reserved | D=0
+    b3 = 0x80 | 0x02                     # Q=1 F=0 | hw_id 2
+    hdr = struct.pack("!BBBBIII", b0, b1, b2, b3, sw, seq, 0x2000)
+    md = struct.pack("!HH", 7, 8) + struct.pack("!I", (4 << 24) | 300)
+    return hdr + md + ip4_udp(src, 60)
+
+
+def v10_ip6(sw, seq):
+    """v1.0, no flags, no metadata, NProt 2: an IPv6 packet
+    [2001:db8::1]:1234 -> [2001:db8::2]:80 UDP (RFC 8200)."""
+    b0 = 0x10 | 4
+    b1 = 2 << 5                          # NProt 2 (IPv6), RepMdBits 0
+    hdr = struct.pack("!BBBBIII", b0, b1, 0, 0x02, sw, seq, 0x3000)
+    a = socket.inet_pton(socket.AF_INET6, "2001:db8::1")
+    b = socket.inet_pton(socket.AF_INET6, "2001:db8::2")
+    ip6 = struct.pack("!IHBB16s16s", 0x60000000, 8, 17, 60, a, b)
+    return hdr + ip6 + struct.pack("!HHHH", 1234, 80, 8, 0)
+
+
 def v20_md(node, seq, src, path):
     """v2.0 group, one INT report (InType IPv4) whose inner packet carries
     an INT-MD stack (DSCP 1): node id, hop latency, queue per hop."""
@@ -74,6 +102,9 @@ def write_pcap(path, host, port, dgrams):
 def main():
     args = sys.argv[1:]
     pcap = None
+    congestion = False
+    if args and args[0] == "--congestion":  # tests/e2e/int_query.sh
+        congestion, args = True, args[1:]
     if args and args[0] == "--pcap":
         pcap, args = args[1], args[2:]
     host, port = args[0], int(args[1])
@@ -83,6 +114,9 @@ def main():
     dgrams.append(v10_drop(11, 1, 5, 0x0B))
     dgrams.append(v10_drop(11, 2, 5, 0x0B))
     dgrams.append(v20_md(4, 1, 9, [1, 2, 3]))
+    if congestion:  # switch 12, queue 4, flow 10.0.0.5; switch 13, IPv6
+        dgrams.append(v10_congestion(12, 1, 5))
+        dgrams.append(v10_ip6(13, 1))
     dgrams.append(b"\x30" + bytes(15))   # version 3: malformed
     if pcap:
         write_pcap(pcap, host, port, dgrams)
