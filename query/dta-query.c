@@ -1577,10 +1577,27 @@ static int int_path(const struct dta_int_map *m, const char *flow,
 	return p.found ? 0 : 1;
 }
 
-static uint32_t be32(const uint8_t *p)
+/* The measurements of hop record @h, as ", latency 10, ..." or JSON
+ * members. */
+static void int_hop_fields(const struct dta_int_hop *h)
 {
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | p[3];
+	static const char *const json[] = { "latency", "occupancy",
+					    "egress_ts" };
+	static const char *const human[] = { "latency", "occupancy",
+					     "egress ts" };
+	const uint64_t v[] = { h->hop_latency, h->queue_occupancy,
+			       h->egress_ts };
+	const uint64_t none[] = { INT_NONE, INT_NONE, UINT64_MAX };
+
+	for (unsigned f = 0; f < 3; f++) {
+		if (G.json) {
+			printf(",\"%s\":", json[f]);
+			put_opt_u64(v[f], none[f]);
+		} else {
+			printf(", %s ", human[f]);
+			print_opt_u64(v[f], none[f]);
+		}
+	}
 }
 
 static int int_hops(const struct dta_int_map *m, const char *flow,
@@ -1629,41 +1646,30 @@ static int int_hops(const struct dta_int_map *m, const char *flow,
 	for (unsigned i = 0; p.found && i < p.n; i++) {
 		char st[32] = "no-switch-id", data[2 * DTA_DATA_MAX + 1];
 		uint8_t d[DTA_DATA_MAX];
+		struct dta_int_hop h;
 		bool have = false;
 
 		if (resp[i]) {
 			tool_jstr(resp[i], "status", st, sizeof(st));
 			have = tool_jstr(resp[i], "data", data, sizeof(data)) &&
-			       tool_unhex(data, d, sizeof(d)) >= 16;
+			       tool_unhex(data, d, sizeof(d)) >=
+				       DTA_INT_HOP_DATA_LEN &&
+			       !dta_int_hop_decode(d, &h);
 		}
 		if (G.json) {
 			printf("%s{\"hop\":%u,\"switch\":", i ? "," : "", i);
 			put_opt_u64(p.sw[i], INT_NONE);
 			printf(",\"status\":\"%s\"", st);
-			if (have) {
-				fputs(",\"latency\":", stdout);
-				put_opt_u64(be32(d), INT_NONE);
-				fputs(",\"occupancy\":", stdout);
-				put_opt_u64(be32(d + 4), INT_NONE);
-				fputs(",\"egress_ts\":", stdout);
-				put_opt_u64((uint64_t)be32(d + 8) << 32 |
-					    be32(d + 12), UINT64_MAX);
-			}
+			if (have)
+				int_hop_fields(&h);
 			putchar('}');
 			continue;
 		}
 		printf("hop %u switch ", i);
 		print_opt_u64(p.sw[i], INT_NONE);
 		printf(": %s", st);
-		if (have) {
-			fputs(", latency ", stdout);
-			print_opt_u64(be32(d), INT_NONE);
-			fputs(", occupancy ", stdout);
-			print_opt_u64(be32(d + 4), INT_NONE);
-			fputs(", egress ts ", stdout);
-			print_opt_u64((uint64_t)be32(d + 8) << 32 | be32(d + 12),
-				      UINT64_MAX);
-		}
+		if (have)
+			int_hop_fields(&h);
 		putchar('\n');
 	}
 	if (G.json)

@@ -382,6 +382,15 @@ static void test_int_md_path(void **state)
 	assert_int_equal(be32(d + 4), 2);   /* occupancy */
 	assert_int_equal(be32(d + 8), 0xFFFFFFFF); /* no egress timestamp */
 	assert_int_equal(be32(d + 12), 0xFFFFFFFF);
+	{ /* the library's reading of the same record */
+		struct dta_int_hop h;
+
+		assert_int_equal(dta_int_hop_decode(d, &h), 0);
+		assert_int_equal(h.hop_latency, 20);
+		assert_int_equal(h.queue_occupancy, 2);
+		assert_true(h.egress_ts == UINT64_MAX);
+		assert_int_equal(dta_int_hop_decode(NULL, &h), -EINVAL);
+	}
 	for (uint8_t sw = 1; sw <= 3; sw++)
 		assert_int_equal(ki_get(&x.queue_ki, lo.a[x.s_queue_ki].mem,
 					(const uint8_t[]){ 0, 0, 0, sw, 1 }, 5),

@@ -1506,6 +1506,18 @@ DTA_API int dta_int_event_decode(const void *buf, struct dta_int_event *ev)
 	return 0;
 }
 
+DTA_API int dta_int_hop_decode(const void *buf, struct dta_int_hop *h)
+{
+	const uint8_t *p = buf;
+
+	if (!buf || !h)
+		return -EINVAL;
+	h->hop_latency = get_be32(p);
+	h->queue_occupancy = get_be32(p + 4);
+	h->egress_ts = (uint64_t)get_be32(p + 8) << 32 | get_be32(p + 12);
+	return 0;
+}
+
 DTA_API size_t dta_int_flow_key(const struct dta_int_flow *f, uint8_t *key)
 {
 	size_t a;

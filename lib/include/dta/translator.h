@@ -393,6 +393,20 @@ DTA_API void dta_int_map_init(struct dta_int_map *m);
  * A field the hop did not report is all ones. Bytes past 16 are zero. */
 #define DTA_INT_HOP_DATA_LEN 16
 
+/** struct dta_int_hop - a hop record decoded (host order); a field the hop
+ * did not report is all ones. */
+struct dta_int_hop {
+	uint32_t hop_latency;
+	uint32_t queue_occupancy;
+	uint64_t egress_ts;
+};
+
+/**
+ * dta_int_hop_decode() - read one hop record (DTA_INT_HOP_DATA_LEN bytes
+ * of @hop_kw data) at @buf into @h. Return: 0, -EINVAL (NULL argument).
+ */
+DTA_API int dta_int_hop_decode(const void *buf, struct dta_int_hop *h);
+
 /* Event entry (@events_ap), DTA_INT_EVENT_SIZE bytes, big-endian:
  *  0 switch id (4)       4 ingress port (2)   6 egress port (2)
  *  8 flags (1: DTA_INT_F_DROPPED | DTA_INT_F_CONGESTED)
