@@ -8,38 +8,8 @@
 . "$(dirname "$0")/lib.sh"
 e2e_init int_gen "$1"
 INT_PORT=$((E2E_PORT + 1))
-{
-	e2e_conf_head
-	cat <<EOF2
-[int]
-port = $INT_PORT
-path = paths
-hops = hops
-events = events
-flow_counts = flows
-queue_counts = queues
-ttl_init = 64
-
-[structure paths]
-primitive = key-write
-slots = 4K
-data = 20
-[structure hops]
-primitive = key-write
-slots = 16K
-data = 16
-[structure events]
-primitive = append
-entry = 32
-batch = 1
-[structure flows]
-primitive = key-increment
-width = 4K
-[structure queues]
-primitive = key-increment
-width = 4K
-EOF2
-} > "$E2E/dta.conf"
+e2e_int_conf key-write "slots = 4K
+data = 20" 16K 1 "" > "$E2E/dta.conf"
 
 # dta-gen to the INT port; adds its reports and datagrams to the totals.
 int_gen() { # TRUTH ARGS...

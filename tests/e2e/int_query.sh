@@ -13,43 +13,15 @@ F9='10.0.0.9:1234-10.0.0.2:80/udp'
 F7='10.0.0.7:1234-10.0.0.2:80/udp'
 F5='10.0.0.5:1234->10.0.0.2:80/udp'
 conf() { # PATH-PRIMITIVE
-	e2e_conf_head
-	cat <<EOF
-[int]
-port = $INT_PORT
-path = paths
-hops = hops
-events = events
-events_by = switch
-flow_counts = flows
-queue_counts = queues
-ttl_init = 64
-
-[structure paths]
-primitive = $1
-EOF
 	if [ "$1" = key-write ]; then
-		printf 'slots = 4K\ndata = 16\n'
+		paths='slots = 4K
+data = 16'
 	else
-		printf 'chunks = 4K\nhops = 3\nvalues = 1-16\n'
+		paths='chunks = 4K
+hops = 3
+values = 1-16'
 	fi
-	cat <<EOF
-[structure hops]
-primitive = key-write
-slots = 4K
-data = 16
-[structure events]
-primitive = append
-entry = 32
-lists = 16
-batch = 1
-[structure flows]
-primitive = key-increment
-width = 4K
-[structure queues]
-primitive = key-increment
-width = 4K
-EOF
+	e2e_int_conf "$1" "$paths" 4K 16 "events_by = switch"
 }
 q() { e2e_query "$@"; }
 send() {

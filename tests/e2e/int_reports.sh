@@ -8,38 +8,8 @@
 e2e_init int_reports "$1"
 command -v python3 > /dev/null || exit 77
 INT_PORT=$((E2E_PORT + 1))
-{
-	e2e_conf_head
-	cat <<EOF
-[int]
-port = $INT_PORT
-path = paths
-hops = hops
-events = events
-flow_counts = flows
-queue_counts = queues
-ttl_init = 64
-
-[structure paths]
-primitive = key-write
-slots = 4K
-data = 16
-[structure hops]
-primitive = key-write
-slots = 4K
-data = 16
-[structure events]
-primitive = append
-entry = 32
-batch = 1
-[structure flows]
-primitive = key-increment
-width = 4K
-[structure queues]
-primitive = key-increment
-width = 4K
-EOF
-} > "$E2E/dta.conf"
+e2e_int_conf key-write "slots = 4K
+data = 16" 4K 1 "" > "$E2E/dta.conf"
 answers() {
 	# The INT-MD path of 10.0.0.9 (stack 3, 2, 1, newest first) in path
 	# order, padded with all ones.

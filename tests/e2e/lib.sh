@@ -23,7 +23,12 @@ e2e_init() {
 	GEN=$BUILD/gen/dta-gen
 	QUERY=$BUILD/query/dta-query
 	E2E=$(mktemp -d "${TMPDIR:-/tmp}/dta-e2e-$E2E_NAME.XXXXXX")
-	E2E_PORT=$((42000 + $$ % 20000))
+	# Two ports per test, E2E_PORT and E2E_PORT + 1 (INT and second
+	# translators use the next one): tests started one after the other
+	# have neighbouring PIDs, and with one port per PID a test's
+	# E2E_PORT + 1 was its neighbour's E2E_PORT; the translators'
+	# SO_REUSEPORT then split one test's datagrams between them.
+	E2E_PORT=$((42000 + ($$ % 10000) * 2))
 	E2E_RCVBUF0=$(e2e_rcvbuf_errors)
 	E2E_BACKLOG0=$(e2e_backlog_drops)
 	E2E_CPID=
@@ -128,6 +133,44 @@ EOF2
 	# The receive path under test (ctest runs some scripts once per
 	# mode: e2e_NAME_uring); default: the program's.
 	[ -z "${DTA_E2E_RX:-}" ] || echo "rx = $DTA_E2E_RX"
+}
+
+# The head plus an [int] section on port INT_PORT mapping every role, with
+# its structures: PATHS_BODY the lines of [structure paths] after its
+# primitive line is PATH_PRIMITIVE; EXTRA_INT more [int] lines; the hop
+# records take HOP_SLOTS slots and the events LISTS lists.
+e2e_int_conf() { # PATH_PRIMITIVE PATHS_BODY HOP_SLOTS LISTS EXTRA_INT
+	e2e_conf_head
+	cat <<EOF2
+[int]
+port = $INT_PORT
+path = paths
+hops = hops
+events = events
+flow_counts = flows
+queue_counts = queues
+ttl_init = 64
+$5
+
+[structure paths]
+primitive = $1
+$2
+[structure hops]
+primitive = key-write
+slots = $3
+data = 16
+[structure events]
+primitive = append
+entry = 32
+lists = $4
+batch = 1
+[structure flows]
+primitive = key-increment
+width = 4K
+[structure queues]
+primitive = key-increment
+width = 4K
+EOF2
 }
 
 e2e_wait_ready() { # LOG WHAT
