@@ -910,7 +910,10 @@ static void int_emit(struct gen *g, const struct int_item *it, FILE *t,
 		}
 		if (!t)
 			break;
-		/* The events entry the mapping writes (docs/int.md). */
+		/* The events entry the mapping writes (docs/int.md), built
+		 * here from the layout's description on purpose, not with
+		 * the translator's code: it is the truth that code is checked
+		 * against. */
 		put_be32(e, m.switch_id);
 		e[4] = (uint8_t)(m.ingress_port >> 8);
 		e[5] = (uint8_t)m.ingress_port;
