@@ -153,7 +153,8 @@ struct dta_int_flow {
  * @int_ver, @int_flags (D E M as bits 2..0), @hop_ml (words per hop),
  * @remaining_hops, @instructions, @int_domain_id: its metadata header.
  * @n_hops:   hops in @hops, newest (closest to the sink) first; @hops[i]
- *            carries the fields @instructions selects.
+ *            carries the fields @instructions selects. Entries from
+ *            @n_hops on are not written by the decoder.
  * @inner, @inner_len: the inner packet (or the bytes InType names) inside
  *            the caller's buffer.
  */
