@@ -47,6 +47,7 @@ struct work {
 	double *rate;      /* per run */
 	double *ratio;
 	uint64_t reports, applied;
+	uint64_t ops; /* memory operations handed to the sink */
 };
 
 struct mem {
@@ -281,6 +282,7 @@ static double work_run(struct work *w, struct mem *m,
 	dta_translator_flush(t);
 	t1 = bench_cpu_s();
 	dta_translator_stats(t, &st);
+	w->ops = st.ops_write + st.ops_fetch_add;
 	if (w->is_int) {
 		w->reports = st.int_reports_in;
 		w->applied = st.int_applied;
@@ -371,16 +373,19 @@ int main(int argc, char **argv)
 	}
 	printf("# reports per CPU-second of the translator core, median of %u runs;\n"
 	       "# ratio: median of the runs' ratios to %s\n", runs, w[ref].name);
-	printf("%-28s %4s %9s %9s %9s %8s %7s\n", "workload", "kind", "datagrams",
-	       "reports", "applied", "M/CPU-s", "ratio");
+	printf("# ops/rep: memory operations (RDMA WRITEs and FETCH_ADDs) per report\n");
+	printf("%-20s %4s %9s %9s %9s %7s %8s %7s\n", "workload", "kind", "datagrams",
+	       "reports", "applied", "ops/rep", "M/CPU-s", "ratio");
 	for (unsigned i = 0; i < nw; i++) {
 		double rate = bench_median(w[i].rate, runs);
 		double ratio = bench_median(w[i].ratio, runs);
 
-		printf("%-28s %4s %9zu %9llu %9llu %8.2f %7.2f\n", w[i].name,
+		printf("%-20s %4s %9zu %9llu %9llu %7.2f %8.2f %7.2f\n", w[i].name,
 		       w[i].is_int ? "INT" : "DTA", w[i].n,
 		       (unsigned long long)w[i].reports,
-		       (unsigned long long)w[i].applied, rate / 1e6, ratio);
+		       (unsigned long long)w[i].applied,
+		       w[i].reports ? (double)w[i].ops / (double)w[i].reports : 0,
+		       rate / 1e6, ratio);
 	}
 	for (unsigned s = 0; s < m.n; s++)
 		dta_region_destroy(m.r[s]);

@@ -884,6 +884,67 @@ static void test_v20_many_reports(void **state)
 	release(t, &lo);
 }
 
+/* Many INT-MD datagrams in one _process_int_batch() call (hundreds of
+ * queued updates: the update queue fills and is submitted several times
+ * within the call) leave every structure and counter exactly as one
+ * _process_int() call per datagram does. */
+static void test_batch_equals_single(void **state)
+{
+	enum { N = 50 };
+	struct local la, lb;
+	struct dta_translator *ta = make(&la), *tb = make(&lb);
+	struct set xa, xb;
+	struct dta_payload p[N];
+	static uint8_t buf[N][512];
+	struct dta_translator_stats sa, sb;
+
+	(void)state;
+	add_all(ta, &la, &xa, 2);
+	add_all(tb, &lb, &xb, 2);
+	map_all(ta, &xa, DTA_INT_EVENTS_SWITCH, 0);
+	map_all(tb, &xb, DTA_INT_EVENTS_SWITCH, 0);
+	for (unsigned i = 0; i < N; i++) {
+		struct dta_int_report r;
+		uint8_t inner[256], stack[128];
+		const uint32_t ids[3] = { 10 + i % 7, 20 + i % 5, 30 + i % 3 };
+		size_t sl = int_md(stack, ids, 3);
+		int len;
+
+		memset(&r, 0, sizeof(r));
+		r.version = DTA_INT_V2_0;
+		r.next = DTA_INT_INTYPE_IPV4;
+		r.rep_type = DTA_INT_REPTYPE_INT;
+		r.flags = i % 4 ? DTA_INT_F_TRACKED : DTA_INT_F_DROPPED;
+		r.node_id = 40;
+		r.seq = i;
+		r.local.present = DTA_INT_MD_SWITCH_ID | DTA_INT_MD_DROP;
+		r.local.switch_id = 40;
+		r.local.drop_reason = (uint8_t)i;
+		r.inner = inner;
+		r.inner_len = ip4_udp(inner, (uint8_t)(i % 20), 60, 1, stack, sl);
+		len = dta_int_encode(&r, 1, buf[i], sizeof(buf[i]));
+		assert_true(len > 0);
+		p[i].buf = buf[i];
+		p[i].len = (size_t)len;
+	}
+	assert_int_equal(dta_translator_process_int_batch(ta, p, N, 0), N);
+	for (unsigned i = 0; i < N; i++)
+		assert_int_equal(dta_translator_process_int(tb, p[i].buf,
+							    p[i].len, 0), 1);
+	assert_int_equal(dta_translator_flush(ta), 0);
+	assert_int_equal(dta_translator_flush(tb), 0);
+	sa = stats(ta);
+	sb = stats(tb);
+	/* path + 3 hop records + flow + 3 queues each: far beyond a queue */
+	assert_int_equal(sa.int_updates, N * 8 + N / 4 + 1);
+	assert_memory_equal(&sa, &sb, sizeof(sa));
+	assert_int_equal(la.calls, lb.calls);
+	for (unsigned s = 0; s < 6; s++)
+		assert_memory_equal(la.a[s].mem, lb.a[s].mem, la.a[s].size);
+	release(ta, &la);
+	release(tb, &lb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -897,6 +958,7 @@ int main(void)
 		cmocka_unit_test(test_seq_per_reporter),
 		cmocka_unit_test(test_ipv6_flow_key),
 		cmocka_unit_test(test_v20_many_reports),
+		cmocka_unit_test(test_batch_equals_single),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1677,24 +1677,80 @@ static void settle_int_seq(struct dta_translator *t, bool locks)
 
 /* ---- INT: structure updates; each returns 1 if issued ---- */
 
-static int int_kw(struct dta_translator *t, struct tally *a, int s0,
-		  const uint8_t *key, size_t klen, const uint8_t *data)
+/*
+ * Key-Write and direct Key-Increment updates of INT reports are not
+ * submitted at once: their operations are computed, their destinations
+ * prefetched, and the operations queued here, then submitted in order when
+ * the queue is full and at the end of a process_int() call. An INT-MD
+ * report with every role mapped makes a dozen updates to structures far
+ * larger than the caches; queued, their misses overlap instead of being
+ * paid one after another (the DTA batch path's window, "a batch of
+ * reports" above, does the same for DTA reports). Each structure's
+ * operations keep their order, and Postcarding and Append updates go to
+ * other structures, so memory ends as if each update had been submitted
+ * at once.
+ */
+struct int_win {
+	unsigned n, nops, nbytes;
+	struct {
+		unsigned s, op0;
+		int nops;
+	} e[WIN];
+	struct dta_memop ops[WIN_OPS];
+	uint8_t bytes[WIN_BYTES]; /* Key-Write slot images the ops point into */
+};
+
+static void int_win_flush(struct dta_translator *t, struct tally *a,
+			  struct int_win *w)
+{
+	for (unsigned i = 0; i < w->n; i++)
+		submit(t, a, w->e[i].s, w->ops + w->e[i].op0, w->e[i].nops, 1);
+	w->n = w->nops = w->nbytes = 0;
+}
+
+/* Room for one more update of up to @bytes slot bytes, flushing if not. */
+static void int_win_room(struct dta_translator *t, struct tally *a,
+			 struct int_win *w, unsigned bytes)
+{
+	if (w->n == WIN || w->nops + DTA_MAX_REDUNDANCY > WIN_OPS ||
+	    w->nbytes + bytes > WIN_BYTES)
+		int_win_flush(t, a, w);
+}
+
+/* Queue the @n operations just computed at w->ops + w->nops. */
+static void int_win_add(struct dta_translator *t, struct int_win *w,
+			unsigned s, int n, unsigned bytes)
+{
+	if (t->sink.prefetch)
+		prefetch_ops(t, s, w->ops + w->nops, n);
+	w->e[w->n].s = s;
+	w->e[w->n].op0 = w->nops;
+	w->e[w->n].nops = n;
+	w->n++;
+	w->nops += (unsigned)n;
+	w->nbytes += bytes;
+}
+
+static int int_kw(struct dta_translator *t, struct tally *a,
+		  struct int_win *w, int s0, const uint8_t *key, size_t klen,
+		  const uint8_t *data)
 {
 	unsigned s = (unsigned)s0 +
 		     dta_shard(key, klen, t->s[s0].nshards);
 	const struct dta_layout *l = &t->s[s].l;
 	unsigned red = t->im.redundancy ? t->im.redundancy
 					: l->g.kw.max_redundancy;
-	uint8_t slots[8 + DTA_DATA_MAX];
-	struct dta_memop ops[DTA_MAX_REDUNDANCY];
-	int n = dta_kw_ops(l, key, klen, data, l->g.kw.data_len, red, slots,
-			   sizeof(slots), ops, DTA_MAX_REDUNDANCY);
+	int n;
 
+	int_win_room(t, a, w, l->g.kw.slot_size);
+	n = dta_kw_ops(l, key, klen, data, l->g.kw.data_len, red,
+		       w->bytes + w->nbytes, WIN_BYTES - w->nbytes,
+		       w->ops + w->nops, DTA_MAX_REDUNDANCY);
 	if (n < 0) {
 		tally(a, C_INT_MISMATCH, 1);
 		return 0;
 	}
-	submit(t, a, s, ops, n, 1);
+	int_win_add(t, w, s, n, l->g.kw.slot_size);
 	return 1;
 }
 
@@ -1718,14 +1774,23 @@ static int int_pc(struct dta_translator *t, struct tally *a, int s0,
 	return 1;
 }
 
-static int int_ki(struct dta_translator *t, struct tally *a, int s0,
-		  const uint8_t *key, size_t klen, uint64_t now)
+static int int_ki(struct dta_translator *t, struct tally *a,
+		  struct int_win *w, int s0, const uint8_t *key, size_t klen,
+		  uint64_t now)
 {
 	unsigned s = (unsigned)s0 + dta_shard(key, klen, t->s[s0].nshards);
 	struct dta_report r = { .opcode = DTA_OP_KEY_INCREMENT };
 
 	if (!t->ki) {
-		ki_issue(t, a, s, key, klen, 1, 1);
+		int n;
+
+		int_win_room(t, a, w, 0);
+		n = dta_ki_ops(&t->s[s].l, key, klen, 1,
+			       atomic_load_explicit(&t->s[s].ki_bank,
+						    memory_order_relaxed),
+			       w->ops + w->nops, DTA_MAX_REDUNDANCY);
+		if (n > 0)
+			int_win_add(t, w, s, n, 0);
 		return 1;
 	}
 	r.u.ki.key_len = (uint8_t)klen;
@@ -1817,7 +1882,8 @@ static void int_event(const struct dta_int_report *r, const uint8_t *key,
 
 /* Apply report @r through the map; return the updates issued. */
 static unsigned int_apply(struct dta_translator *t, struct tally *a,
-			  const struct dta_int_report *r, uint64_t now)
+			  struct int_win *w, const struct dta_int_report *r,
+			  uint64_t now)
 {
 	const struct dta_int_map *m = &t->im;
 	const struct dta_int_md *h[DTA_INT_HOPS_MAX];
@@ -1837,7 +1903,7 @@ static unsigned int_apply(struct dta_translator *t, struct tally *a,
 		for (unsigned i = 0; i < nh && i < cap; i++)
 			if (h[i]->present & DTA_INT_MD_SWITCH_ID)
 				put_be32(data + 4 * i, h[i]->switch_id);
-		u += (unsigned)int_kw(t, a, m->path_kw, key, klen, data);
+		u += (unsigned)int_kw(t, a, w, m->path_kw, key, klen, data);
 	} else if (klen && stack && m->path_pc >= 0) {
 		unsigned b = t->s[m->path_pc].l.g.pc.hops;
 		unsigned len = nh < b ? nh : b;
@@ -1878,7 +1944,7 @@ static unsigned int_apply(struct dta_translator *t, struct tally *a,
 				put_be64(data + 8, x->egress_ts);
 			memcpy(hkey, key, klen);
 			put_be32(hkey + klen, x->switch_id);
-			u += (unsigned)int_kw(t, a, m->hop_kw, hkey, klen + 4,
+			u += (unsigned)int_kw(t, a, w, m->hop_kw, hkey, klen + 4,
 					      data);
 		}
 	}
@@ -1900,7 +1966,7 @@ static unsigned int_apply(struct dta_translator *t, struct tally *a,
 
 	/* Counters. */
 	if (klen && m->flow_ki >= 0)
-		u += (unsigned)int_ki(t, a, m->flow_ki, key, klen, now);
+		u += (unsigned)int_ki(t, a, w, m->flow_ki, key, klen, now);
 	if (m->queue_ki >= 0) {
 		for (unsigned i = 0; i < nh; i++) {
 			const struct dta_int_md *x = h[i];
@@ -1915,7 +1981,7 @@ static unsigned int_apply(struct dta_translator *t, struct tally *a,
 			else
 				continue;
 			put_be32(q, x->switch_id);
-			u += (unsigned)int_ki(t, a, m->queue_ki, q, 5, now);
+			u += (unsigned)int_ki(t, a, w, m->queue_ki, q, 5, now);
 		}
 	}
 	return u;
@@ -1940,6 +2006,7 @@ static int process_int(struct dta_translator *t, const struct dta_payload *p,
 		       size_t n, uint64_t now, int *err)
 {
 	struct dta_int_report rs[INT_STACK], *big = NULL;
+	struct int_win w;
 	const struct dta_int_opts *o =
 		t->im.decode.sz ? &t->im.decode : NULL;
 	struct tally a;
@@ -1947,6 +2014,7 @@ static int process_int(struct dta_translator *t, const struct dta_payload *p,
 
 	*err = 0;
 	a.touched = 0;
+	w.n = w.nops = w.nbytes = 0;
 	a.locks = enter(t);
 	run_begin(t);
 	for (size_t i = 0; i < n; i++) {
@@ -1969,14 +2037,16 @@ static int process_int(struct dta_translator *t, const struct dta_payload *p,
 		tally(&a, C_INT_IN, (uint64_t)k);
 		int_seq(t, &a, &r[0]); /* one number per datagram */
 		for (int j = 0; j < k; j++) {
-			unsigned u = t->has_int_map ? int_apply(t, &a, &r[j], now)
-						    : 0;
+			unsigned u = t->has_int_map
+					     ? int_apply(t, &a, &w, &r[j], now)
+					     : 0;
 
 			tally(&a, u ? C_INT_APPLIED : C_INT_UNMAPPED, 1);
 			tally(&a, C_INT_UPDATES, u);
 			done += !!u;
 		}
 	}
+	int_win_flush(t, &a, &w);
 	run_end(t);
 	tally(&a, C_INT_DGRAMS, n);
 	tally_publish(t, &a);
