@@ -573,11 +573,11 @@ int metrics_server_start(const struct metrics_server_opts *o,
 	errno = 0;
 	s->d = MHD_start_daemon(MHD_USE_EPOLL | MHD_USE_ERROR_LOG, port, NULL,
 				NULL, on_request, s,
+				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, s,
 				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
 				MHD_OPTION_CONNECTION_LIMIT, (unsigned)16,
 				MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)8,
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10,
-				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, s,
 				MHD_OPTION_END);
 	if (!s->d) {
 		err = errno ? -errno : -EADDRINUSE;
