@@ -361,7 +361,8 @@ int metrics_write_json(FILE *f, const char *json,
 				err = -EINVAL;
 				goto out;
 			}
-	memcpy(lab, common, ncommon * sizeof(*common));
+	if (ncommon)
+		memcpy(lab, common, ncommon * sizeof(*common));
 	for (size_t i = 0; i < ndefs;) {
 		size_t end = i + 1;
 		bool any = false;

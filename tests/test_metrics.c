@@ -249,6 +249,15 @@ static void test_json(void **state)
 		"dta_lost_total{collector=\"c1\",cause=\"drop\"} 7\n"
 		"dta_lost_total{collector=\"c1\",cause=\"rdma\"} 3\n");
 	free(b.p);
+	/* No common labels (the translator's case). */
+	buf_open(&b);
+	assert_int_equal(metrics_write_json(b.f, "{\"drops\":0}", defs, 4,
+					    NULL, 0, NULL), 0);
+	assert_string_equal(buf_text(&b),
+		"# HELP dta_lost_total Lost.\n"
+		"# TYPE dta_lost_total counter\n"
+		"dta_lost_total{cause=\"drop\"} 0\n");
+	free(b.p);
 }
 
 static void test_listen(void **state)

@@ -66,7 +66,7 @@ E2E_PIDS="$E2E_PIDS $!"
 e2e_retry curl -fsS "http://$PROM/-/ready"
 
 e2e_gen -t kw -n 2000 -k 500 --malformed 20
-e2e_gen -t ki -n 2000 -k 100 --malformed 20
+e2e_gen -t ki -n 1700 -k 100 --malformed 10
 e2e_gen -t pc -n 200 --malformed 20
 e2e_gen -t ap -n 3000 --lists 2 --first-list 100 --entry 8 --malformed 20 \
 	-T "$E2E/ap.truth"
