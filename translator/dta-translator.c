@@ -1914,6 +1914,14 @@ static void main_loop(struct translator *t, const sigset_t *orig)
 		if (sink_poll && next_poll < due)
 			due = next_poll;
 		now = tool_now_ns();
+		if (t->metrics) { /* MHD's own deadlines (connection timeouts) */
+			uint64_t mt = (uint64_t)metrics_server_timeout(t->metrics,
+								       1000) *
+				      1000000ull;
+
+			if (now + mt < due)
+				due = now + mt;
+		}
 		ts = ns_ts(due > now ? (int64_t)(due - now) : 0);
 		/* While a refresh is due anyway, wake_fd need not wake us. */
 		ppoll(p, 2, &ts, orig);
@@ -1924,11 +1932,10 @@ static void main_loop(struct translator *t, const sigset_t *orig)
 			next_refresh = now; /* counters started moving */
 		if (now >= next_check) {
 			check_collector(t);
-			metrics_server_run(t->metrics); /* connection timeouts */
 			next_check = now + 1000000000ull;
 		}
-		if (p[1].revents)
-			metrics_server_run(t->metrics);
+		/* Requests, and MHD's deadlines: a no-op when nothing is due. */
+		metrics_server_run(t->metrics);
 		if (sink_poll && now >= next_poll) {
 #ifdef DTA_HAVE_RDMA
 			if (t->rdma)
