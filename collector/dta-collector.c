@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "metrics.h"
 #include "tools.h"
 #ifdef DTA_HAVE_RDMA
 #include "rdma.h"
@@ -91,6 +92,8 @@ struct collector {
 	struct tool_batch *batch; /* shared: one client is answered at a time */
 	uint64_t started_ns, requests, errors, snapshots;
 	int quiet;
+	struct metrics_server *metrics; /* NULL: metrics_listen not set */
+	struct metrics_hist answer_ns;  /* request latency (metrics only) */
 #ifdef DTA_HAVE_RDMA
 	struct coll_rdma *rdma;
 #endif
@@ -157,6 +160,10 @@ static void usage(FILE *f)
 		"  -f, --force            replace shared-memory objects that exist with\n"
 		"                         a different layout (default: refuse; same\n"
 		"                         layout: reattach, keeping their contents)\n"
+		"      --metrics [ADDR:]PORT  serve Prometheus metrics and /health\n"
+		"                         over HTTP there (default: [collector]\n"
+		"                         metrics_listen, else none; ADDR default\n"
+		"                         127.0.0.1; docs/metrics.md)\n"
 		"  -q, --quiet            no log messages\n"
 		"  -h, --help             this text\n"
 		"\n"
@@ -737,6 +744,157 @@ static void stats_json(struct collector *c, FILE *out)
 	fputc('}', out);
 }
 
+/* ---- metrics (docs/metrics.md) ----
+ *
+ * The counters are stats_json()'s, turned into samples by this table: a
+ * scrape and a "stats" answer are one snapshot path. MHD runs in serve()'s
+ * poll loop, so these callbacks run on the thread that owns the state. */
+
+#define CM(key, fam, type, help) { key, "dta_collector_" fam, type, NULL, NULL, help }
+#define CL(key, fam, type, label, value, help) \
+	{ key, "dta_collector_" fam, type, label, value, help }
+static const struct metrics_def collector_metrics[] = {
+	CM("uptime_s", "uptime_seconds", METRICS_GAUGE,
+	   "Seconds since the collector started."),
+	CM("structures", "structures", METRICS_GAUGE,
+	   "Structures (or shares of them) this collector holds."),
+	CM("requests", "requests_total", METRICS_COUNTER,
+	   "Requests answered on the query socket."),
+	CM("errors", "request_errors_total", METRICS_COUNTER,
+	   "Requests answered with an error."),
+	CM("clients", "clients", METRICS_GAUGE,
+	   "Query-socket clients connected."),
+	CM("clients_blocked", "clients_blocked", METRICS_GAUGE,
+	   "Clients whose unread answers reached the cap (their requests wait)."),
+	CM("clients_refused", "clients_refused_total", METRICS_COUNTER,
+	   "Connections refused: all client slots taken."),
+	CL("clients_idle_closed", "clients_closed_total", METRICS_COUNTER,
+	   "cause", "idle_timeout",
+	   "Clients the collector closed, by cause (idle_timeout, stall_timeout)."),
+	CL("clients_stalled", "clients_closed_total", METRICS_COUNTER, "cause",
+	   "stall_timeout", NULL),
+	CM("snapshots", "snapshots_total", METRICS_COUNTER,
+	   "Snapshots written completely (on request and at shutdown)."),
+	CM("rdma.translators", "rdma_translators", METRICS_GAUGE,
+	   "RDMA translators connected."),
+	CM("rdma.accepted", "rdma_connections_accepted_total", METRICS_COUNTER,
+	   "RDMA connections accepted."),
+	CM("rdma.refused", "rdma_connections_refused_total", METRICS_COUNTER,
+	   "RDMA connections refused (rdma_allow, no room)."),
+	CM("rdma.disconnected", "rdma_disconnects_total", METRICS_COUNTER,
+	   "RDMA connections that ended."),
+};
+#undef CM
+#undef CL
+
+static int metrics_write(void *ctx, FILE *f)
+{
+	struct collector *c = ctx;
+	struct metrics_label l[] = {
+		{ "collector", c->name }, { "version", DTA_VERSION_STRING },
+	};
+	char *json = NULL;
+	size_t len = 0;
+	FILE *j = open_memstream(&json, &len);
+	int err;
+
+	if (!j)
+		return -ENOMEM;
+	stats_json(c, j);
+	if (fclose(j)) {
+		free(json);
+		return -ENOMEM;
+	}
+	err = metrics_write_json(f, json, collector_metrics,
+				 sizeof(collector_metrics) /
+					 sizeof(collector_metrics[0]),
+				 l, 1, NULL);
+	free(json);
+	if (!err)
+		err = metrics_write_header(f, "dta_collector_info",
+					   METRICS_GAUGE, "Always 1: the "
+					   "collector's name and version.");
+	if (!err)
+		err = metrics_write_sample(f, "dta_collector_info", l, 2, "1");
+	if (!err)
+		err = metrics_write_header(f,
+			"dta_collector_request_duration_seconds",
+			METRICS_HISTOGRAM, "Time the collector took to answer "
+			"the requests of one read, observed once per request.");
+	if (!err)
+		err = metrics_write_hist(f,
+			"dta_collector_request_duration_seconds", l, 1,
+			&c->answer_ns);
+	return err;
+}
+
+/* Healthy: the query socket listens and every region is live (none
+ * retired: a collector retires its regions only when it stops). That this
+ * is answered at all says serve()'s loop turns. */
+static int metrics_health(void *ctx, char *why, size_t cap)
+{
+	struct collector *c = ctx;
+
+	if (c->listen_fd < 0) {
+		snprintf(why, cap, "the query socket is closed");
+		return 1;
+	}
+	for (size_t i = 0; i < c->n; i++)
+		if (dta_region_state(c->r[i]) == DTA_REGION_RETIRED) {
+			snprintf(why, cap, "structure %s is retired",
+				 c->v[i].cs->name);
+			return 1;
+		}
+	return 0;
+}
+
+static void metrics_log(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+static void metrics_log(const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	say("%s", line);
+}
+
+/* Serve metrics on @listen (command line, else [collector]
+ * metrics_listen; neither: no endpoint). */
+static int start_metrics(struct collector *c, const char *listen)
+{
+	/* 1 us .. 1 s: a point query takes microseconds, a snapshot more. */
+	static const uint64_t bounds[] = {
+		1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000,
+		500000, 1000000, 2500000, 5000000, 10000000, 25000000,
+		100000000, 1000000000,
+	};
+	struct metrics_server_opts o = {
+		.write = metrics_write, .health = metrics_health, .ctx = c,
+		.log = metrics_log,
+	};
+
+	if (!listen)
+		listen = dta_config_collector_get(c->cfg, (size_t)c->idx,
+						  "metrics_listen");
+	if (!listen)
+		return 0;
+	o.listen = listen;
+	metrics_hist_init(&c->answer_ns, bounds,
+			  sizeof(bounds) / sizeof(bounds[0]), 1e-9);
+	if (metrics_server_start(&o, &c->metrics)) {
+		fprintf(stderr, "dta-collector: metrics: cannot serve on %s\n",
+			listen);
+		return -1;
+	}
+	say("metrics on http://%s%s/metrics", strchr(listen, ':') ? "" :
+	    "127.0.0.1:", listen);
+	return 0;
+}
+
 /* Answer a request the collector handles itself (rare ones: the FILE
  * they are written to costs an allocation). */
 static void handle_own(struct collector *c, struct client *cl, char **w,
@@ -886,6 +1044,7 @@ static int answer_requests(struct collector *c, struct client *cl)
 	static const char too_long[] = "{\"error\":\"request too long (the "
 		"limit is " STR(TOOL_REQUEST_MAX) " bytes)\"}\n";
 	size_t pos = 0;
+	uint64_t t0 = c->metrics ? tool_now_ns() : 0, n0 = c->requests;
 
 	if (cl->out_sent) { /* keep the unsent answers at the start */
 		memmove(cl->out.p, cl->out.p + cl->out_sent, unsent(cl));
@@ -930,6 +1089,9 @@ static int answer_requests(struct collector *c, struct client *cl)
 		}
 	}
 	tool_batch_flush(c->batch, &cl->out);
+	if (c->metrics)
+		metrics_hist_observe_n(&c->answer_ns, tool_now_ns() - t0,
+				       c->requests - n0);
 	c->errors += cl->out.errors;
 	cl->out.errors = 0;
 	if (pos > cl->len) /* the last line, without its newline */
@@ -1073,8 +1235,8 @@ static int client_timeouts(struct collector *c, int ms)
 static void serve(struct collector *c)
 {
 	while (!stop_signal) {
-		struct pollfd p[MAX_CLIENTS + 2];
-		int idx[MAX_CLIENTS + 2], np = 0;
+		struct pollfd p[MAX_CLIENTS + 3];
+		int idx[MAX_CLIENTS + 3], np = 0, n;
 
 		p[np].fd = c->listen_fd;
 		p[np].events = POLLIN;
@@ -1086,6 +1248,11 @@ static void serve(struct collector *c)
 			idx[np++] = -2;
 		}
 #endif
+		if (c->metrics) {
+			p[np].fd = metrics_server_fd(c->metrics);
+			p[np].events = POLLIN;
+			idx[np++] = -3;
+		}
 		for (int i = 0; i < MAX_CLIENTS; i++) {
 			struct client *cl = &c->cl[i];
 
@@ -1100,12 +1267,16 @@ static void serve(struct collector *c)
 				p[np].events |= POLLOUT;
 			idx[np++] = i;
 		}
-		if (poll(p, (nfds_t)np, client_timeouts(c, 500)) < 0) {
+		n = poll(p, (nfds_t)np, metrics_server_timeout(c->metrics,
+						client_timeouts(c, 500)));
+		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			fprintf(stderr, "dta-collector: poll: %s\n", strerror(errno));
 			return;
 		}
+		if (n == 0) /* MHD's connection timeouts */
+			metrics_server_run(c->metrics);
 		for (int k = 1; k < np; k++) {
 			struct client *cl;
 
@@ -1117,6 +1288,10 @@ static void serve(struct collector *c)
 				continue;
 			}
 #endif
+			if (idx[k] == -3) {
+				metrics_server_run(c->metrics);
+				continue;
+			}
 			cl = &c->cl[idx[k]];
 			if (cl->fd < 0)
 				continue;
@@ -1143,10 +1318,12 @@ int main(int argc, char **argv)
 		{ "force", no_argument, NULL, 'f' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "metrics", required_argument, NULL, 'M' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct collector c;
 	const char *cfg_path = NULL, *sock = NULL, *v, *me = NULL;
+	const char *metrics_listen = NULL;
 	bool huge = true, force = false, restore = false;
 	struct sigaction sa = { .sa_handler = on_signal };
 	char err[256];
@@ -1162,6 +1339,7 @@ int main(int argc, char **argv)
 		case 'H': huge = false; break;
 		case 'f': force = true; break;
 		case 'q': quiet_log = 1; break;
+		case 'M': metrics_listen = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -1238,13 +1416,15 @@ int main(int argc, char **argv)
 
 	if (listen_on(&c) || open_regions(&c, huge, force, restore))
 		goto out;
-	if (start_rdma(&c))
+	if (start_rdma(&c) || start_metrics(&c, metrics_listen))
 		goto out;
 	say("serving %zu structures on %s", c.n, c.socket_path);
 	/* One line on stdout when ready, for scripts that start us. */
 	printf("ready %s\n", c.socket_path);
 	fflush(stdout);
 	serve(&c);
+	metrics_server_stop(c.metrics);
+	c.metrics = NULL;
 	say("%s: shutting down", stop_signal == SIGTERM ? "SIGTERM" : "SIGINT");
 	rc = 0;
 #ifdef DTA_HAVE_RDMA
@@ -1257,6 +1437,7 @@ int main(int argc, char **argv)
 	if (shut_down(&c))
 		rc = 1;
 out:
+	metrics_server_stop(c.metrics);
 	for (int i = 0; i < MAX_CLIENTS; i++)
 		if (c.cl[i].fd >= 0)
 			drop_client(&c.cl[i]);

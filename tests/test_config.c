@@ -270,6 +270,8 @@ static void test_program_values_good(void **state)
 		"rdma_collector = collector.example\npc_cache = 1\n",
 		"[translator]\nrx = uring\nrx_batch = 4096\nrx_wait_us = 0\n",
 		"[translator]\nrx = recvmmsg\nrx_batch = 1\nrx_wait_us = 10000\n",
+		"[translator]\nmetrics_listen = 9465\n[collector]\n"
+		"metrics_listen = 0.0.0.0:65535\n",
 	};
 
 	(void)state;
@@ -338,6 +340,16 @@ static void test_program_values_bad(void **state)
 	expect_error("[collector]\nrdma_allow = ::1\n", "line 2: rdma_allow:");
 	expect_error("[collector]\nrdma_allow = 10.0.0.0/x\n", "line 2: rdma_allow:");
 	expect_error("[collector]\nrdma_port = 0\n", "line 2: rdma_port:");
+	expect_error("[collector]\nmetrics_listen = 0\n",
+		     "line 2: metrics_listen:");
+	expect_error("[collector]\nmetrics_listen = localhost:9464\n",
+		     "line 2: metrics_listen:");
+	expect_error("[collector]\nmetrics_listen = :9464\n",
+		     "line 2: metrics_listen:");
+	expect_error("[translator]\nmetrics_listen = 127.0.0.1:65536\n",
+		     "line 2: metrics_listen:");
+	expect_error("[translator]\nmetrics_listen = 127.0.0.1:\n",
+		     "line 2: metrics_listen:");
 	expect_error("[collector]\nrdma_bind = 10.0.0\n", "line 2: rdma_bind:");
 	expect_error("[collector]\nswitch_peer = 300.0.0.1\n", "line 2: switch_peer:");
 	expect_error("[collector]\nswitch_qpn = 0\n", "line 2: switch_qpn:");

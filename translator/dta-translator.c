@@ -35,6 +35,7 @@
 #endif
 
 #include "allow.h"
+#include "metrics.h"
 #include "switch_sink.h"
 #include "tools.h"
 #ifdef DTA_HAVE_RDMA
@@ -113,6 +114,10 @@ struct translator {
 #ifdef DTA_HAVE_RDMA
 	struct rdma_sink *rdma;
 #endif
+	/* Metrics (docs/metrics.md), NULL/unused without metrics_listen. */
+	struct metrics_server *metrics;
+	struct dta_sink inner;      /* the sink fill_submit() passes on to */
+	struct metrics_hist *fill[DTA_CONFIG_MAX_STRUCTURES]; /* Append shares */
 };
 
 static volatile sig_atomic_t stop;
@@ -185,6 +190,10 @@ static void usage(FILE *f)
 		"                           queue pairs (default: [translator]\n"
 		"                           switch_interface; description from\n"
 		"                           switch_meta, else the collector's socket)\n"
+		"      --metrics [ADDR:]PORT  serve Prometheus metrics and /health\n"
+		"                           over HTTP there (default: [translator]\n"
+		"                           metrics_listen, else none; ADDR default\n"
+		"                           127.0.0.1; not with --pcap; docs/metrics.md)\n"
 		"  -q, --quiet              no log messages\n"
 		"  -h, --help               this text\n"
 		"\n"
@@ -862,6 +871,377 @@ static void print_interval(struct translator *t)
 		st.refused_source, st.ops_write + st.ops_fetch_add);
 }
 
+/* ---- metrics (docs/metrics.md) ----
+ *
+ * The counters are write_stats()'s, turned into samples by this table: a
+ * scrape and the stats file are one snapshot path (dta_translator_stats(),
+ * atomic loads, as the stats file reads them). MHD runs in the main
+ * thread's loop (main_loop(); the live-capture loop of run_pcap()), never
+ * in a worker: the callbacks read what the main thread owns. */
+
+#define TM(key, fam, type, help) \
+	{ key, "dta_translator_" fam, type, NULL, NULL, help }
+#define TL(key, fam, label, value, help) \
+	{ key, "dta_translator_" fam, METRICS_COUNTER, label, value, help }
+#define C METRICS_COUNTER
+#define G METRICS_GAUGE
+static const struct metrics_def translator_metrics[] = {
+	TM("packets", "packets_total", C,
+	   "Payloads (datagrams, captured frames) given to the core."),
+	TM("reports_in", "reports_in_total", C, "DTA reports decoded."),
+	TM("reports_applied", "reports_applied_total", C,
+	   "Reports a structure took (the sum over primitive)."),
+	TL("reports_key_write", "reports_by_primitive_total", "primitive",
+	   "key_write", "Reports a structure took, by primitive."),
+	TL("reports_append", "reports_by_primitive_total", "primitive",
+	   "append", NULL),
+	TL("reports_key_increment", "reports_by_primitive_total", "primitive",
+	   "key_increment", NULL),
+	TL("reports_postcard", "reports_by_primitive_total", "primitive",
+	   "postcard", NULL),
+	TL("seq_lost", "reports_lost_total", "cause", "sequence_gap",
+	   "Reports lost, by cause: missing from a reporter's sequence "
+	   "(sequence_gap), taken by no structure (unknown_structure), refused "
+	   "by a structure's sizes (mismatch), carried by operations the sink "
+	   "refused (sink)."),
+	TL("unknown_structure", "reports_lost_total", "cause",
+	   "unknown_structure", NULL),
+	TL("mismatch", "reports_lost_total", "cause", "mismatch", NULL),
+	TL("sink_lost_reports", "reports_lost_total", "cause", "sink", NULL),
+	TL("socket_drops", "datagrams_lost_total", "cause", "socket_drops",
+	   "Datagrams lost before the core, by cause: the kernel dropped them "
+	   "(socket_drops), longer than the receive buffer (rx_truncated), "
+	   "from a source outside allow (refused_source)."),
+	TL("rx_truncated", "datagrams_lost_total", "cause", "rx_truncated",
+	   NULL),
+	TL("refused_source", "datagrams_lost_total", "cause",
+	   "refused_source", NULL),
+	TM("malformed", "malformed_total", C,
+	   "Payloads the decoder refused (the sum over cause)."),
+	TL("malformed_truncated", "malformed_by_cause_total", "cause",
+	   "truncated", "Payloads the decoder refused, by cause."),
+	TL("malformed_version", "malformed_by_cause_total", "cause", "version",
+	   NULL),
+	TL("malformed_opcode", "malformed_by_cause_total", "cause", "opcode",
+	   NULL),
+	TL("malformed_field", "malformed_by_cause_total", "cause", "field",
+	   NULL),
+	TL("malformed_ambiguous", "malformed_by_cause_total", "cause",
+	   "ambiguous", NULL),
+	TL("malformed_too_many", "malformed_by_cause_total", "cause",
+	   "too_many", NULL),
+	TM("seq_late", "seq_late_total", C,
+	   "Reports that arrived out of order and filled a gap."),
+	TM("seq_restarts", "seq_restarts_total", C,
+	   "Reporter sequences that restarted (confirmed moves back)."),
+	TM("seq_duplicates", "seq_duplicates_total", C,
+	   "Reports whose sequence number was seen again."),
+	TM("seq_suspect", "seq_suspect_total", C,
+	   "Out-of-window reports nothing confirmed."),
+	TM("seq_jumps", "seq_jumps_total", C,
+	   "Confirmed sequence jumps of a window or more."),
+	TL("ops_write", "memory_ops_total", "kind", "write",
+	   "Memory operations handed to the sink, by kind."),
+	TL("ops_fetch_add", "memory_ops_total", "kind", "fetch_add", NULL),
+	TM("bytes_written", "written_bytes_total", C,
+	   "Bytes of WRITE operations handed to the sink."),
+	TM("sink_errors", "sink_errors_total", C,
+	   "Memory operations the sink refused (not written)."),
+	TM("ops_lost_no_region", "ops_lost_no_region_total", C,
+	   "Of sink_errors: refused because the collector had retired its "
+	   "shared memory and no new one was there."),
+	TL("pc_emitted", "postcard_chunks_total", "reason", "complete",
+	   "Postcarding chunks written, by why: complete, evicted, timeout."),
+	TL("pc_evictions", "postcard_chunks_total", "reason", "evicted", NULL),
+	TL("pc_timeouts", "postcard_chunks_total", "reason", "timeout", NULL),
+	TM("pc_hops_dropped", "postcard_hops_dropped_total", C,
+	   "Postcards taken but not representable (a gap before them)."),
+	TM("pc_duplicates", "postcard_duplicates_total", C,
+	   "Postcards for a hop already reported."),
+	TL("ap_batches", "append_batches_total", "fill", "full",
+	   "Append batches written: full, or partial on the timeout."),
+	TL("ap_partial", "append_batches_total", "fill", "partial", NULL),
+	TM("ki_merged", "key_increments_merged_total", C,
+	   "Key-Increment reports folded into another (pre-aggregation)."),
+	TM("rx_errors", "receive_errors_total", C,
+	   "Failed receive calls or completions."),
+	TM("rcvbuf_bytes", "socket_receive_buffer_bytes", G,
+	   "The UDP sockets' receive buffer."),
+	TM("queue_datagrams", "receive_queue_datagrams", G,
+	   "Datagrams the receive queue surely holds."),
+	TM("int_datagrams", "int_datagrams_total", C,
+	   "INT datagrams given to the core."),
+	TM("int_reports_in", "int_reports_in_total", C, "INT reports decoded."),
+	TM("int_applied", "int_reports_applied_total", C,
+	   "INT reports that updated a structure."),
+	TM("int_unmapped", "int_reports_unmapped_total", C,
+	   "INT reports no configured role could use."),
+	TM("int_malformed", "int_malformed_total", C,
+	   "INT datagrams the decoder refused (the sum over cause)."),
+	TL("int_malformed_truncated", "int_malformed_by_cause_total", "cause",
+	   "truncated", "INT datagrams the decoder refused, by cause."),
+	TL("int_malformed_version", "int_malformed_by_cause_total", "cause",
+	   "version", NULL),
+	TL("int_malformed_unsupported", "int_malformed_by_cause_total",
+	   "cause", "unsupported", NULL),
+	TL("int_malformed_length", "int_malformed_by_cause_total", "cause",
+	   "length", NULL),
+	TL("int_malformed_hops", "int_malformed_by_cause_total", "cause",
+	   "hops", NULL),
+	TL("int_malformed_other", "int_malformed_by_cause_total", "cause",
+	   "other", NULL),
+	TM("int_updates", "int_updates_total", C,
+	   "Structure updates issued for INT reports."),
+	TM("int_mismatch", "int_updates_mismatch_total", C,
+	   "INT updates a structure could not take."),
+	TM("int_path_truncated", "int_paths_truncated_total", C,
+	   "INT-MD paths longer than the path structure holds."),
+	TM("int_seq_lost", "int_seq_lost_total", C,
+	   "INT datagrams missing from a reporter's sequence."),
+	TM("int_seq_late", "int_seq_late_total", C,
+	   "INT datagrams out of order that filled a gap."),
+	TM("int_seq_duplicates", "int_seq_duplicates_total", C,
+	   "INT datagrams whose sequence number was seen again."),
+	TM("int_seq_jumps", "int_seq_jumps_total", C,
+	   "Confirmed INT sequence jumps."),
+	TM("int_seq_restarts", "int_seq_restarts_total", C,
+	   "INT reporter sequences that restarted."),
+	TM("int_seq_suspect", "int_seq_suspect_total", C,
+	   "Out-of-window INT datagrams nothing confirmed."),
+	TM("int_seq_untracked", "int_seq_untracked_total", C,
+	   "INT datagrams of reporters beyond the sequence table."),
+	TM("rdma_ops", "rdma_ops_total", C, "RDMA work requests posted."),
+	TM("rdma_bytes", "rdma_written_bytes_total", C, "Bytes written with RDMA."),
+	TM("rdma_errors", "rdma_completion_errors_total", C,
+	   "RDMA completion errors (each breaks its connection)."),
+	TM("rdma_reconnects", "rdma_reconnects_total", C,
+	   "RDMA reconnections."),
+	TM("rdma_dropped", "rdma_append_frames_dropped_total", C,
+	   "Append frames that could not be kept for resending."),
+	TM("rdma_queued", "rdma_append_frames_queued", G,
+	   "Append frames not yet known written."),
+	TM("rdma_qps", "rdma_queue_pairs", G,
+	   "RDMA queue pairs, over all collectors."),
+	TM("switch_frames", "switch_frames_total", C, "RoCEv2 frames sent."),
+	TM("switch_bytes", "switch_sent_bytes_total", C, "RoCEv2 bytes sent."),
+	TL("switch_send_errors", "switch_errors_total", "cause", "send",
+	   "Frames not sent, by cause: send, build."),
+	TL("switch_build_errors", "switch_errors_total", "cause", "build",
+	   NULL),
+	TL("switch_acks", "switch_acks_total", "kind", "plain",
+	   "Acknowledgements received, by kind: plain, atomic."),
+	TL("switch_atomic_acks", "switch_acks_total", "kind", "atomic", NULL),
+	TL("switch_nak_psn", "switch_naks_total", "cause", "psn_sequence",
+	   "NAKs received, by cause."),
+	TL("switch_nak_invalid", "switch_naks_total", "cause",
+	   "invalid_request", NULL),
+	TL("switch_nak_access", "switch_naks_total", "cause", "remote_access",
+	   NULL),
+	TL("switch_nak_remote_op", "switch_naks_total", "cause",
+	   "remote_operation", NULL),
+	TL("switch_nak_other", "switch_naks_total", "cause", "other", NULL),
+	TM("switch_rnr_naks", "switch_rnr_naks_total", C,
+	   "Receiver-not-ready NAKs."),
+	TM("switch_resyncs", "switch_resyncs_total", C,
+	   "Queue pairs resynchronised to the responder's PSN."),
+	TM("switch_skipped", "switch_skipped_total", C,
+	   "Requests the responder dropped (counted at a resync)."),
+	TM("switch_bad_replies", "switch_bad_replies_total", C,
+	   "RoCEv2 replies the parser refused."),
+	TM("switch_unacked", "switch_unacked_frames", G,
+	   "Frames sent and not yet acknowledged."),
+	TM("switch_unsynced", "switch_unsynced_total", C,
+	   "Queue pairs whose probe drew no answer."),
+	TM("switch_retransmits", "switch_retransmits_total", C,
+	   "Frames sent again (NAK or timeout)."),
+	TM("switch_timeouts", "switch_timeouts_total", C,
+	   "Resends for lack of any acknowledgement."),
+	TM("switch_lost", "switch_lost_total", C,
+	   "Operations sent but given up (lost)."),
+	TM("switch_window_full", "switch_window_full_total", C,
+	   "Operations refused: no room to keep them for resending."),
+};
+#undef TM
+#undef TL
+#undef C
+#undef G
+
+static int metrics_write(void *ctx, FILE *f)
+{
+	struct translator *t = ctx;
+	char *json = NULL;
+	size_t len = 0;
+	FILE *j = open_memstream(&json, &len);
+	int err;
+
+	if (!j)
+		return -ENOMEM;
+	write_stats(t, j, 0);
+	if (fclose(j)) {
+		free(json);
+		return -ENOMEM;
+	}
+	err = metrics_write_json(f, json, translator_metrics,
+				 sizeof(translator_metrics) /
+					 sizeof(translator_metrics[0]),
+				 NULL, 0, NULL);
+	free(json);
+	for (size_t i = 0, first = 1; !err && i < t->nshares; i++) {
+		struct metrics_label l[] = {
+			{ "structure", t->sh[i].cs.name },
+			{ "collector", tool_collector_name(t->cfg, t->sh[i].coll) },
+		};
+
+		if (!t->fill[i])
+			continue;
+		if (first)
+			err = metrics_write_header(f,
+				"dta_translator_append_batch_entries",
+				METRICS_HISTOGRAM, "Entries in each Append batch "
+				"written (a full batch holds the structure's "
+				"batch entries).");
+		first = 0;
+		if (!err)
+			err = metrics_write_hist(f,
+				"dta_translator_append_batch_entries", l, 2,
+				t->fill[i]);
+	}
+	return err;
+}
+
+/* Healthy: every structure has somewhere to go. Shared memory: no
+ * collector's region is gone (check_collector() notices within a second);
+ * RDMA: at least one queue pair is connected. That this is answered at
+ * all says the main loop turns. */
+static int metrics_health(void *ctx, char *why, size_t cap)
+{
+	struct translator *t = ctx;
+
+	if (!t->use_rdma && !t->sw && t->collector_gone) {
+		snprintf(why, cap, "a collector's shared memory is gone");
+		return 1;
+	}
+#ifdef DTA_HAVE_RDMA
+	if (t->rdma) {
+		struct rdma_sink_stats rs;
+
+		rdma_sink_stats(t->rdma, &rs);
+		if (!rs.connections) {
+			snprintf(why, cap, "no RDMA connection to a collector");
+			return 1;
+		}
+	}
+#endif
+	return 0;
+}
+
+/* The sink between the core and the real one while metrics are on: reads
+ * each Append batch's entry count from the frame it writes (the trailer's
+ * count, docs/wire.md; the last 4 bytes of the last operation are count
+ * and magic) and passes everything on. Called from the workers: the
+ * histogram is atomic. */
+static int fill_submit(void *ctx, unsigned s, const struct dta_memop *ops,
+		       size_t n)
+{
+	struct translator *t = ctx;
+
+	if (s < DTA_CONFIG_MAX_STRUCTURES && t->fill[s] && n &&
+	    ops[n - 1].kind == DTA_MEMOP_WRITE && ops[n - 1].len >= 4) {
+		const uint8_t *p = (const uint8_t *)ops[n - 1].data +
+				   ops[n - 1].len - 4;
+
+		if ((p[2] << 8 | p[3]) == DTA_AP_TRAILER_MAGIC)
+			metrics_hist_observe(t->fill[s],
+					     (uint64_t)p[0] << 8 | p[1]);
+	}
+	return t->inner.submit(t->inner.ctx, s, ops, n);
+}
+
+static int fill_flush(void *ctx)
+{
+	struct translator *t = ctx;
+
+	return t->inner.flush(t->inner.ctx);
+}
+
+static void fill_prefetch(void *ctx, unsigned s, uint64_t off, uint32_t len)
+{
+	struct translator *t = ctx;
+
+	t->inner.prefetch(t->inner.ctx, s, off, len);
+}
+
+static void fill_begin(void *ctx)
+{
+	struct translator *t = ctx;
+
+	t->inner.batch_begin(t->inner.ctx);
+}
+
+static void fill_end(void *ctx)
+{
+	struct translator *t = ctx;
+
+	t->inner.batch_end(t->inner.ctx);
+}
+
+/* Put fill_submit() in front of @sink for the Append shares. */
+static int watch_fill(struct translator *t, struct dta_sink *sink)
+{
+	static const uint64_t bounds[] = {
+		1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024,
+	};
+
+	for (size_t i = 0; i < t->nshares; i++) {
+		if (t->sh[i].cs.layout.primitive != DTA_PRIM_APPEND)
+			continue;
+		t->fill[i] = calloc(1, sizeof(*t->fill[i]));
+		if (!t->fill[i])
+			return -ENOMEM;
+		metrics_hist_init(t->fill[i], bounds,
+				  sizeof(bounds) / sizeof(bounds[0]), 1);
+	}
+	t->inner = *sink;
+	sink->submit = fill_submit;
+	sink->ctx = t;
+	sink->flush = t->inner.flush ? fill_flush : NULL;
+	sink->prefetch = t->inner.prefetch ? fill_prefetch : NULL;
+	sink->batch_begin = t->inner.batch_begin ? fill_begin : NULL;
+	sink->batch_end = t->inner.batch_end ? fill_end : NULL;
+	return 0;
+}
+
+static void metrics_log(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+static void metrics_log(const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	say("%s", line);
+}
+
+static int start_metrics(struct translator *t, const char *listen)
+{
+	struct metrics_server_opts o = {
+		.listen = listen, .write = metrics_write,
+		.health = metrics_health, .ctx = t, .log = metrics_log,
+	};
+
+	if (metrics_server_start(&o, &t->metrics)) {
+		fprintf(stderr, "dta-translator: metrics: cannot serve on %s\n",
+			listen);
+		return -1;
+	}
+	say("metrics on http://%s%s/metrics", strchr(listen, ':') ? "" :
+	    "127.0.0.1:", listen);
+	return 0;
+}
+
 /* ---- UDP workers ---- */
 
 static int udp_socket(struct translator *t, uint16_t port, bool reuseport)
@@ -1517,7 +1897,13 @@ static void main_loop(struct translator *t, const sigset_t *orig)
 	if (t->wake_fd >= 0)
 		next_refresh = now + fresh;
 	while (!stop) {
-		struct pollfd p = { .fd = t->wake_fd, .events = POLLIN };
+		/* [0]: counters move; [1]: metrics requests. Negative fds
+		 * are skipped. */
+		struct pollfd p[2] = {
+			{ .fd = next_refresh ? -1 : t->wake_fd, .events = POLLIN },
+			{ .fd = t->metrics ? metrics_server_fd(t->metrics) : -1,
+			  .events = POLLIN },
+		};
 		uint64_t due = next_check;
 		struct timespec ts;
 
@@ -1528,18 +1914,28 @@ static void main_loop(struct translator *t, const sigset_t *orig)
 		if (sink_poll && next_poll < due)
 			due = next_poll;
 		now = tool_now_ns();
+		if (t->metrics) { /* MHD's own deadlines (connection timeouts) */
+			uint64_t mt = (uint64_t)metrics_server_timeout(t->metrics,
+								       1000) *
+				      1000000ull;
+
+			if (now + mt < due)
+				due = now + mt;
+		}
 		ts = ns_ts(due > now ? (int64_t)(due - now) : 0);
 		/* While a refresh is due anyway, wake_fd need not wake us. */
-		ppoll(&p, next_refresh || t->wake_fd < 0 ? 0 : 1, &ts, orig);
+		ppoll(p, 2, &ts, orig);
 		if (stop)
 			break;
 		now = tool_now_ns();
-		if (!next_refresh && t->wake_fd >= 0 && (p.revents & POLLIN))
+		if (!next_refresh && t->wake_fd >= 0 && (p[0].revents & POLLIN))
 			next_refresh = now; /* counters started moving */
 		if (now >= next_check) {
 			check_collector(t);
 			next_check = now + 1000000000ull;
 		}
+		/* Requests, and MHD's deadlines: a no-op when nothing is due. */
+		metrics_server_run(t->metrics);
 		if (sink_poll && now >= next_poll) {
 #ifdef DTA_HAVE_RDMA
 			if (t->rdma)
@@ -1793,14 +2189,19 @@ static int run_pcap(struct translator *t, const char *file, const char *dev)
 		uint64_t now;
 
 		if (rc == 0) { /* live: nothing pending */
-			struct pollfd p = { .fd = sel, .events = POLLIN };
+			struct pollfd p[2] = {
+				{ .fd = sel, .events = POLLIN },
+				{ .fd = t->metrics ? metrics_server_fd(t->metrics)
+						   : -1, .events = POLLIN },
+			};
 
 			dta_translator_tick(t->core, tool_now_ns());
 			capture_drops(t, pc, &cap_drops);
 			if (t->stats_interval <= 0)
 				refresh_stats_file(t);
-			if (sel >= 0)
-				poll(&p, 1, 10);
+			if (sel >= 0 || t->metrics)
+				poll(p, 2, 10);
+			metrics_server_run(t->metrics);
 			continue;
 		}
 		seen++;
@@ -1817,6 +2218,7 @@ static int run_pcap(struct translator *t, const char *file, const char *dev)
 			next_check = tool_now_ns() + 1000000000ull;
 		}
 		if (dev && tool_now_ns() >= next_save) {
+			metrics_server_run(t->metrics); /* a busy capture too */
 			capture_drops(t, pc, &cap_drops);
 			if (t->stats_interval <= 0)
 				refresh_stats_file(t); /* for dta-gen --sync */
@@ -1872,9 +2274,11 @@ int main(int argc, char **argv)
 		{ "switch", required_argument, NULL, 'X' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "metrics", required_argument, NULL, 'M' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct translator t;
+	const char *metrics_listen = NULL;
 	struct dta_translator_opts o = { .sz = sizeof(o) };
 	struct dta_sink sink = { .submit = shm_submit, .ctx = &t };
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -1899,6 +2303,7 @@ int main(int argc, char **argv)
 		case 'R': t.rdma_collector = optarg; break;
 		case 'X': t.switch_if = optarg; break;
 		case 'q': quiet = 1; break;
+		case 'M': metrics_listen = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -2036,6 +2441,17 @@ int main(int argc, char **argv)
 		sink.batch_begin = shm_begin;
 		sink.batch_end = shm_end;
 	}
+	if (!metrics_listen)
+		metrics_listen = dta_config_get(t.cfg, "translator",
+						"metrics_listen");
+	if (metrics_listen && pcap_file) {
+		say("metrics: not served while replaying a pcap file");
+		metrics_listen = NULL;
+	}
+	if (metrics_listen && watch_fill(&t, &sink)) {
+		fprintf(stderr, "dta-translator: out of memory\n");
+		goto out;
+	}
 	opt = dta_translator_create(&o, &sink, &t.core);
 	if (opt) {
 		fprintf(stderr, "dta-translator: %s\n", dta_strerror(opt));
@@ -2045,6 +2461,8 @@ int main(int argc, char **argv)
 	    : t.use_rdma ? add_rdma_shares(&t) : open_sink(&t))
 		goto out;
 	if (t.int_on && set_int_map(&t))
+		goto out;
+	if (metrics_listen && start_metrics(&t, metrics_listen))
 		goto out;
 
 	sigaction(SIGINT, &sa, NULL);
@@ -2063,6 +2481,9 @@ out:
 	rdma_sink_destroy(t.rdma);
 #endif
 	switch_sink_destroy(t.sw);
+	metrics_server_stop(t.metrics);
+	for (size_t i = 0; i < DTA_CONFIG_MAX_STRUCTURES; i++)
+		free(t.fill[i]);
 	dta_config_destroy(t.cfg);
 	return rc;
 }

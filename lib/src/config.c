@@ -72,6 +72,7 @@ enum key_type {
 	KT_HOSTPORT, /* HOST or HOST:PORT, PORT 1 .. 65535 */
 	KT_CIDRS4,   /* IPv4 addresses or a.b.c.d/len, comma-separated */
 	KT_ENUM,     /* one of @choices ("a|b|c") */
+	KT_LISTEN,   /* PORT or A.B.C.D:PORT, PORT 1 .. 65535 (a TCP listener) */
 };
 
 /* 2^62 ns, about 146 years: a duration in ns that can still be added to a
@@ -105,6 +106,7 @@ static const struct key_rule collector_rules[] = {
 	{ "switch_qpn", KT_UINT, 1, 0xFFFFFF, 0, NULL },
 	{ "switch_psn", KT_UINT, 0, 0xFFFFFF, 0, NULL },
 	{ "switch_meta", KT_STRING, 0, 0, 0, NULL },
+	{ "metrics_listen", KT_LISTEN, 0, 0, 0, NULL },
 	{ NULL, KT_STRING, 0, 0, 0, NULL },
 };
 
@@ -127,6 +129,7 @@ static const struct key_rule translator_rules[] = {
 	{ "sink", KT_ENUM, 0, 0, 0, "shm|rdma" },
 	{ "switch_interface", KT_STRING, 0, 0, 0, NULL },
 	{ "switch_meta", KT_STRING, 0, 0, 0, NULL },
+	{ "metrics_listen", KT_LISTEN, 0, 0, 0, NULL },
 	{ NULL, KT_STRING, 0, 0, 0, NULL },
 };
 
@@ -637,6 +640,21 @@ static int check_value(const struct key_rule *r, const struct kv *kv,
 		}
 		return fail(err, errlen, kv->line, "%s: '%s' is not one of %s",
 			    r->key, v, r->choices);
+	}
+	case KT_LISTEN: {
+		const char *colon = strrchr(v, ':'), *port = colon ? colon + 1 : v;
+		unsigned char a[4];
+		char addr[INET_ADDRSTRLEN] = "";
+
+		if (colon && (size_t)(colon - v) < sizeof(addr))
+			memcpy(addr, v, (size_t)(colon - v));
+		if ((colon && inet_pton(AF_INET, addr, a) != 1) ||
+		    !isdigit((unsigned char)*port) ||
+		    dta_parse_size(port, &x) || x == 0 || x > 65535 ||
+		    strspn(port, "0123456789") != strlen(port))
+			return fail(err, errlen, kv->line, "%s: '%s' is not PORT "
+				    "or A.B.C.D:PORT (PORT 1-65535)", r->key, v);
+		return 0;
 	}
 	case KT_STRING:
 		return 0;

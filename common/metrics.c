@@ -1,0 +1,683 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Prometheus text exposition (format 0.0.4, "Exposition formats" in the
+ * Prometheus documentation) and its HTTP endpoint on libmicrohttpd.
+ */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef DTA_HAVE_MHD
+#include <microhttpd.h>
+#endif
+
+#include "metrics.h"
+
+#define PREFIX "dta_"
+#define LABELS_MAX 8
+#define PAIRS_MAX 256
+#define KEY_MAX 96
+
+/* ---- names ---- */
+
+static bool name_chars_ok(const char *s, bool colon)
+{
+	if (!s || !*s || isdigit((unsigned char)*s))
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && *s != '_' &&
+		    !(colon && *s == ':'))
+			return false;
+	return true;
+}
+
+bool metrics_name_ok(const char *name)
+{
+	return name_chars_ok(name, true) &&
+	       !strncmp(name, PREFIX, strlen(PREFIX)) &&
+	       name[strlen(PREFIX)] != 0;
+}
+
+bool metrics_label_ok(const char *name)
+{
+	return name_chars_ok(name, false) && strncmp(name, "__", 2) &&
+	       strcmp(name, "le");
+}
+
+static bool ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), k = strlen(tail);
+
+	return n >= k && !strcmp(s + n - k, tail);
+}
+
+/* A JSON number, or one of the exposition format's special values. */
+static bool number_ok(const char *v)
+{
+	const char *p = v;
+
+	if (!strcmp(v, "+Inf") || !strcmp(v, "-Inf") || !strcmp(v, "NaN"))
+		return true;
+	if (*p == '-')
+		p++;
+	if (!isdigit((unsigned char)*p))
+		return false;
+	while (isdigit((unsigned char)*p))
+		p++;
+	if (*p == '.') {
+		p++;
+		if (!isdigit((unsigned char)*p))
+			return false;
+		while (isdigit((unsigned char)*p))
+			p++;
+	}
+	if (*p == 'e' || *p == 'E') {
+		p++;
+		if (*p == '+' || *p == '-')
+			p++;
+		if (!isdigit((unsigned char)*p))
+			return false;
+		while (isdigit((unsigned char)*p))
+			p++;
+	}
+	return *p == 0;
+}
+
+/* ---- writing ---- */
+
+static void put_escaped(FILE *f, const char *s, bool quote)
+{
+	for (; *s; s++) {
+		if (*s == '\\')
+			fputs("\\\\", f);
+		else if (*s == '\n')
+			fputs("\\n", f);
+		else if (quote && *s == '"')
+			fputs("\\\"", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+int metrics_write_header(FILE *f, const char *family, enum metrics_type type,
+			 const char *help)
+{
+	static const char *const types[] = {
+		[METRICS_COUNTER] = "counter",
+		[METRICS_GAUGE] = "gauge",
+		[METRICS_HISTOGRAM] = "histogram",
+	};
+
+	if (!f || !help || !metrics_name_ok(family) ||
+	    (unsigned)type > METRICS_HISTOGRAM)
+		return -EINVAL;
+	if (type == METRICS_COUNTER && !ends_with(family, "_total"))
+		return -EINVAL;
+	if (type != METRICS_COUNTER &&
+	    (ends_with(family, "_total") || ends_with(family, "_bucket") ||
+	     ends_with(family, "_sum") || ends_with(family, "_count")))
+		return -EINVAL;
+	fprintf(f, "# HELP %s ", family);
+	put_escaped(f, help, false);
+	fprintf(f, "\n# TYPE %s %s\n", family, types[type]);
+	return ferror(f) ? -EIO : 0;
+}
+
+/* @extra: one more label after @labels (the histogram's le), or NULL. */
+static int sample(FILE *f, const char *name, const struct metrics_label *labels,
+		  size_t nlabels, const struct metrics_label *extra,
+		  const char *value)
+{
+	size_t k = 0;
+
+	if (!f || !metrics_name_ok(name) || !value || !number_ok(value) ||
+	    (nlabels && !labels))
+		return -EINVAL;
+	for (size_t i = 0; i < nlabels; i++)
+		if (!metrics_label_ok(labels[i].name) || !labels[i].value)
+			return -EINVAL;
+	fputs(name, f);
+	for (size_t i = 0; i < nlabels + (extra != NULL); i++) {
+		const struct metrics_label *l = i < nlabels ? &labels[i] : extra;
+
+		fprintf(f, "%s%s=\"", k++ ? "," : "{", l->name);
+		put_escaped(f, l->value, true);
+		fputc('"', f);
+	}
+	fprintf(f, "%s %s\n", k ? "}" : "", value);
+	return ferror(f) ? -EIO : 0;
+}
+
+int metrics_write_sample(FILE *f, const char *name,
+			 const struct metrics_label *labels, size_t nlabels,
+			 const char *value)
+{
+	return sample(f, name, labels, nlabels, NULL, value);
+}
+
+/* ---- histograms ---- */
+
+int metrics_hist_init(struct metrics_hist *h, const uint64_t *bounds,
+		      unsigned n, double scale)
+{
+	if (!h || !bounds || n == 0 || n > METRICS_BUCKETS_MAX || !(scale > 0))
+		return -EINVAL;
+	for (unsigned i = 1; i < n; i++)
+		if (bounds[i] <= bounds[i - 1])
+			return -EINVAL;
+	memset(h, 0, sizeof(*h));
+	h->n = n;
+	memcpy(h->bound, bounds, n * sizeof(*bounds));
+	h->scale = scale;
+	return 0;
+}
+
+void metrics_hist_observe_n(struct metrics_hist *h, uint64_t v, uint64_t k)
+{
+	unsigned i = 0;
+
+	if (!k)
+		return;
+	while (i < h->n && v > h->bound[i])
+		i++;
+	atomic_fetch_add_explicit(&h->count[i], k, memory_order_relaxed);
+	atomic_fetch_add_explicit(&h->sum, v * k, memory_order_relaxed);
+}
+
+int metrics_write_hist(FILE *f, const char *family,
+		       const struct metrics_label *labels, size_t nlabels,
+		       const struct metrics_hist *h)
+{
+	char name[KEY_MAX + 16], num[64], bound[64];
+	struct metrics_label le = { "le", bound };
+	uint64_t cum = 0;
+	int err;
+
+	if (!h || !family || strlen(family) > KEY_MAX)
+		return -EINVAL;
+	snprintf(name, sizeof(name), "%s_bucket", family);
+	for (unsigned i = 0; i <= h->n; i++) {
+		cum += atomic_load_explicit(&h->count[i], memory_order_relaxed);
+		if (i < h->n)
+			snprintf(bound, sizeof(bound), "%.15g",
+				 (double)h->bound[i] * h->scale);
+		else
+			snprintf(bound, sizeof(bound), "+Inf");
+		snprintf(num, sizeof(num), "%" PRIu64, cum);
+		err = sample(f, name, labels, nlabels, &le, num);
+		if (err)
+			return err;
+	}
+	snprintf(name, sizeof(name), "%s_sum", family);
+	snprintf(num, sizeof(num), "%.15g",
+		 (double)atomic_load_explicit(&h->sum, memory_order_relaxed) *
+			 h->scale);
+	err = sample(f, name, labels, nlabels, NULL, num);
+	if (err)
+		return err;
+	snprintf(name, sizeof(name), "%s_count", family);
+	snprintf(num, sizeof(num), "%" PRIu64, cum);
+	return sample(f, name, labels, nlabels, NULL, num);
+}
+
+/* ---- a stats JSON object's numbers ---- */
+
+struct pair {
+	char key[KEY_MAX];
+	char num[40];
+	bool used;
+};
+
+struct scan {
+	const char *p;
+	struct pair *pairs;
+	unsigned n;
+};
+
+static void ws(struct scan *s)
+{
+	while (*s->p == ' ' || *s->p == '\n' || *s->p == '\t' || *s->p == '\r')
+		s->p++;
+}
+
+/* A string's text into @out (escapes kept as written; our keys have
+ * none), @s->p past its closing quote. */
+static int string(struct scan *s, char *out, size_t cap)
+{
+	size_t n = 0;
+
+	if (*s->p++ != '"')
+		return -EINVAL;
+	while (*s->p && *s->p != '"') {
+		if (*s->p == '\\' && s->p[1])
+			s->p++;
+		if (out && n + 1 < cap)
+			out[n++] = *s->p;
+		s->p++;
+	}
+	if (*s->p++ != '"')
+		return -EINVAL;
+	if (out)
+		out[n] = 0;
+	return 0;
+}
+
+static int object(struct scan *s, const char *prefix, int depth)
+{
+	if (*s->p++ != '{')
+		return -EINVAL;
+	ws(s);
+	if (*s->p == '}') {
+		s->p++;
+		return 0;
+	}
+	for (;;) {
+		char key[KEY_MAX], full[KEY_MAX];
+		int err;
+
+		ws(s);
+		if (string(s, key, sizeof(key)))
+			return -EINVAL;
+		if ((size_t)snprintf(full, sizeof(full), "%s%s%s", prefix,
+				     *prefix ? "." : "", key) >= sizeof(full))
+			return -EINVAL;
+		ws(s);
+		if (*s->p++ != ':')
+			return -EINVAL;
+		ws(s);
+		if (*s->p == '{') {
+			if (depth > 0 || (err = object(s, full, depth + 1)))
+				return -EINVAL;
+		} else if (*s->p == '"') {
+			if (string(s, NULL, 0))
+				return -EINVAL;
+		} else if (!strncmp(s->p, "true", 4) || !strncmp(s->p, "null", 4)) {
+			s->p += 4;
+		} else if (!strncmp(s->p, "false", 5)) {
+			s->p += 5;
+		} else {
+			size_t n = strspn(s->p, "+-0123456789.eE");
+			struct pair *pr;
+
+			if (n == 0 || n >= sizeof(pr->num) || s->n == PAIRS_MAX)
+				return -EINVAL;
+			pr = &s->pairs[s->n++];
+			memcpy(pr->key, full, sizeof(full));
+			memcpy(pr->num, s->p, n);
+			pr->num[n] = 0;
+			pr->used = false;
+			if (!number_ok(pr->num))
+				return -EINVAL;
+			s->p += n;
+		}
+		ws(s);
+		if (*s->p == ',') {
+			s->p++;
+			continue;
+		}
+		if (*s->p++ != '}')
+			return -EINVAL;
+		return 0;
+	}
+}
+
+static struct pair *find(struct pair *pairs, unsigned n, const char *key)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (!strcmp(pairs[i].key, key))
+			return &pairs[i];
+	return NULL;
+}
+
+int metrics_write_json(FILE *f, const char *json,
+		       const struct metrics_def *defs, size_t ndefs,
+		       const struct metrics_label *common, size_t ncommon,
+		       unsigned *unmapped)
+{
+	struct metrics_label lab[LABELS_MAX + 1];
+	struct scan s = { .p = json };
+	unsigned left = 0;
+	int err = 0;
+
+	if (!f || !json || (ndefs && !defs) || ncommon > LABELS_MAX ||
+	    (ncommon && !common))
+		return -EINVAL;
+	s.pairs = calloc(PAIRS_MAX, sizeof(*s.pairs));
+	if (!s.pairs)
+		return -ENOMEM;
+	ws(&s);
+	if (object(&s, "", 0) || (ws(&s), *s.p)) {
+		err = -EINVAL;
+		goto out;
+	}
+	/* A family's entries must be adjacent: its lines are one block. */
+	for (size_t i = 0; i < ndefs; i++)
+		for (size_t j = i + 2; j < ndefs; j++)
+			if (!strcmp(defs[i].family, defs[j].family) &&
+			    strcmp(defs[j - 1].family, defs[i].family)) {
+				err = -EINVAL;
+				goto out;
+			}
+	if (ncommon)
+		memcpy(lab, common, ncommon * sizeof(*common));
+	for (size_t i = 0; i < ndefs;) {
+		size_t end = i + 1;
+		bool any = false;
+
+		while (end < ndefs && !strcmp(defs[end].family, defs[i].family))
+			end++;
+		for (size_t j = i; j < end; j++)
+			any |= find(s.pairs, s.n, defs[j].key) != NULL;
+		if (defs[i].type == METRICS_HISTOGRAM) {
+			err = -EINVAL; /* no histogram in a stats JSON */
+			goto out;
+		}
+		if (any) {
+			err = metrics_write_header(f, defs[i].family,
+						   defs[i].type, defs[i].help
+						   ? defs[i].help : "");
+			if (err)
+				goto out;
+		}
+		for (size_t j = i; j < end; j++) {
+			struct pair *pr = find(s.pairs, s.n, defs[j].key);
+			size_t nl = ncommon;
+
+			if (!pr)
+				continue;
+			pr->used = true;
+			if (defs[j].label)
+				lab[nl++] = (struct metrics_label){
+					defs[j].label, defs[j].value };
+			err = metrics_write_sample(f, defs[j].family, lab, nl,
+						   pr->num);
+			if (err)
+				goto out;
+		}
+		i = end;
+	}
+	for (unsigned i = 0; i < s.n; i++)
+		left += !s.pairs[i].used;
+	if (unmapped)
+		*unmapped = left;
+out:
+	free(s.pairs);
+	return err;
+}
+
+/* ---- the HTTP endpoint ---- */
+
+int metrics_listen_parse(const char *s, uint32_t *addr, uint16_t *port)
+{
+	const char *colon, *ps = s;
+	char a[INET_ADDRSTRLEN];
+	struct in_addr in = { .s_addr = htonl(INADDR_LOOPBACK) };
+	unsigned long v;
+	char *end;
+
+	if (!s || !addr || !port)
+		return -EINVAL;
+	colon = strrchr(s, ':');
+	if (colon) {
+		if ((size_t)(colon - s) >= sizeof(a))
+			return -EINVAL;
+		memcpy(a, s, (size_t)(colon - s));
+		a[colon - s] = 0;
+		if (inet_pton(AF_INET, a, &in) != 1)
+			return -EINVAL;
+		ps = colon + 1;
+	}
+	if (!isdigit((unsigned char)*ps))
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(ps, &end, 10);
+	if (errno || *end || v == 0 || v > 65535)
+		return -EINVAL;
+	*addr = in.s_addr;
+	*port = (uint16_t)v;
+	return 0;
+}
+
+#ifdef DTA_HAVE_MHD
+struct metrics_server {
+	struct MHD_Daemon *d;
+	struct metrics_server_opts o;
+	uint16_t port;
+};
+
+static enum MHD_Result reply(struct MHD_Connection *conn, unsigned status,
+			     const char *type, char *body, size_t len,
+			     bool owned, const char *allow)
+{
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	r = MHD_create_response_from_buffer(len, body,
+					    owned ? MHD_RESPMEM_MUST_FREE
+						  : MHD_RESPMEM_MUST_COPY);
+	if (!r) {
+		if (owned)
+			free(body);
+		return MHD_NO;
+	}
+	if (MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type) ==
+		    MHD_NO ||
+	    (allow && MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW,
+					      allow) == MHD_NO)) {
+		MHD_destroy_response(r);
+		return MHD_NO;
+	}
+	ret = MHD_queue_response(conn, status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+static enum MHD_Result text(struct MHD_Connection *conn, unsigned status,
+			    const char *msg, const char *allow)
+{
+	return reply(conn, status, "text/plain; charset=utf-8", (char *)msg,
+		     strlen(msg), false, allow);
+}
+
+/* Every request is answered at its first call, before any body: nothing
+ * here takes one, and MHD closes a connection whose body was not read. */
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
+				  const char *url, const char *method,
+				  const char *version, const char *upload,
+				  size_t *upload_len, void **state)
+{
+	struct metrics_server *s = cls;
+
+	(void)version;
+	(void)upload;
+	(void)upload_len;
+	(void)state;
+	if (strcmp(method, MHD_HTTP_METHOD_GET) &&
+	    strcmp(method, MHD_HTTP_METHOD_HEAD))
+		return text(conn, MHD_HTTP_METHOD_NOT_ALLOWED,
+			    "method not allowed: GET only\n", "GET, HEAD");
+	if (!strcmp(url, "/metrics")) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+		int err;
+
+		if (!f)
+			return text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
+				    "out of memory\n", NULL);
+		err = s->o.write(s->o.ctx, f);
+		if (fclose(f) || err) {
+			free(buf);
+			if (s->o.log)
+				s->o.log("metrics: cannot write the exposition "
+					 "(%s)", strerror(err ? -err : ENOMEM));
+			return text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
+				    "cannot write the metrics\n", NULL);
+		}
+		return reply(conn, MHD_HTTP_OK,
+			     "text/plain; version=0.0.4; charset=utf-8", buf,
+			     len, true, NULL);
+	}
+	if (!strcmp(url, "/health") || !strcmp(url, "/healthz")) {
+		char why[256] = "", msg[300];
+
+		if (!s->o.health(s->o.ctx, why, sizeof(why)))
+			return text(conn, MHD_HTTP_OK, "ok\n", NULL);
+		snprintf(msg, sizeof(msg), "unhealthy: %s\n", why);
+		return text(conn, MHD_HTTP_SERVICE_UNAVAILABLE, msg, NULL);
+	}
+	return text(conn, MHD_HTTP_NOT_FOUND,
+		    "not found: /metrics, /health, /healthz\n", NULL);
+}
+
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	struct metrics_server *s = cls;
+	char line[512];
+	size_t n;
+
+	if (!s->o.log)
+		return;
+	vsnprintf(line, sizeof(line), fmt, ap);
+	n = strlen(line);
+	while (n && line[n - 1] == '\n')
+		line[--n] = 0;
+	s->o.log("metrics: %s", line);
+}
+
+int metrics_server_start(const struct metrics_server_opts *o,
+			 struct metrics_server **out)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	const union MHD_DaemonInfo *info;
+	struct metrics_server *s;
+	uint32_t addr;
+	uint16_t port;
+	int err;
+
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	if (!o || !o->write || !o->health ||
+	    metrics_listen_parse(o->listen, &addr, &port))
+		return -EINVAL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->o = *o;
+	sa.sin_addr.s_addr = addr;
+	sa.sin_port = htons(port);
+	/* No thread of MHD's: the daemon's loop runs it (metrics.h). */
+	errno = 0;
+	s->d = MHD_start_daemon(MHD_USE_EPOLL | MHD_USE_ERROR_LOG, port, NULL,
+				NULL, on_request, s,
+				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, s,
+				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
+				MHD_OPTION_CONNECTION_LIMIT, (unsigned)16,
+				MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)8,
+				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10,
+				MHD_OPTION_END);
+	if (!s->d) {
+		err = errno ? -errno : -EADDRINUSE;
+		if (o->log)
+			o->log("metrics: cannot listen on %s (%s)", o->listen,
+			       strerror(-err));
+		free(s);
+		return err;
+	}
+	info = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_BIND_PORT);
+	s->port = info ? info->port : port;
+	*out = s;
+	return 0;
+}
+
+int metrics_server_fd(const struct metrics_server *s)
+{
+	const union MHD_DaemonInfo *info =
+		MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_EPOLL_FD);
+
+	return info ? info->epoll_fd : -1;
+}
+
+uint16_t metrics_server_port(const struct metrics_server *s)
+{
+	return s->port;
+}
+
+void metrics_server_run(struct metrics_server *s)
+{
+	if (s)
+		MHD_run(s->d);
+}
+
+int metrics_server_timeout(const struct metrics_server *s, int ms)
+{
+	MHD_UNSIGNED_LONG_LONG t;
+
+	if (s && MHD_get_timeout(s->d, &t) == MHD_YES &&
+	    (ms < 0 || t < (MHD_UNSIGNED_LONG_LONG)ms))
+		return (int)t;
+	return ms;
+}
+
+void metrics_server_stop(struct metrics_server *s)
+{
+	if (!s)
+		return;
+	MHD_stop_daemon(s->d);
+	free(s);
+}
+#else /* !DTA_HAVE_MHD */
+struct metrics_server {
+	int unused;
+};
+
+int metrics_server_start(const struct metrics_server_opts *o,
+			 struct metrics_server **out)
+{
+	uint32_t addr;
+	uint16_t port;
+
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	if (!o || !o->write || !o->health ||
+	    metrics_listen_parse(o->listen, &addr, &port))
+		return -EINVAL;
+	if (o->log)
+		o->log("metrics: this build has no libmicrohttpd: no metrics on "
+		       "%s", o->listen);
+	return -ENOTSUP;
+}
+
+int metrics_server_fd(const struct metrics_server *s)
+{
+	(void)s;
+	return -1;
+}
+
+uint16_t metrics_server_port(const struct metrics_server *s)
+{
+	(void)s;
+	return 0;
+}
+
+void metrics_server_run(struct metrics_server *s)
+{
+	(void)s;
+}
+
+int metrics_server_timeout(const struct metrics_server *s, int ms)
+{
+	(void)s;
+	return ms;
+}
+
+void metrics_server_stop(struct metrics_server *s)
+{
+	(void)s;
+}
+#endif
