@@ -28,7 +28,6 @@ PROGRAMS = [
     ("dta-gen", "gen", 1),
     ("dta-query", "query", 1),
 ]
-QUERY_SUBCOMMANDS = ["kw", "pc", "ap", "ki", "int", "info", "verify", "size"]
 
 OPT = r"--?[A-Za-z0-9][A-Za-z0-9-]*"
 
@@ -38,11 +37,28 @@ def help_texts(build, prog, subdir):
     texts = [subprocess.run([exe, "--help"], check=True, capture_output=True,
                             text=True).stdout]
     if prog == "dta-query":
-        for c in QUERY_SUBCOMMANDS:
+        for c in query_commands(texts[0]):
             texts.append(subprocess.run([exe, c, "--help"], check=True,
                                         capture_output=True,
                                         text=True).stdout)
     return texts
+
+
+def query_commands(text):
+    """The commands dta-query's --help lists under "Commands:"; each has
+    a --help of its own."""
+    cmds = []
+    block = text.split("\nCommands:\n", 1)
+    if len(block) == 2:
+        for line in block[1].splitlines():
+            if not line.strip():
+                break
+            m = re.match(r"^  ([a-z][a-z0-9-]*)\s{2,}", line)
+            if m:
+                cmds.append(m.group(1))
+    if len(cmds) < 3:
+        raise SystemExit("check-man: no Commands: list in dta-query --help")
+    return cmds
 
 
 def help_options(text):
