@@ -1,0 +1,126 @@
+# Debian packages with CPack's DEB generator, one per install component
+# (docs/packaging.md):
+#   lib    -> libdtaN     the shared library, N its SONAME's number
+#                         (lib/CMakeLists.txt: SOVERSION, the major
+#                         version: libdta.so.0, libdta0 today)
+#   dev    -> libdta-dev  headers, libdta.so, libdta.a, libdta.pc, dtaConfig
+#   tools  -> dta-tools   the programs, man pages, systemd unit, example
+# Every install() rule names one of these components; a rule without one
+# lands in "Unspecified" and the pkg test (tests/pkg/) fails on the extra
+# package. Build them from a Release build installed to /usr:
+#   cmake -S . -B build-deb -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/usr
+#   cmake --build build-deb && (cd build-deb && cpack -G DEB)
+
+set(DTA_DEB_MAINTAINER
+    "libdta maintainers <maintainers@users.noreply.a-seed-6bf8a668.example>"
+    CACHE STRING "Maintainer field of the Debian packages")
+# Debian names a shared library's package after its SONAME.
+set(DTA_DEB_LIB libdta${PROJECT_VERSION_MAJOR})
+# Native packages (built from this tree, no upstream tarball): no Debian
+# revision, and the changelog is changelog.gz.
+set(DTA_DEB_VERSION ${PROJECT_VERSION})
+
+# The changelog's date: the last commit's (so one commit gives one
+# package), else now.
+set(DTA_DEB_DATE)
+find_package(Git QUIET)
+if(GIT_FOUND)
+  execute_process(COMMAND ${GIT_EXECUTABLE} log -1 --format=%aD
+    WORKING_DIRECTORY ${PROJECT_SOURCE_DIR} OUTPUT_VARIABLE DTA_DEB_DATE
+    OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+endif()
+if(NOT DTA_DEB_DATE)
+  string(TIMESTAMP DTA_DEB_DATE "%a, %d %b %Y %H:%M:%S +0000" UTC)
+endif()
+configure_file(${CMAKE_CURRENT_LIST_DIR}/debian/changelog.in
+               ${CMAKE_BINARY_DIR}/debian/changelog @ONLY)
+find_program(GZIP gzip REQUIRED)
+add_custom_command(OUTPUT ${CMAKE_BINARY_DIR}/debian/changelog.gz
+  COMMAND sh -c "'${GZIP}' -9n -c '${CMAKE_BINARY_DIR}/debian/changelog' > '${CMAKE_BINARY_DIR}/debian/changelog.gz'"
+  DEPENDS ${CMAKE_BINARY_DIR}/debian/changelog VERBATIM)
+add_custom_target(deb_changelog ALL DEPENDS ${CMAKE_BINARY_DIR}/debian/changelog.gz)
+
+# Debian policy: /usr/share/doc/PACKAGE/{copyright,changelog.gz} in every
+# package. Only in component installs (CPack's), not in a plain
+# `cmake --install`.
+foreach(pair lib:${DTA_DEB_LIB} dev:libdta-dev tools:dta-tools)
+  string(REPLACE ":" ";" pair ${pair})
+  list(GET pair 0 comp)
+  list(GET pair 1 pkg)
+  install(FILES ${CMAKE_CURRENT_LIST_DIR}/debian/copyright
+                ${CMAKE_BINARY_DIR}/debian/changelog.gz
+          DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/${pkg}
+          COMPONENT ${comp} EXCLUDE_FROM_ALL)
+endforeach()
+# The example configuration, for /etc/dta/dta.conf (dta.conf(5)).
+install(FILES ${PROJECT_SOURCE_DIR}/examples/dta.conf
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/dta-tools/examples
+        COMPONENT tools)
+
+set(CPACK_GENERATOR DEB)
+set(CPACK_PACKAGE_NAME libdta)
+set(CPACK_PACKAGE_VERSION ${DTA_DEB_VERSION})
+set(CPACK_PACKAGE_CONTACT ${DTA_DEB_MAINTAINER})
+set(CPACK_DEBIAN_PACKAGE_MAINTAINER ${DTA_DEB_MAINTAINER})
+set(CPACK_PACKAGING_INSTALL_PREFIX ${CMAKE_INSTALL_PREFIX})
+set(CPACK_DEB_COMPONENT_INSTALL ON)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
+set(CPACK_STRIP_FILES ON)
+set(CPACK_PRE_BUILD_SCRIPTS ${CMAKE_CURRENT_LIST_DIR}/debian/strip.cmake)
+set(CPACK_INSTALL_DEFAULT_DIRECTORY_PERMISSIONS
+    OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ GROUP_EXECUTE
+    WORLD_READ WORLD_EXECUTE)
+# Depends: from dpkg-shlibdeps; the library's package gets a shlibs file (and the
+# ldconfig trigger) so that others' dpkg-shlibdeps find it.
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
+set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY ">=")
+set(CPACK_DEBIAN_ENABLE_COMPONENT_DEPENDS ON)
+
+set(CPACK_DEBIAN_LIB_PACKAGE_NAME ${DTA_DEB_LIB})
+set(CPACK_DEBIAN_LIB_PACKAGE_SECTION libs)
+# The ldconfig trigger (lintian: lacks-ldconfig-trigger). CPack also
+# writes postinst/postrm calling ldconfig for any library under /usr/lib
+# and cannot be told not to (docs/packaging.md, lintian warnings).
+set(CPACK_DEBIAN_LIB_PACKAGE_CONTROL_EXTRA ${CMAKE_CURRENT_LIST_DIR}/debian/triggers)
+set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
+set(CPACK_COMPONENT_LIB_DESCRIPTION
+"Direct Telemetry Access library
+libdta implements Direct Telemetry Access (DTA, SIGCOMM 2023): switches
+send telemetry reports to a translator that turns them into memory writes
+into queryable structures in a collector's memory. The library has the
+wire format, INT telemetry report decoders, the four memory layouts
+(Key-Write, Postcarding, Append, Key-Increment) with their writers and
+queries, the translator core and the configuration parser.
+.
+This package contains the shared library.")
+
+set(CPACK_DEBIAN_DEV_PACKAGE_NAME libdta-dev)
+set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
+set(CPACK_COMPONENT_DEV_DEPENDS lib)
+# libdta.pc and dtaConfig.cmake ask pkg-config for libxxhash.
+set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS "libxxhash-dev, pkgconf | pkg-config")
+set(CPACK_COMPONENT_DEV_DESCRIPTION
+"Direct Telemetry Access library (development files)
+libdta implements Direct Telemetry Access (DTA, SIGCOMM 2023): telemetry
+reports written straight into queryable structures in a collector's
+memory.
+.
+This package contains the headers, the static library, the pkg-config
+file (libdta) and the CMake package (find_package(dta)).")
+
+set(CPACK_DEBIAN_TOOLS_PACKAGE_NAME dta-tools)
+set(CPACK_DEBIAN_TOOLS_PACKAGE_SECTION net)
+set(CPACK_COMPONENT_TOOLS_DESCRIPTION
+"Direct Telemetry Access collector, translator and tools
+The programs of libdta: dta-collector holds DTA structures in shared
+memory, registers them for RDMA translators and answers queries;
+dta-translator turns DTA and INT telemetry reports arriving over UDP
+into writes into them (shared memory, RDMA or RoCEv2 frames);
+dta-query queries collectors and snapshots and verifies answers;
+dta-gen sends the DTA paper's workloads with ground truth.
+.
+Includes a systemd unit for the collector and an example configuration.")
+
+include(CPack)

@@ -1,0 +1,132 @@
+#!/bin/sh
+# The Debian packages, built and used as an operator would get them:
+# builds them (scripts/build-debs.sh, one Release build in BUILD_DIR/debs),
+# checks each holds what docs/packaging.md says, runs lintian (failing on
+# any error), unpacks them into a throwaway root with dpkg -x, and runs the
+# demo's programs from there - collector, translator, dta-gen, dta-query
+# verify over every primitive, with the structures of the packaged example
+# configuration - and a consumer built against the unpacked libdta-dev,
+# loading the unpacked libdta.
+# Skipped (77) without dpkg-deb, dpkg-shlibdeps (dpkg-dev), lintian or scdoc.
+# Usage: debs.sh BUILD_DIR
+. "$(dirname "$0")/../e2e/lib.sh"
+src=$(cd "$(dirname "$0")/../.." && pwd)
+for t in dpkg-deb dpkg-shlibdeps lintian scdoc cpack; do
+	command -v $t > /dev/null ||
+		{ echo "SKIP: $t not installed (apt-get install dpkg-dev lintian scdoc)"; exit 77; }
+done
+e2e_init pkg "$1"
+debs=$BUILD/debs
+
+# One build; packages rebuilt from scratch each run (cpack is seconds).
+sh "$src/scripts/build-debs.sh" "$debs" > "$E2E/build.log" 2>&1 ||
+	{ tail -n 40 "$E2E/build.log"; echo "FAIL: building the packages" >&2; exit 1; }
+major=$(sed -n 's/^project(libdta VERSION \([0-9]*\)\..*/\1/p' "$src/CMakeLists.txt")
+lib=libdta$major
+arch=$(dpkg --print-architecture)
+ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)
+
+# Exactly the three packages: an install() rule without a component would
+# make a fourth (libdta-Unspecified).
+got=$(cd "$debs" && ls *.deb | sed 's/_.*//' | sort | tr '\n' ' ')
+e2e_expect "packages built" "$got" "dta-tools libdta-dev $lib "
+deb() { ls "$debs/$1"_*_"$arch".deb; }
+
+# Each package's files: what docs/packaging.md lists.
+has() { # PACKAGE PATH...
+	p=$1; shift
+	dpkg-deb -c "$(deb "$p")" | awk '{ print $6 }' | sed 's|^\./|/|' > "$E2E/list"
+	for f in "$@"; do
+		grep -qx "$f" "$E2E/list" || { echo "FAIL: $p lacks $f" >&2; cat "$E2E/list" >&2; exit 1; }
+	done
+	echo "ok: $p has $*"
+}
+for p in $lib libdta-dev dta-tools; do
+	has $p /usr/share/doc/$p/copyright /usr/share/doc/$p/changelog.gz
+done
+has $lib /usr/lib/$ma/libdta.so.$major
+has libdta-dev /usr/lib/$ma/libdta.so /usr/lib/$ma/libdta.a \
+	/usr/lib/$ma/pkgconfig/libdta.pc /usr/lib/$ma/cmake/dta/dtaConfig.cmake \
+	/usr/include/dta/dta.h
+has dta-tools /usr/bin/dta-collector /usr/bin/dta-translator /usr/bin/dta-gen \
+	/usr/bin/dta-query /usr/share/man/man8/dta-collector.8.gz \
+	/usr/share/man/man8/dta-translator.8.gz /usr/share/man/man1/dta-gen.1.gz \
+	/usr/share/man/man1/dta-query.1.gz /usr/share/man/man5/dta.conf.5.gz \
+	/usr/lib/systemd/system/dta-collector.service \
+	/usr/share/doc/dta-tools/examples/dta.conf
+e2e_expect "libdta-dev depends on $lib of its version" \
+	"$(dpkg-deb -f "$(deb libdta-dev)" Depends | grep -o "$lib (= [^)]*)")" \
+	"$lib (= $(dpkg-deb -f "$(deb libdta-dev)" Version))"
+
+# lintian: no errors (warnings and infos are explained in docs/packaging.md).
+lintian --fail-on error --pedantic -I "$debs"/*.deb > "$E2E/lintian.out" 2>&1 ||
+	{ cat "$E2E/lintian.out"; echo "FAIL: lintian reports errors" >&2; exit 1; }
+echo "lintian (no errors):"
+grep -v '^running with root' "$E2E/lintian.out" | sed 's/^/   /'
+# ... and that gate can fail: the library package without its ldconfig
+# trigger is an error (lacks-ldconfig-trigger).
+dpkg-deb -R "$(deb $lib)" "$E2E/bad"
+rm "$E2E/bad/DEBIAN/triggers"
+mkdir "$E2E/baddeb"
+dpkg-deb --root-owner-group -b "$E2E/bad" "$E2E/baddeb/${lib}_bad_$arch.deb" > /dev/null
+if lintian --fail-on error "$E2E/baddeb/${lib}_bad_$arch.deb" > "$E2E/lintian.bad" 2>&1 ||
+   ! grep -q '^E: .*lacks-ldconfig-trigger' "$E2E/lintian.bad"; then
+	cat "$E2E/lintian.bad"
+	echo "FAIL: lintian passed a package without its ldconfig trigger" >&2
+	exit 1
+fi
+echo "ok: lintian fails a broken package: $(grep '^E:' "$E2E/lintian.bad")"
+
+# Unpacked into a throwaway root, as dpkg would install them.
+root=$E2E/root
+for p in $lib libdta-dev dta-tools; do
+	dpkg -x "$(deb $p)" "$root"
+done
+export LD_LIBRARY_PATH="$root/usr/lib/$ma"
+COLLECTOR=$root/usr/bin/dta-collector
+TRANSLATOR=$root/usr/bin/dta-translator
+GEN=$root/usr/bin/dta-gen
+QUERY=$root/usr/bin/dta-query
+e2e_expect "unit starts the packaged collector" \
+	"$(sed -n 's/^ExecStart=\([^ ]*\).*/\1/p' "$root/usr/lib/systemd/system/dta-collector.service")" \
+	/usr/bin/dta-collector
+if command -v man > /dev/null; then
+	for m in "$root"/usr/share/man/man*/*.gz; do
+		w=$(MANWIDTH=80 man --warnings -l "$m" 2>&1 > /dev/null)
+		[ -z "$w" ] || { echo "FAIL: man $m: $w" >&2; exit 1; }
+	done
+	echo "ok: the man pages render without warnings"
+fi
+
+# The demo's programs from the unpacked root, on this test's instance with
+# the packaged example's structures.
+{
+	e2e_conf_head
+	# Postcard flows complete however slowly this machine runs
+	# (as in tests/e2e/all_primitives.sh).
+	echo "pc_timeout_ms = 60000"
+	sed -n '/^\[structure /,$p' "$root/usr/share/doc/dta-tools/examples/dta.conf"
+} > "$E2E/dta.conf"
+e2e_start_collector
+e2e_start_translator
+e2e_four e2e_gen 20000 4 200000
+for t in kw pc ap ki; do # (all exact: e2e_four checked --min-success 1)
+	e2e_query verify --truth "$E2E/$t.truth" | sed -n 's/^/   /; /exact/p'
+done
+e2e_stop_translator
+e2e_stop_collector
+
+# A program built against the unpacked libdta-dev (pkg-config and
+# find_package), loading the unpacked libdta.
+export PKG_CONFIG_PATH="$root/usr/lib/$ma/pkgconfig"
+${CC:-cc} -o "$E2E/consumer" "$src/tests/consumer/consumer.c" \
+	$(pkg-config --cflags --libs libdta)
+e2e_expect "consumer loads" \
+	"$(ldd "$E2E/consumer" | sed -n 's/.*libdta.so.[0-9]* => \([^ ]*\).*/\1/p')" \
+	"$root/usr/lib/$ma/libdta.so.$major"
+"$E2E/consumer"
+cmake -S "$src/tests/consumer" -B "$E2E/cm" -DCMAKE_PREFIX_PATH="$root/usr" \
+	> "$E2E/cm.log" 2>&1 || { cat "$E2E/cm.log"; exit 1; }
+cmake --build "$E2E/cm" > "$E2E/cm.log" 2>&1 || { cat "$E2E/cm.log"; exit 1; }
+"$E2E/cm/consumer_cmake"
+e2e_pass
