@@ -840,17 +840,22 @@ local function dissect_int_md(tree, tvb, p, len, by_port)
 		local e = md16(ht, tvb, o, inst, true, hopf)
 		if e < o + hop_bytes then ht:add(hopf.ds, tvb(e, o + hop_bytes - e)) end
 	end
-	if by_port and npt == 2 then
-		local proto = tvb(p + 3, 1):uint()
-		if proto == 6 or proto == 17 then
+	-- What NPT changes in the flow (parse_int_md() in lib/src/int.c).
+	local flow = {}
+	if by_port and npt == 1 then
+		flow.dport = tvb(p + 2, 2):uint()
+	elseif by_port and npt == 2 then
+		flow.proto, flow.sport, flow.dport = tvb(p + 3, 1):uint(), 0, 0
+		if flow.proto == 6 or flow.proto == 17 then
 			if len < total + 4 then
 				return iflag(t, ie.truncated, "original L4 ports missing after the stack")
 			end
 			t:add(f.orig_sport, tvb(p + total, 2))
 			t:add(f.orig_dport, tvb(p + total + 2, 2))
+			flow.sport, flow.dport = tvb(p + total, 2):uint(), tvb(p + total + 2, 2):uint()
 		end
 	end
-	return n
+	return n, flow
 end
 
 local function hop_index(ttl)
@@ -967,17 +972,16 @@ local function dissect_inner(tree, tvb, pinfo, p, len, first)
 	local hi = it:add(f.hop_index, hop_index(ttl))
 	hi:set_generated()
 	-- The flow key the translator derives (docs/int.md "Keys"): addresses,
-	-- ports (0 without them), protocol.
-	local key = first == 4 and tvb(off + 12, 8):raw() or tvb(off + 8, 32):raw()
-	if ports and (proto == 6 or proto == 17) and e - l4 >= 4 then
-		key = key .. tvb(l4, 4):raw()
-	else
-		key = key .. string.char(0, 0, 0, 0)
+	-- ports (0 without them), protocol; shown once the INT-MD shim had its
+	-- say about ports and protocol.
+	local addrs = first == 4 and tvb(off + 12, 8):raw() or tvb(off + 8, 32):raw()
+	local function add_flow_key(sport, dport, pr)
+		local k = addrs .. string.char(math.floor(sport / 256), sport % 256,
+					       math.floor(dport / 256), dport % 256, pr)
+		k = k:gsub(".", function(c) return string.format("%02x", c:byte()) end)
+		it:add(f.flow_key, k):set_generated()
 	end
-	key = key .. string.char(proto)
-	key = key:gsub(".", function(c) return string.format("%02x", c:byte()) end)
-	it:add(f.flow_key, key):set_generated()
-	if not ports or (proto ~= 6 and proto ~= 17) then return end
+	if not ports or (proto ~= 6 and proto ~= 17) then return add_flow_key(0, 0, proto) end
 	local l4len = proto == 17 and 8 or 20
 	if e - l4 < l4len then
 		return iflag(it, ie.truncated, "inner TCP/UDP header cut short")
@@ -995,9 +999,14 @@ local function dissect_inner(tree, tvb, pinfo, p, len, first)
 	local by_port = proto == 17 and mdport ~= 0 and tvb(l4 + 2, 2):uint() == mdport
 	local mask = intp.prefs.dscp_mask
 	local by_dscp = mask ~= 0 and band(dscp, mask) == intp.prefs.dscp_value
+	local sport, dport = tvb(l4, 2):uint(), tvb(l4 + 2, 2):uint()
 	if by_port or by_dscp then
-		return dissect_int_md(tree, tvb, l4 + l4len, e - (l4 + l4len), by_port)
+		local _, flow = dissect_int_md(tree, tvb, l4 + l4len, e - (l4 + l4len), by_port)
+		if not flow then return end -- an error: the datagram is refused
+		sport, dport = flow.sport or sport, flow.dport or dport
+		proto = flow.proto or proto
 	end
+	add_flow_key(sport, dport, proto)
 end
 
 local function dissect_v05(tvb, pinfo, root, len)

@@ -732,7 +732,28 @@ def check_prefs(tshark, lua, gen, work):
     pr = proto_of(run_tshark(tshark, lua, pcap, ["-o", "dta.legacy:plain"])[0], "dta")
     if "dta.expert.malformed" not in experts(pr):
         fail("legacy forced plain on a NACK-length payload is not flagged")
-    print("ok: preferences (port, legacy variant) and the v1 heuristic")
+    # INT-MD found by DSCP (the default) or by a UDP port with NPT 1.
+    pcap = os.path.join(work, "int-md-2.0.pcap")
+    for pk in run_tshark(tshark, lua, pcap, ["-o", "int.dscp_mask:0"]):
+        pr = proto_of(pk, "int")
+        if find_all(pr, "int.hop") or experts(pr):
+            fail("int.dscp_mask 0 still reads an INT-MD stack")
+    shim = bytes([0x14, 4, 0x07, 0xD0])                 # INT-MD, NPT 1, port 2000
+    mdh = bytes([0x20, 0, 1, 7]) + struct.pack(">HHHH", 0x8000, 0, 0, 0)
+    inner = inner_udp(0, shim + mdh + struct.pack(">I", 77) + b"\0\0")
+    inner = inner[:36] + struct.pack(">H", 5000) + inner[38:]  # UDP dport 5000
+    pcap = os.path.join(work, "int_by_port.pcap")
+    write_pcap(pcap, [(INT_PORT, v2([v2_report(0x03, inner)]))])
+    pr = proto_of(run_tshark(tshark, lua, pcap, ["-o", "int.md_udp_port:5000"])[0], "int")
+    got = collect(pr)
+    # NPT 1: the flow's destination port is the shim's, as the translator keys it
+    if got.get("int.hop.switch_id") != [77] or got.get("int.shim.orig_dport") != [2000] \
+            or got.get("int.flow_key") != ["0a0000010a00000203e807d011"] or experts(pr):
+        fail("INT-MD by UDP port 5000: %s %s" % (got, experts(pr)))
+    pr = proto_of(run_tshark(tshark, lua, pcap)[0], "int")
+    if find_all(pr, "int.hop"):
+        fail("INT-MD read by UDP port without int.md_udp_port")
+    print("ok: preferences (ports, legacy variant, INT-MD detection) and the v1 heuristic")
 
 
 def main():

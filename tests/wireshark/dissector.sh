@@ -62,3 +62,23 @@ if ! grep -q "	dta$" "$work/protocols" || ! grep -q "	int$" "$work/protocols"; t
 fi
 
 python3 "$top/tests/wireshark/check.py" "$tshark" "$lua" "$gen" "$work"
+
+# As root (CI), tshark warns that running Lua as root could be dangerous.
+# The dissector does not need root: decode the same capture as nobody and
+# expect the same fields.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && id nobody >/dev/null 2>&1; then
+	chmod 755 "$work"
+	"$gen" -t kw -n 20 --batch 3 -w "$work/user.pcap" 2>/dev/null
+	chmod 644 "$work/user.pcap"
+	set -- -n -X "lua_script:$lua" -r "$work/user.pcap" -T fields \
+		-e dta.reports -e dta.seq -e dta.kw.key -e dta.kw.data
+	"$tshark" "$@" > "$work/root.txt" 2>/dev/null
+	HOME=/nonexistent XDG_CONFIG_HOME=/nonexistent setpriv --reuid=nobody \
+		--regid="$(id -g nobody)" --clear-groups "$tshark" "$@" > "$work/user.txt"
+	if [ ! -s "$work/root.txt" ] || ! cmp -s "$work/root.txt" "$work/user.txt"; then
+		echo "FAIL: tshark as nobody decodes differently from root"
+		diff "$work/root.txt" "$work/user.txt" || true
+		exit 1
+	fi
+	echo "ok: as nobody, tshark decodes the same $(wc -l < "$work/user.txt") datagrams as root"
+fi
