@@ -550,6 +550,10 @@ end
 
 local meta = md_fields("int.meta")  -- the reporting node's own metadata
 local hopf = md_fields("int.hop")   -- one INT-MD stack entry
+-- Reports carry the node id in their headers and no checksum complement;
+-- INT-MD bit 15 is the checksum complement, not a drop word.
+meta.switch_id, meta.checksum = nil, nil
+hopf.drop_queue_id, hopf.drop_reason = nil, nil
 
 local v05_nproto = { [0] = "Ethernet", [1] = "Drop report header",
 		     [2] = "Switch local report header" }
@@ -648,7 +652,7 @@ local f = {
 	md_ds_flags = ProtoField.uint16("int.mdhdr.ds_flags", "DS flags", base.HEX),
 	md_n_hops = ProtoField.uint8("int.mdhdr.n_hops", "Hops in the stack"),
 	hop = ProtoField.uint8("int.hop", "Hop (stack position, 0 newest)"),
-	orig_sport = ProtoField.uint16("int.shim.orig_sport", "Original L4 source port"),
+	orig_sport = ProtoField.uint16("int.shim.orig_l4_sport", "Original L4 source port"),
 	orig_dport = ProtoField.uint16("int.shim.orig_l4_dport", "Original L4 destination port"),
 }
 local int_field_list = {}
