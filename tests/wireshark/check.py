@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Check the Wireshark dissector (dist/wireshark/dta.lua) against what was sent.
 
-    check.py TSHARK LUA DTA_GEN WORKDIR
+    check.py TSHARK LUA DTA_GEN WORKDIR VERDICT
 
 dta-gen writes pcaps of every DTA primitive (v1, several reports per
 datagram, legacy) and of every INT report type and version, with its truth
@@ -29,6 +29,7 @@ import xml.etree.ElementTree as ET
 
 DTA_PORT, INT_PORT = 40040, 32766
 failures = []
+valid_payloads = {"dta": [], "int": []}  # every valid datagram sent, for mutants
 
 
 def fail(msg):
@@ -366,6 +367,7 @@ def check_dta_pcap(tshark, lua, pcap, truth):
         return fail("%s: tshark shows %d frames, %d written" % (pcap, len(pkts), len(sent)))
     decoded = []  # tshark's reports, in order
     nrep = 0
+    valid_payloads["dta"].extend(sent)
     for i, ((dport, payload), pk) in enumerate(zip(sent, pkts)):
         where = "%s frame %d" % (os.path.basename(pcap), i + 1)
         pr = proto_of(pk, "dta")
@@ -441,6 +443,7 @@ def check_int_pcap(tshark, lua, pcap, truth, kind, version):
         return fail("%s: tshark shows %d frames, %d written" % (pcap, len(pkts), len(sent)))
     reports = []  # (report fields, [hop fields]) as tshark shows them
     multi = 0
+    valid_payloads["int"].extend(sent)
     for i, ((dport, payload), pk) in enumerate(zip(sent, pkts)):
         where = "%s frame %d" % (os.path.basename(pcap), i + 1)
         pr = proto_of(pk, "int")
@@ -647,10 +650,15 @@ NEGATIVE = [
      V2_OK[:12] + INNER[:14] + b"\x44" + INNER[15:], "int.expert.malformed"),
     ("int INT-MD shim Length past the packet", INT_PORT,
      md_case(bytes([0x10, 40, 0, 0]), MD_HDR_V2), "int.expert.truncated"),
+    ("int INT-MD shim Length 2 bytes past the packet", INT_PORT,
+     md_case(bytes([0x10, 4, 0, 0]), MD_HDR_V2), "int.expert.truncated"),
     ("int INT-MD metadata Ver 1", INT_PORT,
      md_case(bytes([0x10, 3, 0, 0]), MD_HDR_V1), "int.expert.version"),
     ("int INT-MD shim Type 3", INT_PORT,
      md_case(bytes([0x30, 3, 0, 0]), MD_HDR_V2), "int.expert.unsupported"),
+    ("int INT-MD stack of 17 hops", INT_PORT,
+     md_case(bytes([0x10, 20, 0, 0]), bytes([0x20, 0, 1, 0]) + struct.pack(">HHHH", 0x8000, 0, 0, 0)
+             + b"".join(struct.pack(">I", i) for i in range(17))), "int.expert.hops"),
     ("int INT-MD stack not whole hops", INT_PORT,
      md_case(bytes([0x10, 4, 0, 0]), bytes([0x20, 0, 2, 3]) + bytes(8) + bytes(4)),
      "int.expert.length"),
@@ -756,8 +764,88 @@ def check_prefs(tshark, lua, gen, work):
     print("ok: preferences (ports, legacy variant, INT-MD detection) and the v1 heuristic")
 
 
+EXPERT_OF = {"truncated": "truncated", "malformed": "malformed", "version": "version",
+             "opcode": "opcode", "ambiguous": "ambiguous", "int_unsupported": "unsupported",
+             "int_length": "length", "int_hops": "hops"}
+VERDICT_FIELDS = ["dta.valid", "dta.reports", "int.valid", "int.reports", "_ws.lua.error"] + \
+    ["dta.expert." + e for e in ("truncated", "malformed", "version", "opcode", "ambiguous")] + \
+    ["int.expert." + e for e in ("truncated", "malformed", "version", "unsupported", "length",
+                                 "hops")]
+
+
+def mutate(rnd, p):
+    k = rnd.randrange(6)
+    b = bytearray(p)
+    if k == 0:
+        return bytes(b[:rnd.randrange(1, len(b))])
+    if k == 1:
+        i = rnd.randrange(min(len(b), 16))        # the headers
+        b[i] = rnd.randrange(256)
+    elif k == 2:
+        for _ in range(rnd.randrange(1, 4)):
+            b[rnd.randrange(len(b))] = rnd.randrange(256)
+    elif k == 3:
+        b += bytes(rnd.randrange(256) for _ in range(rnd.randrange(1, 9)))
+    elif k == 4:
+        i = rnd.randrange(len(b))                 # one bit anywhere
+        b[i] ^= 1 << rnd.randrange(8)
+    else:                                         # a datagram cut and glued to another
+        return bytes(b[:rnd.randrange(1, len(b))]) + p[rnd.randrange(len(p)):]
+    return bytes(b)
+
+
+def check_library_verdicts(tshark, lua, verdict, work):
+    """Mutated datagrams: the dissector must accept exactly what the library
+    accepts, with as many reports, and flag the library's error code."""
+    import random
+    rnd = random.Random(15)
+    frames = []
+    for port, proto in ((DTA_PORT, "dta"), (INT_PORT, "int")):
+        base = valid_payloads[proto]
+        for _ in range(1500):
+            frames.append((port, mutate(rnd, base[rnd.randrange(len(base))][1])))
+    frames = [(port, p) for port, p in frames if p]
+    pcap = os.path.join(work, "mutants.pcap")
+    write_pcap(pcap, frames)
+    lib = subprocess.run([verdict, pcap], stdout=subprocess.PIPE, check=True).stdout.decode()
+    lib = [l.split() for l in lib.splitlines()]
+    cmd = [tshark, "-n", *(["-X", "lua_script:" + lua] if lua else []), "-r", pcap,
+           "-T", "fields", "-E", "occurrence=f"]
+    for fld in VERDICT_FIELDS:
+        cmd += ["-e", fld]
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if p.returncode != 0:
+        return fail("mutants.pcap: tshark exited %d" % p.returncode)
+    rows = [dict(zip(VERDICT_FIELDS, l.split("\t"))) for l in p.stdout.decode().splitlines()]
+    if len(rows) != len(frames) or len(lib) != len(frames):
+        return fail("mutants.pcap: %d frames, tshark %d, library %d" %
+                    (len(frames), len(rows), len(lib)))
+    seen = {}
+    before = len(failures)
+    for (frame, proto, res), row in zip(lib, rows):
+        seen[proto + " " + res if not res.isdigit() else proto + " ok"] = \
+            seen.get(proto + " " + res if not res.isdigit() else proto + " ok", 0) + 1
+        where = "mutants.pcap frame %s (%s, library: %s)" % (frame, proto, res)
+        if row["_ws.lua.error"]:
+            fail(where + ": Lua error")
+        if res.isdigit():
+            if row[proto + ".valid"] != "1" or row[proto + ".reports"] != res:
+                fail("%s: dissector says valid=%s reports=%s" %
+                     (where, row[proto + ".valid"], row[proto + ".reports"]))
+        else:
+            ex = proto + ".expert." + EXPERT_OF.get(res, res)
+            if row[proto + ".valid"] != "0" or row.get(ex) != "1":
+                fail("%s: dissector says valid=%s without %s" %
+                     (where, row[proto + ".valid"], ex))
+        if len(failures) - before > 20:
+            return fail("mutants.pcap: giving up after 20 disagreements")
+    if len(failures) == before:
+        print("ok: %d mutated datagrams: the dissector's verdict is the library's (%s)" %
+              (len(frames), ", ".join("%s %d" % kv for kv in sorted(seen.items()))))
+
+
 def main():
-    tshark, lua, gen, work = sys.argv[1:5]
+    tshark, lua, gen, work, verdict = sys.argv[1:6]
 
     def gen_run(name, *args):
         pcap = os.path.join(work, name + ".pcap")
@@ -791,6 +879,7 @@ def main():
     check_negative(tshark, lua, work)
     check_gen_malformed(tshark, lua, gen, work)
     check_prefs(tshark, lua, gen, work)
+    check_library_verdicts(tshark, lua, verdict, work)
     if failures:
         print("%d failures" % len(failures))
         return 1

@@ -37,7 +37,7 @@ if [ -n "$global" ] && [ -f "$global/dta.lua" ]; then
 		echo "SKIP: $global/dta.lua is another version of the dissector and shadows $lua"
 		exit 77
 	fi
-	python3 "$top/tests/wireshark/check.py" "$tshark" "" "$gen" "$work"
+	python3 "$top/tests/wireshark/check.py" "$tshark" "" "$gen" "$work" "$build/tests/wshark_verdict"
 	exit $?
 fi
 
@@ -61,7 +61,7 @@ if ! grep -q "	dta$" "$work/protocols" || ! grep -q "	int$" "$work/protocols"; t
 	exit 1
 fi
 
-python3 "$top/tests/wireshark/check.py" "$tshark" "$lua" "$gen" "$work"
+python3 "$top/tests/wireshark/check.py" "$tshark" "$lua" "$gen" "$work" "$build/tests/wshark_verdict"
 
 # As root (CI), tshark warns that running Lua as root could be dangerous.
 # The dissector does not need root: decode the same capture as nobody and
