@@ -518,7 +518,7 @@ local intp = Proto("int", "INT Telemetry Report")
 
 -- Metadata fields of a 16-bit INT bitmap (v2.0 RepMdBits, INT-MD
 -- instructions), and the same of v0.5/v1.0 reports, under @prefix.
-local function md_fields(prefix, what)
+local function md_fields(prefix)
 	return {
 		switch_id = ProtoField.uint32(prefix .. ".switch_id", "Switch id (node id)"),
 		ingress_port = ProtoField.uint16(prefix .. ".ingress_port", "Ingress port"),
@@ -703,10 +703,6 @@ local ist -- per-dissection state
 local function iflag(item, ex, text)
 	item:add_proto_expert_info(ex, text)
 	ist.errors = ist.errors + 1
-end
-
-local function bitn(n) -- bit n of a 16-bit bitmap, bit 0 the MSB
-	return 2 ^ (15 - n)
 end
 
 local function bitmap16_words(b)

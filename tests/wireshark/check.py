@@ -19,7 +19,9 @@ report is compared with
 Negative cases are packets built here: truncated, wrong version, bad
 opcode, bad lengths. tshark must exit 0, flag each with the expert info
 named after the library's error code, mark the datagram rejected, and never
-raise a Lua error.
+raise a Lua error. Mutants of the valid datagrams are then judged by the
+library itself (VERDICT, tests/wireshark/verdict.c): the dissector must
+accept what it accepts and flag its error code on the rest.
 """
 import os
 import struct
