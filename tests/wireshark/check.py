@@ -846,6 +846,60 @@ def check_library_verdicts(tshark, lua, verdict, work):
               (len(frames), ", ".join("%s %d" % kv for kv in sorted(seen.items()))))
 
 
+def check_inner_forms(tshark, lua, verdict, work):
+    """Inner packets dta-gen does not write: VLAN tags, IPv4 options, raw
+    IPv4/IPv6 (v1.0 NProt, v2.0 InType), IPv6 extension headers, TCP
+    options before INT-MD. The library must accept each; tshark must show
+    the flow key and hops worked out here by hand. They seed the mutants."""
+    src4, dst4 = bytes([192, 0, 2, 1]), bytes([198, 51, 100, 7])
+    src6 = bytes.fromhex("20010db8000000000000000000000001")
+    dst6 = bytes.fromhex("20010db8000000000000000000000002")
+    udp = struct.pack(">HHHH", 5353, 53, 8, 0)
+    ip4opt = struct.pack(">BBHHHBBH4s4s", 0x46, 0, 24 + 8, 0, 0, 61, 17, 0, src4, dst4) + \
+        b"\x01\x01\x01\x00"                               # IHL 6: 4 bytes of options
+    vlan = (bytes.fromhex("020000000002020000000001") + b"\x81\x00\x00\x05" +
+            b"\x88\xa8\x00\x06" + b"\x08\x00" + ip4opt + udp)
+    shim = bytes([0x10, 3 + 2 * 2, 0, 0])                 # INT-MD, 2 hops of 2 words
+    mdh = bytes([0x20, 0, 2, 6]) + struct.pack(">HHHH", 0xA000, 0, 0, 0)  # node id, latency
+    stack = struct.pack(">IIII", 21, 700, 20, 600)       # newest first
+    tcp = struct.pack(">HHIIBBHHH", 443, 8443, 0, 0, 6 << 4, 0, 0, 0, 0) + b"\x01\x01\x01\x01"
+    hbh = bytes([44, 0]) + bytes(6)                       # Hop-by-Hop, next Fragment
+    frag = bytes([6, 0, 0, 0]) + bytes(4)                 # offset 0: ports are read
+    ip6 = struct.pack(">IHBB", (6 << 28) | (1 << 22), 8 + 8 + len(tcp) + 4 + 12 + 16, 0, 59) + \
+        src6 + dst6 + hbh + frag + tcp + shim + mdh + stack
+    ip4tcp = struct.pack(">BBHHHBBH4s4s", 0x45, 0, 40, 0, 0, 62, 6, 0, src4, dst4) + \
+        struct.pack(">HHIIBBHHH", 1000, 80, 0, 0, 5 << 4, 0, 0, 0, 0)
+    v10 = struct.pack(">IIII", (1 << 28) | (4 << 24) | (1 << 21), 99, 5, 0) + ip4tcp
+    cases = [
+        ("VLAN tags and IPv4 options", v2([v2_report(0x03, vlan + bytes(-len(vlan) % 4))]),
+         (src4 + dst4 + struct.pack(">HH", 5353, 53) + b"\x11").hex(), []),
+        ("raw IPv6, extension headers, TCP options, INT-MD",
+         v2([v2_report(0x05, ip6 + bytes(-len(ip6) % 4))]),
+         (src6 + dst6 + struct.pack(">HH", 443, 8443) + b"\x06").hex(), [21, 20]),
+        ("v1.0 NProt 1: raw IPv4", v10,
+         (src4 + dst4 + struct.pack(">HH", 1000, 80) + b"\x06").hex(), []),
+    ]
+    pcap = os.path.join(work, "inner.pcap")
+    write_pcap(pcap, [(INT_PORT, c[1]) for c in cases])
+    lib = subprocess.run([verdict, pcap], stdout=subprocess.PIPE, check=True).stdout.decode()
+    pkts = run_tshark(tshark, lua, pcap)
+    before = len(failures)
+    for (name, payload, key, hops), line, pk in zip(cases, lib.splitlines(), pkts):
+        if line.split()[2] != "1":
+            fail("%s: the library says %s" % (name, line))
+        pr = proto_of(pk, "int")
+        got = collect(pr)
+        if got.get("int.flow_key") != [key] or got.get("int.hop.switch_id", []) != hops \
+                or got.get("int.valid") != [1]:
+            fail("%s: flow key %s hops %s valid %s" % (name, got.get("int.flow_key"),
+                                                      got.get("int.hop.switch_id"),
+                                                      got.get("int.valid")))
+        valid_payloads["int"].append((INT_PORT, payload))
+    if len(failures) == before:
+        print("ok: VLAN tags, IPv4 options, raw IPv4/IPv6 inner packets, IPv6 extension "
+              "headers, TCP options: flow keys and INT-MD hops as worked out by hand")
+
+
 def main():
     tshark, lua, gen, work, verdict = sys.argv[1:6]
 
@@ -881,6 +935,7 @@ def main():
     check_negative(tshark, lua, work)
     check_gen_malformed(tshark, lua, gen, work)
     check_prefs(tshark, lua, gen, work)
+    check_inner_forms(tshark, lua, verdict, work)
     check_library_verdicts(tshark, lua, verdict, work)
     if failures:
         print("%d failures" % len(failures))
