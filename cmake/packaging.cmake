@@ -5,6 +5,7 @@
 #                         version: libdta.so.0, libdta0 today)
 #   dev    -> libdta-dev  headers, libdta.so, libdta.a, libdta.pc, dtaConfig
 #   tools  -> dta-tools   the programs, man pages, systemd unit, example
+#   wireshark -> dta-wireshark  the Lua dissector (docs/wireshark.md)
 # Every install() rule names one of these components; a rule without one
 # lands in "Unspecified" and the pkg test (tests/pkg/) fails on the extra
 # package. Build them from a Release build installed to /usr:
@@ -43,7 +44,7 @@ add_custom_target(deb_changelog ALL DEPENDS ${CMAKE_BINARY_DIR}/debian/changelog
 # Debian policy: /usr/share/doc/PACKAGE/{copyright,changelog.gz} in every
 # package. Only in component installs (CPack's), not in a plain
 # `cmake --install`.
-foreach(pair lib:${DTA_DEB_LIB} dev:libdta-dev tools:dta-tools)
+foreach(pair lib:${DTA_DEB_LIB} dev:libdta-dev tools:dta-tools wireshark:dta-wireshark)
   string(REPLACE ":" ";" pair ${pair})
   list(GET pair 0 comp)
   list(GET pair 1 pkg)
@@ -122,5 +123,19 @@ dta-query queries collectors and snapshots and verifies answers;
 dta-gen sends the DTA paper's workloads with ground truth.
 .
 Includes a systemd unit for the collector and an example configuration.")
+
+set(CPACK_DEBIAN_WIRESHARK_PACKAGE_NAME dta-wireshark)
+set(CPACK_DEBIAN_WIRESHARK_PACKAGE_SECTION net)
+set(CPACK_DEBIAN_WIRESHARK_PACKAGE_ARCHITECTURE all)
+# Wireshark's Lua engine comes with libwireshark, which wireshark and
+# tshark both pull in through wireshark-common.
+set(CPACK_DEBIAN_WIRESHARK_PACKAGE_DEPENDS "wireshark-common")
+set(CPACK_DEBIAN_WIRESHARK_PACKAGE_ENHANCES "wireshark, tshark")
+set(CPACK_COMPONENT_WIRESHARK_DESCRIPTION
+"Wireshark dissector for DTA and INT telemetry reports
+A Lua plugin for Wireshark and tshark that decodes Direct Telemetry
+Access reports (v1 and the research prototype's headers, UDP 40040) and
+INT telemetry reports v0.5, v1.0 and v2.0 with the INT-MD stack of the
+inner packet (UDP 32766), with expert info for malformed reports.")
 
 include(CPack)

@@ -26,11 +26,11 @@ lib=libdta$major
 arch=$(dpkg --print-architecture)
 ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)
 
-# Exactly the three packages: an install() rule without a component would
-# make a fourth (libdta-Unspecified).
+# Exactly the four packages: an install() rule without a component would
+# make a fifth (libdta-Unspecified).
 got=$(cd "$debs" && ls *.deb | sed 's/_.*//' | sort | tr '\n' ' ')
-e2e_expect "packages built" "$got" "dta-tools libdta-dev $lib "
-deb() { ls "$debs/$1"_*_"$arch".deb; }
+e2e_expect "packages built" "$got" "dta-tools dta-wireshark libdta-dev $lib "
+deb() { ls "$debs/$1"_*_"$arch".deb "$debs/$1"_*_all.deb 2>/dev/null | head -n 1; }
 
 # Each package's files: what docs/packaging.md lists.
 has() { # PACKAGE PATH...
@@ -41,7 +41,7 @@ has() { # PACKAGE PATH...
 	done
 	echo "ok: $p has $*"
 }
-for p in $lib libdta-dev dta-tools; do
+for p in $lib libdta-dev dta-tools dta-wireshark; do
 	has $p /usr/share/doc/$p/copyright /usr/share/doc/$p/changelog.gz
 done
 has $lib /usr/lib/$ma/libdta.so.$major
@@ -54,6 +54,7 @@ has dta-tools /usr/bin/dta-collector /usr/bin/dta-translator /usr/bin/dta-gen \
 	/usr/share/man/man1/dta-query.1.gz /usr/share/man/man5/dta.conf.5.gz \
 	/usr/lib/systemd/system/dta-collector.service \
 	/usr/share/doc/dta-tools/examples/dta.conf
+has dta-wireshark /usr/lib/$ma/wireshark/plugins/dta.lua
 e2e_expect "libdta-dev depends on $lib of its version" \
 	"$(dpkg-deb -f "$(deb libdta-dev)" Depends | grep -o "$lib (= [^)]*)")" \
 	"$lib (= $(dpkg-deb -f "$(deb libdta-dev)" Version))"
@@ -79,7 +80,7 @@ echo "ok: lintian fails a broken package: $(grep '^E:' "$E2E/lintian.bad")"
 
 # Unpacked into a throwaway root, as dpkg would install them.
 root=$E2E/root
-for p in $lib libdta-dev dta-tools; do
+for p in $lib libdta-dev dta-tools dta-wireshark; do
 	dpkg -x "$(deb $p)" "$root"
 done
 export LD_LIBRARY_PATH="$root/usr/lib/$ma"
