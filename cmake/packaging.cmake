@@ -126,7 +126,8 @@ Includes a systemd unit for the collector and an example configuration.")
 
 set(CPACK_DEBIAN_WIRESHARK_PACKAGE_NAME dta-wireshark)
 set(CPACK_DEBIAN_WIRESHARK_PACKAGE_SECTION net)
-set(CPACK_DEBIAN_WIRESHARK_PACKAGE_ARCHITECTURE all)
+# Architecture: the host's, as the plugin folder is the multiarch one
+# (lintian: triplet-dir-and-architecture-mismatch for all).
 # Wireshark's Lua engine comes with libwireshark, which wireshark and
 # tshark both pull in through wireshark-common.
 set(CPACK_DEBIAN_WIRESHARK_PACKAGE_DEPENDS "wireshark-common")

@@ -29,9 +29,11 @@ global=$("$tshark" -G folders 2>/dev/null | sed -n 's/^Global Lua Plugins:[[:spa
 personal=$("$tshark" -G folders 2>/dev/null | sed -n 's/^Personal Lua Plugins:[[:space:]]*//p')
 [ -n "$global" ] && [ -n "$personal" ] || { echo "FAIL: tshark -G folders names no Lua plugin folders"; exit 1; }
 
-# Configure only: installing one component needs nothing built.
+# Configure, and build only the package changelog the component's
+# package-doc rule installs (cmake/packaging.cmake): nothing compiled.
 cmake -S "$src" -B "$work/build" -G Ninja -DCMAKE_INSTALL_PREFIX=/usr \
 	-DDTA_BUILD_TESTS=OFF -DDTA_BUILD_BENCH=OFF -DDTA_BUILD_EXAMPLES=OFF > "$work/cmake.log"
+cmake --build "$work/build" --target deb_changelog > /dev/null
 DESTDIR=$work/root cmake --install "$work/build" --component wireshark > /dev/null
 if cmp -s "$src/dist/wireshark/dta.lua" "$work/root$global/dta.lua"; then
 	echo "ok: prefix /usr installs $global/dta.lua, tshark's global Lua plugin folder"
