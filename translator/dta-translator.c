@@ -36,6 +36,8 @@
 
 #include "allow.h"
 #include "switch_sink.h"
+#include "log.h"
+#include "service.h"
 #include "tools.h"
 #ifdef DTA_HAVE_RDMA
 #include "rdma_sink.h"
@@ -76,6 +78,7 @@ struct share {
 
 struct translator {
 	uint64_t stats_sum; /* counters' sum when the file was last written */
+	uint64_t status_packets; /* packets in the last STATUS= line */
 	struct dta_config *cfg;
 	struct dta_translator *core;
 	struct shm_sink sink;
@@ -116,7 +119,6 @@ struct translator {
 };
 
 static volatile sig_atomic_t stop;
-static int quiet;
 static pcap_t *volatile live_pcap; /* for pcap_breakloop() on a signal */
 
 static void on_signal(int sig)
@@ -127,19 +129,6 @@ static void on_signal(int sig)
 	stop = 1;
 	if (pc)
 		pcap_breakloop(pc);
-}
-
-static void say(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (quiet)
-		return;
-	va_start(ap, fmt);
-	fputs("dta-translator: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
 }
 
 static void usage(FILE *f)
@@ -217,8 +206,8 @@ static struct target *open_target(struct translator *t, size_t i, bool quiet_eno
 	unsigned mode;
 
 	if (tool_config_mode(t->cfg, t->sh[i].coll, "shm_mode", 0600, &mode)) {
-		fprintf(stderr, "dta-translator: bad shm_mode in the "
-			"configuration\n");
+		tool_log(LOG_ERR, "bad shm_mode in the "
+			"configuration");
 		return NULL;
 	}
 	o.mode = mode;
@@ -236,7 +225,7 @@ static struct target *open_target(struct translator *t, size_t i, bool quiet_eno
 	err = dta_region_open(&o, &tg->r);
 	if (err) {
 		if (!(quiet_enoent && err == -ENOENT))
-			fprintf(stderr, "dta-translator: %s: cannot open %s: %s%s\n",
+			tool_log(LOG_ERR, "%s: cannot open %s: %s%s",
 				cs->name, path, dta_strerror(err),
 				err == -ENOENT ? " (is dta-collector running "
 						 "with this configuration?)"
@@ -246,8 +235,8 @@ static struct target *open_target(struct translator *t, size_t i, bool quiet_eno
 		return NULL;
 	}
 	if (!tool_same_layout(dta_region_layout(tg->r), &cs->layout)) {
-		fprintf(stderr, "dta-translator: %s: the collector's %s has a "
-			"different layout than this configuration says\n",
+		tool_log(LOG_ERR, "%s: the collector's %s has a "
+			"different layout than this configuration says",
 			cs->name, path);
 		dta_region_destroy(tg->r);
 		free(tg);
@@ -282,7 +271,7 @@ static struct target *successor(struct translator *t, unsigned s)
 	 * collector is away. */
 	k->next_try[s] = now + 10000000ull;
 	if (!k->retired[s])
-		say("%s was retired by its collector; writes are lost (counted "
+		tool_log(LOG_WARNING, "%s was retired by its collector; writes are lost (counted "
 		    "in sink_errors) until a new collector creates it",
 		    k->path[s]);
 	k->retired[s] = true;
@@ -300,7 +289,7 @@ static struct target *successor(struct translator *t, unsigned s)
 	atomic_store_explicit(&k->t[s], tg, memory_order_release);
 	k->retired[s] = false;
 	t->collector_gone = false;
-	say("%s was re-created by a new collector: writing there now",
+	tool_log(LOG_INFO, "%s was re-created by a new collector: writing there now",
 	    k->path[s]);
 out:
 	pthread_mutex_unlock(&k->lock[s]);
@@ -399,8 +388,8 @@ static int plan_shares(struct translator *t)
 			struct share *sh = &t->sh[t->nshares];
 
 			if (t->nshares == DTA_CONFIG_MAX_STRUCTURES) {
-				fprintf(stderr, "dta-translator: more than %d "
-					"structure shares\n",
+				tool_log(LOG_ERR, "more than %d "
+					"structure shares",
 					DTA_CONFIG_MAX_STRUCTURES);
 				return -1;
 			}
@@ -428,7 +417,7 @@ static int add_shares(struct translator *t,
 						   sh->k, sh->n);
 
 		if (s < 0 || (size_t)s != i) {
-			fprintf(stderr, "dta-translator: %s: %s\n", sh->cs.name,
+			tool_log(LOG_ERR, "%s: %s", sh->cs.name,
 				dta_strerror(s < 0 ? s : -EINVAL));
 			return -1;
 		}
@@ -462,8 +451,8 @@ static int open_sink(struct translator *t)
 		if (tool_shm_name(tool_collector_name(t->cfg, t->sh[i].coll),
 				  t->sh[i].cs.name, t->sink.path[i],
 				  sizeof(t->sink.path[i]))) {
-			fprintf(stderr, "dta-translator: %s: shared-memory name "
-				"too long\n", t->sh[i].cs.name);
+			tool_log(LOG_ERR, "%s: shared-memory name "
+				"too long", t->sh[i].cs.name);
 			return -1;
 		}
 		pthread_mutex_init(&t->sink.lock[i], NULL);
@@ -492,7 +481,7 @@ static void check_collector(struct translator *t)
 
 		if (dta_region_shm_stat(t->sink.path[i], &st) != 0) {
 			if (!t->collector_gone)
-				say("%s is gone (collector stopped?)",
+				tool_log(LOG_WARNING, "%s is gone (collector stopped?)",
 				    t->sink.path[i]);
 			t->collector_gone = true;
 			continue;
@@ -513,7 +502,7 @@ static void check_collector(struct translator *t)
 		}
 		pthread_mutex_unlock(&t->sink.lock[i]);
 		if (tg)
-			say("%s was re-created by a new collector: writing "
+			tool_log(LOG_INFO, "%s was re-created by a new collector: writing "
 			    "there now", t->sink.path[i]);
 	}
 }
@@ -574,8 +563,8 @@ static int open_rdma(struct translator *t, struct dta_sink *sink)
 		else
 			port = NULL;
 		if (!addr) {
-			fprintf(stderr, "dta-translator: collector %s holds "
-				"structures but has no RDMA address (%s)\n",
+			tool_log(LOG_ERR, "collector %s holds "
+				"structures but has no RDMA address (%s)",
 				*cn ? cn : "[collector]",
 				c == 0 ? "give --rdma, rdma_collector or rdma_bind"
 				       : "give its rdma_bind");
@@ -588,28 +577,28 @@ static int open_rdma(struct translator *t, struct dta_sink *sink)
 			port = colon + 1;
 		}
 		if (port && (dta_parse_size(port, &p) || !p || p > 65535)) {
-			fprintf(stderr, "dta-translator: bad RDMA port in %s\n", addr);
+			tool_log(LOG_ERR, "bad RDMA port in %s", addr);
 			return -1;
 		}
 		g->port = (uint16_t)p;
 		ntg++;
 	}
 	if (rdma_sink_connect(tg, ntg, t->rdma_qps, &t->rdma, err, sizeof(err))) {
-		fprintf(stderr, "dta-translator: RDMA: %s\n", err);
+		tool_log(LOG_ERR, "RDMA: %s", err);
 		return -1;
 	}
 	sink->submit = rdma_sink_submit;
 	sink->flush = rdma_sink_flush;
 	sink->ctx = t->rdma;
 	for (size_t i = 0; i < ntg; i++)
-		say("connected to collector %s:%u over RDMA (%u queue pair%s)",
+		tool_log(LOG_INFO, "connected to collector %s:%u over RDMA (%u queue pair%s)",
 		    tg[i].host, tg[i].port, t->rdma_qps,
 		    t->rdma_qps == 1 ? "" : "s");
 	return 0;
 #else
 	(void)sink;
-	fprintf(stderr, "dta-translator: RDMA is configured but this build "
-		"has no RDMA support\n");
+	tool_log(LOG_ERR, "RDMA is configured but this build "
+		"has no RDMA support");
 	return -1;
 #endif
 }
@@ -636,7 +625,7 @@ static int open_switch(struct translator *t, struct dta_sink *sink)
 		FILE *f = fopen(meta, "r");
 
 		if (!f || getline(&desc, &cap, f) < 0) {
-			fprintf(stderr, "dta-translator: switch_meta %s: %s\n", meta,
+			tool_log(LOG_ERR, "switch_meta %s: %s", meta,
 				strerror(errno));
 			if (f)
 				fclose(f);
@@ -653,8 +642,8 @@ static int open_switch(struct translator *t, struct dta_sink *sink)
 		fd = tool_connect(path);
 		in = fd >= 0 ? fdopen(dup(fd), "r") : NULL;
 		if (!in || tool_request(fd, in, "switch", &desc, &cap) < 0) {
-			fprintf(stderr, "dta-translator: cannot ask the collector at "
-				"%s for its switch description (or set switch_meta)\n",
+			tool_log(LOG_ERR, "cannot ask the collector at "
+				"%s for its switch description (or set switch_meta)",
 				path);
 			if (in)
 				fclose(in);
@@ -668,9 +657,9 @@ static int open_switch(struct translator *t, struct dta_sink *sink)
 	}
 	for (size_t i = 0; i < t->nshares; i++) {
 		if (t->sh[i].n > 1 || t->sh[i].coll != 0) {
-			fprintf(stderr, "dta-translator: the switch sink writes "
+			tool_log(LOG_ERR, "the switch sink writes "
 				"into one collector ([collector]); %s is on "
-				"another\n", t->sh[i].cs.name);
+				"another", t->sh[i].cs.name);
 			free(desc);
 			return -1;
 		}
@@ -682,13 +671,13 @@ static int open_switch(struct translator *t, struct dta_sink *sink)
 			      sizeof(err));
 	free(desc);
 	if (rc) {
-		fprintf(stderr, "dta-translator: switch sink: %s\n", err);
+		tool_log(LOG_ERR, "switch sink: %s", err);
 		return -1;
 	}
 	sink->submit = switch_sink_submit;
 	sink->flush = switch_sink_flush;
 	sink->ctx = t->sw;
-	say("writing RoCEv2 frames on %s into the collector's switch-mode "
+	tool_log(LOG_INFO, "writing RoCEv2 frames on %s into the collector's switch-mode "
 	    "queue pairs", t->switch_if);
 	return 0;
 }
@@ -723,7 +712,7 @@ static int set_int_map(struct translator *t)
 	}
 	rc = dta_translator_set_int_map(t->core, &t->im);
 	if (rc) {
-		fprintf(stderr, "dta-translator: [int]: %s\n", dta_strerror(rc));
+		tool_log(LOG_ERR, "[int]: %s", dta_strerror(rc));
 		return -1;
 	}
 	return 0;
@@ -739,8 +728,8 @@ static int cfg_u64(struct dta_config *c, const char *key, uint64_t def,
 		return 0;
 	}
 	if (dta_parse_size(v, out)) {
-		fprintf(stderr, "dta-translator: [translator] %s: not a number: "
-			"%s\n", key, v);
+		tool_log(LOG_ERR, "[translator] %s: not a number: "
+			"%s", key, v);
 		return -1;
 	}
 	return 0;
@@ -850,16 +839,30 @@ static void print_interval(struct translator *t)
 	struct dta_translator_stats st;
 
 	dta_translator_stats(t->core, &st);
-	fprintf(stderr,
-		"dta-translator: packets %" PRIu64 " kw %" PRIu64 " pc %" PRIu64
+	tool_log(LOG_INFO, "packets %" PRIu64 " kw %" PRIu64 " pc %" PRIu64
 		" ap %" PRIu64 " ki %" PRIu64 " malformed %" PRIu64
 		" unknown %" PRIu64 " lost %" PRIu64 " socket_drops %" PRIu64
-		" refused %" PRIu64 " ops %" PRIu64 "\n",
+		" refused %" PRIu64 " ops %" PRIu64,
 		st.packets, st.reports[DTA_OP_KEY_WRITE],
 		st.reports[DTA_OP_POSTCARD], st.reports[DTA_OP_APPEND],
 		st.reports[DTA_OP_KEY_INCREMENT], st.malformed,
 		st.unknown_structure, st.seq_lost, st.socket_drops,
 		st.refused_source, st.ops_write + st.ops_fetch_add);
+}
+
+/* Where the reports go, for the status line. */
+static const char *sink_name(const struct translator *t)
+{
+	static char s[300];
+
+	if (t->switch_if)
+		snprintf(s, sizeof(s), "RoCEv2 frames on %s", t->switch_if);
+	else if (t->use_rdma)
+		snprintf(s, sizeof(s), "over RDMA");
+	else
+		snprintf(s, sizeof(s), "into shared memory (%zu structures)",
+			 t->nshares);
+	return s;
 }
 
 /* ---- UDP workers ---- */
@@ -872,7 +875,7 @@ static int udp_socket(struct translator *t, uint16_t port, bool reuseport)
 	socklen_t len;
 
 	if (inet_pton(AF_INET, t->bind_addr, &sa.sin_addr) != 1) {
-		fprintf(stderr, "dta-translator: bad bind address %s\n",
+		tool_log(LOG_ERR, "bad bind address %s",
 			t->bind_addr);
 		return -1;
 	}
@@ -899,7 +902,7 @@ static int udp_socket(struct translator *t, uint16_t port, bool reuseport)
 	t->queue_datagrams = (uint64_t)t->rcvbuf / 4096;
 	return fd;
 fail:
-	fprintf(stderr, "dta-translator: UDP %s:%u: %s%s\n", t->bind_addr, port,
+	tool_log(LOG_ERR, "UDP %s:%u: %s%s", t->bind_addr, port,
 		strerror(errno),
 		errno == EADDRINUSE ? " (another dta-translator, or another "
 				      "program, receives on this port: stop it "
@@ -956,9 +959,9 @@ static int port_ours(struct translator *t, const int *fds, unsigned n)
 				mine = true;
 		}
 		if (!mine) {
-			fprintf(stderr, "dta-translator: UDP %s:%u: another process "
+			tool_log(LOG_ERR, "UDP %s:%u: another process "
 				"joined the port (socket inode %lu): refusing to "
-				"share it\n", t->bind_addr, t->port, ino);
+				"share it", t->bind_addr, t->port, ino);
 			rc = -1;
 		}
 	}
@@ -1011,7 +1014,7 @@ static bool source_ok(struct translator *t, uint32_t addr)
 		return true;
 	dta_translator_count_input(t->core, DTA_INPUT_REFUSED_SOURCE, 1);
 	if (!atomic_exchange(&t->refused_said, true))
-		say("refused a datagram from %s (not in allow); further ones are "
+		tool_log(LOG_WARNING, "refused a datagram from %s (not in allow); further ones are "
 		    "counted as refused_source",
 		    !addr ? "an IPv6 address"
 			  : inet_ntop(AF_INET, &in, a, sizeof(a)) ? a : "?");
@@ -1462,7 +1465,7 @@ static void *udp_worker(void *arg)
 	struct rx *x = rx_alloc(t->rx_batch, t->allow.n > 0);
 
 	if (!x) {
-		fprintf(stderr, "dta-translator: out of memory for a worker\n");
+		tool_log(LOG_ERR, "out of memory for a worker");
 		return NULL;
 	}
 	w->last_tick = w->last_rx = tool_now_ns();
@@ -1474,12 +1477,12 @@ static void *udp_worker(void *arg)
 
 		if (!err) {
 			if (!atomic_exchange(&t->rx_said, true))
-				say("receiving with io_uring (multishot recvmsg, "
+				tool_log(LOG_INFO, "receiving with io_uring (multishot recvmsg, "
 				    "%u buffers of %u bytes per worker)", u.nbuf,
 				    u.buflen);
 			uring_loop(w, &u);
 		} else if (!atomic_exchange(&t->rx_said, true)) {
-			say("io_uring is not available here (%s): receiving with "
+			tool_log(LOG_WARNING, "io_uring is not available here (%s): receiving with "
 			    "recvmmsg", strerror(-err));
 		}
 		urx_close(&u);
@@ -1491,12 +1494,31 @@ static void *udp_worker(void *arg)
 	}
 #else
 	if (t->rx == RX_URING && !atomic_exchange(&t->rx_said, true))
-		say("this build has no io_uring support: receiving with recvmmsg");
+		tool_log(LOG_INFO, "this build has no io_uring support: receiving with recvmmsg");
 #endif
 	recvmmsg_loop(w, x);
 	rx_drain(w, x);
 	rx_free(x);
 	return NULL;
+}
+
+/* The service manager's STATUS= line: what came in and what was lost,
+ * when it changed. */
+static void service_status(struct translator *t)
+{
+	struct dta_translator_stats st;
+	uint64_t applied;
+
+	dta_translator_stats(t->core, &st);
+	applied = st.reports[1] + st.reports[2] + st.reports[3] + st.reports[4];
+	if (st.packets == t->status_packets && t->status_packets != UINT64_MAX)
+		return;
+	t->status_packets = st.packets;
+	tool_service_status("receiving on %s:%u; %" PRIu64 " packets, %" PRIu64
+			    " reports applied, %" PRIu64 " malformed, %" PRIu64
+			    " lost in sequence, %" PRIu64 " socket drops",
+			    t->bind_addr, t->port, st.packets, applied,
+			    st.malformed, st.seq_lost, st.socket_drops);
 }
 
 /* The main thread: stats, collector checks, sink upkeep, each at its own
@@ -1521,6 +1543,8 @@ static void main_loop(struct translator *t, const sigset_t *orig)
 		uint64_t due = next_check;
 		struct timespec ts;
 
+		if (tool_service_due() < due)
+			due = tool_service_due();
 		if (t->stats_interval > 0 && next_stats < due)
 			due = next_stats;
 		if (next_refresh && next_refresh < due)
@@ -1536,8 +1560,12 @@ static void main_loop(struct translator *t, const sigset_t *orig)
 		now = tool_now_ns();
 		if (!next_refresh && t->wake_fd >= 0 && (p.revents & POLLIN))
 			next_refresh = now; /* counters started moving */
+		/* The watchdog's keep-alive comes from this loop, which
+		 * also keeps the sink and the collector checks going. */
+		tool_service_alive(now);
 		if (now >= next_check) {
 			check_collector(t);
+			service_status(t);
 			next_check = now + 1000000000ull;
 		}
 		if (sink_poll && now >= next_poll) {
@@ -1550,8 +1578,7 @@ static void main_loop(struct translator *t, const sigset_t *orig)
 			next_poll = now + fresh;
 		}
 		if (t->stats_interval > 0 && now >= next_stats) {
-			if (!quiet)
-				print_interval(t);
+			print_interval(t);
 			save_stats_file(t);
 			next_stats += (uint64_t)(t->stats_interval * 1e9);
 		}
@@ -1586,13 +1613,13 @@ static int run_udp(struct translator *t)
 	if (t->stats_file && t->stats_interval <= 0) {
 		t->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 		if (t->wake_fd < 0) {
-			perror("dta-translator: eventfd");
+			tool_log(LOG_ERR, "eventfd: %s", strerror(errno));
 			return -1;
 		}
 	}
 	t->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (t->stop_fd < 0) {
-		perror("dta-translator: eventfd");
+		tool_log(LOG_ERR, "eventfd: %s", strerror(errno));
 		rc = -1;
 		goto out;
 	}
@@ -1636,7 +1663,7 @@ static int run_udp(struct translator *t)
 	pthread_sigmask(SIG_BLOCK, &block, &orig);
 	for (unsigned i = 0; i < nw; i++) {
 		if (pthread_create(&w[i].th, NULL, udp_worker, &w[i])) {
-			fprintf(stderr, "dta-translator: cannot start a worker\n");
+			tool_log(LOG_ERR, "cannot start a worker");
 			stop = 1;
 			rc = -1;
 			break;
@@ -1644,18 +1671,23 @@ static int run_udp(struct translator *t)
 		running++;
 	}
 	if (!rc) {
-		say("listening on %s:%u with %u worker%s", t->bind_addr, t->port,
+		tool_log(LOG_INFO, "listening on %s:%u with %u worker%s", t->bind_addr, t->port,
 		    t->workers, t->workers == 1 ? "" : "s");
 		if (t->int_on)
-			say("INT reports on %s:%u", t->bind_addr, t->int_port);
+			tool_log(LOG_INFO, "INT reports on %s:%u", t->bind_addr, t->int_port);
 		save_stats_file(t);
 		printf("ready udp %s:%u\n", t->bind_addr, t->port);
 		fflush(stdout);
+		tool_service_ready("receiving on %s:%u with %u worker%s, writing "
+				   "%s", t->bind_addr, t->port, t->workers,
+				   t->workers == 1 ? "" : "s", sink_name(t));
 		main_loop(t, &orig);
+		tool_service_stopping("stopping: applying what the sockets "
+				      "hold, flushing pending reports");
 	}
 	pthread_sigmask(SIG_SETMASK, &orig, NULL);
 	if (write(t->stop_fd, &one, sizeof(one)) < 0)
-		perror("dta-translator: waking the workers");
+		tool_log(LOG_ERR, "waking the workers: %s", strerror(errno));
 	for (unsigned i = 0; i < running; i++)
 		pthread_join(w[i].th, NULL);
 out:
@@ -1740,7 +1772,7 @@ static int run_pcap(struct translator *t, const char *file, const char *dev)
 		}
 	}
 	if (!pc) {
-		fprintf(stderr, "dta-translator: %s\n", errbuf);
+		tool_log(LOG_ERR, "%s", errbuf);
 		return -1;
 	}
 	live_pcap = pc;
@@ -1781,7 +1813,7 @@ static int run_pcap(struct translator *t, const char *file, const char *dev)
 
 			if (pcap_stats(pc, &ps) == 0 && ps.ps_drop) {
 				cap_drops = ps.ps_drop;
-				say("the capture dropped %u packets of any kind "
+				tool_log(LOG_INFO, "the capture dropped %u packets of any kind "
 				    "before its filter was set", cap_drops);
 			}
 		}
@@ -1789,8 +1821,14 @@ static int run_pcap(struct translator *t, const char *file, const char *dev)
 		printf("ready pcap %s\n", dev);
 		fflush(stdout);
 	}
+	tool_service_ready("%s %s, writing %s", dev ? "capturing on" :
+			   "replaying", dev ? dev : file, sink_name(t));
 	while (!stop && (rc = pcap_next_ex(pc, &h, &pkt)) >= 0) {
 		uint64_t now;
+
+		/* Keep-alives from this loop: the capture is going. */
+		if (tool_service_due() != UINT64_MAX)
+			tool_service_alive(tool_now_ns());
 
 		if (rc == 0) { /* live: nothing pending */
 			struct pollfd p = { .fd = sel, .events = POLLIN };
@@ -1833,6 +1871,7 @@ static int run_pcap(struct translator *t, const char *file, const char *dev)
 #endif
 	}
 	live_pcap = NULL;
+	tool_service_stopping("stopping: applying what the capture holds");
 	/* Stopping a live capture: what its buffer holds was sent to us. */
 	for (uint64_t end = tool_now_ns() + 1000000000ull;
 	     dev && tool_now_ns() < end && pcap_next_ex(pc, &h, &pkt) == 1;) {
@@ -1840,16 +1879,16 @@ static int run_pcap(struct translator *t, const char *file, const char *dev)
 		used += (uint64_t)pcap_one(t, dlt, h, pkt, tool_now_ns());
 	}
 	if (rc == PCAP_ERROR && !stop)
-		fprintf(stderr, "dta-translator: pcap: %s\n", pcap_geterr(pc));
-	say("%" PRIu64 " packets read, %" PRIu64 " UDP to port %u", seen, used,
+		tool_log(LOG_ERR, "pcap: %s", pcap_geterr(pc));
+	tool_log(LOG_INFO, "%" PRIu64 " packets read, %" PRIu64 " UDP to port %u", seen, used,
 	    t->port);
 	if (dev) {
 		struct pcap_stat ps;
 
 		capture_drops(t, pc, &cap_drops);
 		if (pcap_stats(pc, &ps) == 0 && (ps.ps_drop || ps.ps_ifdrop))
-			fprintf(stderr, "dta-translator: the capture dropped %u "
-				"packets (%u by the interface)\n", ps.ps_drop,
+			tool_log(LOG_WARNING, "the capture dropped %u "
+				"packets (%u by the interface)", ps.ps_drop,
 				ps.ps_ifdrop);
 	}
 	pcap_close(pc);
@@ -1885,6 +1924,7 @@ int main(int argc, char **argv)
 	char err[256];
 	int opt, rc = 1;
 
+	tool_log_init("dta-translator");
 	while ((opt = getopt_long(argc, argv, "c:p:b:a:w:r:i:s:o:R:X:qh", lo, NULL)) != -1) {
 		switch (opt) {
 		case 'c': cfg_path = optarg; break;
@@ -1898,7 +1938,7 @@ int main(int argc, char **argv)
 		case 'o': t.stats_file = optarg; break;
 		case 'R': t.rdma_collector = optarg; break;
 		case 'X': t.switch_if = optarg; break;
-		case 'q': quiet = 1; break;
+		case 'q': tool_log_quiet(true); break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -1910,9 +1950,9 @@ int main(int argc, char **argv)
 	opt = dta_config_load(cfg_path, &t.cfg, err, sizeof(err));
 	if (opt) {
 		if (opt == -DTA_E_MALFORMED) /* err names the file */
-			fprintf(stderr, "dta-translator: %s\n", err);
+			tool_log(LOG_ERR, "%s", err);
 		else
-			fprintf(stderr, "dta-translator: %s: %s\n", cfg_path,
+			tool_log(LOG_ERR, "%s: %s", cfg_path,
 				dta_strerror(opt));
 		return 1;
 	}
@@ -1920,7 +1960,7 @@ int main(int argc, char **argv)
 	if (!port_s)
 		port_s = dta_config_get(t.cfg, "translator", "port");
 	if (dta_parse_size(port_s ? port_s : "40040", &x) || x == 0 || x > 65535) {
-		fprintf(stderr, "dta-translator: bad port %s\n", port_s);
+		tool_log(LOG_ERR, "bad port %s", port_s);
 		goto out;
 	}
 	t.port = (uint16_t)x;
@@ -1931,14 +1971,14 @@ int main(int argc, char **argv)
 	if (!allow_s)
 		allow_s = dta_config_get(t.cfg, "translator", "allow");
 	if (allow_s && allow_parse(allow_s, &t.allow, err, sizeof(err))) {
-		fprintf(stderr, "dta-translator: allow: %s\n", err);
+		tool_log(LOG_ERR, "allow: %s", err);
 		goto out;
 	}
 	if (!workers_s)
 		workers_s = dta_config_get(t.cfg, "translator", "workers");
 	if (dta_parse_size(workers_s ? workers_s : "1", &x) || x == 0 ||
 	    x > MAX_WORKERS) {
-		fprintf(stderr, "dta-translator: workers must be 1..%d\n",
+		tool_log(LOG_ERR, "workers must be 1..%d",
 			MAX_WORKERS);
 		goto out;
 	}
@@ -1947,7 +1987,7 @@ int main(int argc, char **argv)
 		stats_s = dta_config_get(t.cfg, "translator", "stats_interval_s");
 	t.stats_interval = stats_s ? strtod(stats_s, NULL) : 0;
 	if (t.stats_interval < 0) {
-		fprintf(stderr, "dta-translator: bad stats interval\n");
+		tool_log(LOG_ERR, "bad stats interval");
 		goto out;
 	}
 
@@ -1973,8 +2013,8 @@ int main(int argc, char **argv)
 	else if (!strcmp(v, "off"))
 		o.decode_flags = DTA_DECODE_NO_LEGACY;
 	else {
-		fprintf(stderr, "dta-translator: [translator] legacy must be auto, "
-			"plain, nack or off\n");
+		tool_log(LOG_ERR, "[translator] legacy must be auto, "
+			"plain, nack or off");
 		goto out;
 	}
 	/* Tick four times per shortest timeout. */
@@ -1994,14 +2034,14 @@ int main(int argc, char **argv)
 	v = dta_config_get(t.cfg, "translator", "rx");
 	t.rx = v && !strcmp(v, "uring") ? RX_URING : RX_RECVMMSG;
 	if (cfg_u64(t.cfg, "rx_batch", 256, &x) || x == 0 || x > 4096) {
-		fprintf(stderr, "dta-translator: [translator] rx_batch must be "
-			"1..4096\n");
+		tool_log(LOG_ERR, "[translator] rx_batch must be "
+			"1..4096");
 		goto out;
 	}
 	t.rx_batch = (unsigned)x;
 	if (cfg_u64(t.cfg, "rx_wait_us", 200, &x) || x > 10000) {
-		fprintf(stderr, "dta-translator: [translator] rx_wait_us must be "
-			"0..10000\n");
+		tool_log(LOG_ERR, "[translator] rx_wait_us must be "
+			"0..10000");
 		goto out;
 	}
 	t.rx_wait_ns = x * 1000;
@@ -2010,22 +2050,22 @@ int main(int argc, char **argv)
 		t.rdma_collector = dta_config_get(t.cfg, "translator", "rdma_collector");
 	v = dta_config_get(t.cfg, "translator", "sink");
 	if (v && strcmp(v, "shm") && strcmp(v, "rdma")) {
-		fprintf(stderr, "dta-translator: [translator] sink must be shm or "
-			"rdma\n");
+		tool_log(LOG_ERR, "[translator] sink must be shm or "
+			"rdma");
 		goto out;
 	}
 	t.use_rdma = t.rdma_collector || (v && !strcmp(v, "rdma"));
 	if (cfg_u64(t.cfg, "rdma_qps", 1, &x) || x == 0 || x > 16) {
-		fprintf(stderr, "dta-translator: [translator] rdma_qps must be "
-			"1..16\n");
+		tool_log(LOG_ERR, "[translator] rdma_qps must be "
+			"1..16");
 		goto out;
 	}
 	t.rdma_qps = (unsigned)x;
 	if (!t.switch_if)
 		t.switch_if = dta_config_get(t.cfg, "translator", "switch_interface");
 	if (t.switch_if && t.use_rdma) {
-		fprintf(stderr, "dta-translator: choose RDMA or the switch sink, "
-			"not both\n");
+		tool_log(LOG_ERR, "choose RDMA or the switch sink, "
+			"not both");
 		goto out;
 	}
 	if (plan_shares(&t) || (t.use_rdma && open_rdma(&t, &sink)) ||
@@ -2038,7 +2078,7 @@ int main(int argc, char **argv)
 	}
 	opt = dta_translator_create(&o, &sink, &t.core);
 	if (opt) {
-		fprintf(stderr, "dta-translator: %s\n", dta_strerror(opt));
+		tool_log(LOG_ERR, "%s", dta_strerror(opt));
 		goto out;
 	}
 	if (t.switch_if ? add_shares(&t, no_cursor)
@@ -2049,6 +2089,8 @@ int main(int argc, char **argv)
 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	tool_service_init();
+	t.status_packets = UINT64_MAX;
 	if (pcap_file || dev)
 		rc = run_pcap(&t, pcap_file, dev) ? 1 : 0;
 	else
