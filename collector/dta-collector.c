@@ -8,7 +8,7 @@
  * queries over a Unix socket (docs/collector-protocol.md), keeps Append
  * consumers per client, and writes snapshots on request and on a clean
  * shutdown (SIGTERM, SIGINT). Runs in the foreground; use a service manager
- * to run it as a service (collector/dta-collector.service).
+ * to run it as a service (dist/systemd/dta-collector.service.in).
  */
 #include <errno.h>
 #include <fcntl.h>
