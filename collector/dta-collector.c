@@ -215,22 +215,23 @@ static int restore_one(struct collector *c, size_t i)
 		r_origin = dta_region_origin(c->r[i]);
 		r_created = dta_region_created_ns(c->r[i]);
 		if (s_origin == r_origin) {
-			tool_log(LOG_INFO, "%s: keeping the reattached region, not restoring "
-			    "%s: the snapshot is an older copy of it (same "
-			    "origin %016" PRIx64 ")", name, sp, r_origin);
+			tool_log(LOG_INFO, "%s: keeping the reattached region, "
+				 "not restoring %s: the snapshot is an older "
+				 "copy of it (same origin %016" PRIx64 ")",
+				 name, sp, r_origin);
 			dta_region_destroy(snap);
 			return 0;
 		}
 		if (s_saved <= r_created) {
-			tool_log(LOG_INFO, "%s: keeping the reattached region, not restoring "
-			    "%s: the snapshot was saved before the region was "
-			    "created", name, sp);
+			tool_log(LOG_INFO, "%s: keeping the reattached region, "
+				 "not restoring %s: the snapshot was saved "
+				 "before the region was created", name, sp);
 			dta_region_destroy(snap);
 			return 0;
 		}
-		tool_log(LOG_INFO, "%s: restoring %s over the reattached region: the snapshot "
-		    "is of another region and was saved after this one was "
-		    "created", name, sp);
+		tool_log(LOG_INFO, "%s: restoring %s over the reattached "
+			 "region: the snapshot is of another region and was "
+			 "saved after this one was created", name, sp);
 	}
 	/* The snapshot was opened (and its checksum checked) once, above. */
 	err = dta_region_copy(c->r[i], snap);
@@ -299,28 +300,28 @@ static int open_region(struct collector *c, size_t i, bool huge, bool force,
 	if (!err && tool_same_layout(dta_region_layout(c->r[i]), &cs->layout)) {
 		c->reattached[i] = true;
 		if (dta_region_state(c->r[i]) == DTA_REGION_RETIRED)
-			tool_log(LOG_INFO, "%s: %s was retired by the collector before us",
-			    cs->name, path);
+			tool_log(LOG_INFO, "%s: %s was retired by the "
+				 "collector before us", cs->name, path);
 		/* Translators may be writing into it (its collector was
 		 * killed): hold them off while a snapshot may be loaded. */
 		else if (restore && c->snapshot_dir &&
 			 dta_region_retire(c->r[i], 1000) == -ETIMEDOUT)
-			tool_log(LOG_WARNING, "%s: the writer count of %s is not 0 after 1 s: "
-			    "a translator is still writing, or was killed "
-			    "while writing (its count then stays)", cs->name,
-			    path);
-		tool_log(LOG_INFO, "%s: reattached to existing %s (contents kept)", cs->name,
-		    path);
+			tool_log(LOG_WARNING, "%s: the writer count of %s is "
+				 "not 0 after 1 s: a translator is still "
+				 "writing, or was killed while writing (its "
+				 "count then stays)", cs->name, path);
+		tool_log(LOG_INFO, "%s: reattached to existing %s (contents "
+			 "kept)", cs->name, path);
 		return 0;
 	}
 	if (!force) {
 		if (!err)
 			dta_region_destroy(c->r[i]);
 		c->r[i] = NULL;
-		tool_log(LOG_ERR, "%s exists with another layout "
-			"(another collector named %s, or an old configuration)%s"
-			"%s; use --force to replace it", path, c->name,
-			err ? ": " : "", err ? dta_strerror(err) : "");
+		tool_log(LOG_ERR, "%s exists with another layout (another "
+			 "collector named %s, or an old configuration)%s%s; "
+			 "use --force to replace it", path, c->name,
+			 err ? ": " : "", err ? dta_strerror(err) : "");
 		return -1;
 	}
 	/* Translators still writing into the old object notice it is
@@ -362,10 +363,11 @@ static int open_regions(struct collector *c, bool huge, bool force,
 		c->v[i].cs = cs;
 		c->v[i].l = dta_region_layout(c->r[i]);
 		c->v[i].area = dta_region_data(c->r[i]);
-		tool_log(LOG_INFO, "%s: %s, %" PRIu64 " bytes %s %s (%" PRIu64 "-byte pages)",
-		    cs->name, dta_primitive_name(cs->layout.primitive),
-		    cs->layout.data_size, c->anon ? "in" : "at", c->shm[i],
-		    dta_region_page_size(c->r[i]));
+		tool_log(LOG_INFO, "%s: %s, %" PRIu64 " bytes %s %s (%" PRIu64
+			 "-byte pages)",
+			 cs->name, dta_primitive_name(cs->layout.primitive),
+			 cs->layout.data_size, c->anon ? "in" : "at", c->shm[i],
+			 dta_region_page_size(c->r[i]));
 		i++;
 	}
 	return 0;
@@ -406,8 +408,8 @@ static int start_rdma(struct collector *c)
 
 			if ((q && (dta_parse_size(q, &x) || !x || x > 0xFFFFFF)) ||
 			    (ps && (dta_parse_size(ps, &y) || y > 0xFFFFFF))) {
-				tool_log(LOG_ERR, "switch_qpn and "
-					"switch_psn are 24-bit numbers (QPN > 0)");
+				tool_log(LOG_ERR, "switch_qpn and switch_psn "
+					 "are 24-bit numbers (QPN > 0)");
 				return -1;
 			}
 			o.switch_qpn = (uint32_t)x;
@@ -518,9 +520,10 @@ static int socket_dir(struct collector *c)
 	}
 	if (!c->socket_default) {
 		if ((st.st_mode & S_IWOTH) && S_ISDIR(st.st_mode))
-			tool_log(LOG_WARNING, "anyone can write %s: another user can "
-			    "take the socket's name while the collector is not "
-			    "running (docs/security.md)", dir);
+			tool_log(LOG_WARNING, "anyone can write %s: another "
+				 "user can take the socket's name while the "
+				 "collector is not running (docs/security.md)",
+				 dir);
 		return 0;
 	}
 	if (!S_ISDIR(st.st_mode) ||
@@ -549,9 +552,10 @@ static int shut_down(struct collector *c)
 {
 	for (size_t i = 0; i < c->n; i++)
 		if (dta_region_retire(c->r[i], 1000) == -ETIMEDOUT)
-			tool_log(LOG_WARNING, "%s: the writer count is not 0 after 1 s (a "
-			    "translator is still writing, or was killed while "
-			    "writing); snapshotting anyway", c->v[i].cs->name);
+			tool_log(LOG_WARNING, "%s: the writer count is not 0 "
+				 "after 1 s (a translator is still writing, or "
+				 "was killed while writing); snapshotting "
+				 "anyway", c->v[i].cs->name);
 	if (!c->snapshot_dir)
 		return 0;
 	if (save_all(c, NULL) == 0) {
@@ -559,15 +563,16 @@ static int shut_down(struct collector *c)
 		return 0;
 	}
 	if (c->anon) {
-		tool_log(LOG_ERR, "a snapshot failed: the data in anonymous memory is lost "
-		    "with this collector");
+		tool_log(LOG_ERR, "a snapshot failed: the data in anonymous "
+			 "memory is lost with this collector");
 		return -1;
 	}
 	c->keep_shm = true;
 	for (size_t i = 0; i < c->n; i++)
-		tool_log(LOG_WARNING, "%s: keeping shared memory %s: a snapshot failed, and a "
-		    "collector started with this configuration reattaches it "
-		    "with its contents", c->v[i].cs->name, c->shm[i]);
+		tool_log(LOG_WARNING, "%s: keeping shared memory %s: a "
+			 "snapshot failed, and a collector started with this "
+			 "configuration reattaches it with its contents",
+			 c->v[i].cs->name, c->shm[i]);
 	return -1;
 }
 
@@ -641,10 +646,10 @@ static int socket_setup(struct collector *c, const char *sock)
 					    c->socket_path,
 					    sizeof(c->socket_path));
 	if (err == -ENOENT)
-		tool_log(LOG_ERR, "no directory for the default "
-			"socket: not root, and neither $RUNTIME_DIRECTORY nor "
-			"$XDG_RUNTIME_DIR is set nor %s exists; set [collector] "
-			"socket or --socket", TOOL_RUN_DIR);
+		tool_log(LOG_ERR, "no directory for the default socket: not "
+			 "root, and neither $RUNTIME_DIRECTORY nor "
+			 "$XDG_RUNTIME_DIR is set nor %s exists; set "
+			 "[collector] socket or --socket", TOOL_RUN_DIR);
 	else if (err)
 		tool_log(LOG_ERR, "socket path %s%s is too long: a "
 			"Unix socket path has at most %d bytes",
@@ -994,9 +999,10 @@ static void accept_clients(struct collector *c)
 			close(fd);
 			c->refused++;
 			if (now - c->last_refusal_ns > 1000000000ull) {
-				tool_log(LOG_WARNING, "refused a client: %d clients connected "
-				    "(%" PRIu64 " refused so far)", MAX_CLIENTS,
-				    c->refused);
+				tool_log(LOG_WARNING, "refused a client: %d "
+					 "clients connected (%" PRIu64 " "
+					 "refused so far)",
+					 MAX_CLIENTS, c->refused);
 				c->last_refusal_ns = now;
 			}
 			continue;
@@ -1217,9 +1223,9 @@ int main(int argc, char **argv)
 	c.anon = v && !yes(v);
 	if (c.anon && !dta_config_collector_get(c.cfg, (size_t)c.idx,
 						"rdma_bind"))
-		tool_log(LOG_WARNING, "shared_memory = no and no rdma_bind: no translator can "
-		    "write these structures (local translators need shared "
-		    "memory)");
+		tool_log(LOG_WARNING, "shared_memory = no and no rdma_bind: no "
+			 "translator can write these structures (local "
+			 "translators need shared memory)");
 	if (tool_config_mode(c.cfg, (size_t)c.idx, "shm_mode", 0600,
 			     &c.shm_mode)) {
 		tool_log(LOG_ERR, "shm_mode is not octal");

@@ -193,7 +193,8 @@ static int start_switch(struct coll_rdma *r, const struct coll_rdma_opts *o,
 	r->sw_psn = o->switch_psn & 0xFFFFFF;
 	err = find_gid(ctx, bind_ip, &ge);
 	if (err) {
-		r->log(LOG_ERR, "switch mode: no RoCEv2 GID for the bound address");
+		r->log(LOG_ERR, "switch mode: no RoCEv2 GID for the bound "
+		       "address");
 		return err;
 	}
 	/* The collector's MAC: what the switch puts in its frames. */
@@ -203,8 +204,8 @@ static int start_switch(struct coll_rdma *r, const struct coll_rdma_opts *o,
 		err = -errno;
 		if (fd >= 0)
 			close(fd);
-		r->log(LOG_ERR, "switch mode: cannot read the interface's MAC: %s",
-		       strerror(-err));
+		r->log(LOG_ERR, "switch mode: cannot read the interface's MAC: "
+		       "%s", strerror(-err));
 		return err;
 	}
 	close(fd);
@@ -227,8 +228,9 @@ static int start_switch(struct coll_rdma *r, const struct coll_rdma_opts *o,
 		err = qp_to_rts(r, r->sw_qp[i], (r->sw_qpn + (uint32_t)i) & 0xFFFFFF,
 				&ge);
 		if (err) {
-			r->log(LOG_ERR, "switch mode: queue pair for %s: %s (is %s "
-			       "reachable on %s?)", r->s[i].name, strerror(-err),
+			r->log(LOG_ERR, "switch mode: queue pair for %s: %s "
+			       "(is %s reachable on %s?)",
+			       r->s[i].name, strerror(-err),
 			       o->switch_peer, ifr.ifr_name);
 			return err;
 		}
@@ -307,21 +309,23 @@ int coll_rdma_start(const struct coll_rdma_opts *o, struct coll_rdma **out)
 			r->ncur += (o->s[i].layout->g.ap.lists + DTA_CURSORS_MAX - 1) /
 				   DTA_CURSORS_MAX;
 	if (r->n + r->ncur > 4000) {
-		r->log(LOG_ERR, "rdma: too many Append lists to hand over cursors (%zu "
-		       "messages; at most about 2 million lists)", r->ncur);
+		r->log(LOG_ERR, "rdma: too many Append lists to hand over "
+		       "cursors (%zu messages; at most about 2 million lists)",
+		       r->ncur);
 		err = -E2BIG;
 		goto fail;
 	}
 	err = parse_allow(r, o->allow);
 	if (err) {
-		r->log(LOG_ERR, "rdma_allow: expected addresses or a.b.c.d/len, comma-separated");
+		r->log(LOG_ERR, "rdma_allow: expected addresses or "
+		       "a.b.c.d/len, comma-separated");
 		goto fail;
 	}
 	r->ec = rdma_create_event_channel();
 	if (!r->ec) {
 		err = -errno;
-		r->log(LOG_ERR, "rdma: no event channel: %s (no RDMA device or rdma_cm?)",
-		       strerror(errno));
+		r->log(LOG_ERR, "rdma: no event channel: %s (no RDMA device or "
+		       "rdma_cm?)", strerror(errno));
 		goto fail;
 	}
 	fcntl(r->ec->fd, F_SETFL, fcntl(r->ec->fd, F_GETFL) | O_NONBLOCK);
@@ -337,8 +341,8 @@ int coll_rdma_start(const struct coll_rdma_opts *o, struct coll_rdma **out)
 	}
 	if (rdma_bind_addr(r->listen, ai->ai_addr)) {
 		err = -errno;
-		r->log(LOG_ERR, "rdma: cannot bind %s:%u: %s (is it an RDMA device's address?)",
-		       o->bind, o->port, strerror(errno));
+		r->log(LOG_ERR, "rdma: cannot bind %s:%u: %s (is it an RDMA "
+		       "device's address?)", o->bind, o->port, strerror(errno));
 		goto fail;
 	}
 	if (!r->listen->verbs) {
@@ -365,7 +369,8 @@ int coll_rdma_start(const struct coll_rdma_opts *o, struct coll_rdma **out)
 				      (int)access_for(o->s[i].layout));
 		if (!r->mr[i]) {
 			err = -errno;
-			r->log(LOG_ERR, "rdma: cannot register %s (%" PRIu64 " bytes): %s",
+			r->log(LOG_ERR, "rdma: cannot register %s (%" PRIu64 " "
+			       "bytes): %s",
 			       o->s[i].name, o->s[i].layout->data_size,
 			       strerror(errno));
 			goto fail;
@@ -398,8 +403,9 @@ int coll_rdma_start(const struct coll_rdma_opts *o, struct coll_rdma **out)
 			goto fail;
 	}
 	freeaddrinfo(ai);
-	r->log(LOG_INFO, "rdma: %zu structures registered on %s, accepting translators on "
-	       "%s:%u from %s", o->n, ibv_get_device_name(r->listen->verbs->device),
+	r->log(LOG_INFO, "rdma: %zu structures registered on %s, accepting "
+	       "translators on %s:%u from %s",
+	       o->n, ibv_get_device_name(r->listen->verbs->device),
 	       o->bind, o->port, r->nallow ? o->allow : "nowhere (rdma_allow empty)");
 	*out = r;
 	return 0;
@@ -451,7 +457,8 @@ static void on_request(struct coll_rdma *r, struct rdma_cm_id *id)
 		inet_ntop(AF_INET, &((struct sockaddr_in *)sa)->sin_addr, peer,
 			  sizeof(peer));
 	if (!allowed(r, sa)) {
-		r->log(LOG_WARNING, "rdma: refused translator %s: not in rdma_allow", peer);
+		r->log(LOG_WARNING, "rdma: refused translator %s: not in "
+		       "rdma_allow", peer);
 		r->refused++;
 		rdma_reject(id, NULL, 0);
 		rdma_destroy_id(id);
@@ -477,8 +484,8 @@ static void on_request(struct coll_rdma *r, struct rdma_cm_id *id)
 	qa.cap.max_recv_wr = 1;
 	qa.cap.max_send_sge = qa.cap.max_recv_sge = 1;
 	if (!c->cq || rdma_create_qp(id, r->pd, &qa)) {
-		r->log(LOG_WARNING, "rdma: translator %s: cannot create a queue pair: %s", peer,
-		       strerror(errno));
+		r->log(LOG_WARNING, "rdma: translator %s: cannot create a "
+		       "queue pair: %s", peer, strerror(errno));
 		rdma_reject(id, NULL, 0);
 		conn_drop(c);
 		return;
@@ -513,8 +520,8 @@ static void on_established(struct coll_rdma *r, struct rdma_cm_id *id)
 					  .send_flags = IBV_SEND_SIGNALED }, *bad;
 
 		if (ibv_post_send(id->qp, &wr, &bad)) {
-			r->log(LOG_WARNING, "rdma: translator %s: cannot send descriptions: %s",
-			       c->peer, strerror(errno));
+			r->log(LOG_WARNING, "rdma: translator %s: cannot send "
+			       "descriptions: %s", c->peer, strerror(errno));
 			rdma_disconnect(id);
 			return;
 		}
@@ -528,7 +535,8 @@ static void on_established(struct coll_rdma *r, struct rdma_cm_id *id)
 		c->cur_mr = c->cur ? ibv_reg_mr(r->pd, c->cur, r->ncur * CUR_MSG, 0)
 				   : NULL;
 		if (!c->cur_mr) {
-			r->log(LOG_WARNING, "rdma: translator %s: no memory for cursors", c->peer);
+			r->log(LOG_WARNING, "rdma: translator %s: no memory "
+			       "for cursors", c->peer);
 			rdma_disconnect(id);
 			return;
 		}
@@ -564,8 +572,9 @@ static void on_established(struct coll_rdma *r, struct rdma_cm_id *id)
 				sge.length = (uint32_t)len;
 				sge.lkey = c->cur_mr->lkey;
 				if (len < 0 || ibv_post_send(id->qp, &wr, &bad)) {
-					r->log(LOG_WARNING, "rdma: translator %s: cannot send "
-					       "cursors", c->peer);
+					r->log(LOG_WARNING, "rdma: translator "
+					       "%s: cannot send cursors",
+					       c->peer);
 					rdma_disconnect(id);
 					return;
 				}
@@ -573,8 +582,9 @@ static void on_established(struct coll_rdma *r, struct rdma_cm_id *id)
 		}
 	}
 	r->accepted++;
-	r->log(LOG_INFO, "rdma: translator %s connected; %zu structure descriptions and "
-	       "%zu cursor messages sent", c->peer, r->n, r->ncur);
+	r->log(LOG_INFO, "rdma: translator %s connected; %zu structure "
+	       "descriptions and %zu cursor messages sent",
+	       c->peer, r->n, r->ncur);
 }
 
 void coll_rdma_handle(struct coll_rdma *r)
@@ -598,7 +608,8 @@ void coll_rdma_handle(struct coll_rdma *r)
 		case RDMA_CM_EVENT_TIMEWAIT_EXIT:
 			c = conn_of(r, id);
 			if (c) {
-				r->log(LOG_INFO, "rdma: translator %s disconnected", c->peer);
+				r->log(LOG_INFO, "rdma: translator %s "
+				       "disconnected", c->peer);
 				r->disconnected++;
 				rdma_disconnect(id);
 				conn_drop(c);

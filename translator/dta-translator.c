@@ -271,9 +271,9 @@ static struct target *successor(struct translator *t, unsigned s)
 	 * collector is away. */
 	k->next_try[s] = now + 10000000ull;
 	if (!k->retired[s])
-		tool_log(LOG_WARNING, "%s was retired by its collector; writes are lost (counted "
-		    "in sink_errors) until a new collector creates it",
-		    k->path[s]);
+		tool_log(LOG_WARNING, "%s was retired by its collector; writes "
+			 "are lost (counted in sink_errors) until a new "
+			 "collector creates it", k->path[s]);
 	k->retired[s] = true;
 	tg = open_target(t, s, true);
 	if (!tg)
@@ -289,8 +289,8 @@ static struct target *successor(struct translator *t, unsigned s)
 	atomic_store_explicit(&k->t[s], tg, memory_order_release);
 	k->retired[s] = false;
 	t->collector_gone = false;
-	tool_log(LOG_INFO, "%s was re-created by a new collector: writing there now",
-	    k->path[s]);
+	tool_log(LOG_INFO, "%s was re-created by a new collector: writing "
+		 "there now", k->path[s]);
 out:
 	pthread_mutex_unlock(&k->lock[s]);
 	return tg;
@@ -481,8 +481,8 @@ static void check_collector(struct translator *t)
 
 		if (dta_region_shm_stat(t->sink.path[i], &st) != 0) {
 			if (!t->collector_gone)
-				tool_log(LOG_WARNING, "%s is gone (collector stopped?)",
-				    t->sink.path[i]);
+				tool_log(LOG_WARNING, "%s is gone (collector "
+					 "stopped?)", t->sink.path[i]);
 			t->collector_gone = true;
 			continue;
 		}
@@ -502,8 +502,9 @@ static void check_collector(struct translator *t)
 		}
 		pthread_mutex_unlock(&t->sink.lock[i]);
 		if (tg)
-			tool_log(LOG_INFO, "%s was re-created by a new collector: writing "
-			    "there now", t->sink.path[i]);
+			tool_log(LOG_INFO, "%s was re-created by a new "
+				 "collector: writing there now",
+				 t->sink.path[i]);
 	}
 }
 
@@ -591,9 +592,10 @@ static int open_rdma(struct translator *t, struct dta_sink *sink)
 	sink->flush = rdma_sink_flush;
 	sink->ctx = t->rdma;
 	for (size_t i = 0; i < ntg; i++)
-		tool_log(LOG_INFO, "connected to collector %s:%u over RDMA (%u queue pair%s)",
-		    tg[i].host, tg[i].port, t->rdma_qps,
-		    t->rdma_qps == 1 ? "" : "s");
+		tool_log(LOG_INFO, "connected to collector %s:%u over RDMA (%u "
+			 "queue pair%s)",
+			 tg[i].host, tg[i].port, t->rdma_qps,
+			 t->rdma_qps == 1 ? "" : "s");
 	return 0;
 #else
 	(void)sink;
@@ -642,9 +644,9 @@ static int open_switch(struct translator *t, struct dta_sink *sink)
 		fd = tool_connect(path);
 		in = fd >= 0 ? fdopen(dup(fd), "r") : NULL;
 		if (!in || tool_request(fd, in, "switch", &desc, &cap) < 0) {
-			tool_log(LOG_ERR, "cannot ask the collector at "
-				"%s for its switch description (or set switch_meta)",
-				path);
+			tool_log(LOG_ERR, "cannot ask the collector at %s for "
+				 "its switch description (or set switch_meta)",
+				 path);
 			if (in)
 				fclose(in);
 			if (fd >= 0)
@@ -677,8 +679,8 @@ static int open_switch(struct translator *t, struct dta_sink *sink)
 	sink->submit = switch_sink_submit;
 	sink->flush = switch_sink_flush;
 	sink->ctx = t->sw;
-	tool_log(LOG_INFO, "writing RoCEv2 frames on %s into the collector's switch-mode "
-	    "queue pairs", t->switch_if);
+	tool_log(LOG_INFO, "writing RoCEv2 frames on %s into the collector's "
+		 "switch-mode queue pairs", t->switch_if);
 	return 0;
 }
 
@@ -959,9 +961,9 @@ static int port_ours(struct translator *t, const int *fds, unsigned n)
 				mine = true;
 		}
 		if (!mine) {
-			tool_log(LOG_ERR, "UDP %s:%u: another process "
-				"joined the port (socket inode %lu): refusing to "
-				"share it", t->bind_addr, t->port, ino);
+			tool_log(LOG_ERR, "UDP %s:%u: another process joined "
+				 "the port (socket inode %lu): refusing to "
+				 "share it", t->bind_addr, t->port, ino);
 			rc = -1;
 		}
 	}
@@ -1014,10 +1016,10 @@ static bool source_ok(struct translator *t, uint32_t addr)
 		return true;
 	dta_translator_count_input(t->core, DTA_INPUT_REFUSED_SOURCE, 1);
 	if (!atomic_exchange(&t->refused_said, true))
-		tool_log(LOG_WARNING, "refused a datagram from %s (not in allow); further ones are "
-		    "counted as refused_source",
-		    !addr ? "an IPv6 address"
-			  : inet_ntop(AF_INET, &in, a, sizeof(a)) ? a : "?");
+		tool_log(LOG_WARNING, "refused a datagram from %s (not in "
+			 "allow); further ones are counted as refused_source",
+			 !addr ? "an IPv6 address"
+			 : inet_ntop(AF_INET, &in, a, sizeof(a)) ? a : "?");
 	return false;
 }
 
@@ -1477,13 +1479,14 @@ static void *udp_worker(void *arg)
 
 		if (!err) {
 			if (!atomic_exchange(&t->rx_said, true))
-				tool_log(LOG_INFO, "receiving with io_uring (multishot recvmsg, "
-				    "%u buffers of %u bytes per worker)", u.nbuf,
-				    u.buflen);
+				tool_log(LOG_INFO, "receiving with io_uring "
+					 "(multishot recvmsg, %u buffers of %u "
+					 "bytes per worker)", u.nbuf, u.buflen);
 			uring_loop(w, &u);
 		} else if (!atomic_exchange(&t->rx_said, true)) {
-			tool_log(LOG_WARNING, "io_uring is not available here (%s): receiving with "
-			    "recvmmsg", strerror(-err));
+			tool_log(LOG_WARNING, "io_uring is not available here "
+				 "(%s): receiving with recvmmsg",
+				 strerror(-err));
 		}
 		urx_close(&u);
 		if (!err) {
@@ -1494,7 +1497,8 @@ static void *udp_worker(void *arg)
 	}
 #else
 	if (t->rx == RX_URING && !atomic_exchange(&t->rx_said, true))
-		tool_log(LOG_INFO, "this build has no io_uring support: receiving with recvmmsg");
+		tool_log(LOG_INFO, "this build has no io_uring support: "
+			 "receiving with recvmmsg");
 #endif
 	recvmmsg_loop(w, x);
 	rx_drain(w, x);
@@ -1813,8 +1817,9 @@ static int run_pcap(struct translator *t, const char *file, const char *dev)
 
 			if (pcap_stats(pc, &ps) == 0 && ps.ps_drop) {
 				cap_drops = ps.ps_drop;
-				tool_log(LOG_INFO, "the capture dropped %u packets of any kind "
-				    "before its filter was set", cap_drops);
+				tool_log(LOG_INFO, "the capture dropped %u "
+					 "packets of any kind before its "
+					 "filter was set", cap_drops);
 			}
 		}
 		save_stats_file(t);
@@ -1880,8 +1885,8 @@ static int run_pcap(struct translator *t, const char *file, const char *dev)
 	}
 	if (rc == PCAP_ERROR && !stop)
 		tool_log(LOG_ERR, "pcap: %s", pcap_geterr(pc));
-	tool_log(LOG_INFO, "%" PRIu64 " packets read, %" PRIu64 " UDP to port %u", seen, used,
-	    t->port);
+	tool_log(LOG_INFO, "%" PRIu64 " packets read, %" PRIu64 " UDP to port "
+		 "%u", seen, used, t->port);
 	if (dev) {
 		struct pcap_stat ps;
 
