@@ -1,8 +1,11 @@
 #!/bin/sh
 # The systemd units (dist/systemd/) pass `systemd-analyze verify`, alone
 # and with each optional-mode drop-in, without a single diagnostic; a unit
-# broken on purpose does not (so this test can fail). The installed units
-# are the tested ones but for the programs' directory. The sysusers.d
+# broken on purpose does not (so this test can fail). `cmake --install`
+# into a scratch DESTDIR, with prefixes /usr and /opt/dta, writes the same
+# units but for ExecStart=, which names that install's programs and
+# configuration (/usr/bin, /etc/dta; /opt/dta/bin, /etc/opt/dta/dta). The
+# sysusers.d
 # entry creates the user the units name; `systemd-analyze security` rates
 # each unit's exposure no worse than 2.5 ("OK"; docs/operations.md has the
 # figures and what remains exposed).
@@ -40,14 +43,30 @@ if verify "$T/noexec.service" >/dev/null; then
 fi
 echo "negative: a broken setting and a missing program are both reported"
 
+# INSTALL PREFIX BINDIR CONF: the installed units are the tested ones with
+# ExecStart=BINDIR/PROGRAM -c CONF.
+installed() {
+	rm -rf "$T/destdir"
+	DESTDIR="$T/destdir" cmake --install "$B" --prefix "$1" >/dev/null
+	for unit in dta-collector.service dta-translator.service; do
+		f=$T/destdir$1/lib/systemd/system/$unit
+		[ -f "$f" ] || { echo "FAIL: no $f"; exit 1; }
+		grep -qx "ExecStart=$2/${unit%.service} -c $3" "$f" ||
+			{ echo "FAIL: $f: $(grep ExecStart= "$f")"; exit 1; }
+		conf=$(sed -n 's|^ExecStart=.* -c ||p' "$U/test/$unit")
+		sed "s|$2/|$U/test/bin/|g; s|$3|$conf|g" "$f" |
+			cmp -s - "$U/test/$unit" ||
+			{ echo "FAIL: $f is not the tested unit"; exit 1; }
+	done
+	[ -f "$T/destdir$1/lib/sysusers.d/dta.conf" ]
+	echo "cmake --install --prefix $1: units with ExecStart=$2/... -c $3"
+}
+installed /usr /usr/bin /etc/dta/dta.conf
+installed /opt/dta /opt/dta/bin /etc/opt/dta/dta/dta.conf
+
 for unit in dta-collector.service dta-translator.service; do
-	# The installed unit is the tested one but for ExecStart's directory.
-	bindir=$(sed -n 's|^ExecStart=\(.*\)/dta-[a-z]* .*|\1|p' "$U/$unit")
-	case $bindir in /*) ;; *) echo "FAIL: $unit: ExecStart=$bindir"; exit 1 ;; esac
-	sed "s|^ExecStart=$bindir/|ExecStart=$U/test/bin/|" "$U/$unit" |
-		cmp -s - "$U/test/$unit" ||
-		{ echo "FAIL: $U/$unit and its test copy differ"; exit 1; }
-	[ -x "$U/test/bin/${unit%.service}" ]
+	bindir=$U/test/bin
+	[ -x "$bindir/${unit%.service}" ]
 
 	mkdir -p "$T/plain" "$T/dropins/$unit.d"
 	cp "$U/test/$unit" "$T/plain/"
@@ -76,7 +95,7 @@ for unit in dta-collector.service dta-translator.service; do
 done
 
 # The user the units run as.
-grep -q '^User=dta$' "$U/dta-collector.service"
+grep -q '^User=dta$' "$U/test/dta-collector.service"
 mkdir -p "$T/root/etc"
 systemd-sysusers --root="$T/root" "$S/dist/systemd/dta.sysusers" >/dev/null 2>&1
 grep -q '^dta:x:[0-9]*:[0-9]*:' "$T/root/etc/passwd" ||
