@@ -23,7 +23,7 @@ reads what they send (sd_notify(3), sd_watchdog_enabled(3)):
   - STOPPING=1 after SIGTERM, and a clean exit;
   - log lines with "<N>" priority prefixes when $JOURNAL_STREAM names the
     daemon's stderr, plain "dta-collector: ..." lines when it names
-    something else.
+    something else; info <6>, a warning <4>, an error <3>.
 
 Every wait has a generous deadline (a loaded 2-core machine) and ends as
 soon as the awaited message arrives; no step depends on speed.
@@ -341,6 +341,35 @@ def main():
                 fail("a journal line without a priority prefix: %r" % log)
         print("log: <N> prefixes when JOURNAL_STREAM is stderr, plain "
               "lines when it is not")
+
+        # -- each level its priority: a warning (a socket in a directory
+        # anyone can write) is <4>, an error (no configuration) is <3>
+        open_dir = os.path.join(work, "open")
+        os.mkdir(open_dir)
+        os.chmod(open_dir, 0o1777)
+        conf2 = os.path.join(work, "open.conf")
+        with open(conf) as f, open(conf2, "w") as g:
+            g.write(f.read().replace(qsock, os.path.join(open_dir, "c.sock")))
+        env4 = {"DTA_LOG_FORMAT": "journal"}
+        c = start([collector, "-c", conf2], env4, False,
+                  stderr=subprocess.PIPE)
+        procs.append(c)
+        if not c.stdout.readline().startswith(b"ready"):
+            fail("collector did not start (warning test)")
+        c.send_signal(signal.SIGTERM)
+        err = c.communicate(timeout=DEADLINE)[1].decode().splitlines()
+        procs.remove(c)
+        if not any(x.startswith("<4>anyone can write") for x in err):
+            fail("no <4> warning for a world-writable socket directory: %r"
+                 % err)
+        c = start([collector, "-c", os.path.join(work, "missing.conf")],
+                  env4, False, stderr=subprocess.PIPE)
+        procs.append(c)
+        err = c.communicate(timeout=DEADLINE)[1].decode().splitlines()
+        procs.remove(c)
+        if c.returncode != 1 or not err or not err[0].startswith("<3>"):
+            fail("a missing configuration is not a <3> error: %r" % err)
+        print("log: a warning is <4>, an error <3> (DTA_LOG_FORMAT=journal)")
         print("PASS")
         return 0
     finally:
@@ -351,9 +380,7 @@ def main():
                 p.wait(30)
             except (OSError, subprocess.TimeoutExpired):
                 pass
-        for f in os.listdir(work):
-            os.unlink(os.path.join(work, f))
-        os.rmdir(work)
+        shutil.rmtree(work, ignore_errors=True)
         if os.path.exists(shm):
             os.unlink(shm)
 
