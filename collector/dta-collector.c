@@ -1113,7 +1113,7 @@ static void serve(struct collector *c)
 		/* The watchdog's keep-alive comes from this loop only: a
 		 * collector stuck in a request stops sending it. */
 		now = tool_now_ns();
-		tool_service_alive(now);
+		tool_service_alive(now, true);
 		if (now >= next_status) {
 			service_status(c);
 			next_status = now + 5000000000ull;

@@ -58,11 +58,17 @@ void tool_service_stopping(const char *fmt, ...)
 	va_end(ap);
 }
 
-void tool_service_alive(uint64_t now)
+bool tool_service_alive_due(uint64_t now)
 {
-	if (!wd_period_ns || now < wd_next)
+	return wd_period_ns && now >= wd_next;
+}
+
+void tool_service_alive(uint64_t now, bool going)
+{
+	if (!tool_service_alive_due(now))
 		return;
-	sd_notify(0, "WATCHDOG=1");
+	if (going)
+		sd_notify(0, "WATCHDOG=1");
 	wd_next = now + wd_period_ns;
 }
 

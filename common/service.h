@@ -9,7 +9,7 @@
  *	while (running) {
  *		poll(..., tool_service_timeout_ms(now, ms));
  *		...
- *		tool_service_alive(now);        // only from the loop itself
+ *		tool_service_alive(now, true);  // only from the loop itself
  *	}
  *	tool_service_stopping("...");
  *
@@ -18,6 +18,7 @@
 #ifndef DTA_SERVICE_H
 #define DTA_SERVICE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /**
@@ -39,11 +40,15 @@ void tool_service_status(const char *fmt, ...)
 void tool_service_stopping(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 
+/* Whether a keep-alive is due at @now (never without a watchdog). */
+bool tool_service_alive_due(uint64_t now);
 /**
- * tool_service_alive() - the main loop went round: send WATCHDOG=1 if
- * half the interval has passed since the last one. @now: tool_now_ns().
+ * tool_service_alive() - the main loop went round: when a keep-alive is
+ * due (half the interval since the last one), send WATCHDOG=1 if @going,
+ * else withhold it, so that the manager's timeout runs on; the next one
+ * is due half an interval later either way. @now: tool_now_ns().
  */
-void tool_service_alive(uint64_t now);
+void tool_service_alive(uint64_t now, bool going);
 /**
  * tool_service_timeout_ms() - @ms (a poll timeout; negative: none)
  * shortened so the loop wakes in time for the next keep-alive.

@@ -26,6 +26,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -110,6 +111,8 @@ struct translator {
 	bool collector_gone;
 	const char *rdma_collector; /* HOST:PORT of the default collector */
 	bool use_rdma;              /* RDMA sink instead of shm */
+	struct worker *w;           /* the running UDP workers (main thread) */
+	unsigned nw;
 	const char *switch_if;      /* switch sink: raw RoCEv2 on this interface */
 	struct switch_sink *sw;
 	unsigned rdma_qps;
@@ -980,6 +983,9 @@ struct worker {
 	uint64_t last_rx;   /* when datagrams last arrived */
 	uint64_t last_tick; /* when the core was last ticked */
 	bool settled;       /* nothing pending since: no deadline */
+	atomic_uint_fast64_t turns; /* rounds of its receive loop */
+	uint64_t seen_turns;        /* main thread: turns at its last look */
+	bool stuck;                 /* main thread: it was, at that look */
 };
 
 /* The socket's cumulative drop count is @now: count what is new. */
@@ -1188,6 +1194,7 @@ static void recvmmsg_loop(struct worker *w, struct rx *x)
 	struct translator *t = w->t;
 
 	while (!stop) {
+		atomic_fetch_add_explicit(&w->turns, 1, memory_order_relaxed);
 		struct pollfd p[2] = { { .fd = w->fd, .events = POLLIN },
 				       { .fd = t->stop_fd, .events = POLLIN } };
 		int n = rx_batch(w, x);
@@ -1413,6 +1420,7 @@ static void uring_loop(struct worker *w, struct urx *u)
 		struct timespec ts;
 		struct __kernel_timespec kts;
 
+		atomic_fetch_add_explicit(&w->turns, 1, memory_order_relaxed);
 		if (!u->armed && urx_arm(w, u))
 			atomic_fetch_add(&t->rx_errors, 1);
 		if (got)
@@ -1525,6 +1533,43 @@ static void service_status(struct translator *t)
 			    st.malformed, st.seq_lost, st.socket_drops);
 }
 
+/*
+ * Whether every UDP worker is going: it went round its receive loop since
+ * the last look (one keep-alive period ago), or it has nothing to receive
+ * (asleep on an empty socket: idle, not stuck). A worker that neither
+ * turns nor takes the datagrams waiting for it, or that died, holds the
+ * watchdog's keep-alive back, and systemd restarts the translator.
+ */
+static bool workers_going(struct translator *t)
+{
+	bool going = true;
+
+	for (unsigned i = 0; i < t->nw; i++) {
+		struct worker *w = &t->w[i];
+		uint64_t turns = atomic_load_explicit(&w->turns,
+						      memory_order_relaxed);
+		int queued = 0;
+		bool ok = turns != w->seen_turns ||
+			  (ioctl(w->fd, FIONREAD, &queued) == 0 && !queued);
+
+		w->seen_turns = turns;
+		if (!ok && !w->stuck) {
+			tool_log(LOG_WARNING, "worker %u (port %u) went no round "
+				 "of its loop with datagrams waiting: holding "
+				 "back the watchdog keep-alive", i,
+				 w->is_int ? t->int_port : t->port);
+			tool_service_status("worker %u stuck with datagrams "
+					    "waiting", i);
+		} else if (ok && w->stuck) {
+			tool_log(LOG_INFO, "worker %u is going again", i);
+			tool_service_status("worker %u going again", i);
+		}
+		w->stuck = !ok;
+		going = going && ok;
+	}
+	return going;
+}
+
 /* The main thread: stats, collector checks, sink upkeep, each at its own
  * deadline; asleep in between. Signals reach only this thread. */
 static void main_loop(struct translator *t, const sigset_t *orig)
@@ -1565,8 +1610,10 @@ static void main_loop(struct translator *t, const sigset_t *orig)
 		if (!next_refresh && t->wake_fd >= 0 && (p.revents & POLLIN))
 			next_refresh = now; /* counters started moving */
 		/* The watchdog's keep-alive comes from this loop, which
-		 * also keeps the sink and the collector checks going. */
-		tool_service_alive(now);
+		 * also keeps the sink and the collector checks going, and
+		 * only while every worker is going too. */
+		if (tool_service_alive_due(now))
+			tool_service_alive(now, workers_going(t));
 		if (now >= next_check) {
 			check_collector(t);
 			service_status(t);
@@ -1634,6 +1681,9 @@ static int run_udp(struct translator *t)
 	for (unsigned i = 0; i < t->workers; i++) {
 		w[i].t = t;
 		w[i].drops = 0;
+		atomic_init(&w[i].turns, 0);
+		w[i].seen_turns = 0;
+		w[i].stuck = false;
 		w[i].is_int = false;
 		w[i].fd = fds[i] = udp_socket(t, t->port, reuse);
 		if (w[i].fd < 0) {
@@ -1647,6 +1697,9 @@ static int run_udp(struct translator *t)
 		 * telemetry rate, and the core is shared with the workers. */
 		w[started].t = t;
 		w[started].drops = 0;
+		atomic_init(&w[started].turns, 0);
+		w[started].seen_turns = 0;
+		w[started].stuck = false;
 		w[started].is_int = true;
 		w[started].fd = udp_socket(t, t->int_port, false);
 		if (w[started].fd < 0) {
@@ -1685,7 +1738,10 @@ static int run_udp(struct translator *t)
 		tool_service_ready("receiving on %s:%u with %u worker%s, writing "
 				   "%s", t->bind_addr, t->port, t->workers,
 				   t->workers == 1 ? "" : "s", sink_name(t));
+		t->w = w;
+		t->nw = running;
 		main_loop(t, &orig);
+		t->nw = 0;
 		tool_service_stopping("stopping: applying what the sockets "
 				      "hold, flushing pending reports");
 	}
@@ -1833,7 +1889,7 @@ static int run_pcap(struct translator *t, const char *file, const char *dev)
 
 		/* Keep-alives from this loop: the capture is going. */
 		if (tool_service_due() != UINT64_MAX)
-			tool_service_alive(tool_now_ns());
+			tool_service_alive(tool_now_ns(), true);
 
 		if (rc == 0) { /* live: nothing pending */
 			struct pollfd p = { .fd = sel, .events = POLLIN };

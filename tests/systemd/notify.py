@@ -21,6 +21,9 @@ reads what they send (sd_notify(3), sd_watchdog_enabled(3)):
     meant for it);
   - a STATUS= line that follows the translator's counters;
   - STOPPING=1 after SIGTERM, and a clean exit;
+  - the translator holds its keep-alives back while a worker thread is
+    stuck with datagrams waiting (the worker is stopped alone with
+    ptrace), and sends them again once it goes on;
   - log lines with "<N>" priority prefixes when $JOURNAL_STREAM names the
     daemon's stderr, plain "dta-collector: ..." lines when it names
     something else; info <6>, a warning <4>, an error <3>.
@@ -30,7 +33,9 @@ soon as the awaited message arrives; no step depends on speed.
 
 Usage: notify.py BUILD_DIR
 """
+import ctypes
 import os
+import select
 import shutil
 import signal
 import socket
@@ -176,6 +181,91 @@ def strace_order(argv, conf, work, shm, port, what):
           (what, " and ".join(n for n, _ in need)))
 
 
+PTRACE_DETACH, PTRACE_SEIZE, PTRACE_INTERRUPT = 17, 0x4206, 0x4207
+WALL = 0x40000000
+
+
+def ptrace(req, tid):
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_long, ctypes.c_void_p,
+                            ctypes.c_void_p]
+    libc.ptrace.restype = ctypes.c_long
+    if libc.ptrace(req, tid, None, None) < 0:
+        fail("ptrace(%#x, %d): %s" % (req, tid,
+                                       os.strerror(ctypes.get_errno())))
+
+
+def wait_line(pipe, text, what, buf):
+    """Read the daemon's stderr until a line containing text arrives."""
+    end = time.monotonic() + DEADLINE
+    while time.monotonic() < end:
+        for line in buf:
+            if text in line:
+                buf.remove(line)
+                return line
+        r, _, _ = select.select([pipe], [], [], 1.0)
+        if r:
+            chunk = os.read(pipe.fileno(), 65536)
+            if not chunk:
+                break
+            buf.extend(chunk.decode().splitlines())
+    fail("%s: no log line with %r within %.0f s; got %r" %
+         (what, text, DEADLINE, buf[-10:]))
+
+
+def stuck_worker(collector, translator, conf, port, mgr):
+    """Stop the translator's one worker thread alone, with datagrams
+    waiting for it: the keep-alives must be held back, then resume."""
+    c = start([collector, "-c", conf], {}, False)
+    if not c.stdout.readline().startswith(b"ready"):
+        fail("collector did not start (stuck worker test)")
+    env = {"NOTIFY_SOCKET": mgr.path, "WATCHDOG_USEC": "200000",
+           "DTA_LOG_FORMAT": "plain"}
+    t = start([translator, "-c", conf], env, stderr=subprocess.PIPE)
+    buf = []
+    try:
+        mgr.wait_for(lambda m: m.get("READY") == "1",
+                     "translator READY=1 (stuck worker)", t)
+        count_watchdogs(mgr, 2, "translator", t)
+        tids = [int(x) for x in os.listdir("/proc/%d/task" % t.pid)
+                if int(x) != t.pid]
+        if len(tids) != 1:
+            fail("expected one worker thread, found %r" % tids)
+        ptrace(PTRACE_SEIZE, tids[0])
+        ptrace(PTRACE_INTERRUPT, tids[0])
+        os.waitpid(tids[0], WALL)  # it is stopped now
+        u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        for _ in range(4):
+            u.sendto(b"not a report", ("127.0.0.1", port))
+        u.close()
+        mgr.wait_for(lambda m: "worker 0 stuck" in m.get("STATUS", ""),
+                     "translator STATUS= worker 0 stuck", t)
+        wait_line(t.stderr, "holding back the watchdog keep-alive",
+                  "stopped worker", buf)
+        # From that STATUS= on, no WATCHDOG=1 until the worker goes on:
+        # the daemon's messages arrive in the order it sent them.
+        n = len(mgr.msgs)
+        ptrace(PTRACE_DETACH, tids[0])
+        mgr.wait_for(lambda m: "worker 0 going again" in
+                     m.get("STATUS", ""), "translator STATUS= going again",
+                     t)
+        if any(m.get("WATCHDOG") == "1" for m in mgr.msgs[n:]):
+            fail("WATCHDOG=1 while the worker was stopped: %r" %
+                 mgr.msgs[n:])
+        wait_line(t.stderr, "worker 0 is going again", "resumed worker",
+                  buf)
+        mgr.wait_for(lambda m: m.get("WATCHDOG") == "1",
+                     "translator WATCHDOG=1 after the worker resumed", t)
+        print("translator: keep-alives held back while its worker was "
+              "stopped with datagrams waiting, sent again once it ran")
+        stop(t, mgr, "translator (stuck worker)")
+    finally:
+        for p in (t, c):
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+
+
 def collector_answers(path):
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     s.settimeout(DEADLINE)
@@ -276,6 +366,9 @@ def main():
         stop(c, mgr, "collector")
         procs.remove(c)
         print("both: STOPPING=1 on SIGTERM, exit status 0")
+
+        # -- a stuck worker thread holds the translator's keep-alives back
+        stuck_worker(collector, translator, conf, port, mgr)
 
         # -- $WATCHDOG_PID of another process: no keep-alives at all, with
         # a 2 us interval that would otherwise send one per loop turn.
