@@ -985,6 +985,7 @@ struct worker {
 	bool settled;       /* nothing pending since: no deadline */
 	atomic_uint_fast64_t turns; /* rounds of its receive loop */
 	uint64_t seen_turns;        /* main thread: turns at its last look */
+	unsigned still;             /* main thread: looks it seemed stuck at */
 	bool stuck;                 /* main thread: it was, at that look */
 };
 
@@ -1538,7 +1539,9 @@ static void service_status(struct translator *t)
  * the last look (one keep-alive period ago), or it has nothing to receive
  * (asleep on an empty socket: idle, not stuck). A worker that neither
  * turns nor takes the datagrams waiting for it, or that died, holds the
- * watchdog's keep-alive back, and systemd restarts the translator.
+ * watchdog's keep-alive back, and systemd restarts the translator. Only
+ * at the second look in a row: at one look, an idle worker may have been
+ * woken by a datagram a moment before, and not have turned yet.
  */
 static bool workers_going(struct translator *t)
 {
@@ -1549,9 +1552,14 @@ static bool workers_going(struct translator *t)
 		uint64_t turns = atomic_load_explicit(&w->turns,
 						      memory_order_relaxed);
 		int queued = 0;
-		bool ok = turns != w->seen_turns ||
-			  (ioctl(w->fd, FIONREAD, &queued) == 0 && !queued);
+		bool ok;
 
+		if (turns != w->seen_turns ||
+		    (ioctl(w->fd, FIONREAD, &queued) == 0 && !queued))
+			w->still = 0;
+		else
+			w->still++;
+		ok = w->still < 2;
 		w->seen_turns = turns;
 		if (!ok && !w->stuck) {
 			tool_log(LOG_WARNING, "worker %u (port %u) went no round "
@@ -1683,6 +1691,7 @@ static int run_udp(struct translator *t)
 		w[i].drops = 0;
 		atomic_init(&w[i].turns, 0);
 		w[i].seen_turns = 0;
+		w[i].still = 0;
 		w[i].stuck = false;
 		w[i].is_int = false;
 		w[i].fd = fds[i] = udp_socket(t, t->port, reuse);
@@ -1699,6 +1708,7 @@ static int run_udp(struct translator *t)
 		w[started].drops = 0;
 		atomic_init(&w[started].turns, 0);
 		w[started].seen_turns = 0;
+		w[started].still = 0;
 		w[started].stuck = false;
 		w[started].is_int = true;
 		w[started].fd = udp_socket(t, t->int_port, false);
