@@ -113,6 +113,8 @@ file (libdta) and the CMake package (find_package(dta)).")
 
 set(CPACK_DEBIAN_TOOLS_PACKAGE_NAME dta-tools)
 set(CPACK_DEBIAN_TOOLS_PACKAGE_SECTION net)
+# postinst: systemd-sysusers for the units' user (dist/systemd/dta.sysusers).
+set(CPACK_DEBIAN_TOOLS_PACKAGE_CONTROL_EXTRA ${CMAKE_CURRENT_LIST_DIR}/debian/tools/postinst)
 set(CPACK_COMPONENT_TOOLS_DESCRIPTION
 "Direct Telemetry Access collector, translator and tools
 The programs of libdta: dta-collector holds DTA structures in shared
@@ -122,7 +124,9 @@ into writes into them (shared memory, RDMA or RoCEv2 frames);
 dta-query queries collectors and snapshots and verifies answers;
 dta-gen sends the DTA paper's workloads with ground truth.
 .
-Includes a systemd unit for the collector and an example configuration.")
+Includes systemd units for both daemons (the user dta is created on
+installation; the units are not enabled), drop-ins for RDMA and raw-frame
+modes, and an example configuration.")
 
 set(CPACK_DEBIAN_WIRESHARK_PACKAGE_NAME dta-wireshark)
 set(CPACK_DEBIAN_WIRESHARK_PACKAGE_SECTION net)

@@ -8,7 +8,7 @@
  * queries over a Unix socket (docs/collector-protocol.md), keeps Append
  * consumers per client, and writes snapshots on request and on a clean
  * shutdown (SIGTERM, SIGINT). Runs in the foreground; use a service manager
- * to run it as a service (collector/dta-collector.service).
+ * to run it as a service (dist/systemd/dta-collector.service.in).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -29,7 +29,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "log.h"
 #include "metrics.h"
+#include "service.h"
 #include "tools.h"
 #ifdef DTA_HAVE_RDMA
 #include "rdma.h"
@@ -106,32 +108,6 @@ static void on_signal(int sig)
 	stop_signal = sig;
 }
 
-static int quiet_log;
-
-__attribute__((format(printf, 1, 2)))
-static void say(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (quiet_log)
-		return;
-	va_start(ap, fmt);
-	fputs("dta-collector: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-}
-
-static void lib_log(enum dta_log_level level, const char *fmt, va_list ap)
-{
-	(void)level;
-	if (quiet_log)
-		return;
-	fputs("dta-collector: libdta: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-}
-
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -198,16 +174,16 @@ static void creation_failed(const struct collector *c, size_t i, int err)
 	const char *name = c->cs[i].name;
 
 	if (err == -ENOSPC || err == -EFBIG)
-		fprintf(stderr, "dta-collector: %s: cannot create %s: make the "
-			"structure smaller or /dev/shm larger\n", name,
+		tool_log(LOG_ERR, "%s: cannot create %s: make the "
+			"structure smaller or /dev/shm larger", name,
 			c->shm[i]);
 	else if (err == -EPERM)
-		fprintf(stderr, "dta-collector: %s: refusing %s: whoever made "
+		tool_log(LOG_ERR, "%s: refusing %s: whoever made "
 			"it could read or forge the structure; inspect "
-			"/dev/shm%s and remove it\n", name, c->shm[i],
+			"/dev/shm%s and remove it", name, c->shm[i],
 			c->shm[i]);
 	else
-		fprintf(stderr, "dta-collector: %s: cannot create %s: %s\n",
+		tool_log(LOG_ERR, "%s: cannot create %s: %s",
 			name, c->shm[i], dta_strerror(err));
 }
 
@@ -233,7 +209,7 @@ static int restore_one(struct collector *c, size_t i)
 	fo.path = sp;
 	err = dta_region_open(&fo, &snap);
 	if (err == -ENOENT) {
-		say("%s: no snapshot %s, %s", name, sp,
+		tool_log(LOG_INFO, "%s: no snapshot %s, %s", name, sp,
 		    c->reattached[i] ? "keeping the reattached contents"
 				     : "starting empty");
 		return 0;
@@ -246,35 +222,36 @@ static int restore_one(struct collector *c, size_t i)
 		r_origin = dta_region_origin(c->r[i]);
 		r_created = dta_region_created_ns(c->r[i]);
 		if (s_origin == r_origin) {
-			say("%s: keeping the reattached region, not restoring "
-			    "%s: the snapshot is an older copy of it (same "
-			    "origin %016" PRIx64 ")", name, sp, r_origin);
+			tool_log(LOG_INFO, "%s: keeping the reattached region, "
+				 "not restoring %s: the snapshot is an older "
+				 "copy of it (same origin %016" PRIx64 ")",
+				 name, sp, r_origin);
 			dta_region_destroy(snap);
 			return 0;
 		}
 		if (s_saved <= r_created) {
-			say("%s: keeping the reattached region, not restoring "
-			    "%s: the snapshot was saved before the region was "
-			    "created", name, sp);
+			tool_log(LOG_INFO, "%s: keeping the reattached region, "
+				 "not restoring %s: the snapshot was saved "
+				 "before the region was created", name, sp);
 			dta_region_destroy(snap);
 			return 0;
 		}
-		say("%s: restoring %s over the reattached region: the snapshot "
-		    "is of another region and was saved after this one was "
-		    "created", name, sp);
+		tool_log(LOG_INFO, "%s: restoring %s over the reattached "
+			 "region: the snapshot is of another region and was "
+			 "saved after this one was created", name, sp);
 	}
 	/* The snapshot was opened (and its checksum checked) once, above. */
 	err = dta_region_copy(c->r[i], snap);
 	dta_region_destroy(snap);
 	if (err)
 		goto bad;
-	say("%s: restored from %s", name, sp);
+	tool_log(LOG_INFO, "%s: restored from %s", name, sp);
 	return 0;
 
 bad:
-	fprintf(stderr, "dta-collector: %s: cannot restore %s: %s; not "
+	tool_log(LOG_ERR, "%s: cannot restore %s: %s; not "
 		"starting (move the file aside, e.g. mv %s %s.bad, to start "
-		"without it)\n", name, sp, dta_strerror(err), sp, sp);
+		"without it)", name, sp, dta_strerror(err), sp, sp);
 	return -1;
 }
 
@@ -306,17 +283,17 @@ static int open_region(struct collector *c, size_t i, bool huge, bool force,
 		err = dta_region_create(&cs->layout, &o, &c->r[i]);
 		if (err) {
 			c->r[i] = NULL;
-			fprintf(stderr, "dta-collector: %s: cannot allocate %" PRIu64
-				" bytes: %s\n", cs->name, cs->layout.data_size,
+			tool_log(LOG_ERR, "%s: cannot allocate %" PRIu64
+				" bytes: %s", cs->name, cs->layout.data_size,
 				dta_strerror(err));
 			return -1;
 		}
 		return 0;
 	}
 	if (tool_shm_name(c->name, cs->name, c->shm[i], sizeof(c->shm[i]))) {
-		fprintf(stderr, "dta-collector: %s: the shared-memory name "
+		tool_log(LOG_ERR, "%s: the shared-memory name "
 			"/dta-%s.%s is longer than %d bytes; choose a shorter "
-			"collector name (or structure name)\n", cs->name,
+			"collector name (or structure name)", cs->name,
 			c->name, cs->name, NAME_MAX - 1);
 		return -1;
 	}
@@ -330,28 +307,28 @@ static int open_region(struct collector *c, size_t i, bool huge, bool force,
 	if (!err && tool_same_layout(dta_region_layout(c->r[i]), &cs->layout)) {
 		c->reattached[i] = true;
 		if (dta_region_state(c->r[i]) == DTA_REGION_RETIRED)
-			say("%s: %s was retired by the collector before us",
-			    cs->name, path);
+			tool_log(LOG_INFO, "%s: %s was retired by the "
+				 "collector before us", cs->name, path);
 		/* Translators may be writing into it (its collector was
 		 * killed): hold them off while a snapshot may be loaded. */
 		else if (restore && c->snapshot_dir &&
 			 dta_region_retire(c->r[i], 1000) == -ETIMEDOUT)
-			say("%s: the writer count of %s is not 0 after 1 s: "
-			    "a translator is still writing, or was killed "
-			    "while writing (its count then stays)", cs->name,
-			    path);
-		say("%s: reattached to existing %s (contents kept)", cs->name,
-		    path);
+			tool_log(LOG_WARNING, "%s: the writer count of %s is "
+				 "not 0 after 1 s: a translator is still "
+				 "writing, or was killed while writing (its "
+				 "count then stays)", cs->name, path);
+		tool_log(LOG_INFO, "%s: reattached to existing %s (contents "
+			 "kept)", cs->name, path);
 		return 0;
 	}
 	if (!force) {
 		if (!err)
 			dta_region_destroy(c->r[i]);
 		c->r[i] = NULL;
-		fprintf(stderr, "dta-collector: %s exists with another layout "
-			"(another collector named %s, or an old configuration)%s"
-			"%s; use --force to replace it\n", path, c->name,
-			err ? ": " : "", err ? dta_strerror(err) : "");
+		tool_log(LOG_ERR, "%s exists with another layout (another "
+			 "collector named %s, or an old configuration)%s%s; "
+			 "use --force to replace it", path, c->name,
+			 err ? ": " : "", err ? dta_strerror(err) : "");
 		return -1;
 	}
 	/* Translators still writing into the old object notice it is
@@ -393,10 +370,11 @@ static int open_regions(struct collector *c, bool huge, bool force,
 		c->v[i].cs = cs;
 		c->v[i].l = dta_region_layout(c->r[i]);
 		c->v[i].area = dta_region_data(c->r[i]);
-		say("%s: %s, %" PRIu64 " bytes %s %s (%" PRIu64 "-byte pages)",
-		    cs->name, dta_primitive_name(cs->layout.primitive),
-		    cs->layout.data_size, c->anon ? "in" : "at", c->shm[i],
-		    dta_region_page_size(c->r[i]));
+		tool_log(LOG_INFO, "%s: %s, %" PRIu64 " bytes %s %s (%" PRIu64
+			 "-byte pages)",
+			 cs->name, dta_primitive_name(cs->layout.primitive),
+			 cs->layout.data_size, c->anon ? "in" : "at", c->shm[i],
+			 dta_region_page_size(c->r[i]));
 		i++;
 	}
 	return 0;
@@ -415,12 +393,12 @@ static int start_rdma(struct collector *c)
 		return 0;
 #ifdef DTA_HAVE_RDMA
 	{
-		struct coll_rdma_opts o = { .bind = bind, .log = say,
+		struct coll_rdma_opts o = { .bind = bind, .log = tool_log,
 			.allow = dta_config_collector_get(c->cfg, (size_t)c->idx,
 							  "rdma_allow") };
 
 		if (port && (dta_parse_size(port, &p) || p == 0 || p > 65535)) {
-			fprintf(stderr, "dta-collector: bad rdma_port %s\n", port);
+			tool_log(LOG_ERR, "bad rdma_port %s", port);
 			return -1;
 		}
 		o.port = (uint16_t)p;
@@ -437,8 +415,8 @@ static int start_rdma(struct collector *c)
 
 			if ((q && (dta_parse_size(q, &x) || !x || x > 0xFFFFFF)) ||
 			    (ps && (dta_parse_size(ps, &y) || y > 0xFFFFFF))) {
-				fprintf(stderr, "dta-collector: switch_qpn and "
-					"switch_psn are 24-bit numbers (QPN > 0)\n");
+				tool_log(LOG_ERR, "switch_qpn and switch_psn "
+					 "are 24-bit numbers (QPN > 0)");
 				return -1;
 			}
 			o.switch_qpn = (uint32_t)x;
@@ -456,8 +434,8 @@ static int start_rdma(struct collector *c)
 #else
 	(void)port;
 	(void)p;
-	fprintf(stderr, "dta-collector: rdma_bind is set but this build has no "
-		"RDMA support (libibverbs-dev and librdmacm-dev were missing)\n");
+	tool_log(LOG_ERR, "rdma_bind is set but this build has no "
+		"RDMA support (libibverbs-dev and librdmacm-dev were missing)");
 	return -1;
 #endif
 }
@@ -497,7 +475,7 @@ static int save_all(struct collector *c, FILE *out)
 		snap_path(c, c->v[i].cs->name, sp, sizeof(sp));
 		err = dir_err ? dir_err : dta_region_save(c->r[i], sp);
 		if (err) {
-			fprintf(stderr, "dta-collector: %s: snapshot %s: %s\n",
+			tool_log(LOG_ERR, "%s: snapshot %s: %s",
 				c->v[i].cs->name, sp, dta_strerror(err));
 			fprintf(failed, "%s{\"structure\":", bad ? "," : "");
 			tool_json_str(failed, c->v[i].cs->name);
@@ -535,33 +513,34 @@ static int socket_dir(struct collector *c)
 	if (c->socket_default) {
 		if (mkdir(dir, 0750) == 0) {
 			chmod(dir, 0750); /* not what the umask left */
-			say("created %s (mode 0750)", dir);
+			tool_log(LOG_INFO, "created %s (mode 0750)", dir);
 		} else if (errno != EEXIST) {
-			fprintf(stderr, "dta-collector: cannot create %s: %s\n",
+			tool_log(LOG_ERR, "cannot create %s: %s",
 				dir, strerror(errno));
 			return -1;
 		}
 	}
 	if ((c->socket_default ? lstat : stat)(dir, &st) < 0) {
-		fprintf(stderr, "dta-collector: socket directory %s: %s\n", dir,
+		tool_log(LOG_ERR, "socket directory %s: %s", dir,
 			strerror(errno));
 		return -1;
 	}
 	if (!c->socket_default) {
 		if ((st.st_mode & S_IWOTH) && S_ISDIR(st.st_mode))
-			say("warning: anyone can write %s: another user can "
-			    "take the socket's name while the collector is not "
-			    "running (docs/security.md)", dir);
+			tool_log(LOG_WARNING, "anyone can write %s: another "
+				 "user can take the socket's name while the "
+				 "collector is not running (docs/security.md)",
+				 dir);
 		return 0;
 	}
 	if (!S_ISDIR(st.st_mode) ||
 	    (st.st_uid != geteuid() && st.st_uid != 0) ||
 	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
-		fprintf(stderr, "dta-collector: refusing the default socket "
+		tool_log(LOG_ERR, "refusing the default socket "
 			"directory %s: it must be a directory owned by us "
 			"(uid %u) or root that neither group nor others can "
 			"write (it is %s, uid %u, mode %04o); fix it or set "
-			"[collector] socket (docs/security.md)\n", dir,
+			"[collector] socket (docs/security.md)", dir,
 			(unsigned)geteuid(),
 			S_ISDIR(st.st_mode) ? "a directory" : "not a directory",
 			(unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
@@ -580,25 +559,27 @@ static int shut_down(struct collector *c)
 {
 	for (size_t i = 0; i < c->n; i++)
 		if (dta_region_retire(c->r[i], 1000) == -ETIMEDOUT)
-			say("%s: the writer count is not 0 after 1 s (a "
-			    "translator is still writing, or was killed while "
-			    "writing); snapshotting anyway", c->v[i].cs->name);
+			tool_log(LOG_WARNING, "%s: the writer count is not 0 "
+				 "after 1 s (a translator is still writing, or "
+				 "was killed while writing); snapshotting "
+				 "anyway", c->v[i].cs->name);
 	if (!c->snapshot_dir)
 		return 0;
 	if (save_all(c, NULL) == 0) {
-		say("snapshots written to %s", c->snapshot_dir);
+		tool_log(LOG_INFO, "snapshots written to %s", c->snapshot_dir);
 		return 0;
 	}
 	if (c->anon) {
-		say("a snapshot failed: the data in anonymous memory is lost "
-		    "with this collector");
+		tool_log(LOG_ERR, "a snapshot failed: the data in anonymous "
+			 "memory is lost with this collector");
 		return -1;
 	}
 	c->keep_shm = true;
 	for (size_t i = 0; i < c->n; i++)
-		say("%s: keeping shared memory %s: a snapshot failed, and a "
-		    "collector started with this configuration reattaches it "
-		    "with its contents", c->v[i].cs->name, c->shm[i]);
+		tool_log(LOG_WARNING, "%s: keeping shared memory %s: a "
+			 "snapshot failed, and a collector started with this "
+			 "configuration reattaches it with its contents",
+			 c->v[i].cs->name, c->shm[i]);
 	return -1;
 }
 
@@ -619,14 +600,14 @@ static int listen_on(struct collector *c)
 	/* A socket file left by a collector that died: replace it, unless
 	 * something still answers there. */
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
-		fprintf(stderr, "dta-collector: a collector already answers on "
-			"%s\n", c->socket_path);
+		tool_log(LOG_ERR, "a collector already answers on "
+			"%s", c->socket_path);
 		close(fd);
 		return -1;
 	}
 	if (lstat(c->socket_path, &st) == 0 && !S_ISSOCK(st.st_mode)) {
-		fprintf(stderr, "dta-collector: %s exists and is not a socket: "
-			"not replacing it\n", c->socket_path);
+		tool_log(LOG_ERR, "%s exists and is not a socket: "
+			"not replacing it", c->socket_path);
 		close(fd);
 		return -1;
 	}
@@ -648,7 +629,7 @@ static int listen_on(struct collector *c)
 	c->listen_fd = fd;
 	return 0;
 fail:
-	fprintf(stderr, "dta-collector: socket %s: %s\n", c->socket_path,
+	tool_log(LOG_ERR, "socket %s: %s", c->socket_path,
 		strerror(errno));
 	if (fd >= 0)
 		close(fd);
@@ -672,13 +653,13 @@ static int socket_setup(struct collector *c, const char *sock)
 					    c->socket_path,
 					    sizeof(c->socket_path));
 	if (err == -ENOENT)
-		fprintf(stderr, "dta-collector: no directory for the default "
-			"socket: not root, and neither $RUNTIME_DIRECTORY nor "
-			"$XDG_RUNTIME_DIR is set nor %s exists; set [collector] "
-			"socket or --socket\n", TOOL_RUN_DIR);
+		tool_log(LOG_ERR, "no directory for the default socket: not "
+			 "root, and neither $RUNTIME_DIRECTORY nor "
+			 "$XDG_RUNTIME_DIR is set nor %s exists; set "
+			 "[collector] socket or --socket", TOOL_RUN_DIR);
 	else if (err)
-		fprintf(stderr, "dta-collector: socket path %s%s is too long: a "
-			"Unix socket path has at most %d bytes\n",
+		tool_log(LOG_ERR, "socket path %s%s is too long: a "
+			"Unix socket path has at most %d bytes",
 			c->socket_path, strlen(c->socket_path) ==
 			sizeof(c->socket_path) - 1 ? "..." : "",
 			TOOL_SOCKET_PATH_MAX);
@@ -694,7 +675,7 @@ static int client_limits(struct collector *c)
 
 	if (tool_config_mode(c->cfg, (size_t)c->idx, "socket_mode", SOCKET_MODE,
 			     &c->socket_mode)) {
-		fprintf(stderr, "dta-collector: socket_mode is not octal\n");
+		tool_log(LOG_ERR, "socket_mode is not octal");
 		return -1;
 	}
 	for (int i = 0; i < 2; i++) {
@@ -703,8 +684,8 @@ static int client_limits(struct collector *c)
 		uint64_t s = def[i];
 
 		if (v && (dta_parse_size(v, &s) || s > 86400 * 365)) {
-			fprintf(stderr, "dta-collector: %s %s: want seconds "
-				"(0: never)\n", keys[i], v);
+			tool_log(LOG_ERR, "%s %s: want seconds "
+				"(0: never)", keys[i], v);
 			return -1;
 		}
 		*to[i] = s * 1000000000ull;
@@ -851,15 +832,14 @@ static int metrics_health(void *ctx, char *why, size_t cap)
 static void metrics_log(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 
+/* The metrics server only reports trouble: warnings. */
 static void metrics_log(const char *fmt, ...)
 {
-	char line[512];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
+	tool_vlog(LOG_WARNING, fmt, ap);
 	va_end(ap);
-	say("%s", line);
 }
 
 /* Serve metrics on @listen (command line, else [collector]
@@ -886,12 +866,11 @@ static int start_metrics(struct collector *c, const char *listen)
 	metrics_hist_init(&c->answer_ns, bounds,
 			  sizeof(bounds) / sizeof(bounds[0]), 1e-9);
 	if (metrics_server_start(&o, &c->metrics)) {
-		fprintf(stderr, "dta-collector: metrics: cannot serve on %s\n",
-			listen);
+		tool_log(LOG_ERR, "metrics: cannot serve on %s", listen);
 		return -1;
 	}
-	say("metrics on http://%s%s/metrics", strchr(listen, ':') ? "" :
-	    "127.0.0.1:", listen);
+	tool_log(LOG_INFO, "metrics on http://%s%s/metrics",
+		 strchr(listen, ':') ? "" : "127.0.0.1:", listen);
 	return 0;
 }
 
@@ -1008,7 +987,7 @@ static void drop_client_why(struct client *cl, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-	say("client (uid %d): %s; connection closed", (int)cl->uid, why);
+	tool_log(LOG_INFO, "client (uid %d): %s; connection closed", (int)cl->uid, why);
 	drop_client(cl);
 }
 
@@ -1180,9 +1159,10 @@ static void accept_clients(struct collector *c)
 			close(fd);
 			c->refused++;
 			if (now - c->last_refusal_ns > 1000000000ull) {
-				say("refused a client: %d clients connected "
-				    "(%" PRIu64 " refused so far)", MAX_CLIENTS,
-				    c->refused);
+				tool_log(LOG_WARNING, "refused a client: %d "
+					 "clients connected (%" PRIu64 " "
+					 "refused so far)",
+					 MAX_CLIENTS, c->refused);
 				c->last_refusal_ns = now;
 			}
 			continue;
@@ -1232,11 +1212,32 @@ static int client_timeouts(struct collector *c, int ms)
 	return ms;
 }
 
+/* The service manager's STATUS= line, when what it says has changed. */
+static void service_status(struct collector *c)
+{
+	static uint64_t said_requests = UINT64_MAX;
+	static unsigned said_clients;
+	unsigned clients = 0;
+
+	for (int i = 0; i < MAX_CLIENTS; i++)
+		clients += c->cl[i].fd >= 0;
+	if (c->requests == said_requests && clients == said_clients)
+		return;
+	said_requests = c->requests;
+	said_clients = clients;
+	tool_service_status("serving %zu structures on %s; %u clients, "
+			    "%" PRIu64 " requests, %" PRIu64 " errors", c->n,
+			    c->socket_path, clients, c->requests, c->errors);
+}
+
 static void serve(struct collector *c)
 {
+	uint64_t next_status = tool_now_ns() + 5000000000ull;
+
 	while (!stop_signal) {
 		struct pollfd p[MAX_CLIENTS + 3];
 		int idx[MAX_CLIENTS + 3], np = 0, n;
+		uint64_t now;
 
 		p[np].fd = c->listen_fd;
 		p[np].events = POLLIN;
@@ -1267,16 +1268,26 @@ static void serve(struct collector *c)
 				p[np].events |= POLLOUT;
 			idx[np++] = i;
 		}
-		n = poll(p, (nfds_t)np, metrics_server_timeout(c->metrics,
-						client_timeouts(c, 500)));
+		n = poll(p, (nfds_t)np,
+			 metrics_server_timeout(c->metrics,
+				tool_service_timeout_ms(tool_now_ns(),
+							client_timeouts(c, 500))));
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			fprintf(stderr, "dta-collector: poll: %s\n", strerror(errno));
+			tool_log(LOG_ERR, "poll: %s", strerror(errno));
 			return;
 		}
 		if (n == 0) /* MHD's connection timeouts */
 			metrics_server_run(c->metrics);
+		/* The watchdog's keep-alive comes from this loop only: a
+		 * collector stuck in a request stops sending it. */
+		now = tool_now_ns();
+		tool_service_alive(now, true);
+		if (now >= next_status) {
+			service_status(c);
+			next_status = now + 5000000000ull;
+		}
 		for (int k = 1; k < np; k++) {
 			struct client *cl;
 
@@ -1329,6 +1340,7 @@ int main(int argc, char **argv)
 	char err[256];
 	int opt, rc = 1;
 
+	tool_log_init("dta-collector");
 	while ((opt = getopt_long(argc, argv, "c:C:s:d:rfqh", lo, NULL)) != -1) {
 		switch (opt) {
 		case 'c': cfg_path = optarg; break;
@@ -1338,7 +1350,7 @@ int main(int argc, char **argv)
 		case 'r': restore = true; break;
 		case 'H': huge = false; break;
 		case 'f': force = true; break;
-		case 'q': quiet_log = 1; break;
+		case 'q': tool_log_quiet(true); break;
 		case 'M': metrics_listen = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
@@ -1348,19 +1360,19 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	dta_set_log(lib_log);
+	dta_set_log(tool_log_lib);
 	opt = dta_config_load(cfg_path, &c.cfg, err, sizeof(err));
 	if (opt) {
 		if (opt == -DTA_E_MALFORMED) /* err names the file */
-			fprintf(stderr, "dta-collector: %s\n", err);
+			tool_log(LOG_ERR, "%s", err);
 		else
-			fprintf(stderr, "dta-collector: %s: %s\n", cfg_path,
+			tool_log(LOG_ERR, "%s: %s", cfg_path,
 				dta_strerror(opt));
 		return 1;
 	}
 	c.idx = dta_config_collector_find(c.cfg, me);
 	if (c.idx < 0) {
-		fprintf(stderr, "dta-collector: %s has no [collector %s]\n",
+		tool_log(LOG_ERR, "%s has no [collector %s]",
 			cfg_path, me);
 		goto out;
 	}
@@ -1368,8 +1380,8 @@ int main(int argc, char **argv)
 		opt |= dta_config_share(dta_config_structure(c.cfg, i),
 					(size_t)c.idx) >= 0;
 	if (!opt) {
-		fprintf(stderr, "dta-collector: %s declares no structures for "
-			"this collector%s%s\n", cfg_path, me ? " " : "",
+		tool_log(LOG_ERR, "%s declares no structures for "
+			"this collector%s%s", cfg_path, me ? " " : "",
 			me ? me : "");
 		goto out;
 	}
@@ -1388,17 +1400,17 @@ int main(int argc, char **argv)
 	c.anon = v && !yes(v);
 	if (c.anon && !dta_config_collector_get(c.cfg, (size_t)c.idx,
 						"rdma_bind"))
-		say("shared_memory = no and no rdma_bind: no translator can "
-		    "write these structures (local translators need shared "
-		    "memory)");
+		tool_log(LOG_WARNING, "shared_memory = no and no rdma_bind: no "
+			 "translator can write these structures (local "
+			 "translators need shared memory)");
 	if (tool_config_mode(c.cfg, (size_t)c.idx, "shm_mode", 0600,
 			     &c.shm_mode)) {
-		fprintf(stderr, "dta-collector: shm_mode is not octal\n");
+		tool_log(LOG_ERR, "shm_mode is not octal");
 		goto out;
 	}
 	if (restore && !c.snapshot_dir) {
-		fprintf(stderr, "dta-collector: --restore needs a snapshot "
-			"directory\n");
+		tool_log(LOG_ERR, "--restore needs a snapshot "
+			"directory");
 		goto out;
 	}
 	for (int i = 0; i < MAX_CLIENTS; i++)
@@ -1406,26 +1418,33 @@ int main(int argc, char **argv)
 	c.listen_fd = -1;
 	c.started_ns = tool_now_ns();
 	if (tool_batch_create(&c.batch)) {
-		fprintf(stderr, "dta-collector: out of memory\n");
+		tool_log(LOG_ERR, "out of memory");
 		goto out;
 	}
 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	tool_service_init();
+	tool_service_status("starting: creating the structures");
 
 	if (listen_on(&c) || open_regions(&c, huge, force, restore))
 		goto out;
 	if (start_rdma(&c) || start_metrics(&c, metrics_listen))
 		goto out;
-	say("serving %zu structures on %s", c.n, c.socket_path);
-	/* One line on stdout when ready, for scripts that start us. */
+	tool_log(LOG_INFO, "serving %zu structures on %s", c.n, c.socket_path);
+	/* One line on stdout when ready, for scripts that start us; and
+	 * READY=1 for a service manager (Type=notify). */
 	printf("ready %s\n", c.socket_path);
 	fflush(stdout);
+	tool_service_ready("serving %zu structures on %s", c.n, c.socket_path);
 	serve(&c);
 	metrics_server_stop(c.metrics);
 	c.metrics = NULL;
-	say("%s: shutting down", stop_signal == SIGTERM ? "SIGTERM" : "SIGINT");
+	tool_log(LOG_INFO, "%s: shutting down",
+		 stop_signal == SIGTERM ? "SIGTERM" : "SIGINT");
+	tool_service_stopping("shutting down: retiring the regions%s",
+			      c.snapshot_dir ? ", writing snapshots" : "");
 	rc = 0;
 #ifdef DTA_HAVE_RDMA
 	/* Disconnect RDMA translators before the snapshot: every write they

@@ -61,7 +61,8 @@ struct coll_rdma {
 	uint32_t sw_peer_ip, sw_ip, sw_qpn, sw_psn;
 	uint8_t sw_mac[6];
 	char *sw_json; /* the published description */
-	void (*log)(const char *fmt, ...);
+	void (*log)(int prio, const char *fmt, ...)
+		__attribute__((format(printf, 2, 3)));
 	uint64_t accepted, refused, disconnected;
 };
 
@@ -183,7 +184,7 @@ static int start_switch(struct coll_rdma *r, const struct coll_rdma_opts *o,
 	int fd, err;
 
 	if (inet_pton(AF_INET, o->switch_peer, &a) != 1) {
-		r->log("switch_peer %s: not an IPv4 address", o->switch_peer);
+		r->log(LOG_ERR, "switch_peer %s: not an IPv4 address", o->switch_peer);
 		return -EINVAL;
 	}
 	r->sw_peer_ip = ntohl(a.s_addr);
@@ -192,7 +193,8 @@ static int start_switch(struct coll_rdma *r, const struct coll_rdma_opts *o,
 	r->sw_psn = o->switch_psn & 0xFFFFFF;
 	err = find_gid(ctx, bind_ip, &ge);
 	if (err) {
-		r->log("switch mode: no RoCEv2 GID for the bound address");
+		r->log(LOG_ERR, "switch mode: no RoCEv2 GID for the bound "
+		       "address");
 		return err;
 	}
 	/* The collector's MAC: what the switch puts in its frames. */
@@ -202,8 +204,8 @@ static int start_switch(struct coll_rdma *r, const struct coll_rdma_opts *o,
 		err = -errno;
 		if (fd >= 0)
 			close(fd);
-		r->log("switch mode: cannot read the interface's MAC: %s",
-		       strerror(-err));
+		r->log(LOG_ERR, "switch mode: cannot read the interface's MAC: "
+		       "%s", strerror(-err));
 		return err;
 	}
 	close(fd);
@@ -226,8 +228,9 @@ static int start_switch(struct coll_rdma *r, const struct coll_rdma_opts *o,
 		err = qp_to_rts(r, r->sw_qp[i], (r->sw_qpn + (uint32_t)i) & 0xFFFFFF,
 				&ge);
 		if (err) {
-			r->log("switch mode: queue pair for %s: %s (is %s "
-			       "reachable on %s?)", r->s[i].name, strerror(-err),
+			r->log(LOG_ERR, "switch mode: queue pair for %s: %s "
+			       "(is %s reachable on %s?)",
+			       r->s[i].name, strerror(-err),
 			       o->switch_peer, ifr.ifr_name);
 			return err;
 		}
@@ -276,12 +279,12 @@ static int start_switch(struct coll_rdma *r, const struct coll_rdma_opts *o,
 		werr = tool_write_private(o->switch_meta, buf, len + 1);
 		buf[len] = 0;
 		if (werr) {
-			r->log("switch_meta %s: %s", o->switch_meta,
+			r->log(LOG_ERR, "switch_meta %s: %s", o->switch_meta,
 			       strerror(-werr));
 			return werr;
 		}
 	}
-	r->log("switch mode: %zu queue pairs towards %s (QPN %u..), "
+	r->log(LOG_INFO, "switch mode: %zu queue pairs towards %s (QPN %u..), "
 	       "description in %s", r->n, o->switch_peer, r->sw_qpn,
 	       o->switch_meta ? o->switch_meta : "the query socket only");
 	return 0;
@@ -306,21 +309,23 @@ int coll_rdma_start(const struct coll_rdma_opts *o, struct coll_rdma **out)
 			r->ncur += (o->s[i].layout->g.ap.lists + DTA_CURSORS_MAX - 1) /
 				   DTA_CURSORS_MAX;
 	if (r->n + r->ncur > 4000) {
-		r->log("rdma: too many Append lists to hand over cursors (%zu "
-		       "messages; at most about 2 million lists)", r->ncur);
+		r->log(LOG_ERR, "rdma: too many Append lists to hand over "
+		       "cursors (%zu messages; at most about 2 million lists)",
+		       r->ncur);
 		err = -E2BIG;
 		goto fail;
 	}
 	err = parse_allow(r, o->allow);
 	if (err) {
-		r->log("rdma_allow: expected addresses or a.b.c.d/len, comma-separated");
+		r->log(LOG_ERR, "rdma_allow: expected addresses or "
+		       "a.b.c.d/len, comma-separated");
 		goto fail;
 	}
 	r->ec = rdma_create_event_channel();
 	if (!r->ec) {
 		err = -errno;
-		r->log("rdma: no event channel: %s (no RDMA device or rdma_cm?)",
-		       strerror(errno));
+		r->log(LOG_ERR, "rdma: no event channel: %s (no RDMA device or "
+		       "rdma_cm?)", strerror(errno));
 		goto fail;
 	}
 	fcntl(r->ec->fd, F_SETFL, fcntl(r->ec->fd, F_GETFL) | O_NONBLOCK);
@@ -331,18 +336,18 @@ int coll_rdma_start(const struct coll_rdma_opts *o, struct coll_rdma **out)
 	snprintf(port, sizeof(port), "%u", o->port);
 	if (getaddrinfo(o->bind, port, &hints, &ai)) {
 		err = -EINVAL;
-		r->log("rdma_bind %s: not an IPv4 address", o->bind);
+		r->log(LOG_ERR, "rdma_bind %s: not an IPv4 address", o->bind);
 		goto fail;
 	}
 	if (rdma_bind_addr(r->listen, ai->ai_addr)) {
 		err = -errno;
-		r->log("rdma: cannot bind %s:%u: %s (is it an RDMA device's address?)",
-		       o->bind, o->port, strerror(errno));
+		r->log(LOG_ERR, "rdma: cannot bind %s:%u: %s (is it an RDMA "
+		       "device's address?)", o->bind, o->port, strerror(errno));
 		goto fail;
 	}
 	if (!r->listen->verbs) {
 		err = -ENODEV;
-		r->log("rdma: %s is not the address of an RDMA device", o->bind);
+		r->log(LOG_ERR, "rdma: %s is not the address of an RDMA device", o->bind);
 		goto fail;
 	}
 	if (ibv_query_device(r->listen->verbs, &da) == 0)
@@ -364,7 +369,8 @@ int coll_rdma_start(const struct coll_rdma_opts *o, struct coll_rdma **out)
 				      (int)access_for(o->s[i].layout));
 		if (!r->mr[i]) {
 			err = -errno;
-			r->log("rdma: cannot register %s (%" PRIu64 " bytes): %s",
+			r->log(LOG_ERR, "rdma: cannot register %s (%" PRIu64 " "
+			       "bytes): %s",
 			       o->s[i].name, o->s[i].layout->data_size,
 			       strerror(errno));
 			goto fail;
@@ -397,13 +403,14 @@ int coll_rdma_start(const struct coll_rdma_opts *o, struct coll_rdma **out)
 			goto fail;
 	}
 	freeaddrinfo(ai);
-	r->log("rdma: %zu structures registered on %s, accepting translators on "
-	       "%s:%u from %s", o->n, ibv_get_device_name(r->listen->verbs->device),
+	r->log(LOG_INFO, "rdma: %zu structures registered on %s, accepting "
+	       "translators on %s:%u from %s",
+	       o->n, ibv_get_device_name(r->listen->verbs->device),
 	       o->bind, o->port, r->nallow ? o->allow : "nowhere (rdma_allow empty)");
 	*out = r;
 	return 0;
 fail_errno:
-	r->log("rdma: %s", strerror(-err));
+	r->log(LOG_ERR, "rdma: %s", strerror(-err));
 fail:
 	if (ai)
 		freeaddrinfo(ai);
@@ -450,7 +457,8 @@ static void on_request(struct coll_rdma *r, struct rdma_cm_id *id)
 		inet_ntop(AF_INET, &((struct sockaddr_in *)sa)->sin_addr, peer,
 			  sizeof(peer));
 	if (!allowed(r, sa)) {
-		r->log("rdma: refused translator %s: not in rdma_allow", peer);
+		r->log(LOG_WARNING, "rdma: refused translator %s: not in "
+		       "rdma_allow", peer);
 		r->refused++;
 		rdma_reject(id, NULL, 0);
 		rdma_destroy_id(id);
@@ -460,7 +468,7 @@ static void on_request(struct coll_rdma *r, struct rdma_cm_id *id)
 		if (!r->conns[i].id)
 			c = &r->conns[i];
 	if (!c || id->verbs != r->listen->verbs) {
-		r->log("rdma: refused translator %s: %s", peer,
+		r->log(LOG_WARNING, "rdma: refused translator %s: %s", peer,
 		       c ? "arrived on another device" : "too many translators");
 		r->refused++;
 		rdma_reject(id, NULL, 0);
@@ -476,8 +484,8 @@ static void on_request(struct coll_rdma *r, struct rdma_cm_id *id)
 	qa.cap.max_recv_wr = 1;
 	qa.cap.max_send_sge = qa.cap.max_recv_sge = 1;
 	if (!c->cq || rdma_create_qp(id, r->pd, &qa)) {
-		r->log("rdma: translator %s: cannot create a queue pair: %s", peer,
-		       strerror(errno));
+		r->log(LOG_WARNING, "rdma: translator %s: cannot create a "
+		       "queue pair: %s", peer, strerror(errno));
 		rdma_reject(id, NULL, 0);
 		conn_drop(c);
 		return;
@@ -489,7 +497,7 @@ static void on_request(struct coll_rdma *r, struct rdma_cm_id *id)
 	cp.initiator_depth = 0;
 	cp.rnr_retry_count = 7;
 	if (rdma_accept(id, &cp)) {
-		r->log("rdma: translator %s: accept failed: %s", peer, strerror(errno));
+		r->log(LOG_WARNING, "rdma: translator %s: accept failed: %s", peer, strerror(errno));
 		conn_drop(c);
 	}
 }
@@ -512,8 +520,8 @@ static void on_established(struct coll_rdma *r, struct rdma_cm_id *id)
 					  .send_flags = IBV_SEND_SIGNALED }, *bad;
 
 		if (ibv_post_send(id->qp, &wr, &bad)) {
-			r->log("rdma: translator %s: cannot send descriptions: %s",
-			       c->peer, strerror(errno));
+			r->log(LOG_WARNING, "rdma: translator %s: cannot send "
+			       "descriptions: %s", c->peer, strerror(errno));
 			rdma_disconnect(id);
 			return;
 		}
@@ -527,7 +535,8 @@ static void on_established(struct coll_rdma *r, struct rdma_cm_id *id)
 		c->cur_mr = c->cur ? ibv_reg_mr(r->pd, c->cur, r->ncur * CUR_MSG, 0)
 				   : NULL;
 		if (!c->cur_mr) {
-			r->log("rdma: translator %s: no memory for cursors", c->peer);
+			r->log(LOG_WARNING, "rdma: translator %s: no memory "
+			       "for cursors", c->peer);
 			rdma_disconnect(id);
 			return;
 		}
@@ -563,8 +572,9 @@ static void on_established(struct coll_rdma *r, struct rdma_cm_id *id)
 				sge.length = (uint32_t)len;
 				sge.lkey = c->cur_mr->lkey;
 				if (len < 0 || ibv_post_send(id->qp, &wr, &bad)) {
-					r->log("rdma: translator %s: cannot send "
-					       "cursors", c->peer);
+					r->log(LOG_WARNING, "rdma: translator "
+					       "%s: cannot send cursors",
+					       c->peer);
 					rdma_disconnect(id);
 					return;
 				}
@@ -572,8 +582,9 @@ static void on_established(struct coll_rdma *r, struct rdma_cm_id *id)
 		}
 	}
 	r->accepted++;
-	r->log("rdma: translator %s connected; %zu structure descriptions and "
-	       "%zu cursor messages sent", c->peer, r->n, r->ncur);
+	r->log(LOG_INFO, "rdma: translator %s connected; %zu structure "
+	       "descriptions and %zu cursor messages sent",
+	       c->peer, r->n, r->ncur);
 }
 
 void coll_rdma_handle(struct coll_rdma *r)
@@ -597,7 +608,8 @@ void coll_rdma_handle(struct coll_rdma *r)
 		case RDMA_CM_EVENT_TIMEWAIT_EXIT:
 			c = conn_of(r, id);
 			if (c) {
-				r->log("rdma: translator %s disconnected", c->peer);
+				r->log(LOG_INFO, "rdma: translator %s "
+				       "disconnected", c->peer);
 				r->disconnected++;
 				rdma_disconnect(id);
 				conn_drop(c);

@@ -4,6 +4,7 @@
 #define DTA_COLLECTOR_RDMA_H
 
 #include <stdio.h>
+#include <syslog.h> /* log priorities */
 
 #include "dta/dta.h"
 
@@ -27,7 +28,9 @@ struct coll_rdma_opts {
 	uint32_t switch_qpn;      /* its QPN for structure 0; +i for i */
 	uint32_t switch_psn;      /* the first PSN it sends */
 	const char *switch_meta;  /* where to write the description (or NULL) */
-	void (*log)(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+	/* A log line at a syslog priority (LOG_ERR..LOG_DEBUG). */
+	void (*log)(int prio, const char *fmt, ...)
+		__attribute__((format(printf, 2, 3)));
 };
 
 struct coll_rdma;

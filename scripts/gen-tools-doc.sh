@@ -37,14 +37,17 @@ for c in kw pc ap ki int info verify size; do
 	printf '```\n\n'
 done
 cat <<'EOF'
-## Running the collector as a service
+## Running the daemons as services
 
-`dta-collector` stays in the foreground and stops cleanly on SIGTERM
-(writing snapshots if `snapshot_dir` is set), which is what a service
-manager expects. `collector/dta-collector.service` is a systemd unit for it:
-systemd creates `/run/dta` (`RuntimeDirectory=dta`, mode 0750) and the
-collector puts its default socket there (mode `socket_mode`, 0660); give
-the socket's group to the users who may query ([security.md](security.md)).
+`dta-collector` and `dta-translator` stay in the foreground, stop cleanly
+on SIGTERM (the collector writing snapshots if `snapshot_dir` is set) and
+tell systemd when they are ready (`Type=notify`), which is what a service
+manager expects. `dist/systemd/` has a unit for each, installed with the
+programs: systemd creates `/run/dta` (`RuntimeDirectory=dta`, mode 0750)
+and the collector puts its default socket there (mode `socket_mode`, 0660);
+give the socket's group to the users who may query
+([security.md](security.md)). Running them, their logs and what optional
+modes need: [operations.md](operations.md).
 
 ## Translator counters
 

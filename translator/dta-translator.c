@@ -26,6 +26,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -37,6 +38,8 @@
 #include "allow.h"
 #include "metrics.h"
 #include "switch_sink.h"
+#include "log.h"
+#include "service.h"
 #include "tools.h"
 #ifdef DTA_HAVE_RDMA
 #include "rdma_sink.h"
@@ -77,6 +80,7 @@ struct share {
 
 struct translator {
 	uint64_t stats_sum; /* counters' sum when the file was last written */
+	uint64_t status_packets; /* packets in the last STATUS= line */
 	struct dta_config *cfg;
 	struct dta_translator *core;
 	struct shm_sink sink;
@@ -108,6 +112,8 @@ struct translator {
 	bool collector_gone;
 	const char *rdma_collector; /* HOST:PORT of the default collector */
 	bool use_rdma;              /* RDMA sink instead of shm */
+	struct worker *w;           /* the running UDP workers (main thread) */
+	unsigned nw;
 	const char *switch_if;      /* switch sink: raw RoCEv2 on this interface */
 	struct switch_sink *sw;
 	unsigned rdma_qps;
@@ -121,7 +127,6 @@ struct translator {
 };
 
 static volatile sig_atomic_t stop;
-static int quiet;
 static pcap_t *volatile live_pcap; /* for pcap_breakloop() on a signal */
 
 static void on_signal(int sig)
@@ -132,19 +137,6 @@ static void on_signal(int sig)
 	stop = 1;
 	if (pc)
 		pcap_breakloop(pc);
-}
-
-static void say(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (quiet)
-		return;
-	va_start(ap, fmt);
-	fputs("dta-translator: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
 }
 
 static void usage(FILE *f)
@@ -226,8 +218,8 @@ static struct target *open_target(struct translator *t, size_t i, bool quiet_eno
 	unsigned mode;
 
 	if (tool_config_mode(t->cfg, t->sh[i].coll, "shm_mode", 0600, &mode)) {
-		fprintf(stderr, "dta-translator: bad shm_mode in the "
-			"configuration\n");
+		tool_log(LOG_ERR, "bad shm_mode in the "
+			"configuration");
 		return NULL;
 	}
 	o.mode = mode;
@@ -245,7 +237,7 @@ static struct target *open_target(struct translator *t, size_t i, bool quiet_eno
 	err = dta_region_open(&o, &tg->r);
 	if (err) {
 		if (!(quiet_enoent && err == -ENOENT))
-			fprintf(stderr, "dta-translator: %s: cannot open %s: %s%s\n",
+			tool_log(LOG_ERR, "%s: cannot open %s: %s%s",
 				cs->name, path, dta_strerror(err),
 				err == -ENOENT ? " (is dta-collector running "
 						 "with this configuration?)"
@@ -255,8 +247,8 @@ static struct target *open_target(struct translator *t, size_t i, bool quiet_eno
 		return NULL;
 	}
 	if (!tool_same_layout(dta_region_layout(tg->r), &cs->layout)) {
-		fprintf(stderr, "dta-translator: %s: the collector's %s has a "
-			"different layout than this configuration says\n",
+		tool_log(LOG_ERR, "%s: the collector's %s has a "
+			"different layout than this configuration says",
 			cs->name, path);
 		dta_region_destroy(tg->r);
 		free(tg);
@@ -291,9 +283,9 @@ static struct target *successor(struct translator *t, unsigned s)
 	 * collector is away. */
 	k->next_try[s] = now + 10000000ull;
 	if (!k->retired[s])
-		say("%s was retired by its collector; writes are lost (counted "
-		    "in sink_errors) until a new collector creates it",
-		    k->path[s]);
+		tool_log(LOG_WARNING, "%s was retired by its collector; writes "
+			 "are lost (counted in sink_errors) until a new "
+			 "collector creates it", k->path[s]);
 	k->retired[s] = true;
 	tg = open_target(t, s, true);
 	if (!tg)
@@ -309,8 +301,8 @@ static struct target *successor(struct translator *t, unsigned s)
 	atomic_store_explicit(&k->t[s], tg, memory_order_release);
 	k->retired[s] = false;
 	t->collector_gone = false;
-	say("%s was re-created by a new collector: writing there now",
-	    k->path[s]);
+	tool_log(LOG_INFO, "%s was re-created by a new collector: writing "
+		 "there now", k->path[s]);
 out:
 	pthread_mutex_unlock(&k->lock[s]);
 	return tg;
@@ -408,8 +400,8 @@ static int plan_shares(struct translator *t)
 			struct share *sh = &t->sh[t->nshares];
 
 			if (t->nshares == DTA_CONFIG_MAX_STRUCTURES) {
-				fprintf(stderr, "dta-translator: more than %d "
-					"structure shares\n",
+				tool_log(LOG_ERR, "more than %d "
+					"structure shares",
 					DTA_CONFIG_MAX_STRUCTURES);
 				return -1;
 			}
@@ -437,7 +429,7 @@ static int add_shares(struct translator *t,
 						   sh->k, sh->n);
 
 		if (s < 0 || (size_t)s != i) {
-			fprintf(stderr, "dta-translator: %s: %s\n", sh->cs.name,
+			tool_log(LOG_ERR, "%s: %s", sh->cs.name,
 				dta_strerror(s < 0 ? s : -EINVAL));
 			return -1;
 		}
@@ -471,8 +463,8 @@ static int open_sink(struct translator *t)
 		if (tool_shm_name(tool_collector_name(t->cfg, t->sh[i].coll),
 				  t->sh[i].cs.name, t->sink.path[i],
 				  sizeof(t->sink.path[i]))) {
-			fprintf(stderr, "dta-translator: %s: shared-memory name "
-				"too long\n", t->sh[i].cs.name);
+			tool_log(LOG_ERR, "%s: shared-memory name "
+				"too long", t->sh[i].cs.name);
 			return -1;
 		}
 		pthread_mutex_init(&t->sink.lock[i], NULL);
@@ -501,8 +493,8 @@ static void check_collector(struct translator *t)
 
 		if (dta_region_shm_stat(t->sink.path[i], &st) != 0) {
 			if (!t->collector_gone)
-				say("%s is gone (collector stopped?)",
-				    t->sink.path[i]);
+				tool_log(LOG_WARNING, "%s is gone (collector "
+					 "stopped?)", t->sink.path[i]);
 			t->collector_gone = true;
 			continue;
 		}
@@ -522,8 +514,9 @@ static void check_collector(struct translator *t)
 		}
 		pthread_mutex_unlock(&t->sink.lock[i]);
 		if (tg)
-			say("%s was re-created by a new collector: writing "
-			    "there now", t->sink.path[i]);
+			tool_log(LOG_INFO, "%s was re-created by a new "
+				 "collector: writing there now",
+				 t->sink.path[i]);
 	}
 }
 
@@ -583,8 +576,8 @@ static int open_rdma(struct translator *t, struct dta_sink *sink)
 		else
 			port = NULL;
 		if (!addr) {
-			fprintf(stderr, "dta-translator: collector %s holds "
-				"structures but has no RDMA address (%s)\n",
+			tool_log(LOG_ERR, "collector %s holds "
+				"structures but has no RDMA address (%s)",
 				*cn ? cn : "[collector]",
 				c == 0 ? "give --rdma, rdma_collector or rdma_bind"
 				       : "give its rdma_bind");
@@ -597,28 +590,29 @@ static int open_rdma(struct translator *t, struct dta_sink *sink)
 			port = colon + 1;
 		}
 		if (port && (dta_parse_size(port, &p) || !p || p > 65535)) {
-			fprintf(stderr, "dta-translator: bad RDMA port in %s\n", addr);
+			tool_log(LOG_ERR, "bad RDMA port in %s", addr);
 			return -1;
 		}
 		g->port = (uint16_t)p;
 		ntg++;
 	}
 	if (rdma_sink_connect(tg, ntg, t->rdma_qps, &t->rdma, err, sizeof(err))) {
-		fprintf(stderr, "dta-translator: RDMA: %s\n", err);
+		tool_log(LOG_ERR, "RDMA: %s", err);
 		return -1;
 	}
 	sink->submit = rdma_sink_submit;
 	sink->flush = rdma_sink_flush;
 	sink->ctx = t->rdma;
 	for (size_t i = 0; i < ntg; i++)
-		say("connected to collector %s:%u over RDMA (%u queue pair%s)",
-		    tg[i].host, tg[i].port, t->rdma_qps,
-		    t->rdma_qps == 1 ? "" : "s");
+		tool_log(LOG_INFO, "connected to collector %s:%u over RDMA (%u "
+			 "queue pair%s)",
+			 tg[i].host, tg[i].port, t->rdma_qps,
+			 t->rdma_qps == 1 ? "" : "s");
 	return 0;
 #else
 	(void)sink;
-	fprintf(stderr, "dta-translator: RDMA is configured but this build "
-		"has no RDMA support\n");
+	tool_log(LOG_ERR, "RDMA is configured but this build "
+		"has no RDMA support");
 	return -1;
 #endif
 }
@@ -645,7 +639,7 @@ static int open_switch(struct translator *t, struct dta_sink *sink)
 		FILE *f = fopen(meta, "r");
 
 		if (!f || getline(&desc, &cap, f) < 0) {
-			fprintf(stderr, "dta-translator: switch_meta %s: %s\n", meta,
+			tool_log(LOG_ERR, "switch_meta %s: %s", meta,
 				strerror(errno));
 			if (f)
 				fclose(f);
@@ -662,9 +656,9 @@ static int open_switch(struct translator *t, struct dta_sink *sink)
 		fd = tool_connect(path);
 		in = fd >= 0 ? fdopen(dup(fd), "r") : NULL;
 		if (!in || tool_request(fd, in, "switch", &desc, &cap) < 0) {
-			fprintf(stderr, "dta-translator: cannot ask the collector at "
-				"%s for its switch description (or set switch_meta)\n",
-				path);
+			tool_log(LOG_ERR, "cannot ask the collector at %s for "
+				 "its switch description (or set switch_meta)",
+				 path);
 			if (in)
 				fclose(in);
 			if (fd >= 0)
@@ -677,9 +671,9 @@ static int open_switch(struct translator *t, struct dta_sink *sink)
 	}
 	for (size_t i = 0; i < t->nshares; i++) {
 		if (t->sh[i].n > 1 || t->sh[i].coll != 0) {
-			fprintf(stderr, "dta-translator: the switch sink writes "
+			tool_log(LOG_ERR, "the switch sink writes "
 				"into one collector ([collector]); %s is on "
-				"another\n", t->sh[i].cs.name);
+				"another", t->sh[i].cs.name);
 			free(desc);
 			return -1;
 		}
@@ -691,14 +685,14 @@ static int open_switch(struct translator *t, struct dta_sink *sink)
 			      sizeof(err));
 	free(desc);
 	if (rc) {
-		fprintf(stderr, "dta-translator: switch sink: %s\n", err);
+		tool_log(LOG_ERR, "switch sink: %s", err);
 		return -1;
 	}
 	sink->submit = switch_sink_submit;
 	sink->flush = switch_sink_flush;
 	sink->ctx = t->sw;
-	say("writing RoCEv2 frames on %s into the collector's switch-mode "
-	    "queue pairs", t->switch_if);
+	tool_log(LOG_INFO, "writing RoCEv2 frames on %s into the collector's "
+		 "switch-mode queue pairs", t->switch_if);
 	return 0;
 }
 
@@ -732,7 +726,7 @@ static int set_int_map(struct translator *t)
 	}
 	rc = dta_translator_set_int_map(t->core, &t->im);
 	if (rc) {
-		fprintf(stderr, "dta-translator: [int]: %s\n", dta_strerror(rc));
+		tool_log(LOG_ERR, "[int]: %s", dta_strerror(rc));
 		return -1;
 	}
 	return 0;
@@ -748,8 +742,8 @@ static int cfg_u64(struct dta_config *c, const char *key, uint64_t def,
 		return 0;
 	}
 	if (dta_parse_size(v, out)) {
-		fprintf(stderr, "dta-translator: [translator] %s: not a number: "
-			"%s\n", key, v);
+		tool_log(LOG_ERR, "[translator] %s: not a number: "
+			"%s", key, v);
 		return -1;
 	}
 	return 0;
@@ -859,11 +853,10 @@ static void print_interval(struct translator *t)
 	struct dta_translator_stats st;
 
 	dta_translator_stats(t->core, &st);
-	fprintf(stderr,
-		"dta-translator: packets %" PRIu64 " kw %" PRIu64 " pc %" PRIu64
+	tool_log(LOG_INFO, "packets %" PRIu64 " kw %" PRIu64 " pc %" PRIu64
 		" ap %" PRIu64 " ki %" PRIu64 " malformed %" PRIu64
 		" unknown %" PRIu64 " lost %" PRIu64 " socket_drops %" PRIu64
-		" refused %" PRIu64 " ops %" PRIu64 "\n",
+		" refused %" PRIu64 " ops %" PRIu64,
 		st.packets, st.reports[DTA_OP_KEY_WRITE],
 		st.reports[DTA_OP_POSTCARD], st.reports[DTA_OP_APPEND],
 		st.reports[DTA_OP_KEY_INCREMENT], st.malformed,
@@ -1214,15 +1207,14 @@ static int watch_fill(struct translator *t, struct dta_sink *sink)
 static void metrics_log(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 
+/* The metrics server only reports trouble: warnings. */
 static void metrics_log(const char *fmt, ...)
 {
-	char line[512];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
+	tool_vlog(LOG_WARNING, fmt, ap);
 	va_end(ap);
-	say("%s", line);
 }
 
 static int start_metrics(struct translator *t, const char *listen)
@@ -1233,13 +1225,27 @@ static int start_metrics(struct translator *t, const char *listen)
 	};
 
 	if (metrics_server_start(&o, &t->metrics)) {
-		fprintf(stderr, "dta-translator: metrics: cannot serve on %s\n",
-			listen);
+		tool_log(LOG_ERR, "metrics: cannot serve on %s", listen);
 		return -1;
 	}
-	say("metrics on http://%s%s/metrics", strchr(listen, ':') ? "" :
-	    "127.0.0.1:", listen);
+	tool_log(LOG_INFO, "metrics on http://%s%s/metrics",
+		 strchr(listen, ':') ? "" : "127.0.0.1:", listen);
 	return 0;
+}
+
+/* Where the reports go, for the status line. */
+static const char *sink_name(const struct translator *t)
+{
+	static char s[300];
+
+	if (t->switch_if)
+		snprintf(s, sizeof(s), "RoCEv2 frames on %s", t->switch_if);
+	else if (t->use_rdma)
+		snprintf(s, sizeof(s), "over RDMA");
+	else
+		snprintf(s, sizeof(s), "into shared memory (%zu structures)",
+			 t->nshares);
+	return s;
 }
 
 /* ---- UDP workers ---- */
@@ -1252,7 +1258,7 @@ static int udp_socket(struct translator *t, uint16_t port, bool reuseport)
 	socklen_t len;
 
 	if (inet_pton(AF_INET, t->bind_addr, &sa.sin_addr) != 1) {
-		fprintf(stderr, "dta-translator: bad bind address %s\n",
+		tool_log(LOG_ERR, "bad bind address %s",
 			t->bind_addr);
 		return -1;
 	}
@@ -1279,7 +1285,7 @@ static int udp_socket(struct translator *t, uint16_t port, bool reuseport)
 	t->queue_datagrams = (uint64_t)t->rcvbuf / 4096;
 	return fd;
 fail:
-	fprintf(stderr, "dta-translator: UDP %s:%u: %s%s\n", t->bind_addr, port,
+	tool_log(LOG_ERR, "UDP %s:%u: %s%s", t->bind_addr, port,
 		strerror(errno),
 		errno == EADDRINUSE ? " (another dta-translator, or another "
 				      "program, receives on this port: stop it "
@@ -1336,9 +1342,9 @@ static int port_ours(struct translator *t, const int *fds, unsigned n)
 				mine = true;
 		}
 		if (!mine) {
-			fprintf(stderr, "dta-translator: UDP %s:%u: another process "
-				"joined the port (socket inode %lu): refusing to "
-				"share it\n", t->bind_addr, t->port, ino);
+			tool_log(LOG_ERR, "UDP %s:%u: another process joined "
+				 "the port (socket inode %lu): refusing to "
+				 "share it", t->bind_addr, t->port, ino);
 			rc = -1;
 		}
 	}
@@ -1355,6 +1361,10 @@ struct worker {
 	uint64_t last_rx;   /* when datagrams last arrived */
 	uint64_t last_tick; /* when the core was last ticked */
 	bool settled;       /* nothing pending since: no deadline */
+	atomic_uint_fast64_t turns; /* rounds of its receive loop */
+	uint64_t seen_turns;        /* main thread: turns at its last look */
+	unsigned still;             /* main thread: looks it seemed stuck at */
+	bool stuck;                 /* main thread: it was, at that look */
 };
 
 /* The socket's cumulative drop count is @now: count what is new. */
@@ -1391,10 +1401,10 @@ static bool source_ok(struct translator *t, uint32_t addr)
 		return true;
 	dta_translator_count_input(t->core, DTA_INPUT_REFUSED_SOURCE, 1);
 	if (!atomic_exchange(&t->refused_said, true))
-		say("refused a datagram from %s (not in allow); further ones are "
-		    "counted as refused_source",
-		    !addr ? "an IPv6 address"
-			  : inet_ntop(AF_INET, &in, a, sizeof(a)) ? a : "?");
+		tool_log(LOG_WARNING, "refused a datagram from %s (not in "
+			 "allow); further ones are counted as refused_source",
+			 !addr ? "an IPv6 address"
+			 : inet_ntop(AF_INET, &in, a, sizeof(a)) ? a : "?");
 	return false;
 }
 
@@ -1563,6 +1573,7 @@ static void recvmmsg_loop(struct worker *w, struct rx *x)
 	struct translator *t = w->t;
 
 	while (!stop) {
+		atomic_fetch_add_explicit(&w->turns, 1, memory_order_relaxed);
 		struct pollfd p[2] = { { .fd = w->fd, .events = POLLIN },
 				       { .fd = t->stop_fd, .events = POLLIN } };
 		int n = rx_batch(w, x);
@@ -1788,6 +1799,7 @@ static void uring_loop(struct worker *w, struct urx *u)
 		struct timespec ts;
 		struct __kernel_timespec kts;
 
+		atomic_fetch_add_explicit(&w->turns, 1, memory_order_relaxed);
 		if (!u->armed && urx_arm(w, u))
 			atomic_fetch_add(&t->rx_errors, 1);
 		if (got)
@@ -1842,7 +1854,7 @@ static void *udp_worker(void *arg)
 	struct rx *x = rx_alloc(t->rx_batch, t->allow.n > 0);
 
 	if (!x) {
-		fprintf(stderr, "dta-translator: out of memory for a worker\n");
+		tool_log(LOG_ERR, "out of memory for a worker");
 		return NULL;
 	}
 	w->last_tick = w->last_rx = tool_now_ns();
@@ -1854,13 +1866,14 @@ static void *udp_worker(void *arg)
 
 		if (!err) {
 			if (!atomic_exchange(&t->rx_said, true))
-				say("receiving with io_uring (multishot recvmsg, "
-				    "%u buffers of %u bytes per worker)", u.nbuf,
-				    u.buflen);
+				tool_log(LOG_INFO, "receiving with io_uring "
+					 "(multishot recvmsg, %u buffers of %u "
+					 "bytes per worker)", u.nbuf, u.buflen);
 			uring_loop(w, &u);
 		} else if (!atomic_exchange(&t->rx_said, true)) {
-			say("io_uring is not available here (%s): receiving with "
-			    "recvmmsg", strerror(-err));
+			tool_log(LOG_WARNING, "io_uring is not available here "
+				 "(%s): receiving with recvmmsg",
+				 strerror(-err));
 		}
 		urx_close(&u);
 		if (!err) {
@@ -1871,12 +1884,76 @@ static void *udp_worker(void *arg)
 	}
 #else
 	if (t->rx == RX_URING && !atomic_exchange(&t->rx_said, true))
-		say("this build has no io_uring support: receiving with recvmmsg");
+		tool_log(LOG_INFO, "this build has no io_uring support: "
+			 "receiving with recvmmsg");
 #endif
 	recvmmsg_loop(w, x);
 	rx_drain(w, x);
 	rx_free(x);
 	return NULL;
+}
+
+/* The service manager's STATUS= line: what came in and what was lost,
+ * when it changed. */
+static void service_status(struct translator *t)
+{
+	struct dta_translator_stats st;
+	uint64_t applied;
+
+	dta_translator_stats(t->core, &st);
+	applied = st.reports[1] + st.reports[2] + st.reports[3] + st.reports[4];
+	if (st.packets == t->status_packets && t->status_packets != UINT64_MAX)
+		return;
+	t->status_packets = st.packets;
+	tool_service_status("receiving on %s:%u; %" PRIu64 " packets, %" PRIu64
+			    " reports applied, %" PRIu64 " malformed, %" PRIu64
+			    " lost in sequence, %" PRIu64 " socket drops",
+			    t->bind_addr, t->port, st.packets, applied,
+			    st.malformed, st.seq_lost, st.socket_drops);
+}
+
+/*
+ * Whether every UDP worker is going: it went round its receive loop since
+ * the last look (one keep-alive period ago), or it has nothing to receive
+ * (asleep on an empty socket: idle, not stuck). A worker that neither
+ * turns nor takes the datagrams waiting for it, or that died, holds the
+ * watchdog's keep-alive back, and systemd restarts the translator. Only
+ * at the second look in a row: at one look, an idle worker may have been
+ * woken by a datagram a moment before, and not have turned yet.
+ */
+static bool workers_going(struct translator *t)
+{
+	bool going = true;
+
+	for (unsigned i = 0; i < t->nw; i++) {
+		struct worker *w = &t->w[i];
+		uint64_t turns = atomic_load_explicit(&w->turns,
+						      memory_order_relaxed);
+		int queued = 0;
+		bool ok;
+
+		if (turns != w->seen_turns ||
+		    (ioctl(w->fd, FIONREAD, &queued) == 0 && !queued))
+			w->still = 0;
+		else
+			w->still++;
+		ok = w->still < 2;
+		w->seen_turns = turns;
+		if (!ok && !w->stuck) {
+			tool_log(LOG_WARNING, "worker %u (port %u) went no round "
+				 "of its loop with datagrams waiting: holding "
+				 "back the watchdog keep-alive", i,
+				 w->is_int ? t->int_port : t->port);
+			tool_service_status("worker %u stuck with datagrams "
+					    "waiting", i);
+		} else if (ok && w->stuck) {
+			tool_log(LOG_INFO, "worker %u is going again", i);
+			tool_service_status("worker %u going again", i);
+		}
+		w->stuck = !ok;
+		going = going && ok;
+	}
+	return going;
 }
 
 /* The main thread: stats, collector checks, sink upkeep, each at its own
@@ -1907,6 +1984,8 @@ static void main_loop(struct translator *t, const sigset_t *orig)
 		uint64_t due = next_check;
 		struct timespec ts;
 
+		if (tool_service_due() < due)
+			due = tool_service_due();
 		if (t->stats_interval > 0 && next_stats < due)
 			due = next_stats;
 		if (next_refresh && next_refresh < due)
@@ -1930,8 +2009,14 @@ static void main_loop(struct translator *t, const sigset_t *orig)
 		now = tool_now_ns();
 		if (!next_refresh && t->wake_fd >= 0 && (p[0].revents & POLLIN))
 			next_refresh = now; /* counters started moving */
+		/* The watchdog's keep-alive comes from this loop, which
+		 * also keeps the sink and the collector checks going, and
+		 * only while every worker is going too. */
+		if (tool_service_alive_due(now))
+			tool_service_alive(now, workers_going(t));
 		if (now >= next_check) {
 			check_collector(t);
+			service_status(t);
 			next_check = now + 1000000000ull;
 		}
 		/* Requests, and MHD's deadlines: a no-op when nothing is due. */
@@ -1946,8 +2031,7 @@ static void main_loop(struct translator *t, const sigset_t *orig)
 			next_poll = now + fresh;
 		}
 		if (t->stats_interval > 0 && now >= next_stats) {
-			if (!quiet)
-				print_interval(t);
+			print_interval(t);
 			save_stats_file(t);
 			next_stats += (uint64_t)(t->stats_interval * 1e9);
 		}
@@ -1982,13 +2066,13 @@ static int run_udp(struct translator *t)
 	if (t->stats_file && t->stats_interval <= 0) {
 		t->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 		if (t->wake_fd < 0) {
-			perror("dta-translator: eventfd");
+			tool_log(LOG_ERR, "eventfd: %s", strerror(errno));
 			return -1;
 		}
 	}
 	t->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (t->stop_fd < 0) {
-		perror("dta-translator: eventfd");
+		tool_log(LOG_ERR, "eventfd: %s", strerror(errno));
 		rc = -1;
 		goto out;
 	}
@@ -1999,6 +2083,10 @@ static int run_udp(struct translator *t)
 	for (unsigned i = 0; i < t->workers; i++) {
 		w[i].t = t;
 		w[i].drops = 0;
+		atomic_init(&w[i].turns, 0);
+		w[i].seen_turns = 0;
+		w[i].still = 0;
+		w[i].stuck = false;
 		w[i].is_int = false;
 		w[i].fd = fds[i] = udp_socket(t, t->port, reuse);
 		if (w[i].fd < 0) {
@@ -2012,6 +2100,10 @@ static int run_udp(struct translator *t)
 		 * telemetry rate, and the core is shared with the workers. */
 		w[started].t = t;
 		w[started].drops = 0;
+		atomic_init(&w[started].turns, 0);
+		w[started].seen_turns = 0;
+		w[started].still = 0;
+		w[started].stuck = false;
 		w[started].is_int = true;
 		w[started].fd = udp_socket(t, t->int_port, false);
 		if (w[started].fd < 0) {
@@ -2032,7 +2124,7 @@ static int run_udp(struct translator *t)
 	pthread_sigmask(SIG_BLOCK, &block, &orig);
 	for (unsigned i = 0; i < nw; i++) {
 		if (pthread_create(&w[i].th, NULL, udp_worker, &w[i])) {
-			fprintf(stderr, "dta-translator: cannot start a worker\n");
+			tool_log(LOG_ERR, "cannot start a worker");
 			stop = 1;
 			rc = -1;
 			break;
@@ -2040,18 +2132,26 @@ static int run_udp(struct translator *t)
 		running++;
 	}
 	if (!rc) {
-		say("listening on %s:%u with %u worker%s", t->bind_addr, t->port,
+		tool_log(LOG_INFO, "listening on %s:%u with %u worker%s", t->bind_addr, t->port,
 		    t->workers, t->workers == 1 ? "" : "s");
 		if (t->int_on)
-			say("INT reports on %s:%u", t->bind_addr, t->int_port);
+			tool_log(LOG_INFO, "INT reports on %s:%u", t->bind_addr, t->int_port);
 		save_stats_file(t);
 		printf("ready udp %s:%u\n", t->bind_addr, t->port);
 		fflush(stdout);
+		tool_service_ready("receiving on %s:%u with %u worker%s, writing "
+				   "%s", t->bind_addr, t->port, t->workers,
+				   t->workers == 1 ? "" : "s", sink_name(t));
+		t->w = w;
+		t->nw = running;
 		main_loop(t, &orig);
+		t->nw = 0;
+		tool_service_stopping("stopping: applying what the sockets "
+				      "hold, flushing pending reports");
 	}
 	pthread_sigmask(SIG_SETMASK, &orig, NULL);
 	if (write(t->stop_fd, &one, sizeof(one)) < 0)
-		perror("dta-translator: waking the workers");
+		tool_log(LOG_ERR, "waking the workers: %s", strerror(errno));
 	for (unsigned i = 0; i < running; i++)
 		pthread_join(w[i].th, NULL);
 out:
@@ -2136,7 +2236,7 @@ static int run_pcap(struct translator *t, const char *file, const char *dev)
 		}
 	}
 	if (!pc) {
-		fprintf(stderr, "dta-translator: %s\n", errbuf);
+		tool_log(LOG_ERR, "%s", errbuf);
 		return -1;
 	}
 	live_pcap = pc;
@@ -2177,16 +2277,23 @@ static int run_pcap(struct translator *t, const char *file, const char *dev)
 
 			if (pcap_stats(pc, &ps) == 0 && ps.ps_drop) {
 				cap_drops = ps.ps_drop;
-				say("the capture dropped %u packets of any kind "
-				    "before its filter was set", cap_drops);
+				tool_log(LOG_INFO, "the capture dropped %u "
+					 "packets of any kind before its "
+					 "filter was set", cap_drops);
 			}
 		}
 		save_stats_file(t);
 		printf("ready pcap %s\n", dev);
 		fflush(stdout);
 	}
+	tool_service_ready("%s %s, writing %s", dev ? "capturing on" :
+			   "replaying", dev ? dev : file, sink_name(t));
 	while (!stop && (rc = pcap_next_ex(pc, &h, &pkt)) >= 0) {
 		uint64_t now;
+
+		/* Keep-alives from this loop: the capture is going. */
+		if (tool_service_due() != UINT64_MAX)
+			tool_service_alive(tool_now_ns(), true);
 
 		if (rc == 0) { /* live: nothing pending */
 			struct pollfd p[2] = {
@@ -2235,6 +2342,7 @@ static int run_pcap(struct translator *t, const char *file, const char *dev)
 #endif
 	}
 	live_pcap = NULL;
+	tool_service_stopping("stopping: applying what the capture holds");
 	/* Stopping a live capture: what its buffer holds was sent to us. */
 	for (uint64_t end = tool_now_ns() + 1000000000ull;
 	     dev && tool_now_ns() < end && pcap_next_ex(pc, &h, &pkt) == 1;) {
@@ -2242,16 +2350,16 @@ static int run_pcap(struct translator *t, const char *file, const char *dev)
 		used += (uint64_t)pcap_one(t, dlt, h, pkt, tool_now_ns());
 	}
 	if (rc == PCAP_ERROR && !stop)
-		fprintf(stderr, "dta-translator: pcap: %s\n", pcap_geterr(pc));
-	say("%" PRIu64 " packets read, %" PRIu64 " UDP to port %u", seen, used,
-	    t->port);
+		tool_log(LOG_ERR, "pcap: %s", pcap_geterr(pc));
+	tool_log(LOG_INFO, "%" PRIu64 " packets read, %" PRIu64 " UDP to port "
+		 "%u", seen, used, t->port);
 	if (dev) {
 		struct pcap_stat ps;
 
 		capture_drops(t, pc, &cap_drops);
 		if (pcap_stats(pc, &ps) == 0 && (ps.ps_drop || ps.ps_ifdrop))
-			fprintf(stderr, "dta-translator: the capture dropped %u "
-				"packets (%u by the interface)\n", ps.ps_drop,
+			tool_log(LOG_WARNING, "the capture dropped %u "
+				"packets (%u by the interface)", ps.ps_drop,
 				ps.ps_ifdrop);
 	}
 	pcap_close(pc);
@@ -2289,6 +2397,7 @@ int main(int argc, char **argv)
 	char err[256];
 	int opt, rc = 1;
 
+	tool_log_init("dta-translator");
 	while ((opt = getopt_long(argc, argv, "c:p:b:a:w:r:i:s:o:R:X:qh", lo, NULL)) != -1) {
 		switch (opt) {
 		case 'c': cfg_path = optarg; break;
@@ -2302,7 +2411,7 @@ int main(int argc, char **argv)
 		case 'o': t.stats_file = optarg; break;
 		case 'R': t.rdma_collector = optarg; break;
 		case 'X': t.switch_if = optarg; break;
-		case 'q': quiet = 1; break;
+		case 'q': tool_log_quiet(true); break;
 		case 'M': metrics_listen = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
@@ -2315,9 +2424,9 @@ int main(int argc, char **argv)
 	opt = dta_config_load(cfg_path, &t.cfg, err, sizeof(err));
 	if (opt) {
 		if (opt == -DTA_E_MALFORMED) /* err names the file */
-			fprintf(stderr, "dta-translator: %s\n", err);
+			tool_log(LOG_ERR, "%s", err);
 		else
-			fprintf(stderr, "dta-translator: %s: %s\n", cfg_path,
+			tool_log(LOG_ERR, "%s: %s", cfg_path,
 				dta_strerror(opt));
 		return 1;
 	}
@@ -2325,7 +2434,7 @@ int main(int argc, char **argv)
 	if (!port_s)
 		port_s = dta_config_get(t.cfg, "translator", "port");
 	if (dta_parse_size(port_s ? port_s : "40040", &x) || x == 0 || x > 65535) {
-		fprintf(stderr, "dta-translator: bad port %s\n", port_s);
+		tool_log(LOG_ERR, "bad port %s", port_s);
 		goto out;
 	}
 	t.port = (uint16_t)x;
@@ -2336,14 +2445,14 @@ int main(int argc, char **argv)
 	if (!allow_s)
 		allow_s = dta_config_get(t.cfg, "translator", "allow");
 	if (allow_s && allow_parse(allow_s, &t.allow, err, sizeof(err))) {
-		fprintf(stderr, "dta-translator: allow: %s\n", err);
+		tool_log(LOG_ERR, "allow: %s", err);
 		goto out;
 	}
 	if (!workers_s)
 		workers_s = dta_config_get(t.cfg, "translator", "workers");
 	if (dta_parse_size(workers_s ? workers_s : "1", &x) || x == 0 ||
 	    x > MAX_WORKERS) {
-		fprintf(stderr, "dta-translator: workers must be 1..%d\n",
+		tool_log(LOG_ERR, "workers must be 1..%d",
 			MAX_WORKERS);
 		goto out;
 	}
@@ -2352,7 +2461,7 @@ int main(int argc, char **argv)
 		stats_s = dta_config_get(t.cfg, "translator", "stats_interval_s");
 	t.stats_interval = stats_s ? strtod(stats_s, NULL) : 0;
 	if (t.stats_interval < 0) {
-		fprintf(stderr, "dta-translator: bad stats interval\n");
+		tool_log(LOG_ERR, "bad stats interval");
 		goto out;
 	}
 
@@ -2378,8 +2487,8 @@ int main(int argc, char **argv)
 	else if (!strcmp(v, "off"))
 		o.decode_flags = DTA_DECODE_NO_LEGACY;
 	else {
-		fprintf(stderr, "dta-translator: [translator] legacy must be auto, "
-			"plain, nack or off\n");
+		tool_log(LOG_ERR, "[translator] legacy must be auto, "
+			"plain, nack or off");
 		goto out;
 	}
 	/* Tick four times per shortest timeout. */
@@ -2399,14 +2508,14 @@ int main(int argc, char **argv)
 	v = dta_config_get(t.cfg, "translator", "rx");
 	t.rx = v && !strcmp(v, "uring") ? RX_URING : RX_RECVMMSG;
 	if (cfg_u64(t.cfg, "rx_batch", 256, &x) || x == 0 || x > 4096) {
-		fprintf(stderr, "dta-translator: [translator] rx_batch must be "
-			"1..4096\n");
+		tool_log(LOG_ERR, "[translator] rx_batch must be "
+			"1..4096");
 		goto out;
 	}
 	t.rx_batch = (unsigned)x;
 	if (cfg_u64(t.cfg, "rx_wait_us", 200, &x) || x > 10000) {
-		fprintf(stderr, "dta-translator: [translator] rx_wait_us must be "
-			"0..10000\n");
+		tool_log(LOG_ERR, "[translator] rx_wait_us must be "
+			"0..10000");
 		goto out;
 	}
 	t.rx_wait_ns = x * 1000;
@@ -2415,22 +2524,22 @@ int main(int argc, char **argv)
 		t.rdma_collector = dta_config_get(t.cfg, "translator", "rdma_collector");
 	v = dta_config_get(t.cfg, "translator", "sink");
 	if (v && strcmp(v, "shm") && strcmp(v, "rdma")) {
-		fprintf(stderr, "dta-translator: [translator] sink must be shm or "
-			"rdma\n");
+		tool_log(LOG_ERR, "[translator] sink must be shm or "
+			"rdma");
 		goto out;
 	}
 	t.use_rdma = t.rdma_collector || (v && !strcmp(v, "rdma"));
 	if (cfg_u64(t.cfg, "rdma_qps", 1, &x) || x == 0 || x > 16) {
-		fprintf(stderr, "dta-translator: [translator] rdma_qps must be "
-			"1..16\n");
+		tool_log(LOG_ERR, "[translator] rdma_qps must be "
+			"1..16");
 		goto out;
 	}
 	t.rdma_qps = (unsigned)x;
 	if (!t.switch_if)
 		t.switch_if = dta_config_get(t.cfg, "translator", "switch_interface");
 	if (t.switch_if && t.use_rdma) {
-		fprintf(stderr, "dta-translator: choose RDMA or the switch sink, "
-			"not both\n");
+		tool_log(LOG_ERR, "choose RDMA or the switch sink, "
+			"not both");
 		goto out;
 	}
 	if (plan_shares(&t) || (t.use_rdma && open_rdma(&t, &sink)) ||
@@ -2445,16 +2554,17 @@ int main(int argc, char **argv)
 		metrics_listen = dta_config_get(t.cfg, "translator",
 						"metrics_listen");
 	if (metrics_listen && pcap_file) {
-		say("metrics: not served while replaying a pcap file");
+		tool_log(LOG_WARNING,
+			 "metrics: not served while replaying a pcap file");
 		metrics_listen = NULL;
 	}
 	if (metrics_listen && watch_fill(&t, &sink)) {
-		fprintf(stderr, "dta-translator: out of memory\n");
+		tool_log(LOG_ERR, "out of memory");
 		goto out;
 	}
 	opt = dta_translator_create(&o, &sink, &t.core);
 	if (opt) {
-		fprintf(stderr, "dta-translator: %s\n", dta_strerror(opt));
+		tool_log(LOG_ERR, "%s", dta_strerror(opt));
 		goto out;
 	}
 	if (t.switch_if ? add_shares(&t, no_cursor)
@@ -2467,6 +2577,8 @@ int main(int argc, char **argv)
 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	tool_service_init();
+	t.status_packets = UINT64_MAX;
 	if (pcap_file || dev)
 		rc = run_pcap(&t, pcap_file, dev) ? 1 : 0;
 	else

@@ -53,7 +53,12 @@ has dta-tools /usr/bin/dta-collector /usr/bin/dta-translator /usr/bin/dta-gen \
 	/usr/share/man/man8/dta-translator.8.gz /usr/share/man/man1/dta-gen.1.gz \
 	/usr/share/man/man1/dta-query.1.gz /usr/share/man/man5/dta.conf.5.gz \
 	/usr/lib/systemd/system/dta-collector.service \
+	/usr/lib/systemd/system/dta-translator.service \
+	/usr/lib/sysusers.d/dta.conf /usr/share/doc/dta-tools/systemd/rdma.conf \
+	/usr/share/doc/dta-tools/systemd/raw-frames.conf \
 	/usr/share/doc/dta-tools/examples/dta.conf
+e2e_expect "dta-tools creates the units' user" \
+	"$(dpkg-deb -I "$(deb dta-tools)" postinst | grep -c 'systemd-sysusers.*dta.conf')" 1
 has dta-wireshark /usr/lib/$ma/wireshark/plugins/dta.lua
 e2e_expect "libdta-dev depends on $lib of its version" \
 	"$(dpkg-deb -f "$(deb libdta-dev)" Depends | grep -o "$lib (= [^)]*)")" \
@@ -88,9 +93,11 @@ COLLECTOR=$root/usr/bin/dta-collector
 TRANSLATOR=$root/usr/bin/dta-translator
 GEN=$root/usr/bin/dta-gen
 QUERY=$root/usr/bin/dta-query
-e2e_expect "unit starts the packaged collector" \
-	"$(sed -n 's/^ExecStart=\([^ ]*\).*/\1/p' "$root/usr/lib/systemd/system/dta-collector.service")" \
-	/usr/bin/dta-collector
+for d in collector translator; do
+	e2e_expect "unit starts the packaged $d" \
+		"$(sed -n 's/^ExecStart=\([^ ]*\).*/\1/p' "$root/usr/lib/systemd/system/dta-$d.service")" \
+		/usr/bin/dta-$d
+done
 if command -v man > /dev/null; then
 	for m in "$root"/usr/share/man/man*/*.gz; do
 		w=$(MANWIDTH=80 man --warnings -l "$m" 2>&1 > /dev/null)
