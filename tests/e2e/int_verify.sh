@@ -127,6 +127,7 @@ e2e_stop_translator
 e2e_expect "reports" "$(e2e_stat int_reports_in)" "$reports"
 e2e_expect "applied" "$(e2e_stat int_applied)" "$reports"
 e2e_expect "unmapped" "$(e2e_stat int_unmapped)" 0
+e2e_expect "malformed" "$(e2e_stat int_malformed)" 0
 e2e_stop_collector
 good -D "$E2E/snapshots"
 e2e_pass
