@@ -1159,8 +1159,7 @@ static int truth_int(char **w, int nw, struct tool_truth *t)
 	}
 	t->key = w[1];
 	t->value = w[2];
-	len = strlen(w[1]) % 2 ? -1
-			       : tool_unhex(w[1], t->ikey, sizeof(t->ikey));
+	len = tool_unhex(w[1], t->ikey, sizeof(t->ikey));
 	if (t->kind == TOOL_TRUTH_INT_QUEUE ? len != 5
 					    : len != 13 && len != 37) {
 		t->why = t->kind == TOOL_TRUTH_INT_QUEUE

@@ -1090,7 +1090,7 @@ static int cmd_verify(int argc, char **argv)
 	const char *truth = NULL;
 	double min_success = -1, below = -1;
 	struct tally tl[DTA_CONFIG_MAX_STRUCTURES];
-	size_t nt = 0, lineno = 0, nlines = 0, naps = 0;
+	size_t nt = 0, nlines = 0, naps = 0;
 	struct ap_truth *aps = NULL;
 	char **reqs, **resp = NULL;
 	int *to;
@@ -1199,7 +1199,7 @@ static int cmd_verify(int argc, char **argv)
 	to = calloc(nlines + 1, sizeof(*to));
 	if (!reqs || !to)
 		die("out of memory");
-	for (int pass = 0; pass < 2; pass++, lineno = 0) {
+	for (int pass = 0; pass < 2; pass++) {
 	if (pass == 1)
 		resp = ask_all(&b, reqs, to, nlines);
 	for (size_t i = 0; i < nlines; i++) {
@@ -1210,7 +1210,6 @@ static int cmd_verify(int argc, char **argv)
 		const char *js;
 
 		snprintf(ln, sizeof(ln), "%s", lines[i]);
-		lineno++;
 		if (!strncmp(ln, "int-", 4))
 			continue; /* int_verify()'s */
 		if (tool_truth_parse(ln, &tt))
