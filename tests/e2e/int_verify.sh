@@ -130,4 +130,25 @@ e2e_expect "unmapped" "$(e2e_stat int_unmapped)" 0
 e2e_expect "malformed" "$(e2e_stat int_malformed)" 0
 e2e_stop_collector
 good -D "$E2E/snapshots"
+
+# Postcarding paths: the postcards of a v2.0 run, exact; a switch of one
+# path altered fails, and so does a path one hop short.
+e2e_int_conf postcard "chunks = 4K
+hops = 5
+values = 1-80" 16K 4 "" > "$E2E/dta.conf"
+rm -f "$E2E"/i-*.truth
+e2e_start_collector
+e2e_start_translator
+int_gen i-pc.truth -t int-pc --int-version 2.0 --reporter 1 -n 20 -s 31 --batch 4
+e2e_stop_translator
+cp "$E2E/i-pc.truth" "$E2E/int.truth"
+cp "$E2E/int.truth" "$E2E/t.truth"
+e2e_expect "verify, Postcarding paths" "$(v | grep '^INT path')" \
+	"$(printf 'INT %-12s %-10s %7d lines 100.000%% exact  (0 not found, 0 wrong, 0 conflict)' \
+		path paths "$(grep -c '^int-path' "$E2E/int.truth")")"
+bad "a switch of a Postcarding path" 'INT path .*(0 not found, 1 wrong, ' i-pc.truth \
+	'0,/^int-path/{/^int-path/s/,\([0-9]*\)$/,1\1/}'
+bad "a path one hop short" 'INT path .*(0 not found, 1 wrong, ' i-pc.truth \
+	'0,/^int-path [0-9a-f]* [0-9]*,[0-9]*,[0-9]*,[0-9]*,[0-9]*$/{/^int-path/s/,[0-9]*$//}'
+e2e_stop_collector
 e2e_pass
