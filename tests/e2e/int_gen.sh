@@ -20,10 +20,13 @@ conf() { # PATH-PRIMITIVE
 data = 20" 16K 1 ""
 	else
 		# Fat-tree paths of up to 5 switches, ids 1-80 (dta-gen's
-		# default fat tree).
+		# default fat tree). Paths shorter than 5 hops are written
+		# when the translator stops: with the default 10 ms timeout a
+		# loaded machine could cut a path whose postcards it took
+		# longer to read.
 		e2e_int_conf postcard "chunks = 4K
 hops = 5
-values = 1-80" 16K 1 ""
+values = 1-80" 16K 1 "" | sed '/^\[translator\]$/a pc_timeout_ms = 3600000'
 	fi
 }
 
@@ -33,7 +36,7 @@ int_gen() { # TRUTH ARGS...
 	shift
 	echo "$truth" >> "$E2E/order"
 	$E2E_WRAP "$GEN" -d "127.0.0.1:$INT_PORT" --sync "$E2E/translator.json" \
-		-T "$E2E/$truth" "$@" 2> "$E2E/gen.last"
+		-T "$E2E/$truth" "$@" 2> "$E2E/gen.last" || { cat "$E2E/gen.last"; return 1; }
 	cat "$E2E/gen.last"
 	reports=$((reports + $(sed -n 's/^dta-gen: \([0-9]*\) reports in.*/\1/p' "$E2E/gen.last")))
 	datagrams=$((datagrams + $(sed -n 's/^dta-gen: [0-9]* reports in \([0-9]*\) datagrams.*/\1/p' "$E2E/gen.last")))
@@ -152,7 +155,7 @@ pcap_gen() { # TRUTH ARGS...
 	shift
 	echo "$truth" >> "$E2E/order"
 	"$GEN" -d "127.0.0.1:$INT_PORT" -w "$E2E/${truth%.truth}.pcap" \
-		-T "$E2E/$truth" "$@" 2> "$E2E/gen.last"
+		-T "$E2E/$truth" "$@" 2> "$E2E/gen.last" || { cat "$E2E/gen.last"; return 1; }
 	cat "$E2E/gen.last"
 	n=$(sed -n 's/^dta-gen: \([0-9]*\) reports in.*/\1/p' "$E2E/gen.last")
 	reports=$((reports + n))

@@ -135,7 +135,7 @@ good -D "$E2E/snapshots"
 # path altered fails, and so does a path one hop short.
 e2e_int_conf postcard "chunks = 4K
 hops = 5
-values = 1-80" 16K 4 "" > "$E2E/dta.conf"
+values = 1-80" 16K 4 "" | sed '/^\[translator\]$/a pc_timeout_ms = 3600000' > "$E2E/dta.conf"
 rm -f "$E2E"/i-*.truth
 e2e_start_collector
 e2e_start_translator
