@@ -1112,19 +1112,155 @@ static bool truth_num(const char *s, int base, uint64_t max, uint64_t *v)
 	return !errno && !*end && *v <= max;
 }
 
+/* A number as truth_num(), or '-' (@none) where @dash allows it. */
+static bool truth_field(const char *s, uint64_t max, bool dash,
+			uint64_t none, uint64_t *v)
+{
+	if (dash && !strcmp(s, "-")) {
+		*v = none;
+		return true;
+	}
+	return truth_num(s, 10, max, v);
+}
+
+/* The words of an INT line (@w[0] starts with "int-"), @nw of them. */
+static int truth_int(char **w, int nw, struct tool_truth *t)
+{
+	static const struct {
+		const char *name;
+		int kind, words;
+	} kinds[] = {
+		{ "int-path", TOOL_TRUTH_INT_PATH, 3 },
+		{ "int-hop", TOOL_TRUTH_INT_HOP, 6 },
+		{ "int-event", TOOL_TRUTH_INT_EVENT, 10 },
+		{ "int-flow", TOOL_TRUTH_INT_FLOW, 3 },
+		{ "int-queue", TOOL_TRUTH_INT_QUEUE, 3 },
+	};
+	uint64_t v[7];
+	size_t k;
+	int len;
+
+	for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+		if (!strcmp(w[0], kinds[k].name))
+			break;
+	if (k == sizeof(kinds) / sizeof(kinds[0])) {
+		t->why = "unknown kind (int-path, int-hop, int-event, "
+			 "int-flow or int-queue)";
+		return -1;
+	}
+	t->kind = kinds[k].kind;
+	if (nw != kinds[k].words) {
+		t->why = t->kind == TOOL_TRUTH_INT_HOP
+				 ? "int-hop needs 6 words"
+			 : t->kind == TOOL_TRUTH_INT_EVENT
+				 ? "int-event needs 10 words"
+				 : "this INT line needs 3 words";
+		return -1;
+	}
+	t->key = w[1];
+	t->value = w[2];
+	len = tool_unhex(w[1], t->ikey, sizeof(t->ikey));
+	if (t->kind == TOOL_TRUTH_INT_QUEUE ? len != 5
+					    : len != 13 && len != 37) {
+		t->why = t->kind == TOOL_TRUTH_INT_QUEUE
+				 ? "the queue key is not 5 bytes of hex"
+				 : "FLOW is not 13 or 37 bytes of hex";
+		return -1;
+	}
+	t->ikey_len = (unsigned)len;
+	switch (t->kind) {
+	case TOOL_TRUTH_INT_PATH: {
+		const char *c = w[2];
+
+		for (;;) {
+			char num[16];
+			size_t n = strcspn(c, ",");
+
+			if (t->hops == TOOL_TRUTH_PATH_MAX || n >= sizeof(num)) {
+				t->why = "a path of more than 255 switch ids, "
+					 "or one too long";
+				return -1;
+			}
+			memcpy(num, c, n);
+			num[n] = 0;
+			if (!truth_num(num, 10, UINT32_MAX, &v[0])) {
+				t->why = "a switch id of the path is not a "
+					 "32-bit number";
+				return -1;
+			}
+			t->path[t->hops++] = (uint32_t)v[0];
+			if (!c[n])
+				break;
+			c += n + 1;
+		}
+		break;
+	}
+	case TOOL_TRUTH_INT_HOP:
+		if (!truth_num(w[2], 10, UINT32_MAX, &v[0]) ||
+		    !truth_field(w[3], UINT32_MAX, true, UINT32_MAX, &v[1]) ||
+		    !truth_field(w[4], UINT32_MAX, true, UINT32_MAX, &v[2]) ||
+		    !truth_field(w[5], UINT64_MAX, true, UINT64_MAX, &v[3])) {
+			t->why = "int-hop: SWITCH, LATENCY, OCCUPANCY (32-bit) "
+				 "or EGRESS_TS (64-bit) is not a number or -";
+			return -1;
+		}
+		t->switch_id = (uint32_t)v[0];
+		t->latency = (uint32_t)v[1];
+		t->occupancy = (uint32_t)v[2];
+		t->egress_ts = v[3];
+		break;
+	case TOOL_TRUTH_INT_EVENT:
+		if (!truth_num(w[2], 10, UINT32_MAX, &v[0]) ||
+		    !truth_num(w[3], 10, UINT16_MAX, &v[1]) ||
+		    !truth_num(w[4], 10, UINT16_MAX, &v[2]) ||
+		    (strcmp(w[5], "D") && strcmp(w[5], "Q")) ||
+		    !truth_num(w[6], 10, UINT8_MAX, &v[3]) ||
+		    !truth_num(w[7], 10, UINT8_MAX, &v[4]) ||
+		    !truth_num(w[8], 10, UINT32_MAX, &v[5])) {
+			t->why = "int-event: a field is not a number in its "
+				 "range, or the kind is not D or Q";
+			return -1;
+		}
+		if (strlen(w[9]) != 2 * TOOL_TRUTH_EVENT_SIZE ||
+		    tool_unhex(w[9], t->entry, sizeof(t->entry)) !=
+			    TOOL_TRUTH_EVENT_SIZE) {
+			t->why = "int-event: ENTRY is not 32 bytes of hex";
+			return -1;
+		}
+		t->switch_id = (uint32_t)v[0];
+		t->in_port = (uint16_t)v[1];
+		t->eg_port = (uint16_t)v[2];
+		t->event = w[5][0];
+		t->queue = (uint8_t)v[3];
+		t->reason = (uint8_t)v[4];
+		t->occupancy = (uint32_t)v[5];
+		t->value = w[9];
+		break;
+	default: /* int-flow, int-queue */
+		if (!truth_num(w[2], 10, UINT64_MAX, &t->count)) {
+			t->why = "the count is not a number";
+			return -1;
+		}
+		break;
+	}
+	return 0;
+}
+
 int tool_truth_parse(char *line, struct tool_truth *t)
 {
-	char *w[4];
+	char *w[10];
 	uint64_t v;
 	int nw;
 
 	memset(t, 0, sizeof(*t));
-	nw = tool_split(line, w, 4);
+	nw = tool_split(line, w, 10);
 	if (nw == 0)
 		return 0;
 	if (w[0][0] == '#') {
 		/* tool_split() cut the comment into words: look at each. */
 		for (int i = 0; i < nw; i++) {
+			if (!strncmp(w[i], "type=", 5))
+				t->type = w[i] + 5;
 			if (strncmp(w[i], "redundancy=", 11))
 				continue;
 			if (!truth_num(w[i] + 11, 10, DTA_MAX_REDUNDANCY, &v) ||
@@ -1142,6 +1278,8 @@ int tool_truth_parse(char *line, struct tool_truth *t)
 		t->why = "fewer than three words";
 		return -1;
 	}
+	if (!strncmp(w[0], "int-", 4))
+		return truth_int(w, nw, t);
 	t->key = w[1];
 	t->value = w[2];
 	if (!strcmp(w[0], "kw")) {

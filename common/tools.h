@@ -243,7 +243,20 @@ enum tool_truth_kind {
 	TOOL_TRUTH_PC,   /* pc KEYHEX V,V,.. (the path, hop 0 first) */
 	TOOL_TRUTH_KI,   /* ki KEYHEX COUNT */
 	TOOL_TRUTH_AP,   /* ap LIST ENTRYHEX (in the order sent) */
+	/* INT lines (docs/int.md "Truth lines"); FLOW a 13- or 37-byte key
+	 * in hex. */
+	TOOL_TRUTH_INT_PATH,  /* int-path FLOW S0,S1,.. (hop 0 first) */
+	TOOL_TRUTH_INT_HOP,   /* int-hop FLOW SWITCH LATENCY OCCUPANCY EGRESS_TS */
+	TOOL_TRUTH_INT_EVENT, /* int-event FLOW SWITCH IN EG D|Q QUEUE REASON
+			       * OCCUPANCY ENTRY */
+	TOOL_TRUTH_INT_FLOW,  /* int-flow FLOW N */
+	TOOL_TRUTH_INT_QUEUE, /* int-queue SSSSSSSSQQ N */
 };
+
+/* Switch ids of an int-path line at most (a hop index is 8 bits). */
+#define TOOL_TRUTH_PATH_MAX 255
+/* Bytes of an int-event ENTRY (DTA_INT_EVENT_SIZE). */
+#define TOOL_TRUTH_EVENT_SIZE 32
 
 struct tool_truth {
 	int kind;            /* enum tool_truth_kind */
@@ -254,13 +267,32 @@ struct tool_truth {
 	uint64_t count;      /* ki: COUNT */
 	uint32_t list;       /* ap: LIST */
 	unsigned redundancy; /* comment with redundancy=N: N, else 0 */
+	const char *type;    /* comment with type=T: T (in the line), else NULL */
 	const char *why;     /* on failure: what is wrong with the line */
+	/* INT lines: the key's bytes (FLOW; int-queue: switch id + queue
+	 * id, 5 bytes), @count for int-flow and int-queue, and: */
+	uint8_t ikey[37];
+	unsigned ikey_len;
+	uint32_t path[TOOL_TRUTH_PATH_MAX]; /* int-path: @hops switch ids */
+	uint32_t switch_id;  /* int-hop, int-event */
+	uint32_t latency;    /* int-hop: UINT32_MAX for '-' */
+	uint32_t occupancy;  /* int-hop (UINT32_MAX for '-'), int-event */
+	uint64_t egress_ts;  /* int-hop: UINT64_MAX for '-' */
+	uint16_t in_port, eg_port; /* int-event */
+	char event;          /* int-event: 'D' or 'Q' */
+	uint8_t queue, reason; /* int-event */
+	uint8_t entry[TOOL_TRUTH_EVENT_SIZE]; /* int-event: ENTRY */
 };
 
 /* One line of a truth file, split in place (@t points into @line).
  * Return 0, or -1 (@t->why says why) for a line with fewer than three
  * words, an unknown kind, a count, list id or redundancy= that is not a
- * number in range. */
+ * number in range; an INT line with another number of words than its
+ * kind has, a FLOW that is not 13 or 37 bytes of hex, a field that is not
+ * a number in its range (or '-' where int-hop allows it), a path of no or
+ * more than TOOL_TRUTH_PATH_MAX switch ids, an ENTRY that is not 32 bytes
+ * of hex. Whether an int-event's fields agree with its ENTRY is not
+ * checked here (verify counts a line that disagrees as wrong). */
 int tool_truth_parse(char *line, struct tool_truth *t);
 
 /* ---- misc ---- */

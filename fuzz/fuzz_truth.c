@@ -49,6 +49,27 @@ static void one(char *line, size_t cap)
 			abort();
 		(void)tool_route(c, DTA_PRIM_APPEND, 0, 0, t.list);
 		return;
+	case TOOL_TRUTH_INT_PATH:
+		if (t.hops == 0 || t.hops > TOOL_TRUTH_PATH_MAX)
+			abort();
+		/* fall through */
+	case TOOL_TRUTH_INT_HOP:
+	case TOOL_TRUTH_INT_EVENT:
+	case TOOL_TRUTH_INT_FLOW:
+	case TOOL_TRUTH_INT_QUEUE:
+		/* The key's bytes are those of its word. */
+		if (tool_unhex(t.key, key, sizeof(key)) != (int)t.ikey_len ||
+		    memcmp(key, t.ikey, t.ikey_len) ||
+		    (t.kind == TOOL_TRUTH_INT_QUEUE ? t.ikey_len != 5
+		     : t.ikey_len != 13 && t.ikey_len != 37))
+			abort();
+		if (t.kind == TOOL_TRUTH_INT_EVENT &&
+		    ((t.event != 'D' && t.event != 'Q') ||
+		     tool_unhex(t.value, key, sizeof(key)) !=
+			     TOOL_TRUTH_EVENT_SIZE ||
+		     memcmp(key, t.entry, TOOL_TRUTH_EVENT_SIZE)))
+			abort();
+		return;
 	default:
 		abort();
 	}

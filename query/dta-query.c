@@ -1058,6 +1058,26 @@ static void ap_check(struct backend *b, const struct ap_truth *a,
 	tool_ap_match_free(&m);
 }
 
+/* INT truth lines (docs/int.md "Truth lines"), checked exactly against
+ * the structures of the [int] roles: one tally per role. */
+enum { IV_PATH, IV_HOPS, IV_EVENTS, IV_FLOWS, IV_QUEUES, IV_ROLES };
+
+struct int_tally {
+	const char *name; /* the role's structure, NULL: none checked */
+	int prim;
+	uint64_t total, exact, notfound, wrong, conflict, over, under, lost;
+	uint64_t disagree;  /* int-event lines whose fields are not ENTRY's */
+	uint64_t unchecked; /* lines no configured role takes */
+	const char *why;    /* why those were not checked */
+	unsigned shown;     /* mismatches printed (at most INT_SHOW) */
+};
+
+static void int_verify(struct backend *b, char **lines, const size_t *lnum,
+		       const bool *pcrun, size_t nlines, const char *truth,
+		       struct int_tally *iv);
+static void int_verify_print(const struct int_tally *t, int role,
+			     bool *first);
+
 static int cmd_verify(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -1070,7 +1090,7 @@ static int cmd_verify(int argc, char **argv)
 	const char *truth = NULL;
 	double min_success = -1, below = -1;
 	struct tally tl[DTA_CONFIG_MAX_STRUCTURES];
-	size_t nt = 0, lineno = 0, nlines = 0, naps = 0;
+	size_t nt = 0, nlines = 0, naps = 0;
 	struct ap_truth *aps = NULL;
 	char **reqs, **resp = NULL;
 	int *to;
@@ -1079,7 +1099,9 @@ static int cmd_verify(int argc, char **argv)
 	unsigned redundancy = 2;
 	struct backend b;
 	char *line = NULL, **lines = NULL;
-	size_t cap = 0, lcap = 0;
+	size_t cap = 0, lcap = 0, *lnum = NULL, fileline = 0;
+	bool *pcrun = NULL, in_pc = false, has_int = false;
+	struct int_tally iv[IV_ROLES];
 	FILE *f;
 	int opt, bad = 0;
 
@@ -1105,7 +1127,14 @@ static int cmd_verify(int argc, char **argv)
 			       "                   below P (0..1)\n"
 			       "  --max-below-bound D  exit 1 if a structure's exact share is\n"
 			       "                   below the expected share minus 3 standard\n"
-			       "                   errors minus D (0..1)\n");
+			       "                   errors minus D (0..1)\n"
+			       "  INT lines (int-path, int-hop, int-event, int-flow, int-queue;\n"
+			       "  docs/int.md) are checked exactly against the structures of\n"
+			       "  CONFIG's [int] roles: paths and hop records byte for byte,\n"
+			       "  events in order in the list events_by puts them in, counts\n"
+			       "  summed over the file equal to the counters. Exit 1 on any INT\n"
+			       "  mismatch (the first ones are printed on stderr); lines of a\n"
+			       "  role [int] leaves out are counted as not checked.\n");
 			return opt == 'h' ? 0 : 2;
 		}
 	}
@@ -1118,6 +1147,7 @@ static int cmd_verify(int argc, char **argv)
 	if (!f)
 		die("%s: %s", truth, strerror(errno));
 	while (getline(&line, &cap, f) > 0) {
+		fileline++;
 		if (line[0] == '#') {
 			struct tool_truth tt;
 
@@ -1125,14 +1155,23 @@ static int cmd_verify(int argc, char **argv)
 				die("%s: %s", truth, tt.why);
 			if (tt.redundancy)
 				redundancy = tt.redundancy;
+			/* Each run's header says whose lines follow: an
+			 * int-path of a postcard run is what path_pc holds. */
+			if (tt.type)
+				in_pc = !strcmp(tt.type, "int-pc");
 			continue;
 		}
 		if (nlines == lcap) {
 			lcap = lcap ? 2 * lcap : 4096;
 			lines = realloc(lines, lcap * sizeof(*lines));
-			if (!lines)
+			lnum = realloc(lnum, lcap * sizeof(*lnum));
+			pcrun = realloc(pcrun, lcap * sizeof(*pcrun));
+			if (!lines || !lnum || !pcrun)
 				die("out of memory");
 		}
+		has_int |= !strncmp(line, "int-", 4);
+		lnum[nlines] = fileline;
+		pcrun[nlines] = in_pc;
 		lines[nlines++] = strdup(line);
 	}
 	fclose(f);
@@ -1160,7 +1199,7 @@ static int cmd_verify(int argc, char **argv)
 	to = calloc(nlines + 1, sizeof(*to));
 	if (!reqs || !to)
 		die("out of memory");
-	for (int pass = 0; pass < 2; pass++, lineno = 0) {
+	for (int pass = 0; pass < 2; pass++) {
 	if (pass == 1)
 		resp = ask_all(&b, reqs, to, nlines);
 	for (size_t i = 0; i < nlines; i++) {
@@ -1171,9 +1210,10 @@ static int cmd_verify(int argc, char **argv)
 		const char *js;
 
 		snprintf(ln, sizeof(ln), "%s", lines[i]);
-		lineno++;
+		if (!strncmp(ln, "int-", 4))
+			continue; /* int_verify()'s */
 		if (tool_truth_parse(ln, &tt))
-			die("%s:%zu: %s", truth, lineno, tt.why);
+			die("%s:%zu: %s", truth, lnum[i], tt.why);
 		if (tt.kind == TOOL_TRUTH_KW) {
 			uint64_t age = after[i];
 
@@ -1297,9 +1337,18 @@ static int cmd_verify(int argc, char **argv)
 	for (size_t i = 0; i < naps; i++)
 		ap_check(&b, &aps[i], tally_for(tl, &nt, tool_route(G.cfg,
 				DTA_PRIM_APPEND, 0, 0, aps[i].id)));
+	memset(iv, 0, sizeof(iv));
+	if (has_int)
+		int_verify(&b, lines, lnum, pcrun, nlines, truth, iv);
 	secs = (double)(tool_now_ns() - t_start) / 1e9;
 	for (size_t i = 0; i < nt; i++)
 		queries += tl[i].total;
+	for (int r = 0; r < IV_ROLES; r++) {
+		queries += iv[r].total;
+		/* INT answers are exact or wrong: no bound, no threshold. */
+		if (iv[r].exact != iv[r].total || iv[r].disagree || iv[r].lost)
+			bad = 1;
+	}
 	if (G.json)
 		fputs("{\"structures\":[", stdout);
 	for (size_t i = 0; i < nt; i++) {
@@ -1360,6 +1409,12 @@ static int cmd_verify(int argc, char **argv)
 		}
 		putchar('\n');
 	}
+	{
+		bool first = nt == 0;
+
+		for (int r = 0; r < IV_ROLES; r++)
+			int_verify_print(&iv[r], r, &first);
+	}
 	if (G.json)
 		printf("],\"seconds\":%.6f}\n", secs);
 	else
@@ -1384,6 +1439,8 @@ static int cmd_verify(int argc, char **argv)
 	free(aps);
 	free(after);
 	free(lines);
+	free(lnum);
+	free(pcrun);
 	free(line);
 	backend_close(&b);
 	return bad;
@@ -1452,6 +1509,8 @@ struct int_path {
 	uint64_t votes, candidates, valid_copies;
 };
 
+static void int_path_parse(const char *js, struct int_path *p);
+
 /* The path of flow @hex from the path structure (Key-Write if [int] has
  * one, else Postcarding). */
 static void int_path_get(struct backend *b, const struct dta_int_map *m,
@@ -1469,6 +1528,12 @@ static void int_path_get(struct backend *b, const struct dta_int_map *m,
 	else
 		snprintf(req, sizeof(req), "pc %s %s", p->cs->name, hex);
 	js = ask_at(b, route_key(b, p->cs, hex), req);
+	int_path_parse(js, p);
+}
+
+/* The answer @js to @p's path request: status, votes, the switch ids. */
+static void int_path_parse(const char *js, struct int_path *p)
+{
 	check(js);
 	tool_jstr(js, "status", p->status, sizeof(p->status));
 	p->found = !strcmp(p->status, "found");
@@ -1849,6 +1914,453 @@ static int int_events(const struct dta_int_map *m, const struct int_filter *f)
 	return 0;
 }
 
+/* ---- verify: INT truth lines (docs/int.md "Truth lines") ---- */
+
+#define INT_SHOW 10 /* mismatches printed per role */
+
+static const char *const iv_role_name[IV_ROLES] = {
+	"path", "hops", "events", "flow_counts", "queue_counts"
+};
+
+/* One line of a role that will be asked about: lines with the same
+ * @group (role and key) are one answer, the last line's (paths and hop
+ * records: the last write wins) or the sum of their counts. */
+struct iv_item {
+	char *group;
+	size_t line;    /* index into the lines */
+	uint64_t count; /* int-flow, int-queue: summed over the group */
+	int role;
+};
+
+static int iv_item_cmp(const void *a, const void *b)
+{
+	const struct iv_item *x = a, *y = b;
+	int c = strcmp(x->group, y->group);
+
+	if (c)
+		return c;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/* Print a mismatch of line @n on stderr (the first INT_SHOW of a role). */
+__attribute__((format(printf, 4, 5)))
+static void iv_show(struct int_tally *t, const char *truth, size_t n,
+		    const char *fmt, ...)
+{
+	va_list ap;
+
+	if (t->shown++ >= INT_SHOW) {
+		if (t->shown == INT_SHOW + 1)
+			fprintf(stderr, "dta-query: %s: more INT mismatches of "
+				"this role not shown\n", truth);
+		return;
+	}
+	if (n)
+		fprintf(stderr, "dta-query: %s:%zu: ", truth, n);
+	else
+		fprintf(stderr, "dta-query: %s: ", truth);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* The Append list the translator puts event @e in (docs/int.md "Roles":
+ * events_by); a drop reason of 255 is taken as not carried. */
+static uint32_t iv_event_list(const struct dta_int_map *m,
+			      const struct dta_int_event *e, uint32_t lists)
+{
+	if (m->events_by == DTA_INT_EVENTS_SWITCH)
+		return e->switch_id % lists;
+	if (m->events_by == DTA_INT_EVENTS_REASON)
+		return (e->drop_reason == 0xFF ? 0u : e->drop_reason) % lists;
+	return 0;
+}
+
+/* Whether an int-event line's fields say what its ENTRY holds (REASON
+ * 255 and OCCUPANCY 0 stand for fields the report did not carry). */
+static bool iv_event_agrees(const struct tool_truth *tt,
+			    const struct dta_int_event *e)
+{
+	uint8_t flag = tt->event == 'D' ? DTA_INT_F_DROPPED
+					: DTA_INT_F_CONGESTED;
+
+	return e->switch_id == tt->switch_id &&
+	       e->ingress_port == tt->in_port &&
+	       e->egress_port == tt->eg_port &&
+	       (e->flags & (DTA_INT_F_DROPPED | DTA_INT_F_CONGESTED)) == flag &&
+	       e->queue_id == tt->queue && e->drop_reason == tt->reason &&
+	       (e->queue_occupancy == tt->occupancy ||
+		(e->queue_occupancy == INT_NONE && tt->occupancy == 0));
+}
+
+/* Read list @list of events structure @cs from its oldest stored entry
+ * and match it, in order, against the entries sent there. */
+static void iv_events_check(const struct dta_config_structure *cs,
+			    const struct ap_truth *a, struct int_tally *t,
+			    const char *truth)
+{
+	struct tool_ap_match m;
+	struct backend b;
+	char req[512];
+	uint32_t local;
+	int to;
+
+	if (tool_ap_match_init(&m, (const char *const *)a->e, a->n))
+		die("out of memory");
+	/* A connection of its own: a session keeps 16 readers. */
+	backend_open(&b);
+	to = route_list(&b, cs, a->id, &local);
+	snprintf(req, sizeof(req), "ap %s %u 4096 oldest", cs->name, local);
+	for (;;) {
+		const char *js = ask_at(&b, to, req), *p = NULL, *s;
+		size_t len;
+
+		check(js);
+		t->lost += tool_jnum(js, "lost");
+		if (strstr(js, "\"entries\":[]"))
+			break;
+		while ((s = tool_jentry(js, &p, &len)) != NULL)
+			tool_ap_match_entry(&m, s, len);
+	}
+	backend_close(&b);
+	tool_ap_match_finish(&m);
+	t->exact += m.exact;
+	t->notfound += m.notfound;
+	t->wrong += m.wrong;
+	t->total += a->n;
+	if (m.notfound || m.wrong)
+		iv_show(t, truth, 0, "int-event: list %u of %s: %" PRIu64
+			" of %zu entries sent not read in order, %" PRIu64
+			" read but never sent", a->id, cs->name, m.notfound,
+			a->n, m.wrong);
+	tool_ap_match_free(&m);
+}
+
+/* The role (IV_*) and structure that answer INT line @tt, or -1 with
+ * @t[role].unchecked counted when [int] has none. */
+static int iv_route(const struct dta_int_map *m, const struct tool_truth *tt,
+		    bool pcrun, struct int_tally *t, int *idx)
+{
+	int role = tt->kind == TOOL_TRUTH_INT_PATH    ? IV_PATH
+		   : tt->kind == TOOL_TRUTH_INT_HOP   ? IV_HOPS
+		   : tt->kind == TOOL_TRUTH_INT_EVENT ? IV_EVENTS
+		   : tt->kind == TOOL_TRUTH_INT_FLOW  ? IV_FLOWS
+						      : IV_QUEUES;
+
+	*idx = role == IV_HOPS ? m->hop_kw : role == IV_EVENTS ? m->events_ap
+	       : role == IV_FLOWS ? m->flow_ki : m->queue_ki;
+	if (role == IV_PATH) /* INT-MD paths go to path_kw, else path_pc;
+			      * postcards only to path_pc ("Roles") */
+		*idx = pcrun ? m->path_pc
+		       : m->path_kw != DTA_INT_MAP_NONE ? m->path_kw : m->path_pc;
+	if (*idx != DTA_INT_MAP_NONE)
+		return role;
+	t[role].unchecked++;
+	t[role].why = role == IV_PATH && pcrun && m->path_kw != DTA_INT_MAP_NONE
+			      ? "paths of postcard runs, and [int] path is "
+				"Key-Write, which only INT-MD reports write"
+			      : "[int] has no structure for them";
+	return -1;
+}
+
+/* The exact Key-Write data (hex) an int-path or int-hop line says the
+ * structure @cs holds. */
+static void iv_kw_want(const struct tool_truth *tt,
+		       const struct dta_config_structure *cs, char *hex)
+{
+	uint8_t d[DTA_DATA_MAX];
+	unsigned dl = cs->layout.g.kw.data_len;
+
+	memset(d, 0, dl);
+	if (tt->kind == TOOL_TRUTH_INT_PATH) {
+		memset(d, 0xFF, dl);
+		for (unsigned i = 0; i < tt->hops && i < dl / 4; i++)
+			for (int j = 0; j < 4; j++)
+				d[4 * i + j] = (uint8_t)(tt->path[i] >> (24 - 8 * j));
+	} else {
+		for (int j = 0; j < 4; j++) {
+			d[j] = (uint8_t)(tt->latency >> (24 - 8 * j));
+			d[4 + j] = (uint8_t)(tt->occupancy >> (24 - 8 * j));
+		}
+		for (int j = 0; j < 8; j++)
+			d[8 + j] = (uint8_t)(tt->egress_ts >> (56 - 8 * j));
+	}
+	tool_hex(d, dl, hex);
+}
+
+static void iv_judge(const struct iv_item *it, const struct tool_truth *tt,
+		     const struct dta_config_structure *cs, const char *js,
+		     struct int_tally *t, const char *truth, size_t n)
+{
+	char want[2 * DTA_DATA_MAX + 1], data[2 * DTA_DATA_MAX + 1] = "";
+
+	check(js);
+	t->total++;
+	if (it->role == IV_FLOWS || it->role == IV_QUEUES) {
+		uint64_t got = tool_jnum(js, "count");
+
+		t->exact += got == it->count;
+		t->over += got > it->count;
+		t->under += got < it->count;
+		if (got != it->count)
+			iv_show(t, truth, n, "%s %s: count %" PRIu64 ", want %"
+				PRIu64 " (summed over the file)",
+				it->role == IV_FLOWS ? "int-flow" : "int-queue",
+				tt->key, got, it->count);
+		return;
+	}
+	if (strstr(js, "\"conflict\"")) {
+		t->conflict++;
+		iv_show(t, truth, n, "%s %s: conflict", it->role == IV_PATH
+			? "int-path" : "int-hop", tt->key);
+		return;
+	}
+	if (!strstr(js, "\"found\"")) {
+		t->notfound++;
+		iv_show(t, truth, n, "%s %s: not found", it->role == IV_PATH
+			? "int-path" : "int-hop", tt->key);
+		return;
+	}
+	if (cs->layout.primitive == DTA_PRIM_POSTCARD) {
+		/* The first B hops (the rest count as int_mismatch). */
+		struct int_path p = { .cs = cs };
+		unsigned want_n = tt->hops < cs->layout.g.pc.hops
+					  ? tt->hops : cs->layout.g.pc.hops;
+		bool same;
+
+		int_path_parse(js, &p);
+		same = p.n == want_n;
+		for (unsigned i = 0; same && i < want_n; i++)
+			same = p.sw[i] == tt->path[i];
+		t->exact += same;
+		t->wrong += !same;
+		if (!same)
+			iv_show(t, truth, n, "int-path %s: %s has another path "
+				"(%u hops, first %u)", tt->key, cs->name, p.n,
+				p.n ? p.sw[0] : 0);
+		return;
+	}
+	iv_kw_want(tt, cs, want);
+	tool_jstr(js, "data", data, sizeof(data));
+	if (!strcmp(data, want)) {
+		t->exact++;
+		return;
+	}
+	t->wrong++;
+	iv_show(t, truth, n, "%s %s%s: 0x%s, want 0x%s",
+		it->role == IV_PATH ? "int-path" : "int-hop", tt->key,
+		it->role == IV_PATH ? "" : " at its switch", data, want);
+}
+
+static void int_verify(struct backend *b, char **lines, const size_t *lnum,
+		       const bool *pcrun, size_t nlines, const char *truth,
+		       struct int_tally *t)
+{
+	struct dta_int_map m;
+	struct iv_item *items = calloc(nlines + 1, sizeof(*items));
+	struct ap_truth *aps = NULL;
+	const struct dta_config_structure *ecs = NULL;
+	size_t ni = 0, naps = 0, nj = 0;
+	char **reqs, **resp;
+	int *to;
+	struct tool_truth *tt = malloc(sizeof(*tt));
+	char *ln = NULL;
+	size_t lncap = 0;
+
+	if (!items || !tt)
+		die("out of memory");
+	int_map(&m);
+	if (m.events_ap != DTA_INT_MAP_NONE) {
+		ecs = dta_config_structure(G.cfg, (size_t)m.events_ap);
+		if (ecs->layout.g.ap.entry_size != DTA_INT_EVENT_SIZE)
+			die("%s is not an Append structure of %d-byte entries",
+			    ecs->name, DTA_INT_EVENT_SIZE);
+	}
+	for (int r = 0; r < IV_ROLES; r++) {
+		int idx = r == IV_PATH ? (m.path_kw != DTA_INT_MAP_NONE
+					  ? m.path_kw : m.path_pc)
+			  : r == IV_HOPS ? m.hop_kw : r == IV_EVENTS ? m.events_ap
+			  : r == IV_FLOWS ? m.flow_ki : m.queue_ki;
+
+		if (idx != DTA_INT_MAP_NONE) {
+			t[r].name = dta_config_structure(G.cfg, (size_t)idx)->name;
+			t[r].prim = dta_config_structure(G.cfg, (size_t)idx)
+					    ->layout.primitive;
+		}
+	}
+	/* Every INT line parsed once: events to their lists, the rest to
+	 * the groups asked about. */
+	for (size_t i = 0; i < nlines; i++) {
+		char group[2 * DTA_KEY_MAX + 16];
+		size_t len = strlen(lines[i]) + 1;
+		int role, idx;
+
+		if (strncmp(lines[i], "int-", 4))
+			continue;
+		if (len > lncap) {
+			lncap = 2 * len;
+			ln = realloc(ln, lncap);
+			if (!ln)
+				die("out of memory");
+		}
+		memcpy(ln, lines[i], len);
+		if (tool_truth_parse(ln, tt))
+			die("%s:%zu: %s", truth, lnum[i], tt->why);
+		role = iv_route(&m, tt, pcrun[i], t, &idx);
+		if (role < 0)
+			continue;
+		if (role == IV_EVENTS) {
+			struct dta_int_event e;
+			char hex[2 * DTA_INT_EVENT_SIZE + 1];
+
+			dta_int_event_decode(tt->entry, &e);
+			if (!iv_event_agrees(tt, &e)) {
+				t[IV_EVENTS].disagree++;
+				iv_show(&t[IV_EVENTS], truth, lnum[i],
+					"int-event: the fields disagree with "
+					"ENTRY");
+			}
+			tool_hex(tt->entry, DTA_INT_EVENT_SIZE, hex);
+			ap_add(&aps, &naps, iv_event_list(&m, &e,
+					ecs->layout.g.ap.lists), hex);
+			continue;
+		}
+		tool_hex(tt->ikey, tt->ikey_len, group + 1);
+		group[0] = (char)('0' + role);
+		if (role == IV_HOPS)
+			snprintf(group + 1 + 2 * tt->ikey_len, 10, "%08x",
+				 tt->switch_id);
+		items[ni].group = strdup(group);
+		if (!items[ni].group)
+			die("out of memory");
+		items[ni].line = i;
+		items[ni].count = tt->count;
+		items[ni].role = role;
+		ni++;
+	}
+	qsort(items, ni, sizeof(*items), iv_item_cmp);
+	/* Keep each group's last line, with the group's sum. */
+	for (size_t i = 0; i < ni; i++) {
+		if (i + 1 < ni && !strcmp(items[i].group, items[i + 1].group)) {
+			items[i + 1].count += items[i].count;
+			free(items[i].group);
+			continue;
+		}
+		items[nj++] = items[i];
+	}
+	reqs = calloc(nj + 1, sizeof(*reqs));
+	to = calloc(nj + 1, sizeof(*to));
+	if (!reqs || !to)
+		die("out of memory");
+	for (size_t i = 0; i < nj; i++) {
+		const struct iv_item *it = &items[i];
+		const struct dta_config_structure *cs;
+		char req[512], khex[2 * DTA_KEY_MAX + 1];
+		int idx;
+
+		memcpy(ln, lines[it->line], strlen(lines[it->line]) + 1);
+		tool_truth_parse(ln, tt);
+		iv_route(&m, tt, pcrun[it->line], t, &idx);
+		cs = dta_config_structure(G.cfg, (size_t)idx);
+		snprintf(khex, sizeof(khex), "%s", it->group + 1);
+		if (cs->layout.primitive == DTA_PRIM_KEY_WRITE)
+			snprintf(req, sizeof(req), "kw %s %s %u 0", cs->name,
+				 khex, m.redundancy);
+		else if (cs->layout.primitive == DTA_PRIM_POSTCARD)
+			snprintf(req, sizeof(req), "pc %s %s", cs->name, khex);
+		else
+			snprintf(req, sizeof(req), "ki %s %s 0", cs->name, khex);
+		reqs[i] = strdup(req);
+		if (!reqs[i])
+			die("out of memory");
+		to[i] = route_key(b, cs, khex);
+	}
+	resp = ask_all(b, reqs, to, nj);
+	for (size_t i = 0; i < nj; i++) {
+		const struct iv_item *it = &items[i];
+		int idx;
+
+		memcpy(ln, lines[it->line], strlen(lines[it->line]) + 1);
+		tool_truth_parse(ln, tt);
+		iv_route(&m, tt, pcrun[it->line], t, &idx);
+		iv_judge(it, tt, dta_config_structure(G.cfg, (size_t)idx),
+			 resp[i], &t[it->role], truth, lnum[it->line]);
+	}
+	for (size_t i = 0; i < naps; i++)
+		iv_events_check(ecs, &aps[i], &t[IV_EVENTS], truth);
+	for (size_t i = 0; i < nj; i++) {
+		free(items[i].group);
+		free(reqs[i]);
+		free(resp[i]);
+	}
+	for (size_t i = 0; i < naps; i++) {
+		for (size_t j = 0; j < aps[i].n; j++)
+			free(aps[i].e[j]);
+		free(aps[i].e);
+	}
+	free(aps);
+	free(items);
+	free(reqs);
+	free(to);
+	free(resp);
+	free(ln);
+	free(tt);
+}
+
+static void int_verify_print(const struct int_tally *t, int role, bool *first)
+{
+	double ok = t->total ? (double)t->exact / (double)t->total : 1;
+
+	if (!t->total && !t->unchecked && !t->disagree)
+		return;
+	if (G.json) {
+		printf("%s{\"name\":", *first ? "" : ",");
+		*first = false;
+		if (t->name)
+			tool_json_str(stdout, t->name);
+		else
+			fputs("null", stdout);
+		printf(",\"int_role\":\"%s\",\"primitive\":", iv_role_name[role]);
+		if (t->name)
+			printf("\"%s\"", dta_primitive_name(t->prim));
+		else
+			fputs("null", stdout);
+		printf(",\"total\":%" PRIu64 ",\"exact\":%" PRIu64
+		       ",\"not_found\":%" PRIu64 ",\"wrong\":%" PRIu64
+		       ",\"conflict\":%" PRIu64 ",\"over\":%" PRIu64
+		       ",\"under\":%" PRIu64 ",\"lost\":%" PRIu64
+		       ",\"disagree\":%" PRIu64 ",\"not_checked\":%" PRIu64
+		       ",\"success\":%.6f}", t->total, t->exact, t->notfound,
+		       t->wrong, t->conflict, t->over, t->under, t->lost,
+		       t->disagree, t->unchecked, ok);
+		return;
+	}
+	printf("INT %-12s %-10s %7" PRIu64 " lines %7.3f%% exact",
+	       iv_role_name[role], t->name ? t->name : "-", t->total, 100 * ok);
+	switch (role) {
+	case IV_PATH:
+	case IV_HOPS:
+		printf("  (%" PRIu64 " not found, %" PRIu64 " wrong, %" PRIu64
+		       " conflict)", t->notfound, t->wrong, t->conflict);
+		break;
+	case IV_EVENTS:
+		printf("  (%" PRIu64 " not read in order, %" PRIu64
+		       " read but never sent, %" PRIu64
+		       " overwritten before read, %" PRIu64
+		       " lines disagree with their ENTRY)", t->notfound, t->wrong,
+		       t->lost, t->disagree);
+		break;
+	default:
+		printf("  (%" PRIu64 " over-estimated, %" PRIu64 " under)",
+		       t->over, t->under);
+		break;
+	}
+	if (t->unchecked)
+		printf("  %" PRIu64 " not checked: %s", t->unchecked, t->why);
+	putchar('\n');
+}
+
 static void int_usage(FILE *f)
 {
 	fprintf(f,
@@ -2018,7 +2530,7 @@ static void usage(FILE *f)
 		"[2001:db8::1]:1->[2001:db8::2]:2/udp,\n10.0.0.1, 42 (4 bytes "
 		"big-endian), 0x0a000001 (bytes as written); docs/keys.md.\n"
 		"Exit status: 0 found/ok, 1 not found (kw, pc, int path|hops) or\nverify below "
-		"--min-success, 2 usage, 3 error.\n");
+		"--min-success or an INT truth line not exact, 2 usage,\n3 error.\n");
 }
 
 int main(int argc, char **argv)

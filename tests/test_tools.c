@@ -381,6 +381,122 @@ static void test_parse_flow(void **state)
 					 sizeof(err)), -1);
 }
 
+/* INT truth lines (docs/int.md "Truth lines"): each kind with its fields
+ * read as written; wrong word counts, keys, numbers and entries refused
+ * with a reason. */
+static void test_truth_int(void **state)
+{
+	static const char *bad[] = {
+		"int-path 0a0000010a00000204d2005011",             /* 2 words */
+		"int-path 0a0000010a00000204d20050 1,2",           /* 12 bytes */
+		"int-path 0a0000010a00000204d2005011 1,,2",        /* empty id */
+		"int-path 0a0000010a00000204d2005011 1,4294967296", /* > 32 bits */
+		"int-path 0a0000010a00000204d2005011 1,2 3",       /* 4 words */
+		"int-path 0a0000010a00000204d200501g 1",           /* not hex */
+		"int-hop 0a0000010a00000204d2005011 7 1 2",        /* 5 words */
+		"int-hop 0a0000010a00000204d2005011 - 1 2 3",      /* switch - */
+		"int-hop 0a0000010a00000204d2005011 7 -1 2 3",     /* sign */
+		"int-hop 0a0000010a00000204d2005011 7 1 4294967296 3",
+		"int-event 0a0000010a00000204d2005011 11 5 6 X 1 11 0 "
+		"0000000b0005000608010b01ffffffff55702fddffffffff0000000000001000",
+		"int-event 0a0000010a00000204d2005011 11 5 65536 D 1 11 0 "
+		"0000000b0005000608010b01ffffffff55702fddffffffff0000000000001000",
+		"int-event 0a0000010a00000204d2005011 11 5 6 D 256 11 0 "
+		"0000000b0005000608010b01ffffffff55702fddffffffff0000000000001000",
+		"int-event 0a0000010a00000204d2005011 11 5 6 D 1 11 0 "
+		"0000000b0005000608010b01ffffffff55702fddffffffff00000000000010", /* 31 */
+		"int-event 0a0000010a00000204d2005011 11 5 6 D 1 11 0",
+		"int-flow 0a0000010a00000204d2005011 x",
+		"int-flow 0a0000010a00000204d2005011 -3",
+		"int-queue 0000000b0 1",                            /* odd */
+		"int-queue 0000000b 1",                             /* 4 bytes */
+		"int-queue 0a0000010a00000204d2005011 1",           /* a flow */
+		"int-bogus 0a0000010a00000204d2005011 1",
+	};
+	char line[512];
+	struct tool_truth t;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(line, sizeof(line), "%s", bad[i]);
+		if (tool_truth_parse(line, &t) != -1)
+			fail_msg("accepted '%s'", bad[i]);
+		assert_non_null(t.why);
+	}
+
+	snprintf(line, sizeof(line), "# dta-gen truth v1 type=int-pc count=3 "
+		 "redundancy=2 int_version=2.0");
+	assert_int_equal(tool_truth_parse(line, &t), 0);
+	assert_int_equal(t.kind, TOOL_TRUTH_NONE);
+	assert_string_equal(t.type, "int-pc");
+	assert_int_equal(t.redundancy, 2);
+
+	snprintf(line, sizeof(line),
+		 "int-path 0a0000010a00000204d2005011 8,39,4294967295\n");
+	assert_int_equal(tool_truth_parse(line, &t), 0);
+	assert_int_equal(t.kind, TOOL_TRUTH_INT_PATH);
+	assert_int_equal(t.ikey_len, 13);
+	assert_int_equal(t.ikey[0], 10);
+	assert_int_equal(t.ikey[8], 0x04);
+	assert_int_equal(t.ikey[12], 17);
+	assert_int_equal(t.hops, 3);
+	assert_int_equal(t.path[0], 8);
+	assert_int_equal(t.path[1], 39);
+	assert_int_equal(t.path[2], 0xFFFFFFFFu);
+
+	snprintf(line, sizeof(line), "int-hop 20010db80000000000000000000000"
+		 "0120010db80000000000000000000000020001000206 45 - 27933 "
+		 "18446744073709551615");
+	assert_int_equal(tool_truth_parse(line, &t), 0);
+	assert_int_equal(t.kind, TOOL_TRUTH_INT_HOP);
+	assert_int_equal(t.ikey_len, 37);
+	assert_int_equal(t.ikey[15], 1);
+	assert_int_equal(t.ikey[36], 6);
+	assert_int_equal(t.switch_id, 45);
+	assert_int_equal(t.latency, 0xFFFFFFFFu);
+	assert_int_equal(t.occupancy, 27933);
+	assert_true(t.egress_ts == UINT64_MAX);
+	snprintf(line, sizeof(line), "int-hop 0a0000010a00000204d2005011 "
+		 "4294967295 7 - -");
+	assert_int_equal(tool_truth_parse(line, &t), 0);
+	assert_int_equal(t.switch_id, 0xFFFFFFFFu);
+	assert_int_equal(t.latency, 7);
+	assert_int_equal(t.occupancy, 0xFFFFFFFFu);
+	assert_true(t.egress_ts == UINT64_MAX);
+
+	/* tests/e2e/int_query.sh's v1.0 drop at switch 11. */
+	snprintf(line, sizeof(line), "int-event 0a0000050a00000204d2005011 11 "
+		 "5 6 D 1 11 0 0000000b0005000608010b01ffffffff55702fddfffff"
+		 "fff0000000000001000");
+	assert_int_equal(tool_truth_parse(line, &t), 0);
+	assert_int_equal(t.kind, TOOL_TRUTH_INT_EVENT);
+	assert_int_equal(t.switch_id, 11);
+	assert_int_equal(t.in_port, 5);
+	assert_int_equal(t.eg_port, 6);
+	assert_int_equal(t.event, 'D');
+	assert_int_equal(t.queue, 1);
+	assert_int_equal(t.reason, 11);
+	assert_int_equal(t.occupancy, 0);
+	assert_int_equal(t.entry[3], 11);
+	assert_int_equal(t.entry[8], 0x08);
+	assert_int_equal(t.entry[16], 0x55);
+	assert_int_equal(t.entry[30], 0x10);
+	assert_int_equal(t.entry[31], 0x00);
+
+	snprintf(line, sizeof(line), "int-flow 0a0000010a00000204d2005011 "
+		 "18446744073709551615");
+	assert_int_equal(tool_truth_parse(line, &t), 0);
+	assert_int_equal(t.kind, TOOL_TRUTH_INT_FLOW);
+	assert_true(t.count == UINT64_MAX);
+	snprintf(line, sizeof(line), "int-queue 0000000b03 4");
+	assert_int_equal(tool_truth_parse(line, &t), 0);
+	assert_int_equal(t.kind, TOOL_TRUTH_INT_QUEUE);
+	assert_int_equal(t.ikey_len, 5);
+	assert_int_equal(t.ikey[3], 11);
+	assert_int_equal(t.ikey[4], 3);
+	assert_int_equal(t.count, 4);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -391,6 +507,7 @@ int main(void)
 		cmocka_unit_test(test_exec_request_limit),
 		cmocka_unit_test(test_exec_batched_same_bytes),
 		cmocka_unit_test(test_parse_flow),
+		cmocka_unit_test(test_truth_int),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
