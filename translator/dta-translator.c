@@ -2037,12 +2037,19 @@ static void main_loop(struct translator *t, const sigset_t *orig)
 		}
 		if (next_refresh && now >= next_refresh) {
 			uint64_t v;
-			/* Cleared before the counters are read: a batch
-			 * after this read sets it again and wakes us. */
-			bool moved = atomic_exchange(&t->active, false);
+			bool moved;
 
+			/* The wake-up is drained *before* the flag is
+			 * cleared, and the flag before the counters are
+			 * read: a batch after the clear sets the flag again
+			 * and its eventfd write wakes us. Draining after the
+			 * clear could swallow that write while the flag
+			 * stayed set, and no later batch would write again:
+			 * the stats file went stale for good (dta-gen --sync
+			 * waited out its timeout in e2e_int_gen once). */
 			if (read(t->wake_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
 				atomic_fetch_add(&t->rx_errors, 1);
+			moved = atomic_exchange(&t->active, false);
 			refresh_stats_file(t);
 			next_refresh = moved ? now + fresh : 0;
 		}
