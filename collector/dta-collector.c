@@ -829,19 +829,6 @@ static int metrics_health(void *ctx, char *why, size_t cap)
 	return 0;
 }
 
-static void metrics_log(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
-
-/* The metrics server only reports trouble: warnings. */
-static void metrics_log(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	tool_vlog(LOG_WARNING, fmt, ap);
-	va_end(ap);
-}
-
 /* Serve metrics on @listen (command line, else [collector]
  * metrics_listen; neither: no endpoint). */
 static int start_metrics(struct collector *c, const char *listen)
@@ -854,7 +841,7 @@ static int start_metrics(struct collector *c, const char *listen)
 	};
 	struct metrics_server_opts o = {
 		.write = metrics_write, .health = metrics_health, .ctx = c,
-		.log = metrics_log,
+		.log = tool_log_warning,
 	};
 
 	if (!listen)

@@ -99,3 +99,12 @@ void tool_log_lib(enum dta_log_level level, const char *fmt, va_list ap)
 	tool_log((unsigned)level < sizeof(prio) / sizeof(prio[0])
 		 ? prio[level] : LOG_ERR, "libdta: %s", msg);
 }
+
+void tool_log_warning(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	tool_vlog(LOG_WARNING, fmt, ap);
+	va_end(ap);
+}

@@ -42,6 +42,11 @@ void tool_log(int prio, const char *fmt, ...)
 void tool_vlog(int prio, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));
 
+/* tool_log(LOG_WARNING, ...), for callbacks that take a plain printf-like
+ * function (the metrics server's log). */
+void tool_log_warning(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
 /* libdta's log callback (dta_set_log()): its lines at their level,
  * marked "libdta: ". */
 void tool_log_lib(enum dta_log_level level, const char *fmt, va_list ap)

@@ -1204,24 +1204,11 @@ static int watch_fill(struct translator *t, struct dta_sink *sink)
 	return 0;
 }
 
-static void metrics_log(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
-
-/* The metrics server only reports trouble: warnings. */
-static void metrics_log(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	tool_vlog(LOG_WARNING, fmt, ap);
-	va_end(ap);
-}
-
 static int start_metrics(struct translator *t, const char *listen)
 {
 	struct metrics_server_opts o = {
 		.listen = listen, .write = metrics_write,
-		.health = metrics_health, .ctx = t, .log = metrics_log,
+		.health = metrics_health, .ctx = t, .log = tool_log_warning,
 	};
 
 	if (metrics_server_start(&o, &t->metrics)) {
