@@ -768,29 +768,24 @@ static const struct metrics_def collector_metrics[] = {
 #undef CM
 #undef CL
 
+/* stats_json() as metrics_write_stats() calls it. */
+static void stats_json_cb(void *ctx, FILE *out)
+{
+	stats_json(ctx, out);
+}
+
 static int metrics_write(void *ctx, FILE *f)
 {
 	struct collector *c = ctx;
 	struct metrics_label l[] = {
 		{ "collector", c->name }, { "version", DTA_VERSION_STRING },
 	};
-	char *json = NULL;
-	size_t len = 0;
-	FILE *j = open_memstream(&json, &len);
 	int err;
 
-	if (!j)
-		return -ENOMEM;
-	stats_json(c, j);
-	if (fclose(j)) {
-		free(json);
-		return -ENOMEM;
-	}
-	err = metrics_write_json(f, json, collector_metrics,
-				 sizeof(collector_metrics) /
-					 sizeof(collector_metrics[0]),
-				 l, 1, NULL);
-	free(json);
+	err = metrics_write_stats(f, stats_json_cb, c, collector_metrics,
+				  sizeof(collector_metrics) /
+					  sizeof(collector_metrics[0]),
+				  l, 1);
 	if (!err)
 		err = metrics_write_header(f, "dta_collector_info",
 					   METRICS_GAUGE, "Always 1: the "

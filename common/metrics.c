@@ -408,6 +408,28 @@ out:
 	return err;
 }
 
+int metrics_write_stats(FILE *f, void (*stats)(void *ctx, FILE *json),
+			void *ctx, const struct metrics_def *defs,
+			size_t ndefs, const struct metrics_label *common,
+			size_t ncommon)
+{
+	char *json = NULL;
+	size_t len = 0;
+	FILE *j = open_memstream(&json, &len);
+	int err;
+
+	if (!j)
+		return -ENOMEM;
+	stats(ctx, j);
+	if (fclose(j)) {
+		free(json);
+		return -ENOMEM;
+	}
+	err = metrics_write_json(f, json, defs, ndefs, common, ncommon, NULL);
+	free(json);
+	return err;
+}
+
 /* ---- the HTTP endpoint ---- */
 
 int metrics_listen_parse(const char *s, uint32_t *addr, uint16_t *port)

@@ -136,6 +136,16 @@ int metrics_write_json(FILE *f, const char *json,
 		       const struct metrics_label *common, size_t ncommon,
 		       unsigned *unmapped);
 
+/**
+ * metrics_write_stats() - metrics_write_json() on the JSON @stats writes
+ * (a daemon's stats writer, called with @ctx and a memory stream).
+ * Return: as metrics_write_json(); -ENOMEM when the stream fails.
+ */
+int metrics_write_stats(FILE *f, void (*stats)(void *ctx, FILE *json),
+			void *ctx, const struct metrics_def *defs,
+			size_t ndefs, const struct metrics_label *common,
+			size_t ncommon);
+
 /* ---- the HTTP endpoint ---- */
 
 /**

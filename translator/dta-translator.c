@@ -1059,26 +1059,21 @@ static const struct metrics_def translator_metrics[] = {
 #undef C
 #undef G
 
+/* write_stats() as metrics_write_stats() calls it. */
+static void write_stats_cb(void *ctx, FILE *out)
+{
+	write_stats(ctx, out, 0);
+}
+
 static int metrics_write(void *ctx, FILE *f)
 {
 	struct translator *t = ctx;
-	char *json = NULL;
-	size_t len = 0;
-	FILE *j = open_memstream(&json, &len);
 	int err;
 
-	if (!j)
-		return -ENOMEM;
-	write_stats(t, j, 0);
-	if (fclose(j)) {
-		free(json);
-		return -ENOMEM;
-	}
-	err = metrics_write_json(f, json, translator_metrics,
-				 sizeof(translator_metrics) /
-					 sizeof(translator_metrics[0]),
-				 NULL, 0, NULL);
-	free(json);
+	err = metrics_write_stats(f, write_stats_cb, t, translator_metrics,
+				  sizeof(translator_metrics) /
+					  sizeof(translator_metrics[0]),
+				  NULL, 0);
 	for (size_t i = 0, first = 1; !err && i < t->nshares; i++) {
 		struct metrics_label l[] = {
 			{ "structure", t->sh[i].cs.name },
