@@ -124,6 +124,7 @@ struct translator {
 	struct metrics_server *metrics;
 	struct dta_sink inner;      /* the sink fill_submit() passes on to */
 	struct metrics_hist *fill[DTA_CONFIG_MAX_STRUCTURES]; /* Append shares */
+	struct metrics_hist *rdma_lat; /* RDMA completion latency, or NULL */
 };
 
 static volatile sig_atomic_t stop;
@@ -1094,6 +1095,16 @@ static int metrics_write(void *ctx, FILE *f)
 				"dta_translator_append_batch_entries", l, 2,
 				t->fill[i]);
 	}
+	if (!err && t->rdma_lat)
+		err = metrics_write_header(f,
+			"dta_translator_rdma_completion_seconds",
+			METRICS_HISTOGRAM, "RDMA requests from posting to "
+			"completion (signalled ones: one in 32, and flush "
+			"markers).");
+	if (!err && t->rdma_lat)
+		err = metrics_write_hist(f,
+			"dta_translator_rdma_completion_seconds", NULL, 0,
+			t->rdma_lat);
 	return err;
 }
 
@@ -1172,6 +1183,26 @@ static void fill_end(void *ctx)
 
 	t->inner.batch_end(t->inner.ctx);
 }
+
+#ifdef DTA_HAVE_RDMA
+/* Time RDMA requests from posting to completion (1 us .. 1 s). */
+static int watch_rdma(struct translator *t)
+{
+	static const uint64_t bounds[] = {
+		1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000,
+		500000, 1000000, 2500000, 5000000, 10000000, 25000000,
+		100000000, 1000000000,
+	};
+
+	t->rdma_lat = calloc(1, sizeof(*t->rdma_lat));
+	if (!t->rdma_lat)
+		return -ENOMEM;
+	metrics_hist_init(t->rdma_lat, bounds,
+			  sizeof(bounds) / sizeof(bounds[0]), 1e-9);
+	rdma_sink_set_latency(t->rdma, t->rdma_lat);
+	return 0;
+}
+#endif
 
 /* Put fill_submit() in front of @sink for the Append shares. */
 static int watch_fill(struct translator *t, struct dta_sink *sink)
@@ -2551,6 +2582,12 @@ int main(int argc, char **argv)
 		tool_log(LOG_ERR, "out of memory");
 		goto out;
 	}
+#ifdef DTA_HAVE_RDMA
+	if (metrics_listen && t.rdma && watch_rdma(&t)) {
+		tool_log(LOG_ERR, "out of memory");
+		goto out;
+	}
+#endif
 	opt = dta_translator_create(&o, &sink, &t.core);
 	if (opt) {
 		tool_log(LOG_ERR, "%s", dta_strerror(opt));
@@ -2580,6 +2617,7 @@ out:
 	close_sink(&t);
 #ifdef DTA_HAVE_RDMA
 	rdma_sink_destroy(t.rdma);
+	free(t.rdma_lat);
 #endif
 	switch_sink_destroy(t.sw);
 	metrics_server_stop(t.metrics);

@@ -26,6 +26,7 @@
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
 
+#include "metrics.h"
 #include "rdma_sink.h"
 
 #define SEND_DEPTH 256    /* send queue entries */
@@ -95,6 +96,11 @@ struct conn {
 	uint64_t stage_end[SEND_DEPTH];  /* stage_head after request i */
 	uint64_t errors, ops, bytes;
 	int broken;
+	/* Completion latency (rdma_sink_set_latency()): when each signalled
+	 * request was posted, and where its posting-to-completion time goes
+	 * (NULL: not measured). */
+	uint64_t post_ns[SEND_DEPTH];
+	struct metrics_hist *lat;
 };
 
 /* The next connection event, within @ms; a dead or restarting collector
@@ -433,6 +439,8 @@ static int post_marker(struct conn *s)
 	w.wr.rdma.remote_addr = s->l.remote[s->marker].addr;
 	w.wr.rdma.rkey = s->l.remote[s->marker].rkey;
 	s->stage_end[w.wr_id % SEND_DEPTH] = s->stage_head;
+	if (s->lat)
+		s->post_ns[w.wr_id % SEND_DEPTH] = tool_now_ns();
 	if (ibv_post_send(s->l.id->qp, &w, &bad)) {
 		s->broken = 1;
 		return -EIO;
@@ -483,6 +491,11 @@ static int reap(struct conn *s, unsigned need, uint64_t bytes)
 			}
 			if (wc[i].opcode == IBV_WC_RECV)
 				continue;
+			/* Only signalled requests complete successfully
+			 * with a completion of their own. */
+			if (s->lat)
+				metrics_hist_observe(s->lat, tool_now_ns() -
+					s->post_ns[wc[i].wr_id % SEND_DEPTH]);
 			s->retired = wc[i].wr_id + 1;
 			s->stage_tail = s->stage_end[wc[i].wr_id % SEND_DEPTH];
 		}
@@ -691,6 +704,8 @@ static int post_ops(struct conn *s, unsigned structure,
 			w->send_flags |= IBV_SEND_SIGNALED;
 			s->unsignalled = 0;
 			s->signalled = w->wr_id + 1;
+			if (s->lat)
+				s->post_ns[w->wr_id % SEND_DEPTH] = tool_now_ns();
 		}
 	}
 	if (ibv_post_send(s->l.id->qp, wr, &bad)) {
@@ -869,6 +884,15 @@ void rdma_sink_retry(struct rdma_sink *s)
 		    c->posted > c->retired)
 			post_marker(c);
 		pthread_mutex_unlock(&c->lock);
+	}
+}
+
+void rdma_sink_set_latency(struct rdma_sink *s, struct metrics_hist *h)
+{
+	for (size_t i = 0; i < s->nconn; i++) {
+		pthread_mutex_lock(&s->conn[i]->lock);
+		s->conn[i]->lat = h;
+		pthread_mutex_unlock(&s->conn[i]->lock);
 	}
 }
 

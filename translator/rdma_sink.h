@@ -54,6 +54,11 @@ struct rdma_sink_stats {
 	uint64_t connections; /* queue pairs, over all collectors */
 };
 void rdma_sink_stats(struct rdma_sink *s, struct rdma_sink_stats *st);
+/* Observe into @h (ns; NULL: stop) the time from posting each signalled
+ * request to its completion: one request in SIGNAL_EVERY (32) and every
+ * flush marker; the unsignalled ones before it complete with it. */
+struct metrics_hist;
+void rdma_sink_set_latency(struct rdma_sink *s, struct metrics_hist *h);
 /* Reconnect broken connections (within the backoff) and re-send their
  * queued Append frames. The only place connections are re-established:
  * call it regularly from a thread that is not a worker (dta-translator:

@@ -75,6 +75,12 @@ for d in c:$CM t:$TM; do
 done
 # The histograms are there and counted something.
 grep -q '^dta_translator_append_batch_entries_count{structure="log",collector="e2e-metrics_promtool-[0-9]*"} [1-9]' "$E2E/t.prom"
+# Shared memory: no RDMA requests, so no completion latency histogram
+# (tests/rdma/e2e_rdma.sh checks it where there are).
+if grep -q rdma_completion "$E2E/t.prom"; then
+	echo "FAIL: an RDMA completion histogram without RDMA" >&2
+	exit 1
+fi
 grep -q '^dta_collector_request_duration_seconds_count{collector="[^"]*"} [1-9]' "$E2E/c.prom"
 grep -q '^dta_translator_malformed_by_cause_total{cause="[a-z_]*"} [1-9]' "$E2E/t.prom"
 grep -q '^dta_translator_int_reports_applied_total [1-9]' "$E2E/t.prom"

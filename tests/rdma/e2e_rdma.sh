@@ -35,7 +35,8 @@ EOF
 } > "$E2E/dta.conf"
 cat "$E2E/dta.conf" | sed -n '1,12p'
 e2e_start_collector
-e2e_start_translator -s 0.2
+# Metrics on (TCP E2E_PORT): the RDMA completion latency histogram.
+e2e_start_translator -s 0.2 --metrics "$E2E_PORT"
 grep -q "connected; 4 structure descriptions" "$E2E/collector.log"
 
 # Emulated RDMA is slow: modest workloads, paced. After each workload the
@@ -61,6 +62,24 @@ send ki 5000 -k 500
 for t in kw pc ap ki; do
 	e2e_query verify --truth "$E2E/$t.truth" --min-success 1
 done
+
+# Every signalled request's posting-to-completion time was observed: a
+# histogram with observations, its +Inf bucket equal to its count, no more
+# observations than signalled requests (one per 32 operations, plus
+# markers, each at least one operation's worth), and valid exposition.
+curl -sf "http://127.0.0.1:$E2E_PORT/metrics" > "$E2E/metrics.txt"
+lat() { sed -n "s/^dta_translator_rdma_completion_seconds_$1 //p" "$E2E/metrics.txt"; }
+count=$(lat count)
+inf=$(sed -n 's/^dta_translator_rdma_completion_seconds_bucket{le="+Inf"} //p' "$E2E/metrics.txt")
+ops=$(ops_now)
+echo "RDMA completions timed: $count (of $ops operations), sum $(lat sum) s"
+test "${count:-0}" -gt 0 || { grep rdma_completion "$E2E/metrics.txt"; exit 1; }
+e2e_expect "completion histogram +Inf bucket" "$inf" "$count"
+test "$count" -le "$ops" || { echo "FAIL: $count completions timed, $ops operations"; exit 1; }
+awk -v s="$(lat sum)" 'BEGIN { exit !(s > 0) }'
+if command -v promtool > /dev/null; then
+	promtool check metrics < "$E2E/metrics.txt"
+fi
 
 # Several translators at once: a second one (another UDP port) writes
 # events while the first writes paths; killing the second mid-stream does
