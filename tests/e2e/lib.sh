@@ -173,6 +173,27 @@ width = 4K
 EOF2
 }
 
+# The metrics tests' configuration: e2e_int_conf's structures and every
+# other primitive (Append lists 100-101, Postcarding), so that every
+# family of counters moves.
+e2e_metrics_conf() {
+	e2e_int_conf key-write "slots = 4K
+data = 20" 16K 1 ""
+	cat <<EOF2
+[structure log]
+primitive = append
+lists = 2
+first_list = 100
+batches = 1024
+entry = 8
+
+[structure pcs]
+primitive = postcard
+chunks = 64K
+values = 1-80
+EOF2
+}
+
 e2e_wait_ready() { # LOG WHAT
 	i=0
 	while ! grep -q '^ready' "$1" 2>/dev/null; do

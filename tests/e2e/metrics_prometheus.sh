@@ -19,27 +19,12 @@ INT_PORT=$((E2E_PORT + 1))
 CM=$E2E_PORT
 TM=$((E2E_PORT + 1))
 PROM=127.0.0.2:$E2E_PORT
-{
-	# metrics_listen goes into the head's sections; a port alone is
-	# 127.0.0.1.
-	e2e_int_conf key-write "slots = 4K
-data = 20" 16K 1 "" |
-		sed -e "/^\[collector\]/a metrics_listen = $CM" \
-		    -e "/^\[translator\]/a metrics_listen = 127.0.0.1:$TM"
-	cat <<EOF
-[structure log]
-primitive = append
-lists = 2
-first_list = 100
-batches = 1024
-entry = 8
-
-[structure pcs]
-primitive = postcard
-chunks = 64K
-values = 1-80
-EOF
-} > "$E2E/dta.conf"
+# metrics_listen goes into the head's sections (here the endpoints come
+# from the configuration; metrics_promtool.sh uses --metrics); a port
+# alone is 127.0.0.1.
+e2e_metrics_conf |
+	sed -e "/^\[collector\]/a metrics_listen = $CM" \
+	    -e "/^\[translator\]/a metrics_listen = 127.0.0.1:$TM" > "$E2E/dta.conf"
 cat > "$E2E/prometheus.yml" <<EOF
 global:
   scrape_interval: 1s

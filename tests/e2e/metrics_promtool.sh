@@ -13,23 +13,7 @@ INT_PORT=$((E2E_PORT + 1))
 # TCP ports: the test's two UDP port numbers are its own on TCP too.
 CM=$E2E_PORT
 TM=$((E2E_PORT + 1))
-{
-	e2e_int_conf key-write "slots = 4K
-data = 20" 16K 1 ""
-	cat <<EOF
-[structure log]
-primitive = append
-lists = 2
-first_list = 100
-batches = 1024
-entry = 8
-
-[structure pcs]
-primitive = postcard
-chunks = 64K
-values = 1-80
-EOF
-} > "$E2E/dta.conf"
+e2e_metrics_conf > "$E2E/dta.conf"
 
 e2e_start_collector --metrics "$CM"
 if grep -q 'no libmicrohttpd' "$E2E/collector.log"; then
