@@ -5,10 +5,18 @@
  * the RoCEv2 frames it must send (expected.pcap), plus the collector
  * description its control plane reads (desc.json).
  *
- *   p4_vectors OUTDIR [proto]
+ *   p4_vectors OUTDIR [proto|tna]
  *
  * ("proto": only the Postcarding cases, into one structure of the
- * prototype hash family: values unencoded, zeros past the path.)
+ * prototype hash family: values unencoded, zeros past the path. "tna":
+ * the cases the Tofino program handles, which leaves out the legacy
+ * reports (behind its -DTNA_LEGACY) and the datagram of three reports
+ * (it has no recirculation): translator-p4/README.md, "Tofino".)
+ *
+ * Each expected frame's timestamp says which input made it: its seconds
+ * are 1700000000 + the number of input frames up to and including that
+ * one, so a test that feeds a switch frame by frame knows how many frames
+ * to wait for before it sends the next.
  *
  * The cases: v1 Key-Write with 20- and 4-byte data and N = 1..4, v1
  * Key-Increment, legacy Key-Write and Key-Increment (2- and 3-byte base
@@ -60,7 +68,7 @@ static void dump(pcap_dumper_t *d, const uint8_t *f, size_t len, unsigned *n)
 	struct pcap_pkthdr h = { .caplen = (bpf_u_int32)len,
 				 .len = (bpf_u_int32)len };
 
-	h.ts.tv_sec = 1700000000;
+	h.ts.tv_sec = 1700000000 + (d == exp_out ? nin : 0);
 	h.ts.tv_usec = (suseconds_t)(*n)++;
 	pcap_dump((u_char *)d, &h, f);
 }
@@ -390,12 +398,14 @@ int main(int argc, char **argv)
 	char path[4096];
 	pcap_t *pc = pcap_open_dead(DLT_EN10MB, 65535);
 	uint8_t key[13], lkey[4], d20[20], d4[4];
-	int proto = 0;
+	int proto = 0, tna = 0;
 
 	if (argc == 3 && !strcmp(argv[2], "proto")) {
 		proto = 1;
+	} else if (argc == 3 && !strcmp(argv[2], "tna")) {
+		tna = 1;
 	} else if (argc != 2) {
-		fprintf(stderr, "usage: p4_vectors OUTDIR [proto]\n");
+		fprintf(stderr, "usage: p4_vectors OUTDIR [proto|tna]\n");
 		return 2;
 	}
 	/* The structures, as a configuration would make them (seed 0). With
@@ -462,17 +472,21 @@ int main(int argc, char **argv)
 		kw(1, key, 13, d4, 4, 2, 0);
 		ki(2, key, 13, 1500, 0);
 		ki(2, key, 13, 1ull << 40, 0);
+	}
+	if (!proto && !tna) {
 		/* Legacy: 4-byte key and data, both base header variants. */
 		memcpy(lkey, "\xc0\xa8\x00\x07", 4);
 		kw(1, lkey, 4, d4, 4, 2, 1);
 		kw(1, lkey, 4, d4, 4, 3, 2);
 		ki(2, lkey, 4, 77, 1);
+	}
+	if (!proto) {
 		/* Append (rings of 4 frames): 25 entries to list 10 and 4 to list 11,
 		 * interleaved (list 10's ring wraps after 4 of its 6 frames; one entry
 		 * stays pending), then 4 legacy ones to list 11. */
 		for (uint32_t i = 0; i < 29; i++)
 			ap(i % 7 == 3 ? AP_BASE + 1 : AP_BASE, 0x100 + i, 0);
-		for (uint32_t i = 0; i < 4; i++)
+		for (uint32_t i = 0; i < 4 && !tna; i++)
 			ap(AP_BASE + 1, 0xA000 + i, 1);
 	}
 	/* Postcarding. A: 5 hops in order. B: a 3-hop path, out of order.
@@ -526,7 +540,7 @@ int main(int argc, char **argv)
 	}
 	/* Legacy postcards: a 4-byte flow key, hops 1..5 on the wire (all 5
 	 * make the path), both base header variants. */
-	{
+	if (!tna) {
 		const uint8_t lk[4] = { 0xc0, 0xa8, 0x01, 0x09 };
 
 		for (unsigned h = 0; h < 5; h++)
@@ -572,6 +586,8 @@ int main(int argc, char **argv)
 	nak(0, 2);
 	key[3] = 9;
 	kw(0, key, 13, d20, 20, 2, 0);
+	if (tna)
+		goto done;
 	/* Three reports in one datagram: the switch handles one per pass
 	 * (the rest recirculate), in order. */
 	packing = 1;
