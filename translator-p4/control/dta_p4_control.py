@@ -1,8 +1,9 @@
 #!/usr/bin/python3
-"""Control plane of the P4 translator, both targets: reads a collector's
-switch description (its `switch_meta` file, or `dta-query switch`) and
-programs the switch for it, checking first that the program can do what
-the description asks.
+"""Control plane of the P4 translator, for BMv2 and for Tofino.
+
+It reads a collector's switch description (its `switch_meta` file, or
+`dta-query switch`) and programs the switch for it, checking first that
+the program can do what the description asks.
 
 BMv2 (translator-p4/v1model): with the compiled program's BMv2 JSON, it
 prints the simple_switch_CLI commands that program the switch:
@@ -353,8 +354,9 @@ def check_plan(plan, path):
 
 def bfrt_program(plan, addr, p4_name, device):
     """Write the plan into the running switch through BF Runtime: our
-    tables are emptied first, so that configuring twice is configuring
-    once; then the entries, defaults, registers and multicast groups."""
+    tables are emptied and every register of the program is reset first,
+    so that configuring twice is configuring once; then the entries,
+    defaults, registers and multicast groups."""
     try:
         import bfrt_grpc.client as gc
     except ImportError as e:
@@ -363,12 +365,18 @@ def bfrt_program(plan, addr, p4_name, device):
     intf = gc.ClientInterface(addr, client_id=0, device_id=device,
                               num_tries=10)
     try:
-        intf.bind_pipeline_config(p4_name)
         info = intf.bfrt_info_get(p4_name)
+        intf.bind_pipeline_config(p4_name)
         target = gc.Target(device_id=device, pipe_id=0xFFFF)
         names = sorted({e["table"] for e in plan["entries"]})
         for n in names:
             info.table_get(n).entry_del(target)
+        # Every register back to zero (batches, postcard cache, sequence
+        # numbers): state from before belongs to another configuration.
+        for n in info.table_name_list_get():
+            t = info.table_get(n)
+            if n.startswith("pipe.") and t.info.type_get() == "Register":
+                t.entry_del(target)
         for e in plan["entries"]:
             t = info.table_get(e["table"])
             t.entry_add(target,
@@ -394,12 +402,52 @@ def bfrt_program(plan, addr, p4_name, device):
         intf.tear_down_stream()
 
 
+REPORT_OUTCOMES = ["key-write", "key-increment", "no-structure", "bad-n-or-hop",
+                   "not-handled", "append-frame", "postcard-chunk", "absorbed"]
+
+
+def bfrt_counters(addr, p4_name, device):
+    """The program's counters as JSON: reports by outcome (each datagram
+    the switch takes is counted once, under one of REPORT_OUTCOMES) and
+    RoCE replies by AETH syndrome class (0 ACK, 1 RNR NAK, 3 NAK)."""
+    try:
+        import bfrt_grpc.client as gc
+    except ImportError as e:
+        fail("--bfrt-counters needs the SDE's Python client bfrt_grpc on "
+             "PYTHONPATH (%s)" % e)
+    # A reader of its own: it binds nothing, so it can run beside the
+    # client that configured the switch.
+    intf = gc.ClientInterface(addr, client_id=1, device_id=device,
+                              num_tries=10, perform_subscribe=False)
+    try:
+        info = intf.bfrt_info_get(p4_name)
+        target = gc.Target(device_id=device, pipe_id=0xFFFF)
+        out = {}
+        for name, n in (("reports", 8), ("replies", 8)):
+            t = info.table_get("DtaIngress." + name)
+            vals = []
+            for i in range(n):
+                data, _ = next(t.entry_get(
+                    target, [t.make_key([gc.KeyTuple("$COUNTER_INDEX", i)])],
+                    {"from_hw": True}, p4_name=p4_name))
+                vals.append(data.to_dict()["$COUNTER_SPEC_PKTS"])
+            out[name] = vals
+        out["reports_by_outcome"] = dict(zip(REPORT_OUTCOMES, out["reports"]))
+        return out
+    finally:
+        intf.channel.close()   # no stream to tear down: it never subscribed
+
+
 def program_mcast(gc, info, target, groups):
     """Multicast groups through the PRE's fixed tables: one node per
     (group, replica id), all to the collector's port."""
     mgid, node = info.table_get("$pre.mgid"), info.table_get("$pre.node")
-    mgid.entry_del(target)
-    node.entry_del(target)
+    # The PRE's tables cannot be cleared whole: delete entry by entry,
+    # groups before the nodes they hold.
+    for t in (mgid, node):
+        keys = [k for _, k in t.entry_get(target, None, {"from_hw": False})]
+        if keys:
+            t.entry_del(target, keys)
     nid = 1
     for g in groups:
         ids = []
@@ -411,6 +459,10 @@ def program_mcast(gc, info, target, groups):
                                             gc.DataTuple("$DEV_PORT", int_arr_val=[g["port"]])])])
             ids.append(nid)
             nid += 1
+        # The PRE walks a group's node list from its end: give it in
+        # reverse, so that copies leave in copy order and take their
+        # PSNs in the order libdta's model gives them.
+        ids.reverse()
         mgid.entry_add(target,
                        [mgid.make_key([gc.KeyTuple("$MGID", g["group"])])],
                        [mgid.make_data([gc.DataTuple("$MULTICAST_NODE_ID", int_arr_val=ids),
@@ -555,8 +607,9 @@ def bmv2_commands(a, desc):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--desc", required=True,
-                    help="the collector's switch description (JSON)")
+    ap.add_argument("--desc",
+                    help="the collector's switch description (JSON; "
+                    "required but with --bfrt-counters)")
     ap.add_argument("--bmv2-json",
                     help="BMv2: the compiled P4 program (p4c-bm2-ss output); "
                     "print simple_switch_CLI commands")
@@ -574,6 +627,9 @@ def main():
     ap.add_argument("--bfrt-json", metavar="FILE",
                     help="Tofino: check what would be written against the "
                     "program's bf-rt.json (exit 1 on a mismatch)")
+    ap.add_argument("--bfrt-counters", action="store_true",
+                    help="Tofino: print the program's counters (reports by "
+                    "outcome, RoCE replies) from --bfrt as JSON, and exit")
     ap.add_argument("--tna-plan", action="store_true",
                     help="Tofino: print what --bfrt would write, as JSON")
     ap.add_argument("--p4-name", default="dta_translator",
@@ -601,6 +657,13 @@ def main():
                     help="stop after this many rounds (0: never)")
     a = ap.parse_args()
 
+    if a.bfrt_counters:
+        if not a.bfrt:
+            ap.error("--bfrt-counters reads from --bfrt HOST:PORT")
+        print(json.dumps(bfrt_counters(a.bfrt, a.p4_name, a.device)))
+        return
+    if a.desc is None:
+        ap.error("--desc is required")
     desc = json.load(open(a.desc))["switch"]
     if a.tna_defines:
         print(tna_defines(desc))

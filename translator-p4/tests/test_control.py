@@ -14,6 +14,7 @@ import importlib.util
 import io
 import json
 import sys
+sys.dont_write_bytecode = True
 from contextlib import redirect_stderr
 
 top = sys.argv[1]
