@@ -484,13 +484,19 @@ parser DtaIngressParser(packet_in pkt, out ig_headers_t hdr,
             default: accept;
         }
     }
+    /* One report per datagram: the UDP length must be that of the one
+     * report the opcode announces (of the sizes handled below). A switch
+     * cannot walk several; a datagram of several is not handled (none of
+     * it applied, counted in reports[4]) rather than cut after its
+     * first report unseen. */
     state parse_v1 {
         pkt.extract(hdr.base);
-        transition select(hdr.base.opcode) {
-            DTA_OP_KEY_WRITE: parse_kw;
-            DTA_OP_KEY_INCREMENT: parse_ki;
-            DTA_OP_APPEND: parse_ap;
-            DTA_OP_POSTCARD: parse_pc;
+        transition select(hdr.base.opcode, hdr.udp.len) {
+            (DTA_OP_KEY_WRITE, 8 + 12 + 4 + 13 + 4): parse_kw;
+            (DTA_OP_KEY_WRITE, 8 + 12 + 4 + 13 + 20): parse_kw;
+            (DTA_OP_KEY_INCREMENT, 8 + 12 + 12 + 13): parse_ki;
+            (DTA_OP_APPEND, 8 + 12 + 8 + 4): parse_ap;
+            (DTA_OP_POSTCARD, 8 + 12 + 8 + 13): parse_pc;
             default: accept;
         }
     }
@@ -611,12 +617,17 @@ parser DtaIngressParser(packet_in pkt, out ig_headers_t hdr,
             default: accept;
         }
     }
+    /* A flush packet (60 bytes on the wire: 10 bytes of Ethernet
+     * padding after its 50) becomes the frame: skip the padding, or the
+     * deparser appends it after the frame's ICRC. */
     state ctrl_ap {
         meta.kind = K_AP;
+        pkt.advance(80);
         transition accept;
     }
     state ctrl_pc {
         meta.kind = K_PC;
+        pkt.advance(80);
         transition accept;
     }
     state parse_bth {
@@ -1305,10 +1316,13 @@ control DtaIngress(inout ig_headers_t hdr, inout ig_meta_t meta,
      *  writes its flow if it has hop 0;
      *  a postcard writes its own flow when that makes every hop of the
      *  path: the entry restarts (free or another flow's, or the flow's
-     *  own after it completed: remain == 0) with a 1-hop path, or the
-     *  flow's own entry needed one more hop (remain == 1). */
+     *  own after it completed: remain == 0) with a 1-hop path, or
+     *  evicts an unfinished flow that has no hop 0 (nothing of it to
+     *  write) with a 1-hop path, or the flow's own entry needed one more
+     *  hop (remain == 1). */
 #define OWN_ENTRIES(h) \
             (0, 0, 0, _, 1, h): emit_own##h(); \
+            (0, 0, _, 0, 1, h): emit_own##h(); \
             (0, 1, 0, _, 1, h): emit_own##h(); \
             (0, 1, 1, _, _, h): emit_own##h();
     table emit_table {
