@@ -309,34 +309,25 @@ def check_plan(plan, path):
         bad.append("%s: no action %s" % (t["name"], name))
         return None
 
-    for e in plan["entries"]:
+    def all_fit(where, what, values, fields):
+        """@values names exactly @fields (key fields or action
+        parameters), and each value fits."""
+        fields = {f["name"]: f for f in fields}
+        if set(fields) != set(values):
+            bad.append("%s: %s %s, the program's are %s"
+                       % (where, what, sorted(values), sorted(fields)))
+        for k, v in values.items():
+            fits(where, k, fields, v)
+
+    for e in plan["entries"] + plan["defaults"]:
         t = table(e["table"])
         if t is None:
             continue
-        keys = {k["name"]: k for k in t["key"]}
-        if set(keys) != set(e["key"]):
-            bad.append("%s: key fields %s, the program's are %s"
-                       % (t["name"], sorted(e["key"]), sorted(keys)))
-        for k, v in e["key"].items():
-            fits(t["name"], k, keys, v)
+        if "key" in e:
+            all_fit(t["name"], "key fields", e["key"], t["key"])
         a = action(t, e["action"])
-        if a is None:
-            continue
-        params = {d["name"]: d for d in a["data"]}
-        if set(params) != set(e["data"]):
-            bad.append("%s: parameters %s, the program's are %s"
-                       % (a["name"], sorted(e["data"]), sorted(params)))
-        for k, v in e["data"].items():
-            fits(a["name"], k, params, v)
-    for d in plan["defaults"]:
-        t = table(d["table"])
-        if t is None:
-            continue
-        a = action(t, d["action"])
         if a is not None:
-            params = {x["name"]: x for x in a["data"]}
-            for k, v in d["data"].items():
-                fits(a["name"], k, params, v)
+            all_fit(a["name"], "parameters", e["data"], a["data"])
     for r in plan["registers"]:
         t = table(r["register"])
         if t is None:
