@@ -133,18 +133,53 @@ MAX_QPS = 64
 
 
 def check_common(desc):
-    """What neither program can do, whatever the target."""
+    """What neither program (v1model, TNA) can do, whatever the target:
+    the checks both make of every structure they serve."""
     kinds = {}
+    kw_seen = set()
     if len(desc["structures"]) > MAX_QPS:
         fail("%d structures: the program has %d queue pairs"
              % (len(desc["structures"]), MAX_QPS))
     for s in desc["structures"]:
-        prim = s["primitive"]
+        prim, name = s["primitive"], s["name"]
         if prim in ("key-increment", "postcard"):
             if prim in kinds:
                 fail("two %s structures (%s, %s): the program has one"
-                     % (prim, kinds[prim], s["name"]))
-            kinds[prim] = s["name"]
+                     % (prim, kinds[prim], name))
+            kinds[prim] = name
+        if prim == "append":
+            rb = s["ring_batches"]
+            if rb & (rb - 1):
+                fail("%s: %d frames per ring: the program needs a power of "
+                     "two" % (name, rb))
+        elif prim == "postcard":
+            if (s["hops"], s["chunk_size"]) != (5, 32):
+                fail("%s: %d hops in %d-byte chunks (the program writes 5 "
+                     "hops of 4 bytes in 32-byte chunks)"
+                     % (name, s["hops"], s["chunk_size"]))
+            if s["chunks"] & (s["chunks"] - 1) or s["redundancy"] > 4:
+                fail("%s: chunks must be a power of two and N <= 4" % name)
+        elif prim in ("key-write", "key-increment"):
+            if s.get("family") == "prototype":
+                fail("%s: the prototype hash family's %s (reversed key, copy "
+                     "byte) is not what the program computes" % (name, prim))
+            size = s["slots"] if prim == "key-write" else s["width"]
+            if size & (size - 1):
+                fail("%s: %d slots or counters per row: the program needs a "
+                     "power of two (it masks instead of taking a modulo)"
+                     % (name, size))
+        if prim == "key-write":
+            if s["csum_bytes"] != 4 or s["data_len"] not in (4, 20):
+                fail("%s: %d-byte checksums and %d-byte data (the program "
+                     "writes 4-byte checksums, 4- or 20-byte data)"
+                     % (name, s["csum_bytes"], s["data_len"]))
+            if s["data_len"] in kw_seen:
+                fail("two Key-Write structures with %d-byte data"
+                     % s["data_len"])
+            kw_seen.add(s["data_len"])
+        elif prim == "key-increment" and (s["banks"] != 1 or s["rows"] > 4):
+            fail("%s: %d banks of %d rows (the program writes one bank of at "
+                 "most 4)" % (name, s["banks"], s["rows"]))
 
 
 def tna_plan(desc, port, mac, pc_timeout_us, ap_timeout_us,
@@ -167,7 +202,6 @@ def tna_plan(desc, port, mac, pc_timeout_us, ap_timeout_us,
         entries.append({"table": table, "key": key, "action": action,
                         "data": data})
 
-    kw_seen = set()
     ap_index = 0
     for i, s in enumerate(desc["structures"]):
         prim = s["primitive"]
@@ -176,18 +210,6 @@ def tna_plan(desc, port, mac, pc_timeout_us, ap_timeout_us,
                   % (s["name"], prim), file=sys.stderr)
             continue
         if prim == "key-write":
-            if s["slots"] & (s["slots"] - 1):
-                fail("%s: %d slots: the program needs a power of two (it "
-                     "masks instead of taking a modulo)"
-                     % (s["name"], s["slots"]))
-            if s["csum_bytes"] != 4 or s["data_len"] not in (4, 20):
-                fail("%s: %d-byte checksums and %d-byte data (the program "
-                     "writes 4-byte checksums, 4- or 20-byte data)"
-                     % (s["name"], s["csum_bytes"], s["data_len"]))
-            if s["data_len"] in kw_seen:
-                fail("two Key-Write structures with %d-byte data"
-                     % s["data_len"])
-            kw_seen.add(s["data_len"])
             for n in range(1, min(s["redundancy"], 4) + 1):
                 entry("DtaIngress.kw_table",
                       {"hdr.data20.$valid": int(s["data_len"] == 20),
@@ -197,12 +219,6 @@ def tna_plan(desc, port, mac, pc_timeout_us, ap_timeout_us,
                        "rkey": s["rkey"]})
         elif prim == "key-increment":
             w = s["width"]
-            if w & (w - 1):
-                fail("%s: %d counters per row: the program needs a power of "
-                     "two" % (s["name"], w))
-            if s["banks"] != 1 or s["rows"] > 4:
-                fail("%s: %d banks of %d rows (the program writes one bank "
-                     "of at most 4)" % (s["name"], s["banks"], s["rows"]))
             entry("DtaIngress.ki_table", {"meta.kind": 3},
                   "DtaIngress.ki_structure",
                   {"qp": i, "mask": w - 1, "rows": s["rows"],
@@ -215,9 +231,6 @@ def tna_plan(desc, port, mac, pc_timeout_us, ap_timeout_us,
                       "DtaEgress.ki_row", {"row": s["addr"] + r * w * 8})
         elif prim == "append":
             rb = s["ring_batches"]
-            if rb & (rb - 1):
-                fail("%s: %d frames per ring: the program needs a power of "
-                     "two" % (s["name"], rb))
             if ap_index + s["lists"] > ap_max_lists:
                 fail("%d Append lists in all: the program has %d "
                      "(-DAP_MAX_LISTS)" % (ap_index + s["lists"], ap_max_lists))
@@ -229,12 +242,6 @@ def tna_plan(desc, port, mac, pc_timeout_us, ap_timeout_us,
                        "rkey": s["rkey"], "port": port})
             ap_index += s["lists"]
         else:
-            if (s["hops"], s["chunk_size"]) != (5, 32):
-                fail("%s: %d hops in %d-byte chunks (the program writes 5 "
-                     "hops of 4 bytes in 32-byte chunks)"
-                     % (s["name"], s["hops"], s["chunk_size"]))
-            if s["chunks"] & (s["chunks"] - 1) or s["redundancy"] > 4:
-                fail("%s: chunks must be a power of two and N <= 4" % s["name"])
             entry("DtaIngress.pc_table", {"meta.kind": 4},
                   "DtaIngress.pc_structure",
                   {"qp": i, "mask": s["chunks"] - 1, "base": s["addr"],
@@ -470,7 +477,6 @@ def bmv2_commands(a, desc):
     # CRC roles of the structures this program serves (all share role
     # parameters only if their layouts agree: check).
     roles = {}
-    kw_seen = set()
     ap_lists = 0
     flush_lists = []
     for i, s in enumerate(desc["structures"]):
@@ -481,9 +487,6 @@ def bmv2_commands(a, desc):
                      "makes batches of 4 entries of 4 bytes)"
                      % (s["name"], s["batch"], s["entry"]))
             rb = s["ring_batches"]
-            if rb & (rb - 1):
-                fail("%s: %d frames per ring: the program needs a power of "
-                     "two" % (s["name"], rb))
             if ap_lists + s["lists"] > 64:
                 fail("more than 64 Append lists in all")
             lo, hi = s["list_base"], s["list_base"] + s["lists"] - 1
@@ -495,12 +498,6 @@ def bmv2_commands(a, desc):
             out += qp_lines(i, s, a.port)
             continue
         if prim == "postcard":
-            if (s["hops"], s["chunk_size"]) != (5, 32):
-                fail("%s: %d hops in %d-byte chunks (the program writes 5 "
-                     "hops of 4 bytes in 32-byte chunks)"
-                     % (s["name"], s["hops"], s["chunk_size"]))
-            if s["chunks"] & (s["chunks"] - 1) or s["redundancy"] > 4:
-                fail("%s: chunks must be a power of two and N <= 4" % s["name"])
             add_roles(roles, s)
             if s.get("family") == "prototype":
                 # Values unencoded, hops past the path zeros (docs/layouts.md)
@@ -518,35 +515,13 @@ def bmv2_commands(a, desc):
             print("dta_p4_control: %s (%s) is not served by this program"
                   % (s["name"], prim), file=sys.stderr)
             continue
-        if s.get("family") == "prototype":
-            fail("%s: the prototype hash family's Key-Write (reversed key, "
-                 "copy byte) is not what the program computes" % s["name"])
         add_roles(roles, s)
-        size = s["slots"] if prim == "key-write" else s["width"]
-        if size & (size - 1):
-            fail("%s: %d slots or counters per row: the program needs a power "
-                 "of two (it masks instead of taking a modulo)" % (s["name"], size))
         if prim == "key-write":
-            if s["csum_bytes"] != 4:
-                fail("%s: checksums of %d bytes (the program writes 4)"
-                     % (s["name"], s["csum_bytes"]))
-            if s["data_len"] not in (4, 20):
-                fail("%s: %d-byte data (the program parses 4 or 20)"
-                     % (s["name"], s["data_len"]))
-            if s["data_len"] in kw_seen:
-                fail("two Key-Write structures with %d-byte data"
-                     % s["data_len"])
-            kw_seen.add(s["data_len"])
             out.append("table_add kw_table kw_structure %d => %d %d %d %d %d %d %d"
                        % (1 if s["data_len"] == 20 else 0, i, s["slots"],
                           s["slot_size"], s["addr"], s["rkey"],
                           min(s["redundancy"], 4), a.port))
         else:
-            if s["banks"] != 1:
-                fail("%s: two banks (the program writes bank 0 only)"
-                     % s["name"])
-            if s["rows"] > 4:
-                fail("%s: %d rows (at most 4)" % (s["name"], s["rows"]))
             out.append("table_add ki_table ki_structure 3 => %d %d %d %d %d %d"
                        % (i, s["width"], s["rows"], s["addr"], s["rkey"],
                           a.port))
