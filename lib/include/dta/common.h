@@ -47,7 +47,9 @@ extern "C" {
 	X(INT_UNSUPPORTED, "INT report type, next protocol or inner header not supported") \
 	X(INT_LENGTH, "INT report length fields disagree")                    \
 	X(INT_HOPS, "INT-MD stack holds more hops than DTA_INT_HOPS_MAX")     \
-	X(INT_TOOMANY, "more INT reports in the datagram than the output holds")
+	X(INT_TOOMANY, "more INT reports in the datagram than the output holds") \
+	X(NOVALUES, "Postcarding structure has no value set: paths cannot be decoded") \
+	X(PROTOCOL, "the peer does not speak the collector protocol")
 
 enum dta_errno {
 	DTA_E__FIRST = DTA_ERRNO_BASE - 1,

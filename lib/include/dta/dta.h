@@ -18,6 +18,10 @@
 #include "dta/meta.h"
 #include "dta/roce.h"
 #include "dta/int.h"
+#include "dta/schema.h"
+#include "dta/exec.h"
+#include "dta/frame.h"
+#include "dta/client.h"
 
 #define DTA_VERSION_MAJOR 0
 #define DTA_VERSION_MINOR 1
