@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "query.h"
 #include "tools.h"
 
 /* A numeric option's value, or exit 2 saying why: strtoul() and strtod()
@@ -150,17 +151,9 @@ struct backend {
 	struct tool_session sess;
 };
 
-static struct {
-	const char *config, *socket, *dir, *coll_name;
-	int coll; /* the default collector's index */
-	const char *files[DTA_CONFIG_MAX_STRUCTURES];
-	unsigned nfiles;
-	int json, map;
-	struct dta_config *cfg;
-} G;
+struct query_opts G;
 
-__attribute__((format(printf, 1, 2), noreturn))
-static void die(const char *fmt, ...)
+void die(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -172,7 +165,7 @@ static void die(const char *fmt, ...)
 	exit(3);
 }
 
-static void load_config(void)
+void load_config(void)
 {
 	char err[256];
 	int rc;
@@ -356,6 +349,57 @@ static void backend_open(struct backend *b)
 	b->lfd[G.coll] = b->fd;
 	b->lin[G.coll] = b->in;
 	snprintf(b->lpath[G.coll], sizeof(b->lpath[G.coll]), "%s", path);
+}
+
+struct dta_client *query_client(const char **how)
+{
+	char target[8192], err[1024], path[4096];
+	struct dta_client *c;
+	size_t len = 0;
+	int rc;
+
+	load_config();
+#define TARGET(...) (len += (size_t)snprintf(target + len, \
+		len < sizeof(target) ? sizeof(target) - len : 0, __VA_ARGS__))
+	if (G.map) {
+		if (!G.cfg)
+			die("--map needs --config (the collector's name and "
+			    "structures)");
+		TARGET("map:%s", G.config);
+		if (G.coll_name)
+			TARGET("?collector=%s", G.coll_name);
+		*how = "on the mapped structures";
+	} else if (G.nfiles) {
+		TARGET("file:");
+		for (unsigned i = 0; i < G.nfiles; i++)
+			TARGET("%s%s", i ? "," : "", G.files[i]);
+		*how = "snapshot files";
+	} else if (G.dir) {
+		if (!G.cfg)
+			die("--snapshot-dir needs --config (which structures "
+			    "to open)");
+		TARGET("snapshot:%s?config=%s", G.dir, G.config);
+		if (G.coll_name)
+			TARGET("&collector=%s", G.coll_name);
+		*how = "snapshot files";
+	} else if (G.socket || !G.cfg) {
+		if (G.socket)
+			snprintf(path, sizeof(path), "%s", G.socket);
+		else
+			socket_path(0, path, sizeof(path));
+		TARGET("unix:%s", path);
+		*how = "over the collector socket";
+	} else {
+		TARGET("config:%s", G.config);
+		*how = "over the collector sockets";
+	}
+#undef TARGET
+	if (len >= sizeof(target))
+		die("paths too long");
+	rc = dta_client_open(target, NULL, &c, err, sizeof(err));
+	if (rc)
+		die("%s", err);
+	return c;
 }
 
 /* The link to collector @c, connected on first use. */
@@ -937,125 +981,11 @@ static int cmd_snapshot(int argc, char **argv)
 
 /* ---- verify: compare a collector's answers with dta-gen's truth ---- */
 
-struct tally {
-	const char *name;
-	int prim;
-	uint64_t total, exact, notfound, wrong, conflict, over, under, truncated;
-	/* Key-Write and Postcarding: sum over the keys of the success
-	 * probability eq. 1-8 give at each key's age, and of its variance
-	 * p (1 - p): the exact count is a sum of independent Bernoulli(p)
-	 * trials (Poisson binomial), expected t->expect, standard error
-	 * sqrt(t->var). */
-	double expect, var;
-	bool has_bound;
-};
-
-/* One more key whose answer fails with probability @fail (eq. 1-8). */
-static void expect_add(struct tally *t, double fail)
-{
-	double p = fail < 1 ? 1 - fail : 0;
-
-	t->expect += p;
-	t->var += p * (1 - p);
-	t->has_bound = true;
-}
-
 /* The expected exact share and its standard error (fractions). */
 static void expected_share(const struct tally *t, double *mean, double *se)
 {
 	*mean = t->total ? t->expect / (double)t->total : 1;
 	*se = t->total ? sqrt(t->var) / (double)t->total : 0;
-}
-
-static struct tally *tally_for(struct tally *t, size_t *nt,
-			       const struct dta_config_structure *cs)
-{
-	for (size_t i = 0; i < *nt; i++)
-		if (t[i].name == cs->name)
-			return &t[i];
-	memset(&t[*nt], 0, sizeof(t[0]));
-	t[*nt].name = cs->name;
-	t[*nt].prim = cs->layout.primitive;
-	return &t[(*nt)++];
-}
-
-/* The entries dta-gen sent to one Append list, in order. */
-struct ap_truth {
-	uint32_t id;
-	size_t n, cap;
-	char **e;
-};
-
-static void ap_add(struct ap_truth **aps, size_t *naps, uint32_t id,
-		   const char *hex)
-{
-	struct ap_truth *a;
-	size_t lo = 0, hi = *naps;
-
-	/* Kept sorted by list id: a binary search per truth line, not a
-	 * scan of every list seen so far. */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if ((*aps)[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == *naps || (*aps)[lo].id != id) {
-		*aps = realloc(*aps, (*naps + 1) * sizeof(**aps));
-		if (!*aps)
-			die("out of memory");
-		memmove(&(*aps)[lo + 1], &(*aps)[lo],
-			(*naps - lo) * sizeof(**aps));
-		(*naps)++;
-		memset(&(*aps)[lo], 0, sizeof(**aps));
-		(*aps)[lo].id = id;
-	}
-	a = &(*aps)[lo];
-	if (a->n == a->cap) {
-		a->cap = a->cap ? 2 * a->cap : 1024;
-		a->e = realloc(a->e, a->cap * sizeof(*a->e));
-		if (!a->e)
-			die("out of memory");
-	}
-	a->e[a->n++] = strdup(hex);
-}
-
-/* Read list @a->id from its oldest stored entry and match it against the
- * truth in order (tool_ap_match, linear in both): an entry sent but
- * skipped is not found, an entry read that was never sent (or out of
- * order) is wrong. */
-static void ap_check(struct backend *b, const struct ap_truth *a,
-		     struct tally *t)
-{
-	const struct dta_config_structure *cs =
-		tool_route(G.cfg, DTA_PRIM_APPEND, 0, 0, a->id);
-	char req[256];
-	struct tool_ap_match m;
-	uint32_t local;
-	int to = route_list(b, cs, a->id - cs->list_base, &local);
-
-	if (tool_ap_match_init(&m, (const char *const *)a->e, a->n))
-		die("out of memory");
-	snprintf(req, sizeof(req), "ap %s %u 4096 oldest", cs->name, local);
-	for (;;) {
-		const char *js = ask_at(b, to, req), *p = NULL, *s;
-		size_t len;
-
-		check(js);
-		t->under += tool_jnum(js, "lost");
-		if (strstr(js, "\"entries\":[]"))
-			break;
-		while ((s = tool_jentry(js, &p, &len)) != NULL)
-			tool_ap_match_entry(&m, s, len);
-	}
-	tool_ap_match_finish(&m);
-	t->exact += m.exact;
-	t->notfound += m.notfound;
-	t->wrong += m.wrong;
-	t->total += a->n;
-	tool_ap_match_free(&m);
 }
 
 /* INT truth lines (docs/int.md "Truth lines"), checked exactly against
@@ -1072,7 +1002,8 @@ struct int_tally {
 	unsigned shown;     /* mismatches printed (at most INT_SHOW) */
 };
 
-static void int_verify(struct backend *b, char **lines, const size_t *lnum,
+static void int_verify(struct backend *b, struct dta_client *client,
+		       char **lines, const size_t *lnum,
 		       const bool *pcrun, size_t nlines, const char *truth,
 		       struct int_tally *iv);
 static void int_verify_print(const struct int_tally *t, int role,
@@ -1090,10 +1021,9 @@ static int cmd_verify(int argc, char **argv)
 	const char *truth = NULL;
 	double min_success = -1, below = -1;
 	struct tally tl[DTA_CONFIG_MAX_STRUCTURES];
-	size_t nt = 0, nlines = 0, naps = 0;
-	struct ap_truth *aps = NULL;
-	char **reqs, **resp = NULL;
-	int *to;
+	size_t nt = 0, nlines = 0;
+	struct dta_client *client;
+	const char *how;
 	uint64_t *after, t_start, queries = 0;
 	double secs;
 	unsigned redundancy = 2;
@@ -1175,7 +1105,7 @@ static int cmd_verify(int argc, char **argv)
 		lines[nlines++] = strdup(line);
 	}
 	fclose(f);
-	backend_open(&b);
+	client = query_client(&how);
 	t_start = tool_now_ns();
 
 	/* Ages: the truth lists keys oldest write first, so a key's age is
@@ -1193,156 +1123,16 @@ static int cmd_verify(int argc, char **argv)
 			pc += lines[i][0] == 'p' && lines[i][1] == 'c';
 		}
 	}
-	/* Pass 0 builds every request, which are then sent pipelined; pass
-	 * 1 judges the answers. */
-	reqs = calloc(nlines + 1, sizeof(*reqs));
-	to = calloc(nlines + 1, sizeof(*to));
-	if (!reqs || !to)
-		die("out of memory");
-	for (int pass = 0; pass < 2; pass++) {
-	if (pass == 1)
-		resp = ask_all(&b, reqs, to, nlines);
-	for (size_t i = 0; i < nlines; i++) {
-		char req[1024], ln[1024];
-		struct tool_truth tt;
-		const struct dta_config_structure *cs;
-		struct tally *t;
-		const char *js;
-
-		snprintf(ln, sizeof(ln), "%s", lines[i]);
-		if (!strncmp(ln, "int-", 4))
-			continue; /* int_verify()'s */
-		if (tool_truth_parse(ln, &tt))
-			die("%s:%zu: %s", truth, lnum[i], tt.why);
-		if (tt.kind == TOOL_TRUTH_KW) {
-			uint64_t age = after[i];
-
-			cs = tool_route(G.cfg, DTA_PRIM_KEY_WRITE, tt.data_len,
-					0, 0);
-			if (!cs)
-				die("no Key-Write structure takes %u-byte data",
-				    tt.data_len);
-			t = tally_for(tl, &nt, cs);
-			snprintf(req, sizeof(req), "kw %s %s %u", cs->name, tt.key,
-				 cs->layout.g.kw.max_redundancy);
-			if (pass == 0) {
-				reqs[i] = strdup(req);
-				to[i] = route_key(&b, cs, tt.key);
-				continue;
-			}
-			js = resp[i];
-			check(js);
-			t->total++;
-			if (strstr(js, "\"found\"")) {
-				char data[2 * DTA_DATA_MAX + 1] = "";
-
-				tool_jstr(js, "data", data, sizeof(data));
-				if (!strcmp(data, tt.value))
-					t->exact++;
-				else
-					t->wrong++;
-			} else if (strstr(js, "\"conflict\"")) {
-				t->conflict++;
-			} else {
-				t->notfound++;
-			}
-			{
-				/* Each collector's share sees 1/n of the keys. */
-				double alpha = (double)age / (double)cs->layout.g.kw.slots /
-					       cs->ncollectors;
-				double fail = dta_bound_kw_empty(redundancy,
-						8 * cs->layout.g.kw.csum_bytes, alpha) +
-					      dta_bound_kw_wrong(redundancy,
-						8 * cs->layout.g.kw.csum_bytes, alpha);
-
-				expect_add(t, fail);
-			}
-		} else if (tt.kind == TOOL_TRUTH_PC) {
-			uint64_t age = after[i];
-
-			cs = tool_route(G.cfg, DTA_PRIM_POSTCARD, 0, tt.hops, 0);
-			if (!cs)
-				die("no Postcarding structure takes %u-hop paths",
-				    tt.hops);
-			t = tally_for(tl, &nt, cs);
-			snprintf(req, sizeof(req), "pc %s %s", cs->name, tt.key);
-			if (pass == 0) {
-				reqs[i] = strdup(req);
-				to[i] = route_key(&b, cs, tt.key);
-				continue;
-			}
-			js = resp[i];
-			check(js);
-			t->total++;
-			if (strstr(js, "\"found\"")) {
-				const char *p = tool_jfield(js, "path");
-				const char *e = p ? strchr(p, ']') : NULL;
-
-				size_t got = e ? (size_t)(e - p - 1) : 0;
-
-				if (e && got == strlen(tt.value) &&
-				    !strncmp(p + 1, tt.value, got))
-					t->exact++;
-				else if (e && got < strlen(tt.value) &&
-					 tt.value[got] == ',' &&
-					 !strncmp(p + 1, tt.value, got))
-					t->truncated++; /* evicted early */
-				else
-					t->wrong++;
-			} else if (strstr(js, "\"conflict\"")) {
-				t->conflict++;
-			} else {
-				t->notfound++;
-			}
-			if (cs->nvalues) {
-				double alpha = (double)age / (double)cs->layout.g.pc.chunks /
-					       cs->ncollectors;
-				unsigned n = cs->layout.g.pc.redundancy;
-				unsigned bits = 8 * cs->layout.g.pc.slot_bytes;
-				double fail = dta_bound_pc_empty(n, bits, alpha,
-						(double)cs->nvalues, cs->layout.g.pc.hops) +
-					      dta_bound_pc_wrong(n, bits, alpha,
-						(double)cs->nvalues, cs->layout.g.pc.hops);
-
-				expect_add(t, fail);
-			}
-		} else if (tt.kind == TOOL_TRUTH_KI) {
-			uint64_t want = tt.count, got;
-
-			cs = tool_route(G.cfg, DTA_PRIM_KEY_INCREMENT, 0, 0, 0);
-			if (!cs)
-				die("no Key-Increment structure configured");
-			t = tally_for(tl, &nt, cs);
-			snprintf(req, sizeof(req), "ki %s %s 0", cs->name, tt.key);
-			if (pass == 0) {
-				reqs[i] = strdup(req);
-				to[i] = route_key(&b, cs, tt.key);
-				continue;
-			}
-			js = resp[i];
-			check(js);
-			got = tool_jnum(js, "count");
-			t->total++;
-			t->exact += got == want;
-			t->over += got > want;
-			t->under += got < want;
-		} else if (tt.kind == TOOL_TRUTH_AP) {
-			if (!tool_route(G.cfg, DTA_PRIM_APPEND, 0, 0, tt.list))
-				die("no Append structure holds list %u", tt.list);
-			if (pass == 1)
-				ap_add(&aps, &naps, tt.list, tt.value);
-		}
-	}
-	}
-	for (size_t i = 0; i < naps; i++)
-		ap_check(&b, &aps[i], tally_for(tl, &nt, tool_route(G.cfg,
-				DTA_PRIM_APPEND, 0, 0, aps[i].id)));
+	/* INT lines first: verify_dta() splits the other lines in place. */
 	memset(iv, 0, sizeof(iv));
-	if (has_int)
-		int_verify(&b, lines, lnum, pcrun, nlines, truth, iv);
+	if (has_int) {
+		backend_open(&b);
+		int_verify(&b, client, lines, lnum, pcrun, nlines, truth, iv);
+		backend_close(&b);
+	}
+	queries = verify_dta(client, lines, lnum, after, nlines, truth,
+			     redundancy, tl, &nt, !G.json && isatty(STDERR_FILENO));
 	secs = (double)(tool_now_ns() - t_start) / 1e9;
-	for (size_t i = 0; i < nt; i++)
-		queries += tl[i].total;
 	for (int r = 0; r < IV_ROLES; r++) {
 		queries += iv[r].total;
 		/* INT answers are exact or wrong: no bound, no threshold. */
@@ -1420,29 +1210,15 @@ static int cmd_verify(int argc, char **argv)
 	else
 		printf("%" PRIu64 " answers checked in %.3f s (%.0f per second, %s)\n",
 		       queries, secs, (double)queries / (secs > 0 ? secs : 1e-9),
-		       b.fd >= 0 ? "pipelined over the collector socket"
-				 : "snapshot files");
+		       how);
 	for (size_t i = 0; i < nlines; i++)
 		free(lines[i]);
-	for (size_t i = 0; i < nlines; i++) {
-		free(reqs[i]);
-		free(resp[i]);
-	}
-	free(reqs);
-	free(to);
-	free(resp);
-	for (size_t i = 0; i < naps; i++) {
-		for (size_t j = 0; j < aps[i].n; j++)
-			free(aps[i].e[j]);
-		free(aps[i].e);
-	}
-	free(aps);
 	free(after);
 	free(lines);
 	free(lnum);
 	free(pcrun);
 	free(line);
-	backend_close(&b);
+	dta_client_close(client);
 	return bad;
 }
 
@@ -1996,35 +1772,14 @@ static bool iv_event_agrees(const struct tool_truth *tt,
 
 /* Read list @list of events structure @cs from its oldest stored entry
  * and match it, in order, against the entries sent there. */
-static void iv_events_check(const struct dta_config_structure *cs,
+static void iv_events_check(struct dta_client *client,
+			    const struct dta_config_structure *cs,
 			    const struct ap_truth *a, struct int_tally *t,
 			    const char *truth)
 {
 	struct tool_ap_match m;
-	struct backend b;
-	char req[512];
-	uint32_t local;
-	int to;
 
-	if (tool_ap_match_init(&m, (const char *const *)a->e, a->n))
-		die("out of memory");
-	/* A connection of its own: a session keeps 16 readers. */
-	backend_open(&b);
-	to = route_list(&b, cs, a->id, &local);
-	snprintf(req, sizeof(req), "ap %s %u 4096 oldest", cs->name, local);
-	for (;;) {
-		const char *js = ask_at(&b, to, req), *p = NULL, *s;
-		size_t len;
-
-		check(js);
-		t->lost += tool_jnum(js, "lost");
-		if (strstr(js, "\"entries\":[]"))
-			break;
-		while ((s = tool_jentry(js, &p, &len)) != NULL)
-			tool_ap_match_entry(&m, s, len);
-	}
-	backend_close(&b);
-	tool_ap_match_finish(&m);
+	ap_read_match(client, cs, a, &m, &t->lost);
 	t->exact += m.exact;
 	t->notfound += m.notfound;
 	t->wrong += m.wrong;
@@ -2153,7 +1908,8 @@ static void iv_judge(const struct iv_item *it, const struct tool_truth *tt,
 		it->role == IV_PATH ? "" : " at its switch", data, want);
 }
 
-static void int_verify(struct backend *b, char **lines, const size_t *lnum,
+static void int_verify(struct backend *b, struct dta_client *client,
+		       char **lines, const size_t *lnum,
 		       const bool *pcrun, size_t nlines, const char *truth,
 		       struct int_tally *t)
 {
@@ -2288,18 +2044,13 @@ static void int_verify(struct backend *b, char **lines, const size_t *lnum,
 			 resp[i], &t[it->role], truth, lnum[it->line]);
 	}
 	for (size_t i = 0; i < naps; i++)
-		iv_events_check(ecs, &aps[i], &t[IV_EVENTS], truth);
+		iv_events_check(client, ecs, &aps[i], &t[IV_EVENTS], truth);
 	for (size_t i = 0; i < nj; i++) {
 		free(items[i].group);
 		free(reqs[i]);
 		free(resp[i]);
 	}
-	for (size_t i = 0; i < naps; i++) {
-		for (size_t j = 0; j < aps[i].n; j++)
-			free(aps[i].e[j]);
-		free(aps[i].e);
-	}
-	free(aps);
+	ap_truth_free(aps, naps);
 	free(items);
 	free(reqs);
 	free(to);

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What dta-query's command files share: the global options, fatal
+ * errors, and the tallies verify prints. Not part of libdta.
+ */
+#ifndef DTA_QUERY_H
+#define DTA_QUERY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dta/dta.h"
+
+/* The options given before the command. */
+struct query_opts {
+	const char *config, *socket, *dir, *coll_name;
+	int coll; /* the default collector's index */
+	const char *files[DTA_CONFIG_MAX_STRUCTURES];
+	unsigned nfiles;
+	int json, map;
+	struct dta_config *cfg;
+};
+extern struct query_opts G;
+
+/* Print "dta-query: ..." on stderr and exit 3. */
+__attribute__((format(printf, 1, 2), noreturn))
+void die(const char *fmt, ...);
+
+/* Load --config into G.cfg once (dies on errors); no-op without one. */
+void load_config(void);
+
+/**
+ * query_client() - a client over what the options name: --map (the
+ * configuration's collectors' shared memory), --file or --snapshot-dir
+ * (snapshot files), --socket (that collector), else with --config every
+ * collector of the configuration through its socket (keys routed to the
+ * collector holding their share), else the default socket. With
+ * --collector, only that collector's share of each structure. Dies with
+ * the client's message when it cannot be opened. @how receives a few
+ * words for summaries ("over the collector socket", ...).
+ */
+struct dta_client *query_client(const char **how);
+
+/* One structure's verify counts. */
+struct tally {
+	const char *name;
+	int prim;
+	uint64_t total, exact, notfound, wrong, conflict, over, under, truncated;
+	/* Key-Write and Postcarding: sum over the keys of the success
+	 * probability eq. 1-8 give at each key's age, and of its variance
+	 * p (1 - p): the exact count is a sum of independent Bernoulli(p)
+	 * trials (Poisson binomial), expected @expect, standard error
+	 * sqrt(@var). */
+	double expect, var;
+	bool has_bound;
+};
+
+/* The entries dta-gen sent to one Append list, in order (hex, owned). */
+struct ap_truth {
+	uint32_t id; /* report list id; the list's index once read */
+	size_t n, cap;
+	char **e;
+};
+
+/* Append a copy of @hex to list @id's entries (kept sorted by id). */
+void ap_add(struct ap_truth **aps, size_t *naps, uint32_t id,
+	    const char *hex);
+void ap_truth_free(struct ap_truth *aps, size_t naps);
+
+struct tool_ap_match;
+/**
+ * ap_read_match() - read list @a->id (its index within @cs, over all
+ * shares) from its oldest stored entry through @c, matching every entry
+ * in order against @a's (tool_ap_match: initialised here, finished; the
+ * caller frees it). *@lost grows by the entries the ring overwrote before
+ * they were read. Dies when the list cannot be read.
+ */
+void ap_read_match(struct dta_client *c, const struct dta_config_structure *cs,
+		   const struct ap_truth *a, struct tool_ap_match *m,
+		   uint64_t *lost);
+
+/**
+ * verify_dta() - check the DTA lines (kw, pc, ki, ap) of a truth file
+ * against @c with batched queries: every key of a structure in one call
+ * of the client, whatever answers it.
+ * @lines:   the truth file's lines (comments and int- lines are skipped);
+ *           kw, pc, ki and ap lines are split in place.
+ * @lnum:    each line's number in @truth, for messages.
+ * @after:   each line's age: keys of its kind listed after it.
+ * @redundancy: the N dta-gen wrote with (for the bounds).
+ * @tl, @nt: tallies, one per structure, appended to.
+ * @progress: print progress on stderr (a terminal).
+ * Dies on a malformed line or a failed query. Return: answers checked.
+ */
+uint64_t verify_dta(struct dta_client *c, char **lines, const size_t *lnum,
+		    const uint64_t *after, size_t nlines, const char *truth,
+		    unsigned redundancy, struct tally *tl, size_t *nt,
+		    bool progress);
+
+#endif /* DTA_QUERY_H */
