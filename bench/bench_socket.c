@@ -1,20 +1,29 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * bench_socket: the collector's query socket beside the in-library rate.
+ * bench_socket: the collector's query socket and the client beside the
+ * in-library rate.
  *
  * Starts dta-collector on a temporary configuration with one Key-Write
  * structure (N = 2), fills it through its shared-memory region, then, per
- * round:
- *   - library: the same queries with dta_kw_query_batch() on the region
- *     mapped read-only (the local mapping path, docs/collector-protocol.md),
- *     per CPU-second of this thread;
- *   - socket: the same queries pipelined over the socket ("kw NAME KEYHEX"
- *     lines, sent by one thread while another reads the answers), per
- *     CPU-second of the collector process (clock_getcpuclockid());
- * and prints the ratio socket / library, medians of the rounds.
+ * round, the same queries:
+ *   - library: dta_kw_query_batch() on the region mapped read-only (the
+ *     local mapping path, docs/collector-protocol.md), per CPU-second of
+ *     this thread;
+ *   - text: pipelined "kw NAME KEYHEX" lines over the socket (one thread
+ *     sends while another reads the answers), per CPU-second of the
+ *     collector process (clock_getcpuclockid());
+ *   - binary: dta_client_kw_get() of every key through "unix:SOCKET"
+ *     (binary frames), per CPU-second of the collector, and per
+ *     CPU-second of the collector and this thread together;
+ *   - map: dta_client_kw_get() through "map:CONFIG", per CPU-second of
+ *     this thread;
+ * then once, dta-query verify of a truth file holding every key, over
+ * the socket and with --map, per CPU-second of dta-query and the
+ * collector together (getrusage of the child, the collector's clock).
+ * Prints each rate and its ratio to the library's, medians of the rounds.
  *
- *   bench_socket [-x PATH-TO-dta-collector] [-s LOG2_SLOTS] [-n QUERIES]
- *                [-r ROUNDS] [--no-huge]
+ *   bench_socket [-x PATH-TO-dta-collector] [-q PATH-TO-dta-query]
+ *                [-s LOG2_SLOTS] [-n QUERIES] [-r ROUNDS] [--no-huge]
  */
 #include <errno.h>
 #include <getopt.h>
@@ -26,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/resource.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -106,7 +116,8 @@ static void pipeline(const char *sock, const char *req, size_t len, size_t n,
 	*found = f;
 }
 
-static void collector_path(char *out, size_t cap, const char *arg)
+/* @arg, or program @rel beside this one's build directory. */
+static void tool_path(char *out, size_t cap, const char *arg, const char *rel)
 {
 	char self[PATH_MAX];
 	ssize_t n;
@@ -123,48 +134,91 @@ static void collector_path(char *out, size_t cap, const char *arg)
 	slash = strrchr(self, '/');
 	if (slash)
 		*slash = 0;
-	if ((size_t)snprintf(out, cap, "%s/../collector/dta-collector", self)
-	    >= cap)
+	if ((size_t)snprintf(out, cap, "%s/../%s", self, rel) >= cap)
 		die("path too long", -ENAMETOOLONG);
+}
+
+/* Run dta-query -c @cfg [--map] verify --truth @truth; return the answers
+ * per CPU-second of dta-query and the collector (@ccpu) together, and in
+ * *@wall per second of wall time. */
+static double run_verify(const char *query, const char *cfg, bool map,
+			 const char *truth, size_t n, clockid_t ccpu,
+			 double *wall)
+{
+	struct rusage ru;
+	double c0 = bench_clock_s(ccpu), w0 = bench_clock_s(CLOCK_MONOTONIC);
+	double c1, cpu;
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		die("fork", -errno);
+	if (pid == 0) {
+		if (!freopen("/dev/null", "w", stdout))
+			_exit(127);
+		if (map)
+			execl(query, query, "-c", cfg, "--map", "verify",
+			      "--truth", truth, NULL);
+		else
+			execl(query, query, "-c", cfg, "verify", "--truth",
+			      truth, NULL);
+		fprintf(stderr, "bench_socket: %s: %s\n", query,
+			strerror(errno));
+		_exit(127);
+	}
+	if (wait4(pid, &status, 0, &ru) != pid)
+		die("wait4", -errno);
+	c1 = bench_clock_s(ccpu);
+	*wall = (double)n / (bench_clock_s(CLOCK_MONOTONIC) - w0);
+	/* verify exits 1 only for thresholds, which we do not give. */
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		die("dta-query verify failed", 0);
+	cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+	      (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+	return (double)n / (cpu + (c1 - c0));
 }
 
 int main(int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "collector", required_argument, NULL, 'x' },
+		{ "query", required_argument, NULL, 'q' },
 		{ "slots", required_argument, NULL, 's' },
 		{ "queries", required_argument, NULL, 'n' },
 		{ "rounds", required_argument, NULL, 'r' },
 		{ "no-huge", no_argument, NULL, 'H' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *xarg = NULL;
+	const char *xarg = NULL, *qarg = NULL;
 	unsigned log2_slots = 22, rounds = 5;
 	size_t nq = 1000000;
 	int huge = 1, opt, pfd[2], err;
 	char dir[] = "/tmp/dta-bench-sock-XXXXXX", cfg[PATH_MAX], sock[108];
-	char exe[PATH_MAX + 64], shm[NAME_MAX], name[32], line[512];
+	char exe[PATH_MAX + 64], qexe[PATH_MAX + 64], shm[NAME_MAX], name[32];
+	char line[512], truth[PATH_MAX], target[PATH_MAX + 8], err_msg[512];
 	FILE *f, *ready;
 	pid_t pid;
 	clockid_t ccpu;
 
-	while ((opt = getopt_long(argc, argv, "x:s:n:r:", lo, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "x:q:s:n:r:", lo, NULL)) != -1) {
 		switch (opt) {
 		case 'x': xarg = optarg; break;
+		case 'q': qarg = optarg; break;
 		case 's': log2_slots = (unsigned)strtoul(optarg, NULL, 0); break;
 		case 'n': nq = strtoull(optarg, NULL, 0); break;
 		case 'r': rounds = (unsigned)strtoul(optarg, NULL, 0); break;
 		case 'H': huge = 0; break;
 		default:
 			fprintf(stderr, "usage: bench_socket [-x dta-collector] "
-				"[-s LOG2_SLOTS] [-n QUERIES] [-r ROUNDS] "
+				"[-q dta-query] [-s LOG2_SLOTS] [-n QUERIES] [-r ROUNDS] "
 				"[--no-huge]\n");
 			return 2;
 		}
 	}
 	if (log2_slots < 10 || log2_slots > 30 || !nq || !rounds || rounds > 99)
 		die("arguments out of range", -EINVAL);
-	collector_path(exe, sizeof(exe), xarg);
+	tool_path(exe, sizeof(exe), xarg, "collector/dta-collector");
+	tool_path(qexe, sizeof(qexe), qarg, "query/dta-query");
 	if (!mkdtemp(dir))
 		die("mkdtemp", -errno);
 	snprintf(cfg, sizeof(cfg), "%s/dta.conf", dir);
@@ -212,7 +266,11 @@ int main(int argc, char **argv)
 	struct dta_memop ops[8];
 	char *req, *p;
 	size_t reqlen;
-	double lib[99], soc[99], ratio[99];
+	double lib[99], soc[99], bin[99], bint[99], map[99];
+	double r_soc[99], r_bin[99], r_bint[99], r_map[99];
+	struct dta_client *cb, *cm;
+	struct dta_kw_result *cres = malloc(nq * sizeof(*cres));
+	uint8_t *cdata = malloc(nq * 20);
 
 	snprintf(shm, sizeof(shm), "/dta-%s.kw", name);
 	err = dta_region_open(&wo, &w);
@@ -258,6 +316,39 @@ int main(int argc, char **argv)
 	}
 	reqlen = (size_t)(p - req);
 
+	/* dta-gen's truth form: every key with the data written. */
+	snprintf(truth, sizeof(truth), "%s/kw.truth", dir);
+	f = fopen(truth, "w");
+	if (!f || !cres || !cdata)
+		die(truth, f ? -ENOMEM : -errno);
+	fprintf(f, "# type=kw redundancy=2\n");
+	for (size_t i = 0; i < nq; i++) {
+		char hex[2 * 20 + 1];
+
+		memcpy(data, keys + i * 13, 13);
+		memset(data + 13, 0x5a, 7);
+		fputs("kw ", f);
+		for (int j = 0; j < 13; j++)
+			fprintf(f, "%02x", keys[i * 13 + j]);
+		for (int j = 0; j < 20; j++)
+			snprintf(hex + 2 * j, 3, "%02x", data[j]);
+		fprintf(f, " %s\n", hex);
+	}
+	if (fclose(f))
+		die(truth, -errno);
+	snprintf(target, sizeof(target), "unix:%s", sock);
+	err = dta_client_open(target, NULL, &cb, err_msg, sizeof(err_msg));
+	if (err) {
+		fprintf(stderr, "bench_socket: %s\n", err_msg);
+		die("open the client on the socket", err);
+	}
+	snprintf(target, sizeof(target), "map:%s", cfg);
+	err = dta_client_open(target, NULL, &cm, err_msg, sizeof(err_msg));
+	if (err) {
+		fprintf(stderr, "bench_socket: %s\n", err_msg);
+		die("open the client on the mapping", err);
+	}
+
 	printf("Key-Write N=2, %llu slots (%" PRIu64 " MiB), %zu queries a "
 	       "round, %u rounds; region pages %" PRIu64 " bytes\n",
 	       1ull << log2_slots, l->data_size >> 20, nq, rounds,
@@ -285,20 +376,80 @@ int main(int argc, char **argv)
 		pipeline(sock, req, reqlen, nq, &found_sock);
 		c1 = bench_clock_s(ccpu);
 		soc[k] = (double)nq / (c1 - c0);
-		ratio[k] = soc[k] / lib[k];
-		printf("round %u: library %.3f M/CPU-s (%zu found), socket %.3f "
-		       "M/collector-CPU-s (%zu found), ratio %.1f%%\n", k + 1,
-		       lib[k] / 1e6, found_lib, soc[k] / 1e6, found_sock,
-		       100 * ratio[k]);
+		r_soc[k] = soc[k] / lib[k];
+
+		/* The client: every key in one call, binary frames. */
+		{
+			double m0 = bench_cpu_s(), cc0 = bench_clock_s(ccpu);
+			size_t fb = 0, fm = 0;
+
+			err = dta_client_kw_get(cb, "kw", keys, 13, nq, NULL,
+						cres, cdata);
+			if (err)
+				die(dta_client_error(cb), err);
+			double m1 = bench_cpu_s(), cc1 = bench_clock_s(ccpu);
+
+			for (size_t i = 0; i < nq; i++)
+				fb += cres[i].status == DTA_Q_FOUND;
+			bin[k] = (double)nq / (cc1 - cc0);
+			bint[k] = (double)nq / ((cc1 - cc0) + (m1 - m0));
+
+			m0 = bench_cpu_s();
+			err = dta_client_kw_get(cm, "kw", keys, 13, nq, NULL,
+						cres, cdata);
+			if (err)
+				die(dta_client_error(cm), err);
+			m1 = bench_cpu_s();
+			for (size_t i = 0; i < nq; i++)
+				fm += cres[i].status == DTA_Q_FOUND;
+			map[k] = (double)nq / (m1 - m0);
+			if (fb != found_lib || fm != found_lib)
+				die("the client and the library disagree", 0);
+		}
+		r_bin[k] = bin[k] / lib[k];
+		r_bint[k] = bint[k] / lib[k];
+		r_map[k] = map[k] / lib[k];
+		printf("round %u: library %.3f M/CPU-s (%zu found); text %.3f "
+		       "M/collector-CPU-s (%.1f%%); binary %.3f M/collector-"
+		       "CPU-s (%.1f%%), %.3f M/CPU-s with the client's "
+		       "(%.1f%%); map %.3f M/CPU-s (%.1f%%)\n", k + 1,
+		       lib[k] / 1e6, found_lib, soc[k] / 1e6, 100 * r_soc[k],
+		       bin[k] / 1e6, 100 * r_bin[k], bint[k] / 1e6,
+		       100 * r_bint[k], map[k] / 1e6, 100 * r_map[k]);
 		fflush(stdout);
 		if (found_lib != found_sock)
 			die("the socket and the library disagree", 0);
 	}
-	printf("median: library %.3f M queries/CPU-s, socket %.3f M answers/"
-	       "collector-CPU-s, socket/library %.1f%%\n",
-	       bench_median(lib, (int)rounds) / 1e6, bench_median(soc, (int)rounds) / 1e6,
-	       100 * bench_median(ratio, (int)rounds));
+	{
+		unsigned n = rounds;
+		double vs, vm, ws, wm, libm;
 
+		libm = bench_median(lib, n);
+		printf("median: library %.3f M queries/CPU-s; text socket "
+		       "%.3f M answers/collector-CPU-s (%.1f%%); binary socket "
+		       "%.3f M/collector-CPU-s (%.1f%%), %.3f M/CPU-s of "
+		       "collector and client (%.1f%%); client on the mapping "
+		       "%.3f M/CPU-s (%.1f%%)\n", libm / 1e6,
+		       bench_median(soc, n) / 1e6, 100 * bench_median(r_soc, n),
+		       bench_median(bin, n) / 1e6, 100 * bench_median(r_bin, n),
+		       bench_median(bint, n) / 1e6,
+		       100 * bench_median(r_bint, n),
+		       bench_median(map, n) / 1e6, 100 * bench_median(r_map, n));
+		vs = run_verify(qexe, cfg, false, truth, nq, ccpu, &ws);
+		vm = run_verify(qexe, cfg, true, truth, nq, ccpu, &wm);
+		printf("verify over the socket: %.3f M answers/CPU-s of "
+		       "dta-query and collector (%.1f%% of the library's "
+		       "median), %.3f M/s wall\n", vs / 1e6, 100 * vs / libm,
+		       ws / 1e6);
+		printf("verify --map: %.3f M answers/CPU-s (%.1f%%), %.3f M/s "
+		       "wall\n", vm / 1e6, 100 * vm / libm, wm / 1e6);
+	}
+
+	dta_client_close(cb);
+	dta_client_close(cm);
+	free(cres);
+	free(cdata);
+	unlink(truth);
 	dta_region_destroy(r);
 	kill(pid, SIGTERM);
 	waitpid(pid, NULL, 0);
