@@ -66,9 +66,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (n < 0 || (size_t)n != strlen(text))
 		abort();
 	if (dta_schema_parse(text, &t, NULL, 0) != 0 ||
-	    s.nfields != t.nfields || s.size != t.size || s.time != t.time ||
-	    memcmp(s.f, t.f, sizeof(s.f)) != 0)
+	    s.nfields != t.nfields || s.size != t.size || s.time != t.time)
 		abort();
+	for (unsigned i = 0; i < s.nfields; i++)
+		if (strcmp(s.f[i].name, t.f[i].name) || s.f[i].type != t.f[i].type ||
+		    s.f[i].little != t.f[i].little || s.f[i].time != t.f[i].time ||
+		    s.f[i].count != t.f[i].count ||
+		    s.f[i].offset != t.f[i].offset || s.f[i].size != t.f[i].size)
+			abort();
 
 	/* The rest of the input, zero-padded, as a value. */
 	vlen = nul ? size - tlen - 1 : 0;

@@ -51,6 +51,15 @@ static void test_parse_example(void **state)
 	check_field(&s.f[5], "ts", DTA_FIELD_U64, 0, 1, DTA_TIME_NS, 32, 8);
 }
 
+/* Member by member: struct copies need not keep padding bytes. */
+static int same_field(const struct dta_field *x, const struct dta_field *y)
+{
+	return !strcmp(x->name, y->name) && x->type == y->type &&
+	       x->little == y->little && x->time == y->time &&
+	       x->count == y->count && x->offset == y->offset &&
+	       x->size == y->size;
+}
+
 static void test_format_round_trip(void **state)
 {
 	static const struct {
@@ -78,13 +87,13 @@ static void test_format_round_trip(void **state)
 		n = dta_schema_format(&a, out, sizeof(out));
 		assert_int_equal(n, (int)strlen(cases[i].canon));
 		assert_string_equal(out, cases[i].canon);
-		/* The canonical text parses to the same schema, byte for
-		 * byte (unused parts are zero in both). */
+		/* The canonical text parses to the same schema. */
 		assert_int_equal(dta_schema_parse(out, &b, NULL, 0), 0);
 		assert_int_equal(a.nfields, b.nfields);
 		assert_int_equal(a.size, b.size);
 		assert_int_equal(a.time, b.time);
-		assert_memory_equal(a.f, b.f, sizeof(a.f));
+		for (unsigned k = 0; k < a.nfields; k++)
+			assert_true(same_field(&a.f[k], &b.f[k]));
 	}
 }
 
