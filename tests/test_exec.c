@@ -814,6 +814,73 @@ static void test_text_info(void **state)
 	free(a);
 }
 
+/* A declared schema: in dta_exec_structure() and as `info`'s "schema"
+ * member, the canonical text (dta_schema_format()), which parses back to
+ * the same fields. Schemas must describe the data or entry bytes. */
+static void test_text_schema(void **state)
+{
+	struct dta_exec *x;
+	struct dta_exec_session *s;
+	struct dta_schema kw, ap, back;
+	struct dta_exec_structure es = { .name = "kw", .layout = &T.l[S_FLOWS],
+					 .area = T.area[S_FLOWS],
+					 .schema = &kw };
+	struct dta_buf b = { 0 };
+	char text[DTA_SCHEMA_TEXT_MAX];
+	json_error_t e;
+	json_t *j, *st;
+
+	(void)state;
+	assert_int_equal(dta_schema_parse("a:u16 b:bytes[2]", &kw, NULL, 0), 0);
+	assert_int_equal(dta_schema_parse("x:u32le, t:u32:time_us", &ap, NULL, 0),
+			 0);
+	assert_int_equal(dta_exec_create(&x), 0);
+	assert_int_equal(dta_exec_add(x, &es), 0);
+	es.name = "ap";
+	es.layout = &T.l[S_LOG];
+	es.area = T.area[S_LOG];
+	es.schema = &ap;
+	assert_int_equal(dta_exec_add(x, &es), 1);
+	es.name = "none";
+	es.schema = NULL;
+	assert_int_equal(dta_exec_add(x, &es), 2);
+	/* Sizes that do not match, a schema on a counter structure. */
+	es.name = "bad";
+	es.schema = &kw;
+	assert_int_equal(dta_exec_add(x, &es), -EINVAL);
+	es.layout = &T.l[S_COUNTS];
+	es.area = T.area[S_COUNTS];
+	assert_int_equal(dta_exec_add(x, &es), -EINVAL);
+	assert_non_null(dta_exec_structure(x, 0)->schema);
+	assert_int_equal(dta_exec_structure(x, 0)->schema->nfields, 2);
+	assert_null(dta_exec_structure(x, 2)->schema);
+
+	assert_int_equal(dta_exec_session_create(x, &s), 0);
+	assert_int_equal(dta_exec_text(s, "info", 4, &b), 0);
+	j = json_loadb(b.p, b.len, 0, &e);
+	assert_non_null(j);
+	st = json_object_get(j, "structures");
+	for (size_t i = 0; i < 2; i++) {
+		const char *got = json_string_value(
+			json_object_get(json_array_get(st, i), "schema"));
+
+		assert_non_null(got);
+		assert_true(dta_schema_format(i ? &ap : &kw, text,
+					      sizeof(text)) > 0);
+		assert_string_equal(got, text);
+		assert_int_equal(dta_schema_parse(got, &back, NULL, 0), 0);
+		assert_int_equal(back.nfields, i ? ap.nfields : kw.nfields);
+		assert_int_equal(back.size, i ? 8 : 4);
+	}
+	/* The member comes last, after the geometry. */
+	assert_non_null(strstr(b.p, "\"entry\":8,\"schema\":\""));
+	assert_null(json_object_get(json_array_get(st, 2), "schema"));
+	json_decref(j);
+	dta_buf_free(&b);
+	dta_exec_session_destroy(s);
+	dta_exec_destroy(x);
+}
+
 /* ---- frames ---- */
 
 /* Request frame: @op on structure @st, @n keys @keys of @klen bytes. */
@@ -1224,6 +1291,7 @@ int main(void)
 		cmocka_unit_test(test_text_errors),
 		cmocka_unit_test(test_text_utf8),
 		cmocka_unit_test(test_text_info),
+		cmocka_unit_test(test_text_schema),
 		cmocka_unit_test(test_frame_ops),
 		cmocka_unit_test(test_frame_malformed),
 		cmocka_unit_test(test_frame_errors),

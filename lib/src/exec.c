@@ -27,10 +27,6 @@
 /* Text point queries queued per session before they are answered. */
 #define TEXT_QUEUE 64
 
-/* TEMPORARY until h-schema's schema.c is merged: without it a schema
- * cannot be formatted and dta_exec_add() refuses one. */
-#pragma weak dta_schema_format
-
 /* One structure: the caller's description, copied. */
 struct xs {
 	struct dta_exec_structure pub; /* points into this struct */
@@ -181,9 +177,7 @@ DTA_API int dta_exec_add(struct dta_exec *x, const struct dta_exec_structure *s)
 	}
 	if (s->schema && s->schema->nfields) {
 		c->schema = *s->schema;
-		err = -ENOTSUP;
-		if (dta_schema_format)
-			err = dta_schema_format(&c->schema, c->schema_text,
+		err = dta_schema_format(&c->schema, c->schema_text,
 					sizeof(c->schema_text));
 		if (err < 0)
 			goto free_c;
