@@ -1240,8 +1240,9 @@ DTA_API int dta_exec_frame(struct dta_exec_session *s, const void *req,
 	xs = s->x->s[r.structure];
 	if (xs->layout.primitive != op_prim(r.op)) {
 		frame_error(o, req, DTA_E_PRIMITIVE,
-			    "structure %u (%s) is a %s structure", r.structure,
-			    xs->name, dta_primitive_name(xs->layout.primitive));
+			    "structure %u (%s) holds %s, not %s", r.structure,
+			    xs->name, dta_primitive_name(xs->layout.primitive),
+			    dta_primitive_name(op_prim(r.op)));
 		return 0;
 	}
 	if (r.n == 0 || r.n > DTA_EXEC_BATCH_MAX) {
