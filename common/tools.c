@@ -293,58 +293,6 @@ const struct dta_config_structure *tool_route(const struct dta_config *c,
 	return NULL;
 }
 
-const char *tool_jfield(const char *js, const char *key)
-{
-	char pat[64];
-	const char *p;
-
-	snprintf(pat, sizeof(pat), "\"%s\":", key);
-	p = strstr(js, pat);
-	return p ? p + strlen(pat) : NULL;
-}
-
-bool tool_jstr(const char *js, const char *key, char *out, size_t cap)
-{
-	const char *p = tool_jfield(js, key), *e;
-
-	if (!p || *p != '"')
-		return false;
-	e = strchr(p + 1, '"');
-	if (!e || (size_t)(e - p - 1) >= cap)
-		return false;
-	memcpy(out, p + 1, (size_t)(e - p - 1));
-	out[e - p - 1] = 0;
-	return true;
-}
-
-uint64_t tool_jnum(const char *js, const char *key)
-{
-	const char *p = tool_jfield(js, key);
-
-	return p ? strtoull(p, NULL, 10) : 0;
-}
-
-const char *tool_jentry(const char *js, const char **p, size_t *len)
-{
-	const char *end, *s, *e;
-
-	if (!*p) {
-		*p = tool_jfield(js, "entries");
-		if (!*p || **p != '[')
-			return NULL;
-	}
-	end = strchr(*p, ']');
-	s = strchr(*p, '"');
-	if (!end || !s || s > end)
-		return NULL;
-	e = strchr(s + 1, '"');
-	if (!e || e > end)
-		return NULL;
-	*len = (size_t)(e - s - 1);
-	*p = e + 1;
-	return s + 1;
-}
-
 int tool_parse_allow(const char *list, struct tool_net *out, size_t max)
 {
 	char buf[1024], *save = NULL, *tok;

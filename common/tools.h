@@ -198,19 +198,6 @@ int tool_exec_batched(struct tool_batch *b, struct tool_view *views,
 /* Answer every query queued in @b into @out. */
 void tool_batch_flush(struct tool_batch *b, struct tool_out *out);
 
-/* Reading the flat JSON our programs write: the value after "KEY": in
- * @js (first occurrence), as a pointer, a string (false if absent, not a
- * string or longer than @cap - 1) or a number (0 if absent). */
-const char *tool_jfield(const char *js, const char *key);
-bool tool_jstr(const char *js, const char *key, char *out, size_t cap);
-uint64_t tool_jnum(const char *js, const char *key);
-
-/* The strings of the "entries":["..",..] array of an Append answer, one
- * per call: *@p must be NULL on the first call and is the position
- * afterwards. Return the first character of the next string (not
- * terminated: its length in *@len), or NULL at the end. */
-const char *tool_jentry(const char *js, const char **p, size_t *len);
-
 /* The geometry of @l and its CRC functions by role, as members of a JSON
  * object (",\"slots\":..,\"crc\":[[role,poly,init,xorout],..]"): what
  * a switch needs to compute what libdta computes (docs/roce.md). */

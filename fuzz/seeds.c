@@ -2,9 +2,8 @@
 /*
  * Writes the hand-made seeds of the corpora whose inputs are hard to find
  * by mutation alone (docs/fuzzing.md): region files of the fixture's
- * populated structures (fuzz_region), request lines that hit them
- * (fuzz_query), and the collector's answers to those requests plus a
- * switch description (fuzz_json). Usage: fuzz-seeds CORPUS-DIR
+ * populated structures (fuzz_region) and request lines that hit them
+ * (fuzz_query). Usage: fuzz-seeds CORPUS-DIR
  */
 #include <errno.h>
 #include <stdio.h>
@@ -48,13 +47,12 @@ static void regions(struct fixture *f, const char *corpus)
 	}
 }
 
-/* One request per line of @reqs into fuzz_query, its answer into
- * fuzz_json. */
+/* Requests on every structure into fuzz_query, one per file, and all of
+ * them in one. */
 static void requests(struct fixture *f, const char *corpus)
 {
 	char dir[4096], name[64], hex[2 * FIX_KEY_LEN + 1], req[256];
 	uint8_t key[FIX_KEY_LEN];
-	struct tool_session sess = { 0 };
 	char *all = NULL;
 	size_t alllen = 0;
 	FILE *script = open_memstream(&all, &alllen);
@@ -65,10 +63,6 @@ static void requests(struct fixture *f, const char *corpus)
 		int prim = i < f->n ? f->v[i].l->primitive : 0;
 
 		for (unsigned k = 0; k < 3; k++) {
-			char *buf = NULL;
-			size_t len = 0;
-			FILE *out;
-
 			fixture_key(k * 7, key);
 			tool_hex(key, sizeof(key), hex);
 			switch (prim) {
@@ -94,13 +88,6 @@ static void requests(struct fixture *f, const char *corpus)
 			snprintf(dir, sizeof(dir), "%s/fuzz_query", corpus);
 			snprintf(name, sizeof(name), "seed-%02u", n);
 			write_file(dir, name, req, strlen(req));
-			out = open_memstream(&buf, &len);
-			if (tool_exec(f->v, f->n, &sess, req, out) < 0)
-				exit(1);
-			fclose(out);
-			snprintf(dir, sizeof(dir), "%s/fuzz_json", corpus);
-			write_file(dir, name, buf, len);
-			free(buf);
 			n++;
 		}
 	}
@@ -108,24 +95,11 @@ static void requests(struct fixture *f, const char *corpus)
 	snprintf(dir, sizeof(dir), "%s/fuzz_query", corpus);
 	write_file(dir, "seed-all", all, alllen);
 	free(all);
-	tool_session_free(&sess);
 }
 
 int main(int argc, char **argv)
 {
-	static const char desc[] =
-		"{\"switch\":{\"version\":1,\"collector_ip\":\"198.51.100.1\","
-		"\"collector_mac\":\"02:00:00:00:00:01\",\"interface\":\"vcol\","
-		"\"gid_index\":1,\"udp_port\":4791,\"mtu\":1024,"
-		"\"peer_ip\":\"198.51.100.2\",\"structures\":[{\"name\":\"flows\","
-		"\"qpn\":17,\"peer_qpn\":256,\"psn\":0,\"rkey\":1234,"
-		"\"addr\":140245,\"length\":384,\"list_base\":0,"
-		"\"primitive\":\"key-write\",\"slots\":64,\"family\":\"crc32c\","
-		"\"crc\":[[0,517762881,4294967295,4294967295]]},{\"name\":\"log\","
-		"\"qpn\":18,\"peer_qpn\":257,\"psn\":99,\"rkey\":5,\"addr\":7,"
-		"\"length\":256}]}}";
 	struct fixture *f = fixture_get();
-	char dir[4096];
 
 	if (argc != 2) {
 		fprintf(stderr, "usage: fuzz-seeds CORPUS-DIR\n");
@@ -133,7 +107,5 @@ int main(int argc, char **argv)
 	}
 	regions(f, argv[1]);
 	requests(f, argv[1]);
-	snprintf(dir, sizeof(dir), "%s/fuzz_json", argv[1]);
-	write_file(dir, "seed-switch", desc, sizeof(desc) - 1);
 	return 0;
 }
