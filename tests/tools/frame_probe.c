@@ -39,7 +39,7 @@
 
 #include "dta/exec.h"
 #include "dta/frame.h"
-#include "dta/keywrite.h"
+#include "dta/dta.h"
 
 #define MAX_LINES 100000
 #define MAX_STRUCT 64
@@ -304,6 +304,10 @@ static const char *str(const json_t *o, const char *key, const char *js)
 	return json_string_value(v);
 }
 
+/* Answers compared that found their key (kw, pc), that were not zero
+ * (ki), and Append entries compared. */
+static size_t found_kw, found_pc, counted_ki, entries_ap;
+
 /* Answer @i of a kw/pc/ki frame @a against text answer @js. */
 static void cmp_point(const struct req *r, const uint8_t *a, uint32_t n,
 		      uint32_t size, size_t i, const char *js)
@@ -320,6 +324,7 @@ static void cmp_point(const struct req *r, const uint8_t *a, uint32_t n,
 		if (size != 8 || got != num(o, "count", js))
 			fail("ki %s %s: frame count %" PRIu64 " (size %" PRIu32
 			     "), text %s", r->name, r->hex, got, size, js);
+		counted_ki += got != 0;
 	} else if (r->op == OP_KW) {
 		const struct dta_frame_kw *k = (const void *)(res + 4 * i);
 		const uint8_t *d = res + 4 * n + (size_t)size * i;
@@ -338,6 +343,7 @@ static void cmp_point(const struct req *r, const uint8_t *a, uint32_t n,
 			     "%s, text %s", r->name, r->hex,
 			     status_name(k->status), k->votes, k->candidates,
 			     dh, js);
+		found_kw += k->status == DTA_Q_FOUND;
 		for (size_t b = 0; !dv && b < size; b++)
 			if (d[b])
 				fail("kw %s %s: data not zero when not found",
@@ -356,6 +362,7 @@ static void cmp_point(const struct req *r, const uint8_t *a, uint32_t n,
 			     ", text %s", r->name, r->hex,
 			     status_name(p->status), p->valid_copies,
 			     p->path_len, size, js);
+		found_pc += p->status == DTA_Q_FOUND;
 		for (size_t h = 0; h < size; h++) {
 			uint32_t x = rd32(v + 4 * h);
 			json_t *t = json_array_get(path, h);
@@ -390,6 +397,7 @@ static void cmp_ap(const struct req *r, const uint8_t *a, uint32_t n,
 			fail("ap %s %u: entry %" PRIu32 " differs", r->name,
 			     r->list, i);
 	}
+	entries_ap += n;
 	json_decref(o);
 }
 
@@ -717,5 +725,7 @@ int main(int argc, char **argv)
 	free(frames.p);
 	printf("ok: %zu frames, %zu answers equal to the text protocol's\n",
 	       nf, compared);
+	printf("found: kw %zu pc %zu, counts not 0: ki %zu, entries: ap %zu\n",
+	       found_kw, found_pc, counted_ki, entries_ap);
 	return 0;
 }
