@@ -23,6 +23,7 @@
 
 #include <jansson.h>
 
+#include "dta/exec.h"
 #include "tools.h"
 
 /* A numeric option's value, or exit 2 saying why: strtoul() and strtod()
@@ -145,11 +146,14 @@ struct backend {
 	bool route;
 	char *line;        /* last response */
 	size_t cap;
-	size_t n;          /* file mode: views */
+	size_t n;          /* file mode: regions */
 	struct dta_region *r[DTA_CONFIG_MAX_STRUCTURES];
 	struct dta_config_structure cs[DTA_CONFIG_MAX_STRUCTURES];
-	struct tool_view v[DTA_CONFIG_MAX_STRUCTURES];
-	struct tool_session sess;
+	/* File mode: the library's executor over the regions (what the
+	 * collector answers with), built at the first request. */
+	struct dta_exec *x;
+	struct dta_exec_session *sess;
+	struct dta_buf out;
 };
 
 static struct {
@@ -327,9 +331,6 @@ static void add_region(struct backend *b, const char *path, const char *name,
 		b->cs[i].list_base = c->list_base;
 	}
 	b->cs[i].layout = *dta_region_layout(b->r[i]);
-	b->v[i].cs = &b->cs[i];
-	b->v[i].l = dta_region_layout(b->r[i]);
-	b->v[i].area = dta_region_data(b->r[i]);
 	b->n++;
 }
 
@@ -527,9 +528,10 @@ static void backend_close(struct backend *b)
 			fclose(b->lin[i]);
 			close(b->lfd[i]);
 		}
-	tool_session_free(&b->sess);
+	dta_exec_session_destroy(b->sess);
+	dta_exec_destroy(b->x);
+	dta_buf_free(&b->out);
 	for (size_t i = 0; i < b->n; i++) {
-		dta_pc_codebook_destroy(b->v[i].cb);
 		dta_region_destroy(b->r[i]);
 	}
 	if (b->in)
@@ -537,6 +539,30 @@ static void backend_close(struct backend *b)
 	if (b->fd >= 0)
 		close(b->fd);
 	free(b->line);
+}
+
+/* File mode: the executor over the regions opened, once they all are
+ * (their list bases set). */
+static void local_exec(struct backend *b)
+{
+	if (b->x)
+		return;
+	if (dta_exec_create(&b->x))
+		die("out of memory");
+	for (size_t i = 0; i < b->n; i++) {
+		const struct dta_config_structure *cs = &b->cs[i];
+		struct dta_exec_structure s = {
+			.name = cs->name, .layout = dta_region_layout(b->r[i]),
+			.area = dta_region_data(b->r[i]), .values = cs->values,
+			.nvalues = cs->nvalues, .list_base = cs->list_base,
+		};
+		int err = dta_exec_add(b->x, &s);
+
+		if (err < 0)
+			die("%s: %s", cs->name, dta_strerror(err));
+	}
+	if (dta_exec_session_create(b->x, &b->sess))
+		die("out of memory");
 }
 
 /* One request to collector @c (-1: the default); returns the JSON response
@@ -557,18 +583,19 @@ static const char *ask_at(struct backend *b, int c, const char *req)
 			die("collector connection %s: %s", b->lpath[c],
 			    strerror(-n));
 	} else {
-		size_t len = 0;
-		FILE *out;
+		static const char need[] = "{\"error\":\"this request needs a "
+			"running collector\"}\n";
 
-		free(b->line);
-		b->line = NULL;
-		out = open_memstream(&b->line, &len);
-		if (!out)
+		local_exec(b);
+		b->out.len = 0;
+		if (dta_exec_text(b->sess, req, strlen(req), &b->out))
+			dta_buf_put(&b->out, need, sizeof(need) - 1);
+		dta_exec_text_flush(b->sess, &b->out);
+		dta_buf_put(&b->out, "", 1);
+		if (b->out.oom)
 			die("out of memory");
-		if (tool_exec(b->v, b->n, &b->sess, req, out) < 0)
-			fputs("{\"error\":\"this request needs a running collector\"}",
-			      out);
-		fclose(out);
+		b->out.p[b->out.len - 2] = 0; /* the newline */
+		return b->out.p;
 	}
 	return b->line;
 }
@@ -989,7 +1016,7 @@ static int cmd_info(int argc, char **argv)
 			putchar('\n');
 		}
 		for (size_t i = 0; i < b.n; i++) {
-			const struct dta_layout *l = b.v[i].l;
+			const struct dta_layout *l = dta_region_layout(b.r[i]);
 
 			for (unsigned r = 0; r < DTA_HF_COUNT; r++)
 				if (l->fn[r].kind == DTA_HASHFN_CRC32)
