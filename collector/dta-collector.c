@@ -1034,11 +1034,11 @@ static int handle_frame(struct collector *c, struct client *cl,
 	uint64_t errors = cl->out.errors;
 	int rc;
 
-	c->requests++;
-	c->frames++;
 	rc = dta_exec_frame(cl->sess, f, len, &cl->out);
 	if (rc < 0)
 		return -1;
+	c->requests++;
+	c->frames++;
 	if (rc == 0) {
 		/* Keys of point queries answered (not an error answer). */
 		if (f[4] >= DTA_FRAME_KW && f[4] <= DTA_FRAME_KI &&

@@ -486,7 +486,7 @@ int main(int argc, char **argv)
 
 	while (fgets(line, sizeof(line), stdin)) {
 		struct req *r = &rq[nr];
-		char op[8], key[2 * DTA_KEY_MAX + 8];
+		char op[8], key[2 * DTA_KEY_MAX + 16]; /* %140s: 141 bytes */
 		int w, kl;
 
 		if (nr == MAX_LINES)
