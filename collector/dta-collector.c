@@ -359,7 +359,8 @@ done:
 }
 
 /* Region @i joins the executor, with index @i (the binary protocol's
- * structure number: its place in `info`). */
+ * structure number: its place in `info`), and the schema the
+ * configuration gives it (else the one a reattached region has). */
 static int exec_add(struct collector *c, size_t i)
 {
 	const struct dta_config_structure *cs = &c->cs[i];
@@ -367,6 +368,7 @@ static int exec_add(struct collector *c, size_t i)
 		.name = cs->name, .layout = dta_region_layout(c->r[i]),
 		.area = dta_region_data(c->r[i]), .values = cs->values,
 		.nvalues = cs->nvalues, .list_base = cs->list_base,
+		.schema = cs->schema ? cs->schema : dta_region_schema(c->r[i]),
 	};
 	int err = dta_exec_add(c->x, &s);
 

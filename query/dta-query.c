@@ -542,7 +542,8 @@ static void backend_close(struct backend *b)
 }
 
 /* File mode: the executor over the regions opened, once they all are
- * (their list bases set). */
+ * (their list bases set); a region's schema is its header's (what the
+ * collector that made it had), else the configuration's. */
 static void local_exec(struct backend *b)
 {
 	if (b->x)
@@ -555,8 +556,17 @@ static void local_exec(struct backend *b)
 			.name = cs->name, .layout = dta_region_layout(b->r[i]),
 			.area = dta_region_data(b->r[i]), .values = cs->values,
 			.nvalues = cs->nvalues, .list_base = cs->list_base,
+			.schema = dta_region_schema(b->r[i]),
 		};
-		int err = dta_exec_add(b->x, &s);
+		int err;
+
+		if (!s.schema) {
+			const struct dta_config_structure *c =
+				dta_config_find(G.cfg, cs->name);
+
+			s.schema = c ? c->schema : NULL;
+		}
+		err = dta_exec_add(b->x, &s);
 
 		if (err < 0)
 			die("%s: %s", cs->name, dta_strerror(err));

@@ -17,6 +17,7 @@ primitive = key-write
 slots = 64K
 data = 20
 redundancy = 2
+schema = path:u32[5]
 
 [structure postcards]
 primitive = postcard
@@ -28,6 +29,7 @@ primitive = append
 lists = 2
 batches = 1024
 entry = 8
+schema = seq:u32, value:u32
 
 [structure counters]
 primitive = key-increment
@@ -93,6 +95,17 @@ probe=$(sed -n 's/^ok: \([0-9]*\) frames.*/\1/p' "$E2E/probe.out")
 e2e_expect "frames counted" "$frames" $((probe + 8 + 2 + stalled))
 e2e_expect "keys counted in frames" "$keys" \
 	"$(grep -c '^\(kw\|pc\|ki\)' "$E2E/requests")"
+# The same structures, schemas included, whoever answers: the socket,
+# the mapping (dta-query --map) and snapshots (--snapshot-dir), each
+# through the library's executor.
+e2e_query --json info > "$E2E/info.sock"
+e2e_query --map --json info > "$E2E/info.map"
+e2e_query snapshot > /dev/null
+e2e_query --snapshot-dir "$E2E/snapshots" --json info > "$E2E/info.snap"
+grep -q '"schema"' "$E2E/info.sock" ||
+	{ echo "FAIL: no schema in info: $(cat "$E2E/info.sock")" >&2; exit 1; }
+cmp "$E2E/info.sock" "$E2E/info.map" && cmp "$E2E/info.sock" "$E2E/info.snap" ||
+	{ echo "FAIL: info differs between the socket, --map and snapshots" >&2; exit 1; }
 grep -q 'malformed frame' "$E2E/collector.log" ||
 	{ echo "FAIL: the malformed frame is not in the log" >&2; exit 1; }
 e2e_pass
