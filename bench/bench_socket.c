@@ -149,7 +149,10 @@ static double run_verify(const char *query, const char *cfg, bool map,
 	double c0 = bench_clock_s(ccpu), w0 = bench_clock_s(CLOCK_MONOTONIC);
 	double c1, cpu;
 	int status;
-	pid_t pid = fork();
+	pid_t pid;
+
+	fflush(NULL); /* or the child flushes our buffered lines again */
+	pid = fork();
 
 	if (pid < 0)
 		die("fork", -errno);
@@ -235,6 +238,7 @@ int main(int argc, char **argv)
 
 	if (pipe(pfd))
 		die("pipe", -errno);
+	fflush(NULL);
 	pid = fork();
 	if (pid < 0)
 		die("fork", -errno);

@@ -8,6 +8,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -17,7 +18,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1165,6 +1168,31 @@ static void int_verify(struct backend *b, struct dta_client *client,
 static void int_verify_print(const struct int_tally *t, int role,
 			     bool *first);
 
+/* File @path mapped read-only (private, read ahead), *@len bytes; dies
+ * when it cannot be. An empty file is a NULL mapping of 0 bytes. */
+static const char *map_file(const char *path, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	void *p;
+
+	if (fd < 0 || fstat(fd, &st))
+		die("%s: %s", path, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		die("%s: not a regular file", path);
+	*len = (size_t)st.st_size;
+	if (!*len) {
+		close(fd);
+		return NULL;
+	}
+	p = mmap(NULL, *len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+	if (p == MAP_FAILED)
+		die("%s: %s", path, strerror(errno));
+	close(fd);
+	madvise(p, *len, MADV_SEQUENTIAL);
+	return p;
+}
+
 static int cmd_verify(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -1180,15 +1208,16 @@ static int cmd_verify(int argc, char **argv)
 	size_t nt = 0, nlines = 0;
 	struct dta_client *client;
 	const char *how;
-	uint64_t *after, t_start, queries = 0;
+	struct verify_counts vc = { 0 };
+	uint64_t t_start, queries = 0;
 	double secs;
 	unsigned redundancy = 2;
 	struct backend b;
-	char *line = NULL, **lines = NULL;
-	size_t cap = 0, lcap = 0, *lnum = NULL, fileline = 0;
+	const char *text;
+	char **lines = NULL;
+	size_t tlen, lcap = 0, *lnum = NULL, fileline = 0;
 	bool *pcrun = NULL, in_pc = false, has_int = false;
 	struct int_tally iv[IV_ROLES];
-	FILE *f;
 	int opt, bad = 0;
 
 	optind = 0;
@@ -1229,15 +1258,29 @@ static int cmd_verify(int argc, char **argv)
 	load_config();
 	if (!G.cfg)
 		die("verify needs --config (to route reports as the translator did)");
-	f = fopen(truth, "r");
-	if (!f)
-		die("%s: %s", truth, strerror(errno));
-	while (getline(&line, &cap, f) > 0) {
-		fileline++;
-		if (line[0] == '#') {
-			struct tool_truth tt;
+	/* The file mapped, not copied: a truth file may hold millions of
+	 * lines, and verify_dta() reads them where they are. Only comments
+	 * and INT lines are looked at here (INT lines copied for
+	 * int_verify()). */
+	text = map_file(truth, &tlen);
+	for (const char *p = text, *end = text + tlen; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *ln = p;
+		size_t len = (size_t)((nl ? nl : end) - p);
 
-			if (tool_truth_parse(line, &tt))
+		p = nl ? nl + 1 : end;
+		fileline++;
+		if (!len)
+			continue;
+		vc.kw += len > 1 && ln[0] == 'k' && ln[1] == 'w';
+		vc.pc += len > 1 && ln[0] == 'p' && ln[1] == 'c';
+		vc.ki += len > 1 && ln[0] == 'k' && ln[1] == 'i';
+		if (ln[0] == '#') {
+			struct tool_truth tt;
+			char copy[1024];
+
+			snprintf(copy, sizeof(copy), "%.*s", (int)len, ln);
+			if (tool_truth_parse(copy, &tt))
 				die("%s: %s", truth, tt.why);
 			if (tt.redundancy)
 				redundancy = tt.redundancy;
@@ -1247,6 +1290,8 @@ static int cmd_verify(int argc, char **argv)
 				in_pc = !strcmp(tt.type, "int-pc");
 			continue;
 		}
+		if (len < 4 || strncmp(ln, "int-", 4))
+			continue; /* verify_dta() reads it in @text */
 		if (nlines == lcap) {
 			lcap = lcap ? 2 * lcap : 4096;
 			lines = realloc(lines, lcap * sizeof(*lines));
@@ -1255,39 +1300,24 @@ static int cmd_verify(int argc, char **argv)
 			if (!lines || !lnum || !pcrun)
 				die("out of memory");
 		}
-		has_int |= !strncmp(line, "int-", 4);
+		has_int = true;
 		lnum[nlines] = fileline;
 		pcrun[nlines] = in_pc;
-		lines[nlines++] = strdup(line);
+		lines[nlines] = strndup(ln, len);
+		if (!lines[nlines++])
+			die("out of memory");
 	}
-	fclose(f);
 	client = query_client(&how);
 	t_start = tool_now_ns();
 
-	/* Ages: the truth lists keys oldest write first, so a key's age is
-	 * the number of keys of its kind listed after it. */
-	after = calloc(nlines + 1, sizeof(*after));
-	if (!after)
-		die("out of memory");
-	{
-		uint64_t kw = 0, pc = 0;
-
-		for (size_t i = nlines; i-- > 0;) {
-			after[i] = lines[i][0] == 'k' && lines[i][1] == 'w' ? kw
-				   : pc;
-			kw += lines[i][0] == 'k' && lines[i][1] == 'w';
-			pc += lines[i][0] == 'p' && lines[i][1] == 'c';
-		}
-	}
-	/* INT lines first: verify_dta() splits the other lines in place. */
 	memset(iv, 0, sizeof(iv));
 	if (has_int) {
 		backend_open(&b);
 		int_verify(&b, client, lines, lnum, pcrun, nlines, truth, iv);
 		backend_close(&b);
 	}
-	queries = verify_dta(client, lines, lnum, after, nlines, truth,
-			     redundancy, tl, &nt, !G.json && isatty(STDERR_FILENO));
+	queries = verify_dta(client, text, tlen, &vc, truth, redundancy, tl,
+			     &nt, !G.json && isatty(STDERR_FILENO));
 	secs = (double)(tool_now_ns() - t_start) / 1e9;
 	for (int r = 0; r < IV_ROLES; r++) {
 		queries += iv[r].total;
@@ -1367,13 +1397,13 @@ static int cmd_verify(int argc, char **argv)
 		printf("%" PRIu64 " answers checked in %.3f s (%.0f per second, %s)\n",
 		       queries, secs, (double)queries / (secs > 0 ? secs : 1e-9),
 		       how);
+	if (text)
+		munmap((void *)text, tlen);
 	for (size_t i = 0; i < nlines; i++)
 		free(lines[i]);
-	free(after);
 	free(lines);
 	free(lnum);
 	free(pcrun);
-	free(line);
 	dta_client_close(client);
 	return bad;
 }

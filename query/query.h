@@ -80,21 +80,27 @@ void ap_read_match(struct dta_client *c, const struct dta_config_structure *cs,
 		   const struct ap_truth *a, struct tool_ap_match *m,
 		   uint64_t *lost);
 
+/* How many lines of each kind a truth file holds (kw and pc lines give
+ * the keys' ages). */
+struct verify_counts {
+	uint64_t kw, pc, ki;
+};
+
 /**
  * verify_dta() - check the DTA lines (kw, pc, ki, ap) of a truth file
- * against @c with batched queries: every key of a structure in one call
- * of the client, whatever answers it.
- * @lines:   the truth file's lines (comments and int- lines are skipped);
- *           kw, pc, ki and ap lines are split in place.
- * @lnum:    each line's number in @truth, for messages.
- * @after:   each line's age: keys of its kind listed after it.
+ * against @c with batched queries: the keys of each structure are asked
+ * a chunk at a time while the file is read, whatever answers them, and
+ * compared as bytes.
+ * @text, @tlen: the truth file as it is (mapped): lines end in newlines
+ *           (comments, blank and int- lines are skipped).
+ * @vc:      its kw, pc and ki lines, counted beforehand.
  * @redundancy: the N dta-gen wrote with (for the bounds).
  * @tl, @nt: tallies, one per structure, appended to.
  * @progress: print progress on stderr (a terminal).
  * Dies on a malformed line or a failed query. Return: answers checked.
  */
-uint64_t verify_dta(struct dta_client *c, char **lines, const size_t *lnum,
-		    const uint64_t *after, size_t nlines, const char *truth,
+uint64_t verify_dta(struct dta_client *c, const char *text, size_t tlen,
+		    const struct verify_counts *vc, const char *truth,
 		    unsigned redundancy, struct tally *tl, size_t *nt,
 		    bool progress);
 

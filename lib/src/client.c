@@ -1278,7 +1278,7 @@ static int open_target(struct dta_client *c, const char *target)
 		"(unix:PATH, config:CONF, map:CONF, snapshot:DIR?config=CONF, "
 		"file:PATH[,PATH..], or the path of a socket)";
 	char *t, *q, *rest;
-	const char *coll = NULL, *conf = NULL;
+	const char *coll = NULL, *conf = NULL, *slash;
 	struct stat st;
 	int rc = 0;
 
@@ -1291,7 +1291,8 @@ static int open_target(struct dta_client *c, const char *target)
 		return target[5] ? open_files(c, target + 5)
 				 : fail(c, -EINVAL, "file: needs a path");
 	rest = strchr(target, ':');
-	if (!rest || strchr(target, '/') < rest) {
+	slash = strchr(target, '/');
+	if (!rest || (slash && slash < rest)) {
 		/* A path: a socket is the collector behind it. */
 		if (stat(target, &st) < 0)
 			return fail(c, -errno, "%s: %s %s", target,

@@ -263,24 +263,25 @@ DTA_API int dta_exec_kw(const struct dta_exec *x, size_t i, const void *keys,
 	for (size_t off = 0; off < n; off += EXEC_CHUNK) {
 		size_t c = n - off < EXEC_CHUNK ? n - off : EXEC_CHUNK;
 
-		memset(d + off * dl, 0, c * dl);
-		if (!dta_kw_query_batch(&s->layout, s->pub.area, k + off * klen,
-					klen, c, o, d + off * dl, c * dl,
-					res + off))
-			continue;
-		/* A batch fails for all its keys at once; single queries
-		 * say which error each key has. */
-		for (size_t j = off; j < off + c; j++) {
-			err = dta_kw_query(&s->layout, s->pub.area, k + j * klen,
-					   klen, o, d + j * dl, dl, &res[j]);
-			if (err)
-				return err;
+		if (dta_kw_query_batch(&s->layout, s->pub.area, k + off * klen,
+				       klen, c, o, d + off * dl, c * dl,
+				       res + off)) {
+			/* A batch fails for all its keys at once; single
+			 * queries say which error each key has. */
+			for (size_t j = off; j < off + c; j++) {
+				err = dta_kw_query(&s->layout, s->pub.area,
+						   k + j * klen, klen, o,
+						   d + j * dl, dl, &res[j]);
+				if (err)
+					return err;
+			}
 		}
+		/* Only a found key's data is defined: zeros for the rest,
+		 * while the chunk is still in the cache. */
+		for (size_t j = off; j < off + c; j++)
+			if (res[j].status != DTA_Q_FOUND)
+				memset(d + j * dl, 0, dl);
 	}
-	/* Only a found key's data is defined. */
-	for (size_t j = 0; j < n; j++)
-		if (res[j].status != DTA_Q_FOUND)
-			memset(d + j * dl, 0, dl);
 	return 0;
 }
 
