@@ -141,6 +141,18 @@ static int fail(struct dta_client *c, int code, const char *fmt, ...)
 	return code;
 }
 
+/* For the layers over the client (int_query.c): their errors in the
+ * client's message. */
+int dta__client_fail(struct dta_client *c, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(c->err, sizeof(c->err), fmt, ap);
+	va_end(ap);
+	return code;
+}
+
 static int ok(struct dta_client *c)
 {
 	c->err[0] = 0;
