@@ -21,6 +21,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
+#include "dta/exec.h"
 #include "query.h"
 #include "tools.h"
 
@@ -143,11 +146,14 @@ struct backend {
 	bool route;
 	char *line;        /* last response */
 	size_t cap;
-	size_t n;          /* file mode: views */
+	size_t n;          /* file mode: regions */
 	struct dta_region *r[DTA_CONFIG_MAX_STRUCTURES];
 	struct dta_config_structure cs[DTA_CONFIG_MAX_STRUCTURES];
-	struct tool_view v[DTA_CONFIG_MAX_STRUCTURES];
-	struct tool_session sess;
+	/* File mode: the library's executor over the regions (what the
+	 * collector answers with), built at the first request. */
+	struct dta_exec *x;
+	struct dta_exec_session *sess;
+	struct dta_buf out;
 };
 
 struct query_opts G;
@@ -162,6 +168,109 @@ void die(const char *fmt, ...)
 	fputc('\n', stderr);
 	va_end(ap);
 	exit(3);
+}
+
+/* ---- reading answers (jansson) ---- */
+
+/* Answer @js parsed. The last answer parsed is kept: reading several
+ * fields of one answer parses it once. NULL when @js is not a JSON object
+ * (its fields then read as absent). */
+static json_t *jparse(const char *js)
+{
+	static json_t *last;
+	static char *text;
+
+	if (text && !strcmp(text, js))
+		return last;
+	json_decref(last);
+	free(text);
+	text = strdup(js);
+	if (!text)
+		die("out of memory");
+	last = json_loads(js, 0, NULL);
+	if (last && !json_is_object(last)) {
+		json_decref(last);
+		last = NULL;
+	}
+	return last;
+}
+
+/* Member @key of answer @js, or NULL. */
+static json_t *jget(const char *js, const char *key)
+{
+	return json_object_get(jparse(js), key);
+}
+
+/* String @key of @js into @out: false when absent, not a string or
+ * longer than @cap - 1 bytes (@out is then unchanged). */
+static bool jstr(const char *js, const char *key, char *out, size_t cap)
+{
+	json_t *v = jget(js, key);
+
+	if (!json_is_string(v) || json_string_length(v) >= cap)
+		return false;
+	memcpy(out, json_string_value(v), json_string_length(v) + 1);
+	return true;
+}
+
+/* Number @key of @js: 0 when absent or not a non-negative integer. */
+static uint64_t jnum(const char *js, const char *key)
+{
+	json_t *v = jget(js, key);
+
+	return json_is_integer(v) && json_integer_value(v) > 0
+		       ? (uint64_t)json_integer_value(v) : 0;
+}
+
+/* Is "status" of @js @want? */
+static bool jstatus(const char *js, const char *want)
+{
+	json_t *v = jget(js, "status");
+
+	return json_is_string(v) && !strcmp(json_string_value(v), want);
+}
+
+/* The "entries" of an Append answer (strings), and how many. */
+static size_t jentries(const char *js, json_t **arr)
+{
+	*arr = jget(js, "entries");
+	return json_array_size(*arr);
+}
+
+/* Entry @i of @arr: its text (not NUL-terminated: *@len bytes), or NULL
+ * when it is not a string. */
+static const char *jentry(json_t *arr, size_t i, size_t *len)
+{
+	json_t *v = json_array_get(arr, i);
+
+	if (!json_is_string(v))
+		return NULL;
+	*len = json_string_length(v);
+	return json_string_value(v);
+}
+
+/* The "path" of a Postcarding answer as text, "v1,v2,..": false when it
+ * has none (or it does not fit @cap). */
+static bool jpath(const char *js, char *out, size_t cap)
+{
+	json_t *arr = jget(js, "path"), *v;
+	size_t i, len = 0;
+
+	if (!json_is_array(arr) || !cap)
+		return false;
+	out[0] = 0;
+	json_array_foreach(arr, i, v) {
+		int w;
+
+		if (!json_is_integer(v))
+			return false;
+		w = snprintf(out + len, cap - len, "%s%" JSON_INTEGER_FORMAT,
+			     i ? "," : "", json_integer_value(v));
+		if (w < 0 || (size_t)w >= cap - len)
+			return false;
+		len += (size_t)w;
+	}
+	return true;
 }
 
 void load_config(void)
@@ -214,9 +323,6 @@ static void add_region(struct backend *b, const char *path, const char *name,
 		b->cs[i].list_base = c->list_base;
 	}
 	b->cs[i].layout = *dta_region_layout(b->r[i]);
-	b->v[i].cs = &b->cs[i];
-	b->v[i].l = dta_region_layout(b->r[i]);
-	b->v[i].area = dta_region_data(b->r[i]);
 	b->n++;
 }
 
@@ -258,7 +364,7 @@ static void closed(const char *path, const char *js)
 {
 	char msg[512];
 
-	if (js && tool_jstr(js, "error", msg, sizeof(msg)))
+	if (js && jstr(js, "error", msg, sizeof(msg)))
 		die("%s (the collector at %s then closed the connection)", msg,
 		    path);
 	die("the collector at %s closed the connection (it stopped, or "
@@ -465,9 +571,10 @@ static void backend_close(struct backend *b)
 			fclose(b->lin[i]);
 			close(b->lfd[i]);
 		}
-	tool_session_free(&b->sess);
+	dta_exec_session_destroy(b->sess);
+	dta_exec_destroy(b->x);
+	dta_buf_free(&b->out);
 	for (size_t i = 0; i < b->n; i++) {
-		dta_pc_codebook_destroy(b->v[i].cb);
 		dta_region_destroy(b->r[i]);
 	}
 	if (b->in)
@@ -475,6 +582,40 @@ static void backend_close(struct backend *b)
 	if (b->fd >= 0)
 		close(b->fd);
 	free(b->line);
+}
+
+/* File mode: the executor over the regions opened, once they all are
+ * (their list bases set); a region's schema is its header's (what the
+ * collector that made it had), else the configuration's. */
+static void local_exec(struct backend *b)
+{
+	if (b->x)
+		return;
+	if (dta_exec_create(&b->x))
+		die("out of memory");
+	for (size_t i = 0; i < b->n; i++) {
+		const struct dta_config_structure *cs = &b->cs[i];
+		struct dta_exec_structure s = {
+			.name = cs->name, .layout = dta_region_layout(b->r[i]),
+			.area = dta_region_data(b->r[i]), .values = cs->values,
+			.nvalues = cs->nvalues, .list_base = cs->list_base,
+			.schema = dta_region_schema(b->r[i]),
+		};
+		int err;
+
+		if (!s.schema) {
+			const struct dta_config_structure *c =
+				dta_config_find(G.cfg, cs->name);
+
+			s.schema = c ? c->schema : NULL;
+		}
+		err = dta_exec_add(b->x, &s);
+
+		if (err < 0)
+			die("%s: %s", cs->name, dta_strerror(err));
+	}
+	if (dta_exec_session_create(b->x, &b->sess))
+		die("out of memory");
 }
 
 /* One request to collector @c (-1: the default); returns the JSON response
@@ -495,18 +636,19 @@ static const char *ask_at(struct backend *b, int c, const char *req)
 			die("collector connection %s: %s", b->lpath[c],
 			    strerror(-n));
 	} else {
-		size_t len = 0;
-		FILE *out;
+		static const char need[] = "{\"error\":\"this request needs a "
+			"running collector\"}\n";
 
-		free(b->line);
-		b->line = NULL;
-		out = open_memstream(&b->line, &len);
-		if (!out)
+		local_exec(b);
+		b->out.len = 0;
+		if (dta_exec_text(b->sess, req, strlen(req), &b->out))
+			dta_buf_put(&b->out, need, sizeof(need) - 1);
+		dta_exec_text_flush(b->sess, &b->out);
+		dta_buf_put(&b->out, "", 1);
+		if (b->out.oom)
 			die("out of memory");
-		if (tool_exec(b->v, b->n, &b->sess, req, out) < 0)
-			fputs("{\"error\":\"this request needs a running collector\"}",
-			      out);
-		fclose(out);
+		b->out.p[b->out.len - 2] = 0; /* the newline */
+		return b->out.p;
 	}
 	return b->line;
 }
@@ -516,14 +658,13 @@ static const char *ask(struct backend *b, const char *req)
 	return ask_at(b, -1, req);
 }
 
-/* ---- reading our own flat JSON ---- */
 
 /* Fail with the collector's error message, if the response is one. */
 static void check(const char *js)
 {
 	char msg[512];
 
-	if (tool_jstr(js, "error", msg, sizeof(msg))) {
+	if (jstr(js, "error", msg, sizeof(msg))) {
 		if (G.json)
 			printf("%s\n", js);
 		die("%s", msg);
@@ -586,25 +727,25 @@ static int cmd_kw(int argc, char **argv)
 	if (G.json) {
 		printf("%s\n", js);
 	} else {
-		tool_jstr(js, "status", st, sizeof(st));
-		if (tool_jstr(js, "data", data, sizeof(data)))
+		jstr(js, "status", st, sizeof(st));
+		if (jstr(js, "data", data, sizeof(data)))
 			printf("%s: 0x%s (%" PRIu64 " of %" PRIu64 " matching slots "
-			       "agree)\n", st, data, tool_jnum(js, "votes"),
-			       tool_jnum(js, "candidates"));
+			       "agree)\n", st, data, jnum(js, "votes"),
+			       jnum(js, "candidates"));
 		else
 			printf("%s (%" PRIu64 " slots matched the key's checksum)\n",
-			       st, tool_jnum(js, "candidates"));
+			       st, jnum(js, "candidates"));
 	}
-	found = strstr(js, "\"found\"") != NULL;
+	found = jstatus(js, "found");
 	backend_close(&b); /* frees js */
 	return found ? 0 : 1;
 }
 
 static int cmd_pc(int argc, char **argv)
 {
-	char hex[2 * DTA_KEY_MAX + 1], req[512], st[32];
+	char hex[2 * DTA_KEY_MAX + 1], req[512], st[32], path[4096];
 	struct backend b;
-	const char *js, *p;
+	const char *js;
 	int found;
 
 	if (argc == 2 && !strcmp(argv[1], "--help")) {
@@ -619,18 +760,15 @@ static int cmd_pc(int argc, char **argv)
 	backend_open(&b);
 	js = ask_at(&b, route_key(&b, dta_config_find(G.cfg, argv[2]), hex), req);
 	check(js);
-	found = strstr(js, "\"found\"") != NULL;
+	found = jstatus(js, "found");
 	if (G.json) {
 		printf("%s\n", js);
-	} else if (found && (p = tool_jfield(js, "path"))) {
-		const char *e = strchr(p, ']');
-
-		printf("found: %.*s (hop values, first hop first)\n",
-		       (int)(e - p - 1), p + 1);
+	} else if (found && jpath(js, path, sizeof(path))) {
+		printf("found: %s (hop values, first hop first)\n", path);
 	} else {
-		tool_jstr(js, "status", st, sizeof(st));
+		jstr(js, "status", st, sizeof(st));
 		printf("%s (%" PRIu64 " copies decoded validly)\n", st,
-		       tool_jnum(js, "valid_copies"));
+		       jnum(js, "valid_copies"));
 	}
 	backend_close(&b);
 	return found ? 0 : 1;
@@ -670,17 +808,20 @@ static int cmd_ki(int argc, char **argv)
 	if (G.json)
 		printf("%s\n", js);
 	else
-		printf("%" PRIu64 "\n", tool_jnum(js, "count"));
+		printf("%" PRIu64 "\n", jnum(js, "count"));
 	backend_close(&b);
 	return 0;
 }
 
 static void print_entries(const char *js, uint64_t *printed)
 {
-	const char *p = NULL, *s;
-	size_t len;
+	json_t *arr;
+	size_t n = jentries(js, &arr), len;
+	const char *s;
 
-	while ((s = tool_jentry(js, &p, &len)) != NULL) {
+	for (size_t i = 0; i < n; i++) {
+		if (!(s = jentry(arr, i, &len)))
+			continue;
 		printf("0x%.*s\n", (int)len, s);
 		(*printed)++;
 	}
@@ -746,17 +887,20 @@ static int cmd_ap(int argc, char **argv)
 		for (;;) {
 			js = ask_at(&b, to, req);
 			check(js);
+			json_t *arr;
+			size_t got = jentries(js, &arr);
+
 			if (G.json) {
-				if (!strstr(js, "\"entries\":[]"))
+				if (got)
 					printf("%s\n", js);
 			} else {
 				print_entries(js, &printed);
-				if (tool_jnum(js, "lost"))
+				if (jnum(js, "lost"))
 					fprintf(stderr, "dta-query: %" PRIu64
 						" entries overwritten before they "
-						"were read\n", tool_jnum(js, "lost"));
+						"were read\n", jnum(js, "lost"));
 			}
-			if (strstr(js, "\"entries\":[]"))
+			if (!got)
 				usleep(20000);
 		}
 	}
@@ -768,15 +912,19 @@ static int cmd_ap(int argc, char **argv)
 		snprintf(req, sizeof(req), "ap %s %u 4096 oldest", argv[optind + 1],
 			 local);
 		for (;;) {
-			const char *p = NULL, *s;
-			size_t len;
+			const char *s;
+			json_t *arr;
+			size_t len, got;
 
 			js = ask_at(&b, to, req);
 			check(js);
-			lost += tool_jnum(js, "lost");
-			if (strstr(js, "\"entries\":[]"))
+			lost += jnum(js, "lost");
+			got = jentries(js, &arr);
+			if (!got)
 				break;
-			while (tail && (s = tool_jentry(js, &p, &len)) != NULL) {
+			for (size_t k = 0; tail && k < got; k++) {
+				if (!(s = jentry(arr, k, &len)))
+					continue;
 				free(keep[total % tail]);
 				keep[total % tail] = strndup(s, len);
 				total++;
@@ -819,20 +967,30 @@ static int cmd_info(int argc, char **argv)
 	if (G.json) {
 		printf("%s\n", js);
 	} else {
-		const char *p = js;
+		json_t *all = jget(js, "structures"), *st;
+		size_t k;
 
-		/* One line per structure: drop the JSON punctuation. */
-		while ((p = strstr(p, "{\"name\":")) != NULL) {
-			const char *e = strchr(p, '}');
+		/* One line per structure: its members as key=value. */
+		json_array_foreach(all, k, st) {
+			const char *key;
+			json_t *v;
+			bool first = true;
 
-			for (const char *q = p + 1; q < e; q++)
-				if (*q != '"')
-					putchar(*q == ',' ? ' ' : *q == ':' ? '=' : *q);
+			json_object_foreach(st, key, v) {
+				char *text = json_is_string(v) ? NULL
+					: json_dumps(v, JSON_ENCODE_ANY |
+						     JSON_COMPACT);
+
+				printf("%s%s=%s", first ? "" : " ", key,
+				       text ? text : json_is_string(v)
+						? json_string_value(v) : "?");
+				free(text);
+				first = false;
+			}
 			putchar('\n');
-			p = e;
 		}
 		for (size_t i = 0; i < b.n; i++) {
-			const struct dta_layout *l = b.v[i].l;
+			const struct dta_layout *l = dta_region_layout(b.r[i]);
 
 			for (unsigned r = 0; r < DTA_HF_COUNT; r++)
 				if (l->fn[r].kind == DTA_HASHFN_CRC32)
@@ -869,7 +1027,7 @@ static int cmd_simple(int argc, char **argv, const char *req,
 		check(js);
 	printf("%s\n", js);
 	/* A snapshot that failed is a failure, whatever else was saved. */
-	rc = !strcmp(req, "snapshot") && strstr(js, "\"ok\":false");
+	rc = !strcmp(req, "snapshot") && json_is_false(jget(js, "ok"));
 	backend_close(&b);
 	return rc;
 }

@@ -220,8 +220,9 @@ DTA_API int dta_int_paths(struct dta_client *c, const struct dta_int_roles *r,
 /* ---- hop records ---- */
 
 DTA_API int dta_int_hop_records(struct dta_client *c,
-				const struct dta_int_roles *r, const void *flow,
-				size_t klen, const uint32_t *sw, size_t n,
+				const struct dta_int_roles *r,
+				const void *flows, size_t klen,
+				const uint32_t *sw, size_t n,
 				struct dta_int_hop_record *out)
 {
 	const struct dta_client_structure *st;
@@ -231,7 +232,7 @@ DTA_API int dta_int_hop_records(struct dta_client *c,
 	size_t *at = NULL, nk = 0, dl, kl = klen + 4;
 	int rc = 0;
 
-	if (!c || !roles_ok(r) || !flow || (n && (!sw || !out)))
+	if (!c || !roles_ok(r) || (n && (!flows || !sw || !out)))
 		return bad_args(c, "dta_int_hop_records: NULL argument or roles "
 				"of another size");
 	if (!flow_len_ok(klen))
@@ -258,7 +259,7 @@ DTA_API int dta_int_hop_records(struct dta_client *c,
 		out[i].status = DTA_INT_NO_SWITCH;
 		if (sw[i] == DTA_INT_NONE)
 			continue;
-		memcpy(keys + nk * kl, flow, klen);
+		memcpy(keys + nk * kl, (const uint8_t *)flows + i * klen, klen);
 		dta__put_be32(keys + nk * kl + klen, sw[i]);
 		at[nk++] = i;
 	}

@@ -5,7 +5,7 @@
  * crossed, what each hop measured, the drop and congestion events stored,
  * and the report counts of flows and queues. Each call takes a batch and
  * answers it with arrays, in as few client calls as the question needs
- * (paths of n flows: one; the hop records of a path: one), whatever the
+ * (paths of n flows: one; n hop records: one), whatever the
  * client is opened on (a collector's socket, the collectors of a
  * configuration, their shared memory, snapshot files).
  *
@@ -142,16 +142,18 @@ struct dta_int_hop_record {
 };
 
 /**
- * dta_int_hop_records() - the hop records of flow @flow (@klen 13 or 37)
- * at switches @sw[0..n-1] (a path's @sw; DTA_INT_NONE entries are not
- * asked: status DTA_INT_NO_SWITCH): one batched Key-Write get of the keys
- * flow + big-endian switch id.
+ * dta_int_hop_records() - the hop records of flow @flows[i] (@n keys of
+ * @klen bytes, 13 or 37, back to back: repeat one flow's key for the hops
+ * of its path) at switch @sw[i] (a path's @sw; DTA_INT_NONE entries are
+ * not asked: status DTA_INT_NO_SWITCH): one batched Key-Write get of the
+ * keys flow + big-endian switch id.
  * Return: 0; -EINVAL; -ENOENT (no hops role or structure);
  * -DTA_E_MISMATCH (data shorter than DTA_INT_HOP_DATA_LEN); the client's.
  */
 DTA_API int dta_int_hop_records(struct dta_client *c,
-				const struct dta_int_roles *r, const void *flow,
-				size_t klen, const uint32_t *sw, size_t n,
+				const struct dta_int_roles *r,
+				const void *flows, size_t klen,
+				const uint32_t *sw, size_t n,
 				struct dta_int_hop_record *out);
 
 /**
