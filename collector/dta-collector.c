@@ -1130,8 +1130,8 @@ static void out_compact(struct client *cl)
 /*
  * Binary mode: answer the complete frames in in[] while the answers fit
  * under the cap, into cl->out. Then make room for the frame being read
- * (in[] grows to its length, up to DTA_FRAME_MAX, and shrinks back when a
- * large one is gone). A frame cut short by the client's end of sending is
+ * (in[] doubles as it fills, up to the frame's length, at most
+ * DTA_FRAME_MAX, and shrinks back when a large one is gone). A frame cut short by the client's end of sending is
  * dropped. Return -1 when an answer could not be queued (out of memory),
  * -2 for a malformed frame (the connection must end).
  */
@@ -1161,8 +1161,15 @@ static int answer_frames(struct collector *c, struct client *cl)
 	if (rc)
 		return rc;
 	fl = dta_frame_length(cl->in, cl->len);
-	if (fl > 0 && (size_t)fl + 1 > want)
-		want = (size_t)fl + 1;
+	if (fl > 0 && (size_t)fl + 1 > want) {
+		/* Grow as its bytes arrive, doubling when full, not at once
+		 * to what a header claims: 64 clients could claim 16 MiB
+		 * each and send nothing more. */
+		want = cl->in_cap;
+		if (cl->len + 1 >= cl->in_cap)
+			want = (size_t)fl + 1 < 2 * cl->in_cap ? (size_t)fl + 1
+							      : 2 * cl->in_cap;
+	}
 	if (want < cl->len + 1)
 		want = cl->len + 1;
 	if (want != cl->in_cap) {

@@ -25,6 +25,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -232,6 +233,19 @@ static uint8_t *read_frame(int fd, size_t *len)
 		fail("an answer frame cut short");
 	*len = n;
 	return f;
+}
+
+struct sender {
+	int fd;
+	const struct buf *b;
+};
+
+static void *sender(void *arg)
+{
+	const struct sender *s = arg;
+
+	send_all(s->fd, s->b->p, s->b->len);
+	return NULL;
 }
 
 /* ---- the requests ---- */
@@ -460,6 +474,8 @@ int main(int argc, char **argv)
 	static unsigned f_op[MAX_LINES];
 	size_t nf = 0;
 	int tfd, bfd;
+	struct sender sd;
+	pthread_t th;
 	char *info, *ans;
 	json_t *o, *sts, *v;
 	size_t k;
@@ -540,7 +556,7 @@ int main(int argc, char **argv)
 		if (rq[i].op != OP_AP)
 			while (j < nr && rq[j].op == rq[i].op &&
 			       rq[j].st == rq[i].st && rq[j].klen == rq[i].klen &&
-			       rq[j].bank == rq[i].bank && j - i < 4096)
+			       rq[j].bank == rq[i].bank && j - i < 65536)
 				j++;
 		f_first[nf] = i;
 		f_n[nf] = j - i;
@@ -593,8 +609,13 @@ int main(int argc, char **argv)
 		put_frame(&frames, DTA_FRAME_KI, kw, 7, 1, &pa, key, 4);
 		put_frame(&frames, DTA_FRAME_KW, ap, 8, 1, &pa, key, 4);
 	}
-	/* All at once: the collector answers a pipelined batch in order. */
-	send_all(bfd, frames.p, frames.len);
+	/* All at once: the collector answers a pipelined batch in order.
+	 * Sent by a thread: they may be more than the socket buffers hold
+	 * while their answers, not yet read, hold the collector back. */
+	sd.fd = bfd;
+	sd.b = &frames;
+	if (pthread_create(&th, NULL, sender, &sd))
+		fail("pthread_create");
 
 	for (size_t f = 0; f < nf; f++) {
 		size_t len;
@@ -610,31 +631,19 @@ int main(int argc, char **argv)
 			fail("frame %zu (%s): error %" PRIu32 " %.*s", f, r->name,
 			     st, (int)(len - DTA_FRAME_ANS_HDR),
 			     a + DTA_FRAME_ANS_HDR);
-		/* The same, as text lines, pipelined too. */
-		for (size_t x = 0; x < f_n[f]; x++) {
-			const struct req *q = &rq[f_first[f] + x];
-
-			if (q->op == OP_AP)
-				snprintf(line, sizeof(line), "ap %s %u %u oldest\n",
-					 q->name, q->list, q->max);
-			else if (q->op == OP_KI)
-				snprintf(line, sizeof(line), "ki %s %s %u\n",
-					 q->name, q->hex, q->bank);
-			else
-				snprintf(line, sizeof(line), "%s %s %s\n",
-					 q->op == OP_KW ? "kw" : "pc", q->name,
-					 q->hex);
-			put(&t, line, strlen(line));
-		}
-		send_all(tfd, t.p, t.len);
-		free(t.p);
 		if (r->op == OP_AP) {
-			char *js = read_line(tfd);
+			char *js;
 
+			snprintf(line, sizeof(line), "ap %s %u %u oldest",
+				 r->name, r->list, r->max);
+			js = ask_text(tfd, line);
 			cmp_ap(r, a, n, sz, js);
 			free(js);
 			compared++;
-		} else {
+			free(a);
+			continue;
+		}
+		{
 			size_t want = len - DTA_FRAME_ANS_HDR;
 			size_t per = r->op == OP_KI ? 8 : r->op == OP_KW
 				? 4 + sz : 4 + 4 * (size_t)sz;
@@ -642,7 +651,28 @@ int main(int argc, char **argv)
 			if (n != f_n[f] || want != per * n)
 				fail("frame %zu: %" PRIu32 " results in %zu bytes "
 				     "for %zu keys", f, n, want, f_n[f]);
-			for (size_t x = 0; x < n; x++) {
+		}
+		/* The same keys as text lines, pipelined 1000 at a time (all
+		 * at once, unread answers would stop the collector reading
+		 * while this still sends). */
+		for (size_t c0 = 0; c0 < n; c0 += 1000) {
+			size_t c1 = c0 + 1000 < n ? c0 + 1000 : n;
+
+			t.len = 0;
+			for (size_t x = c0; x < c1; x++) {
+				const struct req *q = &rq[f_first[f] + x];
+
+				if (q->op == OP_KI)
+					snprintf(line, sizeof(line), "ki %s %s %u\n",
+						 q->name, q->hex, q->bank);
+				else
+					snprintf(line, sizeof(line), "%s %s %s\n",
+						 q->op == OP_KW ? "kw" : "pc",
+						 q->name, q->hex);
+				put(&t, line, strlen(line));
+			}
+			send_all(tfd, t.p, t.len);
+			for (size_t x = c0; x < c1; x++) {
 				char *js = read_line(tfd);
 
 				cmp_point(&rq[f_first[f] + x], a, n, sz, x, js);
@@ -650,6 +680,7 @@ int main(int argc, char **argv)
 				compared++;
 			}
 		}
+		free(t.p);
 		free(a);
 	}
 	/* TEXT answers: byte for byte the text protocol's (stats aside: it
@@ -707,6 +738,7 @@ int main(int argc, char **argv)
 			     "message", id, st, n, len);
 		free(a);
 	}
+	pthread_join(th, NULL);
 	close(bfd);
 
 	/* Malformed frames end their connection, nothing else. */
