@@ -206,7 +206,8 @@ static void set_build(struct set *s, const char *name, bool shm, bool save)
 							    : DTA_BACKING_ANON,
 					     .name = cs->name,
 					     .flags = shm ? DTA_REGION_UNLINK
-							  : 0 };
+							  : 0,
+					     .schema = cs->schema };
 		const struct dta_layout *l = &cs->layout;
 		void *a;
 
@@ -504,6 +505,10 @@ static void test_snapshot_and_file(void **state)
 	c = open_ok(t, 0);
 	assert_int_equal(dta_client_count(c), 4);
 	assert_int_equal(dta_client_structure(c, 1)->list_base, 0);
+	/* The schema from the file's header. */
+	assert_non_null(dta_client_structure(c, 0)->schema);
+	assert_int_equal(dta_client_structure(c, 0)->schema->nfields, 3);
+	assert_null(dta_client_structure(c, 2)->schema);
 	check_all(c, &s, false);
 	assert_int_equal(dta_client_pc_get(c, "paths", key, KLEN, 1, &pr),
 			 -DTA_E_NOVALUES);

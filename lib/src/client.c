@@ -924,6 +924,11 @@ static int add_region(struct dta_client *c, struct unit *u,
 		return fail(c, -DTA_E_MISMATCH, "%s: structure %s has another "
 			    "geometry or hashing than the configuration says",
 			    path, s->name);
+	if (!s->pub.schema && dta_region_schema(r)) {
+		/* The header's (file:, or a configuration without one). */
+		s->schema = *dta_region_schema(r);
+		s->pub.schema = &s->schema;
+	}
 	xs.name = s->name;
 	xs.layout = dta_region_layout(r);
 	xs.area = dta_region_data(r);
