@@ -27,6 +27,9 @@ extern struct query_opts G;
 __attribute__((format(printf, 1, 2), noreturn))
 void die(const char *fmt, ...);
 
+/* A numeric option's value in [@lo, @hi], or exit 2 saying why. */
+uint64_t opt_uint(const char *opt, const char *s, uint64_t lo, uint64_t hi);
+
 /* Load --config into G.cfg once (dies on errors); no-op without one. */
 void load_config(void);
 
@@ -103,5 +106,38 @@ uint64_t verify_dta(struct dta_client *c, const char *text, size_t tlen,
 		    const struct verify_counts *vc, const char *truth,
 		    unsigned redundancy, struct tally *tl, size_t *nt,
 		    bool progress);
+
+/* ---- INT (int.c) ---- */
+
+/* dta-query int ... (docs/int.md "Querying INT structures"). */
+int cmd_int(int argc, char **argv);
+
+/* INT truth lines (docs/int.md "Truth lines"), checked exactly against
+ * the structures of the [int] roles: one tally per role. */
+enum { IV_PATH, IV_HOPS, IV_EVENTS, IV_FLOWS, IV_QUEUES, IV_ROLES };
+
+struct int_tally {
+	const char *name; /* the role's structure, NULL: none checked */
+	int prim;
+	uint64_t total, exact, notfound, wrong, conflict, over, under, lost;
+	uint64_t disagree;  /* int-event lines whose fields are not ENTRY's */
+	uint64_t unchecked; /* lines no configured role takes */
+	const char *why;    /* why those were not checked */
+	unsigned shown;     /* mismatches printed (at most INT_SHOW) */
+};
+
+/**
+ * int_verify() - check the int- lines of a truth file through @c with
+ * the library's INT calls (dta/int_query.h): one batched call per role,
+ * path structure and key length; events read list by list and matched in
+ * order. @pcrun[i]: line i is of a postcard run (its paths are path_pc's).
+ * @t: IV_ROLES tallies, zeroed by the caller. Dies on a malformed line or
+ * a failed query.
+ */
+void int_verify(struct dta_client *c, char **lines, const size_t *lnum,
+		const bool *pcrun, size_t nlines, const char *truth,
+		struct int_tally *t);
+/* Print role @role's tally (text line, or JSON member after *@first). */
+void int_verify_print(const struct int_tally *t, int role, bool *first);
 
 #endif /* DTA_QUERY_H */

@@ -126,12 +126,29 @@ struct dta_client_cursor {
 	struct unit *u;
 	struct dta_exec_session *sess; /* local: its own consumer */
 	struct unit *own;              /* socket: its own connection, or NULL */
+	/* Entries read when the cursor was opened (DTA_EXEC_AP_NOW fixes
+	 * its start then), not yet returned: pend[poff..npend). */
+	uint8_t *pend;
+	size_t poff, npend;
+	uint64_t plost;
 };
 
 /* ---- errors ---- */
 
 DTA__PRINTF(3, 4)
 static int fail(struct dta_client *c, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(c->err, sizeof(c->err), fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+/* For the layers over the client (int_query.c): their errors in the
+ * client's message. */
+int dta__client_fail(struct dta_client *c, int code, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -459,6 +476,9 @@ static int pipeline(struct dta_client *c, struct unit *u, size_t n,
 		}
 		if (done == (first ? built : n))
 			break;
+		if (!first && built < n && built - done < pp->window &&
+		    ln->sb.len - ln->soff < SEND_AHEAD)
+			continue; /* answers made room for more requests */
 		if (ln->soff < ln->sb.len)
 			pfd.events |= POLLOUT;
 		if (poll(&pfd, 1, -1) < 0) {
@@ -916,6 +936,11 @@ static int add_region(struct dta_client *c, struct unit *u,
 		return fail(c, -DTA_E_MISMATCH, "%s: structure %s has another "
 			    "geometry or hashing than the configuration says",
 			    path, s->name);
+	if (!s->pub.schema && dta_region_schema(r)) {
+		/* The header's (file:, or a configuration without one). */
+		s->schema = *dta_region_schema(r);
+		s->pub.schema = &s->schema;
+	}
 	xs.name = s->name;
 	xs.layout = dta_region_layout(r);
 	xs.area = dta_region_data(r);
@@ -1187,6 +1212,10 @@ static int open_files(struct dta_client *c, const char *list)
 	const char *p = list;
 	int rc;
 
+	for (const char *q = list; *q; q++)
+		if (*q == ',' && (q == list || q[1] == ',' || !q[1]))
+			return fail(c, -EINVAL, "file: wants PATH[,PATH..]; "
+				    "\"%s\" has an empty path", list);
 	c->nu = 1;
 	u->used = true;
 	snprintf(u->what, sizeof(u->what), "snapshot files");
@@ -1891,6 +1920,9 @@ static bool link_follows(const struct link *ln, int s, uint32_t list)
 	return false;
 }
 
+static long ap_fetch(struct dta_client *c, struct dta_client_cursor *cur,
+		     void *buf, size_t max, uint64_t *lost);
+
 DTA_API int dta_client_ap_open(struct dta_client *c, const char *name,
 			       uint32_t list, int from,
 			       struct dta_client_cursor **out)
@@ -1971,6 +2003,26 @@ DTA_API int dta_client_ap_open(struct dta_client *c, const char *name,
 	}
 	cur->next = c->cursors;
 	c->cursors = cur;
+	if (from == DTA_EXEC_AP_NOW) {
+		/* The consumer is created at its first read: read now, so
+		 * that "now" is the time of opening, and keep what comes. */
+		const struct dta_layout *l = &s->pub.layout;
+		size_t max = 4u * l->g.ap.batch_entries;
+		long got;
+
+		cur->pend = malloc(max * l->g.ap.entry_size);
+		if (!cur->pend) {
+			dta_client_ap_close(cur);
+			return fail(c, -ENOMEM, "out of memory");
+		}
+		got = ap_fetch(c, cur, cur->pend, max, &cur->plost);
+		if (got < 0) {
+			rc = (int)got;
+			dta_client_ap_close(cur);
+			return rc;
+		}
+		cur->npend = (size_t)got;
+	}
 	*out = cur;
 	return ok(c);
 }
@@ -2077,21 +2129,14 @@ static long ap_socket(struct dta_client *c, struct dta_client_cursor *cur,
 	return got;
 }
 
-DTA_API long dta_client_ap_read(struct dta_client_cursor *cur, void *buf,
-				size_t max, uint64_t *lost)
+/* Up to @max entries from the collector or the local memory. */
+static long ap_fetch(struct dta_client *c, struct dta_client_cursor *cur,
+		     void *buf, size_t max, uint64_t *lost)
 {
-	struct dta_client *c;
 	uint64_t l = 0, pos;
 	long got;
 	int rc;
 
-	if (!cur || (!buf && max))
-		return -EINVAL;
-	c = cur->c;
-	if (lost)
-		*lost = 0;
-	if (!max)
-		return ok(c);
 	max = min_sz(max, DTA_EXEC_BATCH_MAX);
 	if (cur->u->kind == KIND_LOCAL) {
 		struct cstruct *s = &c->s[cur->si];
@@ -2109,6 +2154,39 @@ DTA_API long dta_client_ap_read(struct dta_client_cursor *cur, void *buf,
 		if (got < 0)
 			return got;
 	}
+	*lost = l;
+	return got;
+}
+
+DTA_API long dta_client_ap_read(struct dta_client_cursor *cur, void *buf,
+				size_t max, uint64_t *lost)
+{
+	struct dta_client *c;
+	uint64_t l = 0;
+	long got;
+
+	if (!cur || (!buf && max))
+		return -EINVAL;
+	c = cur->c;
+	if (lost)
+		*lost = 0;
+	if (!max)
+		return ok(c);
+	if (cur->npend > cur->poff) {
+		size_t es = c->s[cur->si].pub.layout.g.ap.entry_size;
+		size_t m = min_sz(max, cur->npend - cur->poff);
+
+		memcpy(buf, cur->pend + cur->poff * es, m * es);
+		cur->poff += m;
+		if (lost)
+			*lost = cur->plost;
+		cur->plost = 0;
+		ok(c);
+		return (long)m;
+	}
+	got = ap_fetch(c, cur, buf, max, &l);
+	if (got < 0)
+		return got;
 	if (lost)
 		*lost = l;
 	ok(c);
@@ -2117,7 +2195,7 @@ DTA_API long dta_client_ap_read(struct dta_client_cursor *cur, void *buf,
 
 DTA_API uint64_t dta_client_ap_position(const struct dta_client_cursor *cur)
 {
-	return cur ? cur->position : 0;
+	return cur ? cur->position - (cur->npend - cur->poff) : 0;
 }
 
 DTA_API void dta_client_ap_close(struct dta_client_cursor *cur)
@@ -2132,6 +2210,7 @@ DTA_API void dta_client_ap_close(struct dta_client_cursor *cur)
 			break;
 		}
 	dta_exec_session_destroy(cur->sess);
+	free(cur->pend);
 	if (cur->own) {
 		unit_free(cur->own);
 		free(cur->own);

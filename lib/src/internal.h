@@ -21,6 +21,11 @@
 
 void dta__log(enum dta_log_level level, const char *fmt, ...) DTA__PRINTF(2, 3);
 
+/* Set client @c's error message (dta_client_error()); returns @code. */
+struct dta_client;
+int dta__client_fail(struct dta_client *c, int code, const char *fmt, ...)
+	DTA__PRINTF(3, 4);
+
 /* Big-endian load/store of 1..8 byte fields. */
 static inline uint64_t dta__get_be(const uint8_t *p, unsigned bytes)
 {

@@ -22,6 +22,7 @@
 #include "dta/exec.h"
 #include "dta/frame.h"
 #include "dta/client.h"
+#include "dta/int_query.h"
 
 #define DTA_VERSION_MAJOR 0
 #define DTA_VERSION_MINOR 1
