@@ -1105,17 +1105,12 @@ static int cmd_verify(int argc, char **argv)
 	const char *truth = NULL;
 	double min_success = -1, below = -1;
 	struct tally tl[DTA_CONFIG_MAX_STRUCTURES];
-	size_t nt = 0, nlines = 0;
+	size_t nt = 0, tlen;
 	struct dta_client *client;
-	const char *how;
-	struct verify_counts vc = { 0 };
+	const char *how, *text;
+	struct verify_ints vi;
 	uint64_t t_start, queries = 0;
 	double secs;
-	unsigned redundancy = 2;
-	const char *text;
-	char **lines = NULL;
-	size_t tlen, lcap = 0, *lnum = NULL, fileline = 0;
-	bool *pcrun = NULL, in_pc = false, has_int = false;
 	struct int_tally iv[IV_ROLES];
 	int opt, bad = 0;
 
@@ -1158,62 +1153,16 @@ static int cmd_verify(int argc, char **argv)
 	if (!G.cfg)
 		die("verify needs --config (to route reports as the translator did)");
 	/* The file mapped, not copied: a truth file may hold millions of
-	 * lines, and verify_dta() reads them where they are. Only comments
-	 * and INT lines are looked at here (INT lines copied for
-	 * int_verify()). */
+	 * lines, and verify_dta() reads them where they are. */
 	text = map_file(truth, &tlen);
-	for (const char *p = text, *end = text + tlen; p < end;) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *ln = p;
-		size_t len = (size_t)((nl ? nl : end) - p);
-
-		p = nl ? nl + 1 : end;
-		fileline++;
-		if (!len)
-			continue;
-		vc.kw += len > 1 && ln[0] == 'k' && ln[1] == 'w';
-		vc.pc += len > 1 && ln[0] == 'p' && ln[1] == 'c';
-		vc.ki += len > 1 && ln[0] == 'k' && ln[1] == 'i';
-		if (ln[0] == '#') {
-			struct tool_truth tt;
-			char copy[1024];
-
-			snprintf(copy, sizeof(copy), "%.*s", (int)len, ln);
-			if (tool_truth_parse(copy, &tt))
-				die("%s: %s", truth, tt.why);
-			if (tt.redundancy)
-				redundancy = tt.redundancy;
-			/* Each run's header says whose lines follow: an
-			 * int-path of a postcard run is what path_pc holds. */
-			if (tt.type)
-				in_pc = !strcmp(tt.type, "int-pc");
-			continue;
-		}
-		if (len < 4 || strncmp(ln, "int-", 4))
-			continue; /* verify_dta() reads it in @text */
-		if (nlines == lcap) {
-			lcap = lcap ? 2 * lcap : 4096;
-			lines = realloc(lines, lcap * sizeof(*lines));
-			lnum = realloc(lnum, lcap * sizeof(*lnum));
-			pcrun = realloc(pcrun, lcap * sizeof(*pcrun));
-			if (!lines || !lnum || !pcrun)
-				die("out of memory");
-		}
-		has_int = true;
-		lnum[nlines] = fileline;
-		pcrun[nlines] = in_pc;
-		lines[nlines] = strndup(ln, len);
-		if (!lines[nlines++])
-			die("out of memory");
-	}
 	client = query_client(&how);
 	t_start = tool_now_ns();
-
+	queries = verify_dta(client, text, tlen, truth, tl, &nt,
+			     !G.json && isatty(STDERR_FILENO), &vi);
 	memset(iv, 0, sizeof(iv));
-	if (has_int)
-		int_verify(client, lines, lnum, pcrun, nlines, truth, iv);
-	queries = verify_dta(client, text, tlen, &vc, truth, redundancy, tl,
-			     &nt, !G.json && isatty(STDERR_FILENO));
+	if (vi.n)
+		int_verify(client, vi.lines, vi.lnum, vi.pcrun, vi.n, truth,
+			   iv);
 	secs = (double)(tool_now_ns() - t_start) / 1e9;
 	for (int r = 0; r < IV_ROLES; r++) {
 		queries += iv[r].total;
@@ -1295,11 +1244,7 @@ static int cmd_verify(int argc, char **argv)
 		       how);
 	if (text)
 		munmap((void *)text, tlen);
-	for (size_t i = 0; i < nlines; i++)
-		free(lines[i]);
-	free(lines);
-	free(lnum);
-	free(pcrun);
+	verify_ints_free(&vi);
 	dta_client_close(client);
 	return bad;
 }

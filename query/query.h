@@ -83,29 +83,33 @@ void ap_read_match(struct dta_client *c, const struct dta_config_structure *cs,
 		   const struct ap_truth *a, struct tool_ap_match *m,
 		   uint64_t *lost);
 
-/* How many lines of each kind a truth file holds (kw and pc lines give
- * the keys' ages). */
-struct verify_counts {
-	uint64_t kw, pc, ki;
+/* The INT lines of a truth file, for int_verify(): copies, their line
+ * numbers, and whether each stands in a postcard run (type=int-pc). */
+struct verify_ints {
+	char **lines;
+	size_t *lnum;
+	bool *pcrun;
+	size_t n, cap;
 };
+void verify_ints_free(struct verify_ints *vi);
 
 /**
  * verify_dta() - check the DTA lines (kw, pc, ki, ap) of a truth file
- * against @c with batched queries: the keys of each structure are asked
- * a chunk at a time while the file is read, whatever answers them, and
- * compared as bytes.
- * @text, @tlen: the truth file as it is (mapped): lines end in newlines
- *           (comments, blank and int- lines are skipped).
- * @vc:      its kw, pc and ki lines, counted beforehand.
- * @redundancy: the N dta-gen wrote with (for the bounds).
+ * against @c with batched queries, in one pass over the file: the keys of
+ * each structure are asked a chunk at a time as they are read, whatever
+ * answers them, and compared as bytes; the bounds of eq. 1-8 are added to
+ * the tallies once the file's end gives every key its age.
+ * @text, @tlen: the truth file as it is (mapped): lines end in newlines.
+ *           Comments give the redundancy dta-gen used (the bounds') and
+ *           which run follows.
  * @tl, @nt: tallies, one per structure, appended to.
  * @progress: print progress on stderr (a terminal).
+ * @vi:      receives the INT lines (int-), for int_verify().
  * Dies on a malformed line or a failed query. Return: answers checked.
  */
 uint64_t verify_dta(struct dta_client *c, const char *text, size_t tlen,
-		    const struct verify_counts *vc, const char *truth,
-		    unsigned redundancy, struct tally *tl, size_t *nt,
-		    bool progress);
+		    const char *truth, struct tally *tl, size_t *nt,
+		    bool progress, struct verify_ints *vi);
 
 /* ---- INT (int.c) ---- */
 

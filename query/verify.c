@@ -20,66 +20,29 @@
 
 /* Keys asked per client call: progress is shown between calls. */
 #define VERIFY_CHUNK 262144
-/* Intervals of a bound's grid (below). */
-#define BOUND_GRID 4096
+/* Keys of one kind per bin of the bounds' tally (below). */
+#define SEQ_BIN 1024
 
 /*
- * eq. 1-8 at every key's age: a key's failure probability is a smooth
- * function of its structure's load alpha = age / units / collectors, and
- * evaluating it (pow, exp) for each of millions of keys cost verify a
- * third of its time. It is evaluated exactly at BOUND_GRID + 1 loads
- * spread evenly over [0, the oldest key's], and linearly between: the
- * error is below h^2/8 times the bound's curvature (h the spacing, about
- * 1/1000 of the oldest load), far under the third decimal of a percent
- * that verify prints.
+ * eq. 1-8 at every key's age. The truth lists keys oldest write first, so
+ * a key's age is the number of keys of its kind listed after it: known
+ * only once the whole file is read. And evaluating the bound (pow, exp)
+ * for each of millions of keys cost verify a third of its time. So each
+ * key is only counted, by its place among the keys of its kind, in bins
+ * of SEQ_BIN places (its count, and the sums of its offset x in [0, 1)
+ * within the bin and of x^2); at the end the success probability p is
+ * evaluated exactly at each bin's ends and taken as linear between, which
+ * gives the bin's sum of p and of p (1 - p) from those three numbers.
+ * The load changes by SEQ_BIN / units across a bin, so the linear error
+ * is far below the digits verify prints.
  */
-struct bound_grid {
-	double amax;
-	double fail[BOUND_GRID + 1];
+struct seq_bins {
+	size_t n;
+	struct seq_bin {
+		uint64_t cnt;
+		double sx, sxx;
+	} *b;
 };
-
-static double bound_exact(const struct dta_config_structure *cs,
-			  unsigned redundancy, double alpha)
-{
-	if (cs->layout.primitive == DTA_PRIM_KEY_WRITE) {
-		unsigned bits = 8 * cs->layout.g.kw.csum_bytes;
-
-		return dta_bound_kw_empty(redundancy, bits, alpha) +
-		       dta_bound_kw_wrong(redundancy, bits, alpha);
-	} else {
-		unsigned n = cs->layout.g.pc.redundancy;
-		unsigned bits = 8 * cs->layout.g.pc.slot_bytes;
-		double v = (double)cs->nvalues;
-
-		return dta_bound_pc_empty(n, bits, alpha, v, cs->layout.g.pc.hops) +
-		       dta_bound_pc_wrong(n, bits, alpha, v, cs->layout.g.pc.hops);
-	}
-}
-
-static double bound_fail(struct bound_grid **g,
-			 const struct dta_config_structure *cs,
-			 unsigned redundancy, double alpha)
-{
-	double x;
-	size_t j;
-
-	if (!*g) { /* the first key seen is the oldest: the grid's end */
-		*g = malloc(sizeof(**g));
-		if (!*g)
-			die("out of memory");
-		(*g)->amax = alpha;
-		for (j = 0; j <= BOUND_GRID; j++)
-			(*g)->fail[j] = bound_exact(cs, redundancy,
-						    alpha * (double)j / BOUND_GRID);
-	}
-	if (!((*g)->amax > 0) || alpha > (*g)->amax)
-		return bound_exact(cs, redundancy, alpha);
-	x = alpha / (*g)->amax * BOUND_GRID;
-	j = (size_t)x;
-	if (j >= BOUND_GRID)
-		return (*g)->fail[BOUND_GRID];
-	return (*g)->fail[j] + (x - (double)j) * ((*g)->fail[j + 1] - (*g)->fail[j]);
-}
 
 /* Point queries of one structure with one key length. */
 struct group {
@@ -89,7 +52,7 @@ struct group {
 	uint8_t *keys; /* n * klen */
 	uint8_t *want; /* kw: n * data_len; pc: n * hops u32; ki: n u64 */
 	uint8_t *hops; /* pc: hops in each truth path */
-	struct bound_grid *bound;
+	struct seq_bins seq; /* kw, pc: where each key stands (bounds) */
 };
 
 struct groups {
@@ -161,14 +124,84 @@ static struct tally *tally_for(struct tally *t, size_t *nt,
 	return &t[(*nt)++];
 }
 
-/* One more key whose answer fails with probability @fail (eq. 1-8). */
-static void expect_add(struct tally *t, double fail)
+/* Key number @seq of its kind (0: the first listed, the oldest). */
+static void seq_add(struct seq_bins *h, uint64_t seq)
 {
-	double p = fail < 1 ? 1 - fail : 0;
+	size_t b = (size_t)(seq / SEQ_BIN);
+	double x = (double)(seq % SEQ_BIN) / SEQ_BIN;
 
-	t->expect += p;
-	t->var += p * (1 - p);
-	t->has_bound = true;
+	if (b >= h->n) {
+		size_t n = h->n ? h->n : 64;
+
+		while (n <= b)
+			n *= 2;
+		h->b = xrealloc(h->b, n * sizeof(*h->b));
+		memset(h->b + h->n, 0, (n - h->n) * sizeof(*h->b));
+		h->n = n;
+	}
+	h->b[b].cnt++;
+	h->b[b].sx += x;
+	h->b[b].sxx += x * x;
+}
+
+/* The success probability eq. 1-8 give a key of @cs at load @alpha. */
+static double success(const struct dta_config_structure *cs,
+		      unsigned redundancy, double alpha)
+{
+	double fail;
+
+	if (cs->layout.primitive == DTA_PRIM_KEY_WRITE) {
+		unsigned bits = 8 * cs->layout.g.kw.csum_bytes;
+
+		fail = dta_bound_kw_empty(redundancy, bits, alpha) +
+		       dta_bound_kw_wrong(redundancy, bits, alpha);
+	} else {
+		unsigned n = cs->layout.g.pc.redundancy;
+		unsigned bits = 8 * cs->layout.g.pc.slot_bytes;
+		double v = (double)cs->nvalues;
+
+		fail = dta_bound_pc_empty(n, bits, alpha, v, cs->layout.g.pc.hops) +
+		       dta_bound_pc_wrong(n, bits, alpha, v, cs->layout.g.pc.hops);
+	}
+	return fail < 1 ? 1 - fail : 0;
+}
+
+/*
+ * Add to @t the expected successes of the keys binned in @h, and their
+ * variance: each is a Bernoulli(p) trial, so the exact count is a sum of
+ * them (Poisson binomial), expected sum p, standard error sqrt(sum p (1 -
+ * p)). @total keys of this kind were listed; key @seq's age is
+ * total - seq - 1, its load that over @units and the collectors.
+ */
+static void seq_expect(struct tally *t, const struct seq_bins *h,
+		       const struct dta_config_structure *cs,
+		       unsigned redundancy, uint64_t total, double units)
+{
+	double per = units * cs->ncollectors;
+
+	for (size_t b = 0; b < h->n; b++) {
+		const struct seq_bin *e = &h->b[b];
+		uint64_t s0 = (uint64_t)b * SEQ_BIN, s1 = s0 + SEQ_BIN;
+		double p0, d, k, sx, sxx, sp, spp;
+
+		if (!e->cnt)
+			continue;
+		if (s1 > total - 1)
+			s1 = total - 1; /* the last bin ends at age 0 */
+		p0 = success(cs, redundancy, (double)(total - s0 - 1) / per);
+		d = s1 > s0 ? success(cs, redundancy,
+				      (double)(total - s1 - 1) / per) - p0
+			    : 0;
+		/* x measured in SEQ_BIN places; p is linear in places. */
+		k = s1 > s0 ? (double)SEQ_BIN / (double)(s1 - s0) : 0;
+		sx = e->sx * k;
+		sxx = e->sxx * k * k;
+		sp = (double)e->cnt * p0 + d * sx;
+		spp = (double)e->cnt * p0 * p0 + 2 * p0 * d * sx + d * d * sxx;
+		t->expect += sp;
+		t->var += sp - spp;
+		t->has_bound = true;
+	}
 }
 
 /* "V,V,..": @hops values into @out; false when malformed. */
@@ -288,7 +321,8 @@ static void ap_check(struct dta_client *c,
 
 struct verify_progress {
 	bool show;
-	uint64_t done, total;
+	uint64_t done;
+	size_t pos, tlen; /* bytes of the truth read, of all */
 };
 
 /* Ask @g's keys [@lo, @hi) and judge the answers. */
@@ -450,22 +484,51 @@ static void flush(struct dta_client *c, struct group *g, void **res,
 	v->done += g->n;
 	g->n = 0;
 	if (v->show)
-		fprintf(stderr, "\rverify: %" PRIu64 " of %" PRIu64 " keys   ",
-			v->done, v->total);
+		fprintf(stderr, "\rverify: %" PRIu64 " keys, %.0f%% of the "
+			"truth read   ", v->done,
+			v->tlen ? 100.0 * (double)v->pos / (double)v->tlen : 100);
+}
+
+/* Keep INT line @ln (@len bytes, line @lnum, of a postcard run or not)
+ * for int_verify(). */
+static void int_keep(struct verify_ints *vi, const char *ln, size_t len,
+		     size_t lnum, bool pcrun)
+{
+	if (vi->n == vi->cap) {
+		vi->cap = vi->cap ? 2 * vi->cap : 1024;
+		vi->lines = xrealloc(vi->lines, vi->cap * sizeof(*vi->lines));
+		vi->lnum = xrealloc(vi->lnum, vi->cap * sizeof(*vi->lnum));
+		vi->pcrun = xrealloc(vi->pcrun, vi->cap * sizeof(*vi->pcrun));
+	}
+	vi->lines[vi->n] = strndup(ln, len);
+	if (!vi->lines[vi->n])
+		die("out of memory");
+	vi->lnum[vi->n] = lnum;
+	vi->pcrun[vi->n++] = pcrun;
+}
+
+void verify_ints_free(struct verify_ints *vi)
+{
+	for (size_t i = 0; i < vi->n; i++)
+		free(vi->lines[i]);
+	free(vi->lines);
+	free(vi->lnum);
+	free(vi->pcrun);
+	memset(vi, 0, sizeof(*vi));
 }
 
 uint64_t verify_dta(struct dta_client *c, const char *text, size_t tlen,
-		    const struct verify_counts *vc, const char *truth,
-		    unsigned redundancy, struct tally *tl, size_t *nt,
-		    bool progress)
+		    const char *truth, struct tally *tl, size_t *nt,
+		    bool progress, struct verify_ints *vi)
 {
 	struct groups gs = { 0 };
 	struct ap_truth *aps = NULL;
-	struct verify_progress v = {
-		.show = progress, .total = vc->kw + vc->pc + vc->ki };
+	struct verify_progress v = { .show = progress, .tlen = tlen };
 	size_t naps = 0, fileline = 0, lcap = 0;
-	char *line = NULL;
 	uint64_t answers = 0, kw_seen = 0, pc_seen = 0;
+	unsigned redundancy = 2; /* dta-gen's default, else its comment's */
+	bool in_pc = false;
+	char *line = NULL;
 	void *res = NULL;
 	uint8_t *data = NULL;
 	/* The last kw line's structure and group: consecutive lines are
@@ -474,10 +537,9 @@ uint64_t verify_dta(struct dta_client *c, const char *text, size_t tlen,
 	size_t kw_g = 0;
 	int kw_dl = -1, kw_kl = -1;
 
-	/* Lines are NUL-terminated in place (cmd_verify() split them); the
-	 * truth lists keys oldest write first, so a key's age is the number
-	 * of keys of its kind after it. Keys are asked a chunk at a time,
-	 * while the file is read: what is held stays in the caches. */
+	/* One pass: keys are asked a chunk at a time while the file is
+	 * read, so what is held stays in the caches. */
+	memset(vi, 0, sizeof(*vi));
 	for (const char *ln = text, *end = text + tlen, *next; ln < end;
 	     ln = next) {
 		const struct dta_config_structure *cs;
@@ -490,6 +552,7 @@ uint64_t verify_dta(struct dta_client *c, const char *text, size_t tlen,
 		int klen, dl;
 
 		fileline++;
+		v.pos = (size_t)(ln - text);
 		if (fast_kw(ln, end, key, &klen, d, &dl, &next)) {
 			if (dl != kw_dl || klen != kw_kl) {
 				kw_cs = tool_route(G.cfg, DTA_PRIM_KEY_WRITE,
@@ -508,18 +571,18 @@ uint64_t verify_dta(struct dta_client *c, const char *text, size_t tlen,
 				flush(c, g, &res, &data, &v);
 			k = group_add(g, key);
 			memcpy(g->want + k * (size_t)dl, d, (size_t)dl);
-			/* Each collector's share sees 1/n of the keys. */
-			expect_add(g->t, bound_fail(&g->bound, kw_cs, redundancy,
-					(double)(vc->kw - ++kw_seen) /
-					(double)kw_cs->layout.g.kw.slots /
-					kw_cs->ncollectors));
+			seq_add(&g->seq, kw_seen++);
 			continue;
 		}
 		nl = memchr(ln, '\n', (size_t)(end - ln));
 		len = (size_t)((nl ? nl : end) - ln);
 		next = nl ? nl + 1 : end;
-		if (!len || ln[0] == '#' || (len >= 4 && !strncmp(ln, "int-", 4)))
-			continue; /* comments; INT lines are int_verify()'s */
+		if (!len)
+			continue;
+		if (len >= 4 && !strncmp(ln, "int-", 4)) {
+			int_keep(vi, ln, len, fileline, in_pc);
+			continue; /* int_verify()'s */
+		}
 		/* The general parser splits its line: a copy of it. */
 		if (len + 1 > lcap) {
 			lcap = len + 1;
@@ -529,8 +592,15 @@ uint64_t verify_dta(struct dta_client *c, const char *text, size_t tlen,
 		line[len] = 0;
 		if (tool_truth_parse(line, &tt))
 			die("%s:%zu: %s", truth, fileline, tt.why);
-		if (tt.kind == TOOL_TRUTH_NONE)
+		if (tt.kind == TOOL_TRUTH_NONE) {
+			/* Each run's header says whose lines follow: an
+			 * int-path of a postcard run is what path_pc holds. */
+			if (tt.redundancy)
+				redundancy = tt.redundancy;
+			if (tt.type)
+				in_pc = !strcmp(tt.type, "int-pc");
 			continue;
+		}
 		if (tt.kind == TOOL_TRUTH_AP) {
 			if (!tool_route(G.cfg, DTA_PRIM_APPEND, 0, 0, tt.list))
 				die("no Append structure holds list %u", tt.list);
@@ -557,10 +627,7 @@ uint64_t verify_dta(struct dta_client *c, const char *text, size_t tlen,
 			if (dl != (int)want_size(cs))
 				die("%s:%zu: data is not %zu bytes of hex",
 				    truth, fileline, want_size(cs));
-			expect_add(t, bound_fail(&g->bound, cs, redundancy,
-					(double)(vc->kw - ++kw_seen) /
-					(double)cs->layout.g.kw.slots /
-					cs->ncollectors));
+			seq_add(&g->seq, kw_seen++);
 		} else if (tt.kind == TOOL_TRUTH_PC) {
 			cs = tool_route(G.cfg, DTA_PRIM_POSTCARD, 0, tt.hops, 0);
 			if (!cs)
@@ -576,12 +643,7 @@ uint64_t verify_dta(struct dta_client *c, const char *text, size_t tlen,
 					(uint32_t *)(g->want + k * want_size(cs))))
 				die("%s:%zu: the path is not %u numbers", truth,
 				    fileline, tt.hops);
-			pc_seen++;
-			if (cs->nvalues)
-				expect_add(t, bound_fail(&g->bound, cs, 0,
-						(double)(vc->pc - pc_seen) /
-						(double)cs->layout.g.pc.chunks /
-						cs->ncollectors));
+			seq_add(&g->seq, pc_seen++);
 		} else { /* TOOL_TRUTH_KI */
 			cs = tool_route(G.cfg, DTA_PRIM_KEY_INCREMENT, 0, 0, 0);
 			if (!cs)
@@ -595,17 +657,26 @@ uint64_t verify_dta(struct dta_client *c, const char *text, size_t tlen,
 			       sizeof(tt.count));
 		}
 	}
+	v.pos = tlen;
 	for (size_t i = 0; i < gs.n; i++) {
 		struct group *g = &gs.g[i];
+		const struct dta_config_structure *cs = g->cs;
 
 		flush(c, g, &res, &data, &v);
+		if (cs->layout.primitive == DTA_PRIM_KEY_WRITE)
+			seq_expect(g->t, &g->seq, cs, redundancy, kw_seen,
+				   (double)cs->layout.g.kw.slots);
+		else if (cs->layout.primitive == DTA_PRIM_POSTCARD &&
+			 cs->nvalues)
+			seq_expect(g->t, &g->seq, cs, redundancy, pc_seen,
+				   (double)cs->layout.g.pc.chunks);
 		free(g->keys);
 		free(g->want);
 		free(g->hops);
-		free(g->bound);
+		free(g->seq.b);
 	}
 	answers = v.done;
-	if (progress && v.total)
+	if (progress && v.done)
 		fputc('\n', stderr);
 	free(res);
 	free(data);
