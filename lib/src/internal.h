@@ -21,6 +21,13 @@
 
 void dta__log(enum dta_log_level level, const char *fmt, ...) DTA__PRINTF(2, 3);
 
+/* A region's notification sequence word, shared between processes
+ * (region.c), or NULL (version-1 regions, snapshot files; read-only
+ * mappings when @write). */
+struct dta_region;
+_Atomic uint32_t *dta__region_notify_word(const struct dta_region *r,
+					  int write);
+
 /* Big-endian load/store of 1..8 byte fields. */
 static inline uint64_t dta__get_be(const uint8_t *p, unsigned bytes)
 {
