@@ -769,7 +769,8 @@ static const char *const stat_names[] = {
 	"int_malformed_hops", "int_malformed_other", "int_updates",
 	"int_mismatch", "int_path_truncated", "int_seq_lost", "int_seq_late",
 	"int_seq_duplicates", "int_seq_jumps", "int_seq_restarts",
-	"int_seq_suspect", "int_seq_untracked",
+	"int_seq_suspect", "int_seq_untracked", "reports_immediate",
+	"notifications",
 };
 static_assert(sizeof(stat_names) / sizeof(stat_names[0]) * sizeof(uint64_t) ==
 	      sizeof(struct dta_translator_stats), "a name for every counter");
@@ -1004,6 +1005,10 @@ static const struct metrics_def translator_metrics[] = {
 	   "Out-of-window INT datagrams nothing confirmed."),
 	TM("int_seq_untracked", "int_seq_untracked_total", C,
 	   "INT datagrams of reporters beyond the sequence table."),
+	TM("reports_immediate", "reports_immediate_total", C,
+	   "Applied reports carrying the immediate (notify) flag."),
+	TM("notifications", "notifications_total", C,
+	   "Structure notifications issued (at most one per structure per batch)."),
 	TM("rdma_ops", "rdma_ops_total", C, "RDMA work requests posted."),
 	TM("rdma_bytes", "rdma_written_bytes_total", C, "Bytes written with RDMA."),
 	TM("rdma_errors", "rdma_completion_errors_total", C,
