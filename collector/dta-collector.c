@@ -31,6 +31,7 @@
 
 #include "log.h"
 #include "metrics.h"
+#include "notify.h"
 #include "service.h"
 #include "tools.h"
 #ifdef DTA_HAVE_RDMA
@@ -68,6 +69,7 @@ struct client {
 	size_t out_sent;
 	uint64_t last_ns; /* last byte read or sent */
 	struct tool_session sess;
+	struct coll_wait wait; /* a `wait` unanswered: later requests wait */
 };
 
 struct collector {
@@ -96,6 +98,7 @@ struct collector {
 	int quiet;
 	struct metrics_server *metrics; /* NULL: metrics_listen not set */
 	struct metrics_hist answer_ns;  /* request latency (metrics only) */
+	struct coll_notify *notify;     /* `wait` requests (collector/notify.c) */
 #ifdef DTA_HAVE_RDMA
 	struct coll_rdma *rdma;
 #endif
@@ -939,6 +942,14 @@ static void handle_line(struct collector *c, struct client *cl, char *line)
 	if (!strcmp(w[0], "stats") || !strcmp(w[0], "switch") ||
 	    !strcmp(w[0], "snapshot") || !strcmp(w[0], "ki-reset")) {
 		handle_own(c, cl, w, nw);
+	} else if (!strcmp(w[0], "wait")) {
+		const char *names[DTA_CONFIG_MAX_STRUCTURES];
+
+		for (size_t i = 0; i < c->n; i++)
+			names[i] = c->cs[i].name;
+		/* Answered later (serve()) unless at once; it ends its line. */
+		coll_wait_request(&cl->wait, w, nw, c->r, names, c->n, &cl->out);
+		return;
 	} else {
 		tool_out_str(&cl->out, "{\"error\":\"unknown request; see "
 			     "docs/collector-protocol.md\"}");
@@ -956,6 +967,7 @@ static void drop_client(struct client *cl)
 	tool_out_free(&cl->out);
 	cl->out_sent = 0;
 	tool_session_free(&cl->sess);
+	cl->wait.on = false;
 }
 
 static void drop_client_why(struct client *cl, const char *fmt, ...)
@@ -1012,7 +1024,7 @@ static int answer_requests(struct collector *c, struct client *cl)
 		cl->out.len -= cl->out_sent;
 		cl->out_sent = 0;
 	}
-	while (pos < cl->len && unsent(cl) < OUT_CAP) {
+	while (pos < cl->len && unsent(cl) < OUT_CAP && !cl->wait.on) {
 		char *line = cl->in + pos;
 		size_t avail = cl->len - pos, n;
 		char *nl = memchr(line, '\n', avail);
@@ -1088,7 +1100,7 @@ static void client_progress(struct collector *c, struct client *cl)
 			return;
 		}
 	} while (!unsent(cl) && cl->len && (cl->len < before || capped));
-	if (cl->eof && !unsent(cl) && !cl->len)
+	if (cl->eof && !unsent(cl) && !cl->len && !cl->wait.on)
 		drop_client(cl);
 }
 
@@ -1170,6 +1182,9 @@ static int client_timeouts(struct collector *c, int ms)
 
 		if (cl->fd < 0)
 			continue;
+		ms = coll_wait_timeout_ms(&cl->wait, now, ms);
+		if (cl->wait.on && !unsent(cl))
+			continue; /* waiting is not idling */
 		limit = unsent(cl) ? c->stall_ns : c->idle_ns;
 		if (!limit)
 			continue;
@@ -1212,13 +1227,27 @@ static void service_status(struct collector *c)
 			    c->socket_path, clients, c->requests, c->errors);
 }
 
+/* Answer the waits whose structure moved or whose time is up, then the
+ * requests they held back. */
+static void answer_waits(struct collector *c)
+{
+	uint64_t now = tool_now_ns();
+
+	for (int i = 0; i < MAX_CLIENTS; i++) {
+		struct client *cl = &c->cl[i];
+
+		if (cl->fd >= 0 && coll_wait_check(&cl->wait, c->r, now, &cl->out))
+			client_progress(c, cl);
+	}
+}
+
 static void serve(struct collector *c)
 {
 	uint64_t next_status = tool_now_ns() + 5000000000ull;
 
 	while (!stop_signal) {
-		struct pollfd p[MAX_CLIENTS + 3];
-		int idx[MAX_CLIENTS + 3], np = 0, n;
+		struct pollfd p[MAX_CLIENTS + 4];
+		int idx[MAX_CLIENTS + 4], np = 0, n;
 		uint64_t now;
 
 		p[np].fd = c->listen_fd;
@@ -1235,6 +1264,11 @@ static void serve(struct collector *c)
 			p[np].fd = metrics_server_fd(c->metrics);
 			p[np].events = POLLIN;
 			idx[np++] = -3;
+		}
+		if (c->notify) {
+			p[np].fd = coll_notify_fd(c->notify);
+			p[np].events = POLLIN;
+			idx[np++] = -4;
 		}
 		for (int i = 0; i < MAX_CLIENTS; i++) {
 			struct client *cl = &c->cl[i];
@@ -1285,6 +1319,10 @@ static void serve(struct collector *c)
 				metrics_server_run(c->metrics);
 				continue;
 			}
+			if (idx[k] == -4) {
+				coll_notify_drain(c->notify);
+				continue;
+			}
 			cl = &c->cl[idx[k]];
 			if (cl->fd < 0)
 				continue;
@@ -1296,6 +1334,7 @@ static void serve(struct collector *c)
 		}
 		if (p[0].revents & POLLIN)
 			accept_clients(c);
+		answer_waits(c);
 	}
 }
 
@@ -1414,6 +1453,11 @@ int main(int argc, char **argv)
 		goto out;
 	if (start_rdma(&c) || start_metrics(&c, metrics_listen))
 		goto out;
+	opt = coll_notify_start(c.r, c.n, &c.notify);
+	if (opt) {
+		tool_log(LOG_ERR, "notifier: %s", strerror(-opt));
+		goto out;
+	}
 	tool_log(LOG_INFO, "serving %zu structures on %s", c.n, c.socket_path);
 	/* One line on stdout when ready, for scripts that start us; and
 	 * READY=1 for a service manager (Type=notify). */
@@ -1421,6 +1465,8 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	tool_service_ready("serving %zu structures on %s", c.n, c.socket_path);
 	serve(&c);
+	coll_notify_stop(c.notify);
+	c.notify = NULL;
 	metrics_server_stop(c.metrics);
 	c.metrics = NULL;
 	tool_log(LOG_INFO, "%s: shutting down",
@@ -1438,6 +1484,7 @@ int main(int argc, char **argv)
 	if (shut_down(&c))
 		rc = 1;
 out:
+	coll_notify_stop(c.notify);
 	metrics_server_stop(c.metrics);
 	for (int i = 0; i < MAX_CLIENTS; i++)
 		if (c.cl[i].fd >= 0)

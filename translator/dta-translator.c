@@ -390,6 +390,20 @@ static int shm_submit(void *ctx, unsigned s, const struct dta_memop *ops,
 	return k < 0 ? k : 0;
 }
 
+/* Reports with DTA_FLAG_IMMEDIATE were written into @s in this run: wake
+ * the collector's waiters (its notifier thread, analysis tools sleeping in
+ * dta_region_wait()). The core calls this after the run's writes and
+ * before shm_end(), so the region is still entered. */
+static void shm_notify(void *ctx, unsigned s)
+{
+	struct translator *t = ctx;
+	struct target *tg = shm_run.on ? shm_run.entered[s] : NULL;
+
+	if (!tg)
+		tg = atomic_load_explicit(&t->sink.t[s], memory_order_acquire);
+	dta_region_notify(tg->r);
+}
+
 /* Every structure, or every collector's share of it, in configuration
  * order: the translator core's structures. */
 static int plan_shares(struct translator *t)
@@ -1189,6 +1203,13 @@ static void fill_end(void *ctx)
 	t->inner.batch_end(t->inner.ctx);
 }
 
+static void fill_notify(void *ctx, unsigned s)
+{
+	struct translator *t = ctx;
+
+	t->inner.notify(t->inner.ctx, s);
+}
+
 #ifdef DTA_HAVE_RDMA
 /* Time RDMA requests from posting to completion (1 us .. 1 s). */
 static int watch_rdma(struct translator *t)
@@ -1232,6 +1253,7 @@ static int watch_fill(struct translator *t, struct dta_sink *sink)
 	sink->prefetch = t->inner.prefetch ? fill_prefetch : NULL;
 	sink->batch_begin = t->inner.batch_begin ? fill_begin : NULL;
 	sink->batch_end = t->inner.batch_end ? fill_end : NULL;
+	sink->notify = t->inner.notify ? fill_notify : NULL;
 	return 0;
 }
 
@@ -2574,6 +2596,7 @@ int main(int argc, char **argv)
 		sink.prefetch = shm_prefetch;
 		sink.batch_begin = shm_begin;
 		sink.batch_end = shm_end;
+		sink.notify = shm_notify;
 	}
 	if (!metrics_listen)
 		metrics_listen = dta_config_get(t.cfg, "translator",

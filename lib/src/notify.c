@@ -49,6 +49,11 @@ DTA_API uint32_t dta_region_notify_seq(const struct dta_region *r)
 	return w ? atomic_load(w) : 0;
 }
 
+DTA_API const uint32_t *dta_region_notify_addr(const struct dta_region *r)
+{
+	return (const uint32_t *)dta__region_notify_word(r, 0);
+}
+
 static uint64_t mono_ns(void)
 {
 	struct timespec ts;

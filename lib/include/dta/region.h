@@ -298,6 +298,15 @@ DTA_API uint32_t dta_region_notify_seq(const struct dta_region *r);
 DTA_API int dta_region_wait(const struct dta_region *r, uint32_t seen,
 			    int timeout_ms);
 
+/**
+ * dta_region_notify_addr() - the address of @r's sequence word, for a
+ * program that sleeps on many regions at once (futex_waitv() with
+ * FUTEX_32 and without FUTEX_PRIVATE_FLAG, as dta-collector's notifier
+ * does). Read it atomically; never write it. NULL where
+ * dta_region_notify_seq() is 0 for want of a word. Thread-safe.
+ */
+DTA_API const uint32_t *dta_region_notify_addr(const struct dta_region *r);
+
 #ifdef __cplusplus
 }
 #endif
