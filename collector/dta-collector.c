@@ -429,6 +429,7 @@ static int start_rdma(struct collector *c)
 		for (size_t i = 0; i < c->n; i++) {
 			o.s[i].name = c->v[i].cs->name;
 			o.s[i].area = dta_region_data(c->r[i]);
+			o.s[i].region = c->r[i];
 			o.s[i].layout = c->v[i].l;
 			o.s[i].list_base = c->v[i].cs->list_base;
 		}

@@ -617,6 +617,7 @@ static int open_rdma(struct translator *t, struct dta_sink *sink)
 	}
 	sink->submit = rdma_sink_submit;
 	sink->flush = rdma_sink_flush;
+	sink->notify = rdma_sink_notify;
 	sink->ctx = t->rdma;
 	for (size_t i = 0; i < ntg; i++)
 		tool_log(LOG_INFO, "connected to collector %s:%u over RDMA (%u "
@@ -819,9 +820,10 @@ static void write_stats(struct translator *t, FILE *f, int pretty)
 		fprintf(f, ",\"rdma_ops\":%" PRIu64 ",\"rdma_bytes\":%" PRIu64
 			",\"rdma_errors\":%" PRIu64 ",\"rdma_reconnects\":%" PRIu64
 			",\"rdma_dropped\":%" PRIu64 ",\"rdma_queued\":%" PRIu64
-			",\"rdma_qps\":%" PRIu64,
+			",\"rdma_qps\":%" PRIu64 ",\"rdma_notifies\":%" PRIu64
+			",\"rdma_notifies_lost\":%" PRIu64,
 			rs.ops, rs.bytes, rs.errors, rs.reconnects, rs.dropped,
-			rs.queued, rs.connections);
+			rs.queued, rs.connections, rs.notifies, rs.notifies_lost);
 	}
 #endif
 	if (t->sw)
