@@ -1233,13 +1233,17 @@ static void service_status(struct collector *c)
 static void answer_waits(struct collector *c)
 {
 	uint64_t now = tool_now_ns();
+	bool any = false;
 
 	for (int i = 0; i < MAX_CLIENTS; i++) {
 		struct client *cl = &c->cl[i];
 
 		if (cl->fd >= 0 && coll_wait_check(&cl->wait, c->r, now, &cl->out))
 			client_progress(c, cl);
+		any |= cl->fd >= 0 && cl->wait.on;
 	}
+	if (c->notify)
+		coll_notify_want(c->notify, any);
 }
 
 static void serve(struct collector *c)

@@ -2,9 +2,11 @@
 /*
  * The collector's notifier (collector/notify.h). One thread sleeps in
  * futex_waitv() (Linux >= 5.16) on every structure's sequence word and on
- * a private word of its own that stopping bumps; when a sequence moved it
- * writes the eventfd the event loop polls. Without futex_waitv it looks at
- * the words every 10 ms instead.
+ * a private word of its own (bumped to stop, or when clients start
+ * waiting); when a sequence moved it writes the eventfd the event loop
+ * polls. While no client waits it sleeps on its own word only, so
+ * notifications nobody waits for cost the collector nothing. Without
+ * futex_waitv it looks at the words every 10 ms instead.
  */
 #include <errno.h>
 #include <limits.h>
@@ -41,8 +43,9 @@ struct coll_notify {
 	size_t n;
 	const uint32_t *word[DTA_CONFIG_MAX_STRUCTURES];
 	uint32_t last[DTA_CONFIG_MAX_STRUCTURES];
-	_Atomic uint32_t ctl; /* bumped to stop the thread */
+	_Atomic uint32_t ctl; /* bumped to stop the thread or make it watch */
 	atomic_bool stop;
+	atomic_bool want;     /* some client waits: watch the sequences */
 	int efd;
 	pthread_t th;
 	bool running;
@@ -51,6 +54,13 @@ struct coll_notify {
 static uint32_t load(const uint32_t *p)
 {
 	return __atomic_load_n(p, __ATOMIC_SEQ_CST);
+}
+
+static void wake_loop(struct coll_notify *nt)
+{
+	uint64_t one = 1;
+
+	(void)!write(nt->efd, &one, sizeof(one));
 }
 
 /* Tell the loop when a sequence moved since the last look. */
@@ -66,24 +76,34 @@ static void look(struct coll_notify *nt)
 			moved = true;
 		}
 	}
-	if (moved) {
-		uint64_t one = 1;
-
-		(void)!write(nt->efd, &one, sizeof(one));
-	}
+	if (moved)
+		wake_loop(nt);
 }
 
 static void *notifier(void *arg)
 {
 	struct coll_notify *nt = arg;
 	struct notify_waitv wv[DTA_CONFIG_MAX_STRUCTURES + 1];
-	bool have_waitv = true;
+	bool have_waitv = true, watching = false;
 
 	while (!atomic_load(&nt->stop)) {
 		uint32_t ctl = atomic_load(&nt->ctl);
 		size_t k = 0;
 
+		if (!atomic_load(&nt->want)) {
+			watching = false;
+			syscall(SYS_futex, &nt->ctl, FUTEX_WAIT_PRIVATE, ctl,
+				NULL, NULL, 0);
+			continue;
+		}
 		look(nt);
+		if (!watching) {
+			/* A sequence may have moved between the loop's own
+			 * look at a new wait and look() above: the loop looks
+			 * again. */
+			wake_loop(nt);
+			watching = true;
+		}
 		if (!have_waitv) {
 			struct timespec ts = { .tv_nsec = 10000000 };
 
@@ -156,6 +176,18 @@ void coll_notify_drain(struct coll_notify *nt)
 	uint64_t v;
 
 	(void)!read(nt->efd, &v, sizeof(v));
+}
+
+void coll_notify_want(struct coll_notify *nt, bool any)
+{
+	if (atomic_load(&nt->want) == any)
+		return;
+	atomic_store(&nt->want, any);
+	if (any) {
+		atomic_fetch_add(&nt->ctl, 1);
+		syscall(SYS_futex, &nt->ctl, FUTEX_WAKE_PRIVATE, INT_MAX, NULL,
+			NULL, 0);
+	}
 }
 
 void coll_notify_stop(struct coll_notify *nt)

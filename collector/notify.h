@@ -34,6 +34,9 @@ int coll_notify_start(struct dta_region *const *r, size_t n,
 /* The eventfd to poll for POLLIN; call coll_notify_drain() then answer. */
 int coll_notify_fd(const struct coll_notify *nt);
 void coll_notify_drain(struct coll_notify *nt);
+/* Whether any client waits now (after arming or answering waits): the
+ * notifier watches the sequences only then. */
+void coll_notify_want(struct coll_notify *nt, bool any);
 void coll_notify_stop(struct coll_notify *nt); /* NULL is fine */
 
 /*

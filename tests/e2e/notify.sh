@@ -74,6 +74,25 @@ e2e_expect "unknown structure" "$("$PROBE" "$SOCK" nosuch 0 0)" \
 "$PROBE" "$SOCK" paths 0 3600001 | grep -q '"error":"usage: wait' ||
 	{ echo "FAIL: timeout over the maximum accepted" >&2; exit 1; }
 
+# Answers stay in order: a request after a wait is answered after it.
+python3 - "$SOCK" "$after" > "$E2E/order" <<'EOF2'
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+s.sendall(("wait paths %s 200\ninfo\n" % sys.argv[2]).encode())
+buf = b""
+while buf.count(b"\n") < 2:
+    d = s.recv(65536)
+    if not d:
+        break
+    buf += d
+lines = buf.decode().splitlines()
+print(lines[0])
+print(lines[1][:14] if len(lines) > 1 else "")
+EOF2
+e2e_expect "pipelined after a wait" "$(tr '\n' ' ' < "$E2E/order")" \
+	"{\"seq\":$after,\"timeout\":true} {\"structures\": "
+
 e2e_stop_translator
 # Every notification moved exactly one structure's sequence by one.
 e2e_expect "sequences = translator notifications" \
