@@ -36,6 +36,8 @@
 #define MAX_CONNS 64
 #define NOTIFY_RECVS 64            /* receives posted per translator */
 #define RECV_TAG (1ull << 63)      /* wr_id of a receive */
+#define SW_TAG (1ull << 62)        /* ... on a switch-mode queue pair; the
+				    * structure index in bits 16-31 */
 
 struct conn {
 	struct rdma_cm_id *id;
@@ -181,6 +183,8 @@ static void ip_str(uint32_t ip, char *out)
 		 (ip >> 8) & 255, ip & 255);
 }
 
+static int post_notify_recv(struct ibv_qp *qp, uint64_t k);
+
 /* Queue pairs for a switch translator, and the description it needs. */
 static int start_switch(struct coll_rdma *r, const struct coll_rdma_opts *o,
 			uint32_t bind_ip)
@@ -221,15 +225,18 @@ static int start_switch(struct coll_rdma *r, const struct coll_rdma_opts *o,
 	}
 	close(fd);
 	memcpy(r->sw_mac, ifr.ifr_hwaddr.sa_data, 6);
-	r->sw_cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
-	if (!r->sw_cq)
+	/* Receives for notifications (writes with immediate), reported on
+	 * the completion channel as the translators' are. */
+	r->sw_cq = ibv_create_cq(ctx, 16 + (int)r->n * NOTIFY_RECVS, NULL,
+				 r->cc, 0);
+	if (!r->sw_cq || ibv_req_notify_cq(r->sw_cq, 0))
 		return -errno;
 	for (size_t i = 0; i < r->n; i++) {
 		struct ibv_qp_init_attr qa = { .send_cq = r->sw_cq,
 					       .recv_cq = r->sw_cq,
 					       .qp_type = IBV_QPT_RC,
 					       .cap = { .max_send_wr = 1,
-							.max_recv_wr = 1,
+							.max_recv_wr = NOTIFY_RECVS,
 							.max_send_sge = 1,
 							.max_recv_sge = 1 } };
 
@@ -245,6 +252,9 @@ static int start_switch(struct coll_rdma *r, const struct coll_rdma_opts *o,
 			       o->switch_peer, ifr.ifr_name);
 			return err;
 		}
+		for (uint64_t k = 0; k < NOTIFY_RECVS; k++)
+			if (post_notify_recv(r->sw_qp[i], SW_TAG | (uint64_t)i << 16 | k))
+				return -errno;
 	}
 	/* The description, once: it does not change while we run. */
 	f = open_memstream(&buf, &len);
@@ -255,18 +265,18 @@ static int start_switch(struct coll_rdma *r, const struct coll_rdma_opts *o,
 	fprintf(f, "{\"switch\":{\"version\":1,\"collector_ip\":\"%s\","
 		"\"collector_mac\":\"%02x:%02x:%02x:%02x:%02x:%02x\","
 		"\"interface\":\"%s\",\"gid_index\":%u,\"udp_port\":4791,"
-		"\"mtu\":1024,\"peer_ip\":\"%s\",\"structures\":[",
+		"\"mtu\":1024,\"peer_ip\":\"%s\",\"notify\":1,\"structures\":[",
 		ip1, r->sw_mac[0], r->sw_mac[1], r->sw_mac[2], r->sw_mac[3],
 		r->sw_mac[4], r->sw_mac[5], ifr.ifr_name, ge.gid_index, ip2);
 	for (size_t i = 0; i < r->n; i++) {
 		uint8_t lw[DTA_LAYOUT_WIRE_SIZE];
 
 		dta_layout_encode(r->s[i].layout, lw, sizeof(lw));
-		fprintf(f, "%s{\"name\":\"%s\",\"qpn\":%u,\"peer_qpn\":%u,"
+		fprintf(f, "%s{\"name\":\"%s\",\"index\":%zu,\"qpn\":%u,\"peer_qpn\":%u,"
 			"\"psn\":%u,\"rkey\":%u,\"addr\":%" PRIu64
 			",\"length\":%" PRIu64 ",\"list_base\":%u,"
 			"\"primitive\":\"%s\",\"layout\":\"", i ? "," : "",
-			r->s[i].name, r->sw_qp[i]->qp_num,
+			r->s[i].name, i, r->sw_qp[i]->qp_num,
 			(r->sw_qpn + (uint32_t)i) & 0xFFFFFF, r->sw_psn,
 			r->mr[i]->rkey, (uint64_t)(uintptr_t)r->s[i].area,
 			r->s[i].layout->data_size, r->s[i].list_base,
@@ -643,15 +653,18 @@ static void on_established(struct coll_rdma *r, struct rdma_cm_id *id)
 	       c->peer, r->n, r->ncur);
 }
 
-/* A receive completed on @c: a notification for a structure, or the
- * flush of a connection going away. */
-static void on_recv(struct coll_rdma *r, struct conn *c, const struct ibv_wc *wc)
+/* A receive completed on @qp (of translator @peer): a notification for
+ * a structure, or the flush of a connection going away. A switch-mode
+ * queue pair serves one structure, named by its receives' wr_id. */
+static void on_recv(struct coll_rdma *r, struct ibv_qp *qp, const char *peer,
+		    const struct ibv_wc *wc)
 {
 	uint32_t s;
 
 	if (wc->status != IBV_WC_SUCCESS)
 		return; /* flushed: the connection is ending */
-	s = ntohl(wc->imm_data);
+	s = wc->wr_id & SW_TAG ? (uint32_t)(wc->wr_id >> 16 & 0xffff)
+			       : ntohl(wc->imm_data);
 	if (wc->opcode == IBV_WC_RECV_RDMA_WITH_IMM && s < r->n &&
 	    r->s[s].region) {
 		dta_region_notify(r->s[s].region);
@@ -659,9 +672,9 @@ static void on_recv(struct coll_rdma *r, struct conn *c, const struct ibv_wc *wc
 	} else {
 		r->notify_bad++; /* a SEND, or an index we do not hold */
 	}
-	if (post_notify_recv(c->id->qp, wc->wr_id & ~RECV_TAG))
+	if (post_notify_recv(qp, wc->wr_id & ~RECV_TAG))
 		r->log(LOG_WARNING, "rdma: translator %s: cannot repost a "
-		       "receive: %s", c->peer, strerror(errno));
+		       "receive: %s", peer, strerror(errno));
 }
 
 void coll_rdma_handle(struct coll_rdma *r)
@@ -723,7 +736,19 @@ void coll_rdma_handle(struct coll_rdma *r)
 		while ((n = ibv_poll_cq(r->conns[i].cq, 8, wc)) > 0)
 			for (int k = 0; k < n; k++)
 				if (wc[k].wr_id & RECV_TAG)
-					on_recv(r, &r->conns[i], &wc[k]);
+					on_recv(r, r->conns[i].id->qp,
+						r->conns[i].peer, &wc[k]);
+	}
+	if (r->sw_cq) {
+		struct ibv_wc wc[8];
+		int n;
+
+		while ((n = ibv_poll_cq(r->sw_cq, 8, wc)) > 0)
+			for (int k = 0; k < n; k++)
+				if (wc[k].wr_id & RECV_TAG &&
+				    (wc[k].wr_id >> 16 & 0xffff) < r->n)
+					on_recv(r, r->sw_qp[wc[k].wr_id >> 16 & 0xffff],
+						"switch", &wc[k]);
 	}
 }
 

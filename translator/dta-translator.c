@@ -706,6 +706,7 @@ static int open_switch(struct translator *t, struct dta_sink *sink)
 	}
 	sink->submit = switch_sink_submit;
 	sink->flush = switch_sink_flush;
+	sink->notify = switch_sink_notify;
 	sink->ctx = t->sw;
 	tool_log(LOG_INFO, "writing RoCEv2 frames on %s into the collector's "
 		 "switch-mode queue pairs", t->switch_if);
