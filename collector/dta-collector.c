@@ -945,11 +945,15 @@ static void handle_line(struct collector *c, struct client *cl, char *line)
 		handle_own(c, cl, w, nw);
 	} else if (!strcmp(w[0], "wait")) {
 		const char *names[DTA_CONFIG_MAX_STRUCTURES];
+		char a[COLL_WAIT_ANSWER_MAX];
+		int k;
 
 		for (size_t i = 0; i < c->n; i++)
 			names[i] = c->cs[i].name;
-		/* Answered later (serve()) unless at once; it ends its line. */
-		coll_wait_request(&cl->wait, w, nw, c->r, names, c->n, &cl->out);
+		/* Answered later (answer_waits()) unless at once. */
+		k = coll_wait_request(&cl->wait, w, nw, c->r, names, c->n, a);
+		tool_out_put(&cl->out, a, (size_t)k);
+		c->errors += k && !memcmp(a, "{\"error\"", 8);
 		return;
 	} else {
 		tool_out_str(&cl->out, "{\"error\":\"unknown request; see "
@@ -1237,9 +1241,16 @@ static void answer_waits(struct collector *c)
 
 	for (int i = 0; i < MAX_CLIENTS; i++) {
 		struct client *cl = &c->cl[i];
+		char a[COLL_WAIT_ANSWER_MAX];
+		int k;
 
-		if (cl->fd >= 0 && coll_wait_check(&cl->wait, c->r, now, &cl->out))
+		if (cl->fd < 0)
+			continue;
+		k = coll_wait_check(&cl->wait, c->r, now, a);
+		if (k) {
+			tool_out_put(&cl->out, a, (size_t)k);
 			client_progress(c, cl);
+		}
 		any |= cl->fd >= 0 && cl->wait.on;
 	}
 	if (c->notify)

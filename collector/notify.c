@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/syscall.h>
@@ -205,12 +206,12 @@ void coll_notify_stop(struct coll_notify *nt)
 	free(nt);
 }
 
-static void answer(struct coll_wait *wt, uint32_t seq, bool timeout,
-		   struct tool_out *out)
+static int answer(struct coll_wait *wt, uint32_t seq, bool timeout,
+		  char *ans)
 {
-	tool_out_printf(out, "{\"seq\":%u%s}\n", (unsigned)seq,
-			timeout ? ",\"timeout\":true" : "");
 	wt->on = false;
+	return snprintf(ans, COLL_WAIT_ANSWER_MAX, "{\"seq\":%u%s}\n",
+			(unsigned)seq, timeout ? ",\"timeout\":true" : "");
 }
 
 static bool parse_u64(const char *s, uint64_t max, uint64_t *v)
@@ -228,48 +229,52 @@ static bool parse_u64(const char *s, uint64_t max, uint64_t *v)
 	return true;
 }
 
-bool coll_wait_request(struct coll_wait *wt, char **w, int nw,
-		       struct dta_region *const *r, const char *const *names,
-		       size_t n, struct tool_out *out)
+static uint64_t now_ns(void)
 {
-	uint64_t seen, ms = COLL_WAIT_DEFAULT_MS;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int coll_wait_request(struct coll_wait *wt, char **w, int nw,
+		      struct dta_region *const *r, const char *const *names,
+		      size_t n, char *ans)
+{
+	uint64_t seen, ms = COLL_WAIT_DEFAULT_MS, now;
 	size_t i;
 
 	if (nw < 3 || nw > 4 || !parse_u64(w[2], UINT32_MAX, &seen) ||
-	    (nw == 4 && !parse_u64(w[3], COLL_WAIT_MAX_MS, &ms))) {
-		tool_out_str(out, "{\"error\":\"usage: wait NAME SEQ "
-			     "[TIMEOUT_MS] (SEQ 0..4294967295, TIMEOUT_MS "
-			     "0..3600000)\"}\n");
-		out->errors++;
-		return true;
-	}
+	    (nw == 4 && !parse_u64(w[3], COLL_WAIT_MAX_MS, &ms)))
+		return snprintf(ans, COLL_WAIT_ANSWER_MAX, "{\"error\":\"usage: "
+				"wait NAME SEQ [TIMEOUT_MS] (SEQ 0..4294967295, "
+				"TIMEOUT_MS 0..3600000)\"}\n");
 	for (i = 0; i < n; i++)
 		if (!strcmp(names[i], w[1]))
 			break;
-	if (i == n) {
-		tool_out_printf(out, "{\"error\":\"no structure %s\"}\n", w[1]);
-		out->errors++;
-		return true;
-	}
+	if (i == n)
+		return snprintf(ans, COLL_WAIT_ANSWER_MAX, "{\"error\":\"no "
+				"structure %.64s\"}\n", w[1]);
+	now = now_ns();
 	*wt = (struct coll_wait){ .on = true, .s = (unsigned)i,
 				  .seen = (uint32_t)seen,
-				  .deadline_ns = tool_now_ns() + ms * 1000000ull };
-	return coll_wait_check(wt, r, tool_now_ns(), out);
+				  .deadline_ns = now + ms * 1000000ull };
+	return coll_wait_check(wt, r, now, ans);
 }
 
-bool coll_wait_check(struct coll_wait *wt, struct dta_region *const *r,
-		     uint64_t now_ns, struct tool_out *out)
+int coll_wait_check(struct coll_wait *wt, struct dta_region *const *r,
+		    uint64_t now_ns, char *ans)
 {
 	uint32_t seq;
 
 	if (!wt->on)
-		return false;
+		return 0;
 	seq = dta_region_notify_seq(r[wt->s]);
 	if (seq != wt->seen)
-		answer(wt, seq, false, out);
-	else if (now_ns >= wt->deadline_ns)
-		answer(wt, seq, true, out);
-	return !wt->on;
+		return answer(wt, seq, false, ans);
+	if (now_ns >= wt->deadline_ns)
+		return answer(wt, seq, true, ans);
+	return 0;
 }
 
 int coll_wait_timeout_ms(const struct coll_wait *wt, uint64_t now_ns, int ms)

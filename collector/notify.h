@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "tools.h"
+#include "dta/dta.h"
 
 #define COLL_WAIT_DEFAULT_MS 30000
 #define COLL_WAIT_MAX_MS 3600000
@@ -39,19 +39,25 @@ void coll_notify_drain(struct coll_notify *nt);
 void coll_notify_want(struct coll_notify *nt, bool any);
 void coll_notify_stop(struct coll_notify *nt); /* NULL is fine */
 
+/* Room for any answer below, newline included. */
+#define COLL_WAIT_ANSWER_MAX 160
+
 /*
  * A `wait NAME SEQ [TIMEOUT_MS]` request, split into @w[0..@nw). Structure
- * NAME is r[i] with names[i]. Answers into @out at once (with its
- * newline) when it can: an error, or the sequence already differs;
- * otherwise arms @wt and writes nothing. Return true when answered.
+ * NAME is r[i] with names[i]. When it can be answered at once (an error,
+ * or the sequence already differs) writes the answer line, newline
+ * included, into @ans (COLL_WAIT_ANSWER_MAX bytes) and returns its
+ * length; otherwise arms @wt and returns 0. Errors start {"error".
+ * (Plain bytes, not the collector's buffer type, so the event loop's
+ * output handling can change without touching this.)
  */
-bool coll_wait_request(struct coll_wait *wt, char **w, int nw,
-		       struct dta_region *const *r, const char *const *names,
-		       size_t n, struct tool_out *out);
-/* Answer @wt into @out if its structure moved or its time is up (and
- * disarm it). Return true when answered. */
-bool coll_wait_check(struct coll_wait *wt, struct dta_region *const *r,
-		     uint64_t now_ns, struct tool_out *out);
+int coll_wait_request(struct coll_wait *wt, char **w, int nw,
+		      struct dta_region *const *r, const char *const *names,
+		      size_t n, char *ans);
+/* If @wt's structure moved or its time is up: write the answer into @ans
+ * (COLL_WAIT_ANSWER_MAX bytes), disarm @wt, return its length; else 0. */
+int coll_wait_check(struct coll_wait *wt, struct dta_region *const *r,
+		    uint64_t now_ns, char *ans);
 /* @ms, or less if @wt's deadline comes sooner. */
 int coll_wait_timeout_ms(const struct coll_wait *wt, uint64_t now_ns, int ms);
 

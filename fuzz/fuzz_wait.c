@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "notify.h"
+#include "tools.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -28,18 +29,17 @@ static void regions(void)
 	dta_region_notify(r[1]); /* counts at 1, paths at 0 */
 }
 
-static void check_line(const struct tool_out *o)
+static void check_line(const char *a, int k)
 {
-	if (o->len < 3 || o->p[0] != '{' || o->p[o->len - 1] != '\n' ||
-	    o->p[o->len - 2] != '}' || memchr(o->p, '\n', o->len - 1) ||
-	    memchr(o->p, 0, o->len))
+	if (k < 3 || k >= COLL_WAIT_ANSWER_MAX || a[0] != '{' ||
+	    a[k - 1] != '\n' || a[k - 2] != '}' || memchr(a, '\n', (size_t)k - 1) ||
+	    memchr(a, 0, (size_t)k))
 		abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct tool_out o = { 0 };
-	char line[512];
+	char line[512], a[COLL_WAIT_ANSWER_MAX];
 	size_t pos = 0;
 
 	regions();
@@ -49,7 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct coll_wait wt = { 0 };
 		uint64_t now;
 		char *w[8];
-		int nw;
+		int nw, k;
 
 		if (n >= sizeof(line))
 			n = sizeof(line) - 1;
@@ -60,22 +60,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		nw = tool_split(line, w, 8);
 		if (nw < 1 || strcmp(w[0], "wait"))
 			continue;
-		o.len = 0;
 		now = tool_now_ns();
-		if (coll_wait_request(&wt, w, nw, r, names, 2, &o)) {
+		k = coll_wait_request(&wt, w, nw, r, names, 2, a);
+		if (k) {
 			if (wt.on)
 				abort();
-			check_line(&o);
+			check_line(a, k);
 			continue;
 		}
-		if (o.len || !wt.on || wt.s >= 2 ||
+		if (!wt.on || wt.s >= 2 ||
 		    wt.deadline_ns > tool_now_ns() + (uint64_t)COLL_WAIT_MAX_MS * 1000000ull ||
 		    wt.deadline_ns < now)
 			abort();
-		if (!coll_wait_check(&wt, r, wt.deadline_ns, &o) || wt.on)
+		k = coll_wait_check(&wt, r, wt.deadline_ns, a);
+		if (!k || wt.on)
 			abort();
-		check_line(&o);
+		check_line(a, k);
 	}
-	tool_out_free(&o);
 	return 0;
 }
