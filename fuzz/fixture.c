@@ -10,7 +10,7 @@
 static const char fixture_config[] =
 	"[structure flows]\n"
 	"primitive = key-write\nslots = 64\ndata = 4\nchecksum = 2\n"
-	"redundancy = 3\n"
+	"redundancy = 3\nschema = hi:u16, lo:u16le\n"
 	"[structure flows8]\n"
 	"primitive = kw\nhash = xxh3\nslots = 32\ndata = 8\nchecksum = 8\n"
 	"[structure flows_p]\n"
@@ -130,10 +130,34 @@ struct fixture *fixture_get(void)
 		memset(f.area[i], 0, size);
 		populate(cs, f.area[i]);
 		memcpy(f.pristine[i], f.area[i], size);
-		f.v[i] = (struct tool_view){ .cs = cs, .l = &cs->layout,
+		f.v[i] = (struct fix_view){ .cs = cs, .l = &cs->layout,
 					     .area = f.area[i] };
 	}
 	return &f;
+}
+
+struct dta_exec *fixture_exec(void)
+{
+	static struct dta_exec *x;
+	struct fixture *f = fixture_get();
+
+	if (x)
+		return x;
+	if (dta_exec_create(&x))
+		abort();
+	for (size_t i = 0; i < f->n; i++) {
+		const struct dta_config_structure *cs = f->v[i].cs;
+		struct dta_exec_structure s = {
+			.name = cs->name, .layout = &cs->layout,
+			.area = f->area[i], .values = cs->values,
+			.nvalues = cs->nvalues, .list_base = cs->list_base,
+			.schema = cs->schema,
+		};
+
+		if (dta_exec_add(x, &s) != (int)i)
+			abort();
+	}
+	return x;
 }
 
 void fixture_restore(struct fixture *f)

@@ -17,16 +17,26 @@
 #define FIX_KEYS 24     /* keys written into the structures */
 #define FIX_KEY_LEN 13  /* IPv4 5-tuples */
 
+/* One structure of the fixture: its configuration, layout and data. */
+struct fix_view {
+	const struct dta_config_structure *cs;
+	const struct dta_layout *l;
+	const uint8_t *area;
+};
+
 struct fixture {
 	struct dta_config *cfg;
 	size_t n;
-	struct tool_view v[FIX_MAX];
+	struct fix_view v[FIX_MAX];
 	uint8_t *area[FIX_MAX];
 	uint8_t *pristine[FIX_MAX]; /* the areas as populated */
 };
 
 /* The fixture, built on first use (aborts if it cannot be). */
 struct fixture *fixture_get(void);
+/* The fixture's structures in a query executor (dta/exec.h), in their
+ * order, built on first use (aborts if it cannot be). */
+struct dta_exec *fixture_exec(void);
 /* Put every area back to its populated contents. */
 void fixture_restore(struct fixture *f);
 /* Key @i of the keys written: 10.0.0.i:(1000+i)->10.0.1.1:80/tcp. */

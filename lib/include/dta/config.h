@@ -39,6 +39,8 @@ extern "C" {
 #define DTA_CONFIG_MAX_STRUCTURES 64
 #define DTA_CONFIG_MAX_COLLECTORS 16 /* [collector] and [collector NAME] */
 
+struct dta_schema; /* dta/schema.h */
+
 /**
  * struct dta_config_structure - one [structure NAME] section.
  * @name:      the structure's name (also its shared-memory object suffix).
@@ -54,6 +56,11 @@ extern "C" {
  *             ids @list_base + k * lists ..). Every share has @layout.
  * @collectors: the collectors (indices for dta_config_collector_name()),
  *             share k on @collectors[k].
+ * @schema:    what its values mean (Key-Write data, Append entries): the
+ *             "schema" key (its size is the data or entry size), else the
+ *             built-in schema of an [int] role the structure has
+ *             (dta_schema_int(): path, hops, events), else NULL. Owned by
+ *             the configuration.
  */
 struct dta_config_structure {
 	char name[DTA_CONFIG_NAME_MAX];
@@ -63,6 +70,7 @@ struct dta_config_structure {
 	size_t nvalues;
 	unsigned ncollectors;
 	uint8_t collectors[DTA_CONFIG_MAX_COLLECTORS];
+	const struct dta_schema *schema;
 };
 
 struct dta_config; /* opaque */
