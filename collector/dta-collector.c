@@ -33,6 +33,7 @@
 #include "dta/frame.h"
 #include "log.h"
 #include "metrics.h"
+#include "notify.h"
 #include "service.h"
 #include "tools.h"
 #ifdef DTA_HAVE_RDMA
@@ -75,6 +76,7 @@ struct client {
 	size_t out_sent;
 	uint64_t last_ns; /* last byte read or sent */
 	struct dta_exec_session *sess;
+	struct coll_wait wait; /* a `wait` unanswered: later requests wait */
 };
 
 struct collector {
@@ -104,6 +106,7 @@ struct collector {
 	int quiet;
 	struct metrics_server *metrics; /* NULL: metrics_listen not set */
 	struct metrics_hist answer_ns;  /* request latency (metrics only) */
+	struct coll_notify *notify;     /* `wait` requests (collector/notify.c) */
 #ifdef DTA_HAVE_RDMA
 	struct coll_rdma *rdma;
 #endif
@@ -456,6 +459,7 @@ static int start_rdma(struct collector *c)
 		for (size_t i = 0; i < c->n; i++) {
 			o.s[i].name = c->cs[i].name;
 			o.s[i].area = dta_region_data(c->r[i]);
+			o.s[i].region = c->r[i];
 			o.s[i].layout = dta_region_layout(c->r[i]);
 			o.s[i].list_base = c->cs[i].list_base;
 		}
@@ -994,11 +998,37 @@ static bool own_request(struct collector *c, struct client *cl,
 	} else if (!strcmp(w[0], "stats") || !strcmp(w[0], "switch") ||
 		   !strcmp(w[0], "snapshot") || !strcmp(w[0], "ki-reset")) {
 		handle_own(c, cl->uid, w, nw, out);
+	} else if (!strcmp(w[0], "wait")) {
+		/* Text lines only (wait_request()): a frame's answer would
+		 * have to wait with its header. */
+		put_error(c, out, "wait: text mode only");
 	} else {
 		put_error(c, out, "unknown request; see "
 			  "docs/collector-protocol.md");
 	}
 	return false;
+}
+
+/* A `wait` line: answered now (error, or the sequence moved already) or
+ * armed, its answer then written by answer_waits(). Return false for any
+ * other request. */
+static bool wait_request(struct collector *c, struct client *cl,
+			 const char *line)
+{
+	const char *names[DTA_CONFIG_MAX_STRUCTURES];
+	char copy[LINE_MAX_BYTES], *w[4], a[COLL_WAIT_ANSWER_MAX];
+	int nw, k;
+
+	snprintf(copy, sizeof(copy), "%s", line);
+	nw = tool_split(copy, w, 4);
+	if (nw == 0 || strcmp(w[0], "wait"))
+		return false;
+	for (size_t i = 0; i < c->n; i++)
+		names[i] = c->cs[i].name;
+	k = coll_wait_request(&cl->wait, w, nw, c->r, names, c->n, a);
+	dta_buf_put(&cl->out, a, (size_t)k);
+	c->errors += k && !memcmp(a, "{\"error\"", 8);
+	return true;
 }
 
 /* Answer one text request of @len bytes (NUL-terminated at @len); a
@@ -1012,6 +1042,8 @@ static void handle_line(struct collector *c, struct client *cl, char *line,
 	if (dta_exec_text(cl->sess, line, len, &cl->out) == 0)
 		return;
 	/* Not the executor's: the queue was flushed, answers stay in order. */
+	if (wait_request(c, cl, line))
+		return;
 	if (own_request(c, cl, line, &cl->out))
 		cl->binary = true; /* what follows its newline is frames */
 	dta_buf_put(&cl->out, "\n", 1);
@@ -1080,6 +1112,7 @@ static void drop_client(struct client *cl)
 	cl->out_sent = 0;
 	dta_exec_session_destroy(cl->sess);
 	cl->sess = NULL;
+	cl->wait.on = false;
 }
 
 static void drop_client_why(struct client *cl, const char *fmt, ...)
@@ -1199,7 +1232,8 @@ static int answer_lines(struct collector *c, struct client *cl)
 		"limit is " STR(DTA_EXEC_REQUEST_MAX) " bytes)\"}\n";
 	size_t pos = 0;
 
-	while (pos < cl->len && unsent(cl) < OUT_CAP && !cl->binary) {
+	while (pos < cl->len && unsent(cl) < OUT_CAP && !cl->binary &&
+	       !cl->wait.on) {
 		char *line = cl->in + pos;
 		size_t avail = cl->len - pos, n;
 		char *nl = memchr(line, '\n', avail);
@@ -1312,7 +1346,7 @@ static void client_progress(struct collector *c, struct client *cl)
 		}
 	} while (!unsent(cl) && cl->len &&
 		 (cl->len < before || capped || binary != cl->binary));
-	if (cl->eof && !unsent(cl) && !cl->len)
+	if (cl->eof && !unsent(cl) && !cl->len && !cl->wait.on)
 		drop_client(cl);
 }
 
@@ -1409,6 +1443,9 @@ static int client_timeouts(struct collector *c, int ms)
 
 		if (cl->fd < 0)
 			continue;
+		ms = coll_wait_timeout_ms(&cl->wait, now, ms);
+		if (cl->wait.on && !unsent(cl))
+			continue; /* waiting is not idling */
 		limit = unsent(cl) ? c->stall_ns : c->idle_ns;
 		if (!limit)
 			continue;
@@ -1451,13 +1488,38 @@ static void service_status(struct collector *c)
 			    c->socket_path, clients, c->requests, c->errors);
 }
 
+/* Answer the waits whose structure moved or whose time is up, then the
+ * requests they held back. */
+static void answer_waits(struct collector *c)
+{
+	uint64_t now = tool_now_ns();
+	bool any = false;
+
+	for (int i = 0; i < MAX_CLIENTS; i++) {
+		struct client *cl = &c->cl[i];
+		char a[COLL_WAIT_ANSWER_MAX];
+		int k;
+
+		if (cl->fd < 0)
+			continue;
+		k = coll_wait_check(&cl->wait, c->r, now, a);
+		if (k) {
+			dta_buf_put(&cl->out, a, (size_t)k);
+			client_progress(c, cl);
+		}
+		any |= cl->fd >= 0 && cl->wait.on;
+	}
+	if (c->notify)
+		coll_notify_want(c->notify, any);
+}
+
 static void serve(struct collector *c)
 {
 	uint64_t next_status = tool_now_ns() + 5000000000ull;
 
 	while (!stop_signal) {
-		struct pollfd p[MAX_CLIENTS + 3];
-		int idx[MAX_CLIENTS + 3], np = 0, n;
+		struct pollfd p[MAX_CLIENTS + 4];
+		int idx[MAX_CLIENTS + 4], np = 0, n;
 		uint64_t now;
 
 		p[np].fd = c->listen_fd;
@@ -1474,6 +1536,11 @@ static void serve(struct collector *c)
 			p[np].fd = metrics_server_fd(c->metrics);
 			p[np].events = POLLIN;
 			idx[np++] = -3;
+		}
+		if (c->notify) {
+			p[np].fd = coll_notify_fd(c->notify);
+			p[np].events = POLLIN;
+			idx[np++] = -4;
 		}
 		for (int i = 0; i < MAX_CLIENTS; i++) {
 			struct client *cl = &c->cl[i];
@@ -1524,6 +1591,10 @@ static void serve(struct collector *c)
 				metrics_server_run(c->metrics);
 				continue;
 			}
+			if (idx[k] == -4) {
+				coll_notify_drain(c->notify);
+				continue;
+			}
 			cl = &c->cl[idx[k]];
 			if (cl->fd < 0)
 				continue;
@@ -1535,6 +1606,7 @@ static void serve(struct collector *c)
 		}
 		if (p[0].revents & POLLIN)
 			accept_clients(c);
+		answer_waits(c);
 	}
 }
 
@@ -1653,6 +1725,11 @@ int main(int argc, char **argv)
 		goto out;
 	if (start_rdma(&c) || start_metrics(&c, metrics_listen))
 		goto out;
+	opt = coll_notify_start(c.r, c.n, &c.notify);
+	if (opt) {
+		tool_log(LOG_ERR, "notifier: %s", strerror(-opt));
+		goto out;
+	}
 	tool_log(LOG_INFO, "serving %zu structures on %s", c.n, c.socket_path);
 	/* One line on stdout when ready, for scripts that start us; and
 	 * READY=1 for a service manager (Type=notify). */
@@ -1660,6 +1737,8 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	tool_service_ready("serving %zu structures on %s", c.n, c.socket_path);
 	serve(&c);
+	coll_notify_stop(c.notify);
+	c.notify = NULL;
 	metrics_server_stop(c.metrics);
 	c.metrics = NULL;
 	tool_log(LOG_INFO, "%s: shutting down",
@@ -1677,6 +1756,7 @@ int main(int argc, char **argv)
 	if (shut_down(&c))
 		rc = 1;
 out:
+	coll_notify_stop(c.notify);
 	metrics_server_stop(c.metrics);
 	for (int i = 0; i < MAX_CLIENTS; i++)
 		if (c.cl[i].fd >= 0)

@@ -4,7 +4,10 @@
  * least access it needs, accept translators through rdma_cm (only those on
  * the allow-list), and send each one the structure descriptions
  * (struct dta_meta) it needs to write. After that the collector's CPU is
- * not involved: the translator's WRITEs and FETCH_ADDs land directly.
+ * not involved: the translator's WRITEs and FETCH_ADDs land directly;
+ * only notifications (RDMA WRITE WITH IMMEDIATE, for reports with the
+ * immediate flag) come to it, as receive completions on a completion
+ * channel: it advances the structure's notification sequence.
  * Protocol: docs/rdma.md.
  */
 #include <arpa/inet.h>
@@ -18,6 +21,7 @@
 #include <string.h>
 
 #include <net/if.h>
+#include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -30,6 +34,10 @@
 
 #define MAX_ALLOW 32
 #define MAX_CONNS 64
+#define NOTIFY_RECVS 64            /* receives posted per translator */
+#define RECV_TAG (1ull << 63)      /* wr_id of a receive */
+#define SW_TAG (1ull << 62)        /* ... on a switch-mode queue pair; the
+				    * structure index in bits 16-31 */
 
 struct conn {
 	struct rdma_cm_id *id;
@@ -64,6 +72,11 @@ struct coll_rdma {
 	void (*log)(int prio, const char *fmt, ...)
 		__attribute__((format(printf, 2, 3)));
 	uint64_t accepted, refused, disconnected;
+	/* Notifications: every connection's CQ reports to @cc; @epfd holds
+	 * it and @ec's descriptor (coll_rdma_fd()). */
+	struct ibv_comp_channel *cc;
+	int epfd;
+	uint64_t notified, notify_bad;
 };
 
 static int parse_allow(struct coll_rdma *r, const char *list)
@@ -170,6 +183,8 @@ static void ip_str(uint32_t ip, char *out)
 		 (ip >> 8) & 255, ip & 255);
 }
 
+static int post_notify_recv(struct ibv_qp *qp, uint64_t k);
+
 /* Queue pairs for a switch translator, and the description it needs. */
 static int start_switch(struct coll_rdma *r, const struct coll_rdma_opts *o,
 			uint32_t bind_ip)
@@ -210,15 +225,18 @@ static int start_switch(struct coll_rdma *r, const struct coll_rdma_opts *o,
 	}
 	close(fd);
 	memcpy(r->sw_mac, ifr.ifr_hwaddr.sa_data, 6);
-	r->sw_cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
-	if (!r->sw_cq)
+	/* Receives for notifications (writes with immediate), reported on
+	 * the completion channel as the translators' are. */
+	r->sw_cq = ibv_create_cq(ctx, 16 + (int)r->n * NOTIFY_RECVS, NULL,
+				 r->cc, 0);
+	if (!r->sw_cq || ibv_req_notify_cq(r->sw_cq, 0))
 		return -errno;
 	for (size_t i = 0; i < r->n; i++) {
 		struct ibv_qp_init_attr qa = { .send_cq = r->sw_cq,
 					       .recv_cq = r->sw_cq,
 					       .qp_type = IBV_QPT_RC,
 					       .cap = { .max_send_wr = 1,
-							.max_recv_wr = 1,
+							.max_recv_wr = NOTIFY_RECVS,
 							.max_send_sge = 1,
 							.max_recv_sge = 1 } };
 
@@ -234,6 +252,9 @@ static int start_switch(struct coll_rdma *r, const struct coll_rdma_opts *o,
 			       o->switch_peer, ifr.ifr_name);
 			return err;
 		}
+		for (uint64_t k = 0; k < NOTIFY_RECVS; k++)
+			if (post_notify_recv(r->sw_qp[i], SW_TAG | (uint64_t)i << 16 | k))
+				return -errno;
 	}
 	/* The description, once: it does not change while we run. */
 	f = open_memstream(&buf, &len);
@@ -244,18 +265,18 @@ static int start_switch(struct coll_rdma *r, const struct coll_rdma_opts *o,
 	fprintf(f, "{\"switch\":{\"version\":1,\"collector_ip\":\"%s\","
 		"\"collector_mac\":\"%02x:%02x:%02x:%02x:%02x:%02x\","
 		"\"interface\":\"%s\",\"gid_index\":%u,\"udp_port\":4791,"
-		"\"mtu\":1024,\"peer_ip\":\"%s\",\"structures\":[",
+		"\"mtu\":1024,\"peer_ip\":\"%s\",\"notify\":1,\"structures\":[",
 		ip1, r->sw_mac[0], r->sw_mac[1], r->sw_mac[2], r->sw_mac[3],
 		r->sw_mac[4], r->sw_mac[5], ifr.ifr_name, ge.gid_index, ip2);
 	for (size_t i = 0; i < r->n; i++) {
 		uint8_t lw[DTA_LAYOUT_WIRE_SIZE];
 
 		dta_layout_encode(r->s[i].layout, lw, sizeof(lw));
-		fprintf(f, "%s{\"name\":\"%s\",\"qpn\":%u,\"peer_qpn\":%u,"
+		fprintf(f, "%s{\"name\":\"%s\",\"index\":%zu,\"qpn\":%u,\"peer_qpn\":%u,"
 			"\"psn\":%u,\"rkey\":%u,\"addr\":%" PRIu64
 			",\"length\":%" PRIu64 ",\"list_base\":%u,"
 			"\"primitive\":\"%s\",\"layout\":\"", i ? "," : "",
-			r->s[i].name, r->sw_qp[i]->qp_num,
+			r->s[i].name, i, r->sw_qp[i]->qp_num,
 			(r->sw_qpn + (uint32_t)i) & 0xFFFFFF, r->sw_psn,
 			r->mr[i]->rkey, (uint64_t)(uintptr_t)r->s[i].area,
 			r->s[i].layout->data_size, r->s[i].list_base,
@@ -352,6 +373,23 @@ int coll_rdma_start(const struct coll_rdma_opts *o, struct coll_rdma **out)
 	}
 	if (ibv_query_device(r->listen->verbs, &da) == 0)
 		r->max_rd_atom = da.max_qp_rd_atom;
+	r->cc = ibv_create_comp_channel(r->listen->verbs);
+	r->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (!r->cc || r->epfd < 0) {
+		err = -errno;
+		goto fail_errno;
+	}
+	fcntl(r->cc->fd, F_SETFL, fcntl(r->cc->fd, F_GETFL) | O_NONBLOCK);
+	{
+		struct epoll_event e1 = { .events = EPOLLIN, .data.fd = r->ec->fd };
+		struct epoll_event e2 = { .events = EPOLLIN, .data.fd = r->cc->fd };
+
+		if (epoll_ctl(r->epfd, EPOLL_CTL_ADD, r->ec->fd, &e1) ||
+		    epoll_ctl(r->epfd, EPOLL_CTL_ADD, r->cc->fd, &e2)) {
+			err = -errno;
+			goto fail_errno;
+		}
+	}
 	r->pd = ibv_alloc_pd(r->listen->verbs);
 	if (!r->pd) {
 		err = -errno;
@@ -420,7 +458,15 @@ fail:
 
 int coll_rdma_fd(const struct coll_rdma *r)
 {
-	return r->ec->fd;
+	return r->epfd;
+}
+
+/* A receive for one write with immediate (no data lands in it). */
+static int post_notify_recv(struct ibv_qp *qp, uint64_t k)
+{
+	struct ibv_recv_wr wr = { .wr_id = RECV_TAG | k, .num_sge = 0 }, *bad;
+
+	return ibv_post_recv(qp, &wr, &bad) ? -1 : 0;
 }
 
 static struct conn *conn_of(struct coll_rdma *r, struct rdma_cm_id *id)
@@ -477,25 +523,45 @@ static void on_request(struct coll_rdma *r, struct rdma_cm_id *id)
 	}
 	c->id = id;
 	snprintf(c->peer, sizeof(c->peer), "%s", peer);
-	c->cq = ibv_create_cq(id->verbs, (int)(r->n + r->ncur) + 4, NULL, NULL, 0);
+	c->cq = ibv_create_cq(id->verbs, (int)(r->n + r->ncur) + 4 + NOTIFY_RECVS,
+			      NULL, r->cc, 0);
 	qa.send_cq = qa.recv_cq = c->cq;
 	qa.qp_type = IBV_QPT_RC;
 	qa.cap.max_send_wr = (uint32_t)(r->n + r->ncur) + 2;
-	qa.cap.max_recv_wr = 1;
+	qa.cap.max_recv_wr = NOTIFY_RECVS;
 	qa.cap.max_send_sge = qa.cap.max_recv_sge = 1;
-	if (!c->cq || rdma_create_qp(id, r->pd, &qa)) {
+	if (!c->cq || ibv_req_notify_cq(c->cq, 0) ||
+	    rdma_create_qp(id, r->pd, &qa)) {
 		r->log(LOG_WARNING, "rdma: translator %s: cannot create a "
 		       "queue pair: %s", peer, strerror(errno));
 		rdma_reject(id, NULL, 0);
 		conn_drop(c);
 		return;
 	}
+	/* Before accepting: a write with immediate that finds no receive
+	 * would stall the translator's queue pair (RNR retries). */
+	for (uint64_t k = 0; k < NOTIFY_RECVS; k++)
+		if (post_notify_recv(id->qp, k)) {
+			r->log(LOG_WARNING, "rdma: translator %s: cannot post "
+			       "receives: %s", peer, strerror(errno));
+			rdma_reject(id, NULL, 0);
+			conn_drop(c);
+			return;
+		}
 	/* Responder resources bound how many atomics (FETCH_ADD) a translator
 	 * may have in flight towards us: as many as the device allows. */
 	cp.responder_resources = (uint8_t)(r->max_rd_atom > 255 ? 255 :
 					   r->max_rd_atom > 0 ? r->max_rd_atom : 1);
 	cp.initiator_depth = 0;
 	cp.rnr_retry_count = 7;
+	{
+		static const uint8_t notify_ok[4] = {
+			DTA_META_ACCEPT_NOTIFY >> 24, DTA_META_ACCEPT_NOTIFY >> 16 & 0xff,
+			DTA_META_ACCEPT_NOTIFY >> 8 & 0xff, DTA_META_ACCEPT_NOTIFY & 0xff };
+
+		cp.private_data = notify_ok;
+		cp.private_data_len = sizeof(notify_ok);
+	}
 	if (rdma_accept(id, &cp)) {
 		r->log(LOG_WARNING, "rdma: translator %s: accept failed: %s", peer, strerror(errno));
 		conn_drop(c);
@@ -587,9 +653,43 @@ static void on_established(struct coll_rdma *r, struct rdma_cm_id *id)
 	       c->peer, r->n, r->ncur);
 }
 
+/* A receive completed on @qp (of translator @peer): a notification for
+ * a structure, or the flush of a connection going away. A switch-mode
+ * queue pair serves one structure, named by its receives' wr_id. */
+static void on_recv(struct coll_rdma *r, struct ibv_qp *qp, const char *peer,
+		    const struct ibv_wc *wc)
+{
+	uint32_t s;
+
+	if (wc->status != IBV_WC_SUCCESS)
+		return; /* flushed: the connection is ending */
+	s = wc->wr_id & SW_TAG ? (uint32_t)(wc->wr_id >> 16 & 0xffff)
+			       : ntohl(wc->imm_data);
+	if (wc->opcode == IBV_WC_RECV_RDMA_WITH_IMM && s < r->n &&
+	    r->s[s].region) {
+		dta_region_notify(r->s[s].region);
+		r->notified++;
+	} else {
+		r->notify_bad++; /* a SEND, or an index we do not hold */
+	}
+	if (post_notify_recv(qp, wc->wr_id & ~RECV_TAG))
+		r->log(LOG_WARNING, "rdma: translator %s: cannot repost a "
+		       "receive: %s", peer, strerror(errno));
+}
+
 void coll_rdma_handle(struct coll_rdma *r)
 {
 	struct rdma_cm_event *ev;
+	struct ibv_cq *evcq;
+	void *evctx;
+
+	/* Completion events: acknowledged and re-armed before the queues
+	 * are polled below, so a completion after the poll raises a new
+	 * event. */
+	while (r->cc && ibv_get_cq_event(r->cc, &evcq, &evctx) == 0) {
+		ibv_ack_cq_events(evcq, 1);
+		ibv_req_notify_cq(evcq, 0);
+	}
 
 	while (rdma_get_cm_event(r->ec, &ev) == 0) {
 		struct rdma_cm_id *id = ev->id;
@@ -626,13 +726,29 @@ void coll_rdma_handle(struct coll_rdma *r)
 			break;
 		}
 	}
-	/* Reap the descriptions' send completions. */
+	/* Reap the descriptions' send completions; notifications. */
 	for (int i = 0; i < MAX_CONNS; i++) {
 		struct ibv_wc wc[8];
+		int n;
 
-		if (r->conns[i].cq)
-			while (ibv_poll_cq(r->conns[i].cq, 8, wc) > 0)
-				;
+		if (!r->conns[i].cq)
+			continue;
+		while ((n = ibv_poll_cq(r->conns[i].cq, 8, wc)) > 0)
+			for (int k = 0; k < n; k++)
+				if (wc[k].wr_id & RECV_TAG)
+					on_recv(r, r->conns[i].id->qp,
+						r->conns[i].peer, &wc[k]);
+	}
+	if (r->sw_cq) {
+		struct ibv_wc wc[8];
+		int n;
+
+		while ((n = ibv_poll_cq(r->sw_cq, 8, wc)) > 0)
+			for (int k = 0; k < n; k++)
+				if (wc[k].wr_id & RECV_TAG &&
+				    (wc[k].wr_id >> 16 & 0xffff) < r->n)
+					on_recv(r, r->sw_qp[wc[k].wr_id >> 16 & 0xffff],
+						"switch", &wc[k]);
 	}
 }
 
@@ -643,8 +759,10 @@ void coll_rdma_stats_json(const struct coll_rdma *r, FILE *out)
 	for (int i = 0; i < MAX_CONNS; i++)
 		live += r->conns[i].id != NULL;
 	fprintf(out, "\"rdma\":{\"translators\":%u,\"accepted\":%" PRIu64
-		",\"refused\":%" PRIu64 ",\"disconnected\":%" PRIu64 "}",
-		live, r->accepted, r->refused, r->disconnected);
+		",\"refused\":%" PRIu64 ",\"disconnected\":%" PRIu64
+		",\"notifications\":%" PRIu64 ",\"notifications_bad\":%" PRIu64 "}",
+		live, r->accepted, r->refused, r->disconnected, r->notified,
+		r->notify_bad);
 }
 
 void coll_rdma_switch_json(const struct coll_rdma *r, FILE *out)
@@ -675,6 +793,10 @@ void coll_rdma_stop(struct coll_rdma *r)
 	for (size_t i = 0; i < r->n; i++)
 		if (r->mr[i])
 			ibv_dereg_mr(r->mr[i]);
+	if (r->cc)
+		ibv_destroy_comp_channel(r->cc); /* after every CQ on it */
+	if (r->epfd > 0)
+		close(r->epfd);
 	if (r->pd)
 		ibv_dealloc_pd(r->pd);
 	if (r->listen)

@@ -13,6 +13,7 @@ struct coll_rdma_structure {
 	void *area; /* data area, registered as is */
 	const struct dta_layout *layout;
 	uint32_t list_base;
+	struct dta_region *region; /* notifications advance its sequence */
 };
 
 struct coll_rdma_opts {
@@ -37,9 +38,10 @@ struct coll_rdma;
 
 /* Register the structures and listen. Return 0 or -errno (logged). */
 int coll_rdma_start(const struct coll_rdma_opts *o, struct coll_rdma **out);
-/* The descriptor to poll for rdma_cm events (non-blocking). */
+/* The descriptor to poll for rdma_cm events and notifications
+ * (non-blocking). */
 int coll_rdma_fd(const struct coll_rdma *r);
-/* Handle every pending connection event. */
+/* Handle every pending connection event and notification. */
 void coll_rdma_handle(struct coll_rdma *r);
 /* The switch-mode description as one JSON object (docs/roce.md), or
  * {"error":...} when switch mode is off. */

@@ -50,6 +50,7 @@ struct gen {
 	uint16_t reporter;
 	uint32_t seq;
 	int legacy;
+	int immediate; /* --immediate: DTA_FLAG_IMMEDIATE on every v1 report */
 	const char *dest, *pcap_out, *truth, *trace;
 	const char *sync;       /* the translator's stats file (-o) */
 	uint64_t window;        /* datagrams between waits on @sync */
@@ -158,6 +159,8 @@ static void usage(FILE *f)
 		"      --int-ipv6        INT: IPv6 flows (the IPv4 ones inside\n"
 		"                        2001:db8::/96; 37-byte keys)\n"
 		"      --legacy          the research prototype's wire format\n"
+		"      --immediate       v1: set the immediate (notify) flag on every\n"
+		"                        report: waiting clients are woken\n"
 		"      --reporter ID     v1 reporter id (default 1); INT: the hw_id\n"
 		"                        (0-63) of every report, so runs with different\n"
 		"                        ids are different INT reporters\n"
@@ -538,6 +541,7 @@ static void emit(struct gen *g, struct dta_report *r)
 	r->format = g->legacy ? DTA_FORMAT_LEGACY : DTA_FORMAT_V1;
 	r->reporter = g->reporter;
 	r->seq = g->seq++;
+	r->flags = !g->legacy && g->immediate ? DTA_FLAG_IMMEDIATE : 0;
 	n = dta_wire_encoded_size(r);
 	if (n < 0)
 		die("cannot encode a report: %s", dta_strerror(n));
@@ -1108,6 +1112,7 @@ int main(int argc, char **argv)
 		{ "int-version", required_argument, NULL, 15 },
 		{ "int-ttl", required_argument, NULL, 16 },
 		{ "int-ipv6", no_argument, NULL, 17 },
+		{ "immediate", no_argument, NULL, 18 },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1169,6 +1174,7 @@ int main(int argc, char **argv)
 				die("--int-version %s: want 0.5, 1.0 or 2.0", optarg);
 			break;
 		case 17: g.int_ipv6 = 1; break;
+		case 18: g.immediate = 1; break;
 		case 16: g.int_ttl = (unsigned)num(optarg, "--int-ttl", 5, 255); break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;

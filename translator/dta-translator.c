@@ -390,6 +390,20 @@ static int shm_submit(void *ctx, unsigned s, const struct dta_memop *ops,
 	return k < 0 ? k : 0;
 }
 
+/* Reports with DTA_FLAG_IMMEDIATE were written into @s in this run: wake
+ * the collector's waiters (its notifier thread, analysis tools sleeping in
+ * dta_region_wait()). The core calls this after the run's writes and
+ * before shm_end(), so the region is still entered. */
+static void shm_notify(void *ctx, unsigned s)
+{
+	struct translator *t = ctx;
+	struct target *tg = shm_run.on ? shm_run.entered[s] : NULL;
+
+	if (!tg)
+		tg = atomic_load_explicit(&t->sink.t[s], memory_order_acquire);
+	dta_region_notify(tg->r);
+}
+
 /* Every structure, or every collector's share of it, in configuration
  * order: the translator core's structures. */
 static int plan_shares(struct translator *t)
@@ -603,6 +617,7 @@ static int open_rdma(struct translator *t, struct dta_sink *sink)
 	}
 	sink->submit = rdma_sink_submit;
 	sink->flush = rdma_sink_flush;
+	sink->notify = rdma_sink_notify;
 	sink->ctx = t->rdma;
 	for (size_t i = 0; i < ntg; i++)
 		tool_log(LOG_INFO, "connected to collector %s:%u over RDMA (%u "
@@ -691,6 +706,7 @@ static int open_switch(struct translator *t, struct dta_sink *sink)
 	}
 	sink->submit = switch_sink_submit;
 	sink->flush = switch_sink_flush;
+	sink->notify = switch_sink_notify;
 	sink->ctx = t->sw;
 	tool_log(LOG_INFO, "writing RoCEv2 frames on %s into the collector's "
 		 "switch-mode queue pairs", t->switch_if);
@@ -769,7 +785,8 @@ static const char *const stat_names[] = {
 	"int_malformed_hops", "int_malformed_other", "int_updates",
 	"int_mismatch", "int_path_truncated", "int_seq_lost", "int_seq_late",
 	"int_seq_duplicates", "int_seq_jumps", "int_seq_restarts",
-	"int_seq_suspect", "int_seq_untracked",
+	"int_seq_suspect", "int_seq_untracked", "reports_immediate",
+	"notifications",
 };
 static_assert(sizeof(stat_names) / sizeof(stat_names[0]) * sizeof(uint64_t) ==
 	      sizeof(struct dta_translator_stats), "a name for every counter");
@@ -804,9 +821,10 @@ static void write_stats(struct translator *t, FILE *f, int pretty)
 		fprintf(f, ",\"rdma_ops\":%" PRIu64 ",\"rdma_bytes\":%" PRIu64
 			",\"rdma_errors\":%" PRIu64 ",\"rdma_reconnects\":%" PRIu64
 			",\"rdma_dropped\":%" PRIu64 ",\"rdma_queued\":%" PRIu64
-			",\"rdma_qps\":%" PRIu64,
+			",\"rdma_qps\":%" PRIu64 ",\"rdma_notifies\":%" PRIu64
+			",\"rdma_notifies_lost\":%" PRIu64,
 			rs.ops, rs.bytes, rs.errors, rs.reconnects, rs.dropped,
-			rs.queued, rs.connections);
+			rs.queued, rs.connections, rs.notifies, rs.notifies_lost);
 	}
 #endif
 	if (t->sw)
@@ -1004,6 +1022,10 @@ static const struct metrics_def translator_metrics[] = {
 	   "Out-of-window INT datagrams nothing confirmed."),
 	TM("int_seq_untracked", "int_seq_untracked_total", C,
 	   "INT datagrams of reporters beyond the sequence table."),
+	TM("reports_immediate", "reports_immediate_total", C,
+	   "Applied reports carrying the immediate (notify) flag."),
+	TM("notifications", "notifications_total", C,
+	   "Structure notifications issued (at most one per structure per batch)."),
 	TM("rdma_ops", "rdma_ops_total", C, "RDMA work requests posted."),
 	TM("rdma_bytes", "rdma_written_bytes_total", C, "Bytes written with RDMA."),
 	TM("rdma_errors", "rdma_completion_errors_total", C,
@@ -1184,6 +1206,13 @@ static void fill_end(void *ctx)
 	t->inner.batch_end(t->inner.ctx);
 }
 
+static void fill_notify(void *ctx, unsigned s)
+{
+	struct translator *t = ctx;
+
+	t->inner.notify(t->inner.ctx, s);
+}
+
 #ifdef DTA_HAVE_RDMA
 /* Time RDMA requests from posting to completion (1 us .. 1 s). */
 static int watch_rdma(struct translator *t)
@@ -1227,6 +1256,7 @@ static int watch_fill(struct translator *t, struct dta_sink *sink)
 	sink->prefetch = t->inner.prefetch ? fill_prefetch : NULL;
 	sink->batch_begin = t->inner.batch_begin ? fill_begin : NULL;
 	sink->batch_end = t->inner.batch_end ? fill_end : NULL;
+	sink->notify = t->inner.notify ? fill_notify : NULL;
 	return 0;
 }
 
@@ -2569,6 +2599,7 @@ int main(int argc, char **argv)
 		sink.prefetch = shm_prefetch;
 		sink.batch_begin = shm_begin;
 		sink.batch_end = shm_end;
+		sink.notify = shm_notify;
 	}
 	if (!metrics_listen)
 		metrics_listen = dta_config_get(t.cfg, "translator",

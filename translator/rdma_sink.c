@@ -5,7 +5,11 @@
  * operations into RDMA WRITE and FETCH_AND_ADD work requests on one RC
  * queue pair: small writes inline, the others from a registered staging
  * ring; one doorbell per submit; only every SIGNAL_EVERY-th request
- * signalled; a bounded number outstanding. Protocol: docs/rdma.md.
+ * signalled; a bounded number outstanding. Notifications (reports with
+ * the immediate flag) are a zero-length RDMA WRITE WITH IMMEDIATE after
+ * the batch's writes on the same queue pair, so the collector's receive
+ * completion comes after they are placed (RC ordering), to collectors
+ * that accepted with DTA_META_ACCEPT_NOTIFY. Protocol: docs/rdma.md.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -40,6 +44,7 @@ struct remote {
 	uint32_t rkey;
 	uint64_t length;
 	bool append;
+	uint32_t cidx; /* the collector's index for it (immediate data) */
 };
 
 /* An Append frame written but not known complete, or not yet written
@@ -64,6 +69,7 @@ struct link {
 	struct ibv_cq *cq;
 	struct ibv_mr *stage_mr, *meta_mr;
 	uint32_t max_inline;
+	bool notify_ok; /* the collector takes writes with immediate */
 	struct remote remote[DTA_CONFIG_MAX_STRUCTURES]; /* by sink index */
 };
 
@@ -95,6 +101,7 @@ struct conn {
 	uint64_t stage_head, stage_tail; /* bytes allocated / released */
 	uint64_t stage_end[SEND_DEPTH];  /* stage_head after request i */
 	uint64_t errors, ops, bytes;
+	uint64_t notifies, notifies_lost;
 	int broken;
 	/* Completion latency (rdma_sink_set_latency()): when each signalled
 	 * request was posted, and where its posting-to-completion time goes
@@ -124,6 +131,14 @@ static int wait_event(struct conn *s, struct link *L, enum rdma_cm_event_type wa
 	}
 	got = ev->event;
 	status = ev->status;
+	if (got == RDMA_CM_EVENT_ESTABLISHED) {
+		const uint8_t *pd = ev->param.conn.private_data;
+
+		L->notify_ok = pd && ev->param.conn.private_data_len >= 4 &&
+			       ((uint32_t)pd[0] << 24 | (uint32_t)pd[1] << 16 |
+				(uint32_t)pd[2] << 8 | pd[3]) ==
+				       DTA_META_ACCEPT_NOTIFY;
+	}
 	rdma_ack_cm_event(ev);
 	if (got == want)
 		return 0;
@@ -225,6 +240,7 @@ static int learn(struct conn *s, struct link *L, char *err, size_t errlen)
 					return -1;
 				}
 				map[j] = (int)sh->index;
+				rm->cidx = j;
 				rm->addr = got[j].addr;
 				rm->rkey = got[j].rkey;
 				rm->length = got[j].length;
@@ -753,6 +769,45 @@ out:
 	return rc;
 }
 
+/* A zero-length RDMA WRITE WITH IMMEDIATE to @structure, after what this
+ * connection posted for it. Lost (counted) when the connection is down:
+ * the collector's waiters then see the data at their next look. */
+static void conn_notify(struct conn *s, unsigned structure)
+{
+	struct ibv_send_wr w = { 0 }, *bad;
+	const struct remote *rm;
+
+	pthread_mutex_lock(&s->lock);
+	if (s->broken || !s->l.notify_ok || reap(s, 1, 0)) {
+		s->notifies_lost += s->l.notify_ok || s->broken;
+		goto out;
+	}
+	rm = &s->l.remote[structure];
+	w.wr_id = s->posted;
+	w.opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+	w.imm_data = htonl(rm->cidx);
+	w.wr.rdma.remote_addr = rm->addr;
+	w.wr.rdma.rkey = rm->rkey;
+	s->stage_end[w.wr_id % SEND_DEPTH] = s->stage_head;
+	if (++s->unsignalled >= SIGNAL_EVERY) {
+		w.send_flags |= IBV_SEND_SIGNALED;
+		s->unsignalled = 0;
+		s->signalled = w.wr_id + 1;
+		if (s->lat)
+			s->post_ns[w.wr_id % SEND_DEPTH] = tool_now_ns();
+	}
+	if (ibv_post_send(s->l.id->qp, &w, &bad)) {
+		s->broken = 1;
+		s->notifies_lost++;
+		goto out;
+	}
+	s->posted++;
+	s->ops++;
+	s->notifies++;
+out:
+	pthread_mutex_unlock(&s->lock);
+}
+
 /* Make everything posted so far complete: post a signalled marker and
  * wait for it (and so for all before it). */
 static int conn_flush(struct conn *s)
@@ -856,6 +911,20 @@ int rdma_sink_submit(void *ctx, unsigned structure, const struct dta_memop *ops,
 			   structure, ops, n);
 }
 
+void rdma_sink_notify(void *ctx, unsigned structure)
+{
+	struct rdma_sink *s = ctx;
+	unsigned slot = my_slot;
+
+	if (structure >= DTA_CONFIG_MAX_STRUCTURES || !s->route[structure].n)
+		return;
+	if (!slot)
+		slot = my_slot = atomic_fetch_add(&next_slot, 1) + 1;
+	/* The queue pair this thread's writes to @structure went on. */
+	conn_notify(s->conn[s->route[structure].first +
+			    slot % s->route[structure].n], structure);
+}
+
 int rdma_sink_flush(void *ctx)
 {
 	struct rdma_sink *s = ctx;
@@ -909,6 +978,8 @@ void rdma_sink_stats(struct rdma_sink *s, struct rdma_sink_stats *st)
 		st->reconnects += c->reconnects;
 		st->dropped += c->dropped;
 		st->queued += c->pend_head - c->pend_tail;
+		st->notifies += c->notifies;
+		st->notifies_lost += c->notifies_lost;
 		pthread_mutex_unlock(&c->lock);
 	}
 	st->connections = s->nconn;

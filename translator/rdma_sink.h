@@ -45,6 +45,10 @@ int rdma_sink_connect(const struct rdma_sink_target *tg, size_t ntg,
 int rdma_sink_submit(void *ctx, unsigned structure, const struct dta_memop *ops,
 		     size_t n);
 int rdma_sink_flush(void *ctx);
+/* struct dta_sink's notify hook: a write with immediate to @structure on
+ * the queue pair the calling thread writes it on (collectors that do not
+ * take them: nothing). */
+void rdma_sink_notify(void *ctx, unsigned structure);
 struct rdma_sink_stats {
 	uint64_t ops, bytes; /* work requests posted, bytes written */
 	uint64_t errors;     /* completion errors (each breaks the connection) */
@@ -52,6 +56,8 @@ struct rdma_sink_stats {
 	uint64_t dropped;    /* Append frames that could not be kept for resend */
 	uint64_t queued;     /* Append frames not yet known written */
 	uint64_t connections; /* queue pairs, over all collectors */
+	uint64_t notifies;      /* writes with immediate posted */
+	uint64_t notifies_lost; /* not posted: connection down */
 };
 void rdma_sink_stats(struct rdma_sink *s, struct rdma_sink_stats *st);
 /* Observe into @h (ns; NULL: stop) the time from posting each signalled

@@ -39,6 +39,7 @@ struct sw_qp {
 	struct dta_roce_target t;
 	struct switch_ring *ring; /* frames sent, not yet acknowledged */
 	uint32_t my_qpn;  /* the QPN the collector believes we are */
+	uint32_t cidx;    /* the collector's index of the structure */
 	bool used, probing;
 };
 
@@ -54,6 +55,8 @@ struct switch_sink {
 	uint64_t timeouts;    /* resends for lack of any acknowledgement */
 	uint64_t lost;        /* operations sent but given up */
 	uint64_t window_full; /* operations refused: no room to keep them */
+	bool notify_ok;       /* the collector posts receives for notifications */
+	uint64_t notifies;    /* writes with immediate sent */
 };
 
 /* Number @key of object @o, which must be there (a non-negative
@@ -203,6 +206,13 @@ int switch_sink_open(const char *ifname, const char *desc,
 			 "(is switch_peer set on the collector?)");
 		goto fail;
 	}
+	{
+		uint64_t yes;
+
+		/* Older collectors post no receives: a write with
+		 * immediate would be refused (RNR) forever. */
+		s->notify_ok = jnum(sw, "notify", &yes) == 0 && yes == 1;
+	}
 	inet_pton(AF_INET, cip, &a);
 	ip_c = ntohl(a.s_addr);
 	inet_pton(AF_INET, pip, &a);
@@ -243,7 +253,7 @@ int switch_sink_open(const char *ifname, const char *desc,
 	for (size_t i = 0; i < n; i++) {
 		struct sw_qp *q = &s->q[sh[i].index];
 		json_t *e = desc_structure(sw, sh[i].name);
-		uint64_t qpn, peer, psn, rkey, addr, len;
+		uint64_t qpn, peer, psn, rkey, addr, len, idx = 0;
 
 		if (!e || jnum(e, "qpn", &qpn) || jnum(e, "peer_qpn", &peer) ||
 		    jnum(e, "psn", &psn) || jnum(e, "rkey", &rkey) ||
@@ -252,6 +262,12 @@ int switch_sink_open(const char *ifname, const char *desc,
 				 "has no structure %s", sh[i].name);
 			goto fail;
 		}
+		if (s->notify_ok && jnum(e, "index", &idx)) {
+			snprintf(err, errlen, "the collector's switch description "
+				 "has no index for %s", sh[i].name);
+			goto fail;
+		}
+		q->cidx = (uint32_t)idx;
 		if (len != sh[i].layout->data_size) {
 			snprintf(err, errlen, "the collector's %s has a different "
 				 "size than this configuration says", sh[i].name);
@@ -375,6 +391,43 @@ int switch_sink_submit(void *ctx, unsigned structure,
 	}
 	pthread_mutex_unlock(&q->lock);
 	return rc;
+}
+
+void switch_sink_notify(void *ctx, unsigned structure)
+{
+	struct switch_sink *s = ctx;
+	uint8_t frame[SWITCH_RING_SLOT];
+	struct sw_qp *q;
+	uint32_t psn;
+	int len;
+
+	if (!s->notify_ok || structure >= DTA_CONFIG_MAX_STRUCTURES ||
+	    !s->q[structure].used)
+		return;
+	q = &s->q[structure];
+	pthread_mutex_lock(&q->lock);
+	if (!wait_room(s, q)) {
+		__atomic_add_fetch(&s->window_full, 1, __ATOMIC_RELAXED);
+		goto out;
+	}
+	/* Kept and resent like a write: after the writes before it on this
+	 * queue pair, so the collector's completion follows them. */
+	psn = q->qp.psn;
+	len = dta_roce_build_notify(&q->qp, &q->t, q->cidx, frame, sizeof(frame));
+	if (len < 0) {
+		__atomic_add_fetch(&s->build_errors, 1, __ATOMIC_RELAXED);
+		goto out;
+	}
+	if (switch_ring_push(q->ring, psn, frame, (size_t)len, tool_now_ns())) {
+		__atomic_add_fetch(&s->lost, 1, __ATOMIC_RELAXED);
+		goto out;
+	}
+	send_frame(s, frame, (size_t)len);
+	__atomic_add_fetch(&s->frames, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&s->bytes, (uint64_t)len, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&s->notifies, 1, __ATOMIC_RELAXED);
+out:
+	pthread_mutex_unlock(&q->lock);
 }
 
 /* Act on reply @p for @q. Holds q->lock. */
@@ -534,14 +587,15 @@ void switch_sink_stats_json(struct switch_sink *s, FILE *out)
 		",\"switch_bad_replies\":%" PRIu64 ",\"switch_unacked\":%" PRIu64
 		",\"switch_unsynced\":%" PRIu64 ",\"switch_retransmits\":%" PRIu64
 		",\"switch_timeouts\":%" PRIu64 ",\"switch_lost\":%" PRIu64
-		",\"switch_window_full\":%" PRIu64,
+		",\"switch_window_full\":%" PRIu64 ",\"switch_notifies\":%" PRIu64,
 		s->frames, s->bytes, s->send_errors, s->build_errors, st.acks,
 		st.atomic_acks, st.naks[DTA_ROCE_NAK_PSN_SEQ],
 		st.naks[DTA_ROCE_NAK_INVALID_REQ], st.naks[DTA_ROCE_NAK_REMOTE_ACCESS],
 		st.naks[DTA_ROCE_NAK_REMOTE_OP],
 		st.naks[DTA_ROCE_NAK_INVALID_RD] + st.naks_other, st.rnr_naks,
 		st.resyncs, st.skipped, s->bad_replies, unacked, s->unsynced,
-		s->retransmits, s->timeouts, s->lost, s->window_full);
+		s->retransmits, s->timeouts, s->lost, s->window_full,
+		s->notifies);
 }
 
 void switch_sink_destroy(struct switch_sink *s)

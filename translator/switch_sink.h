@@ -41,6 +41,10 @@ int switch_sink_open(const char *ifname, const char *desc,
 int switch_sink_submit(void *ctx, unsigned structure,
 		       const struct dta_memop *ops, size_t n);
 int switch_sink_flush(void *ctx);
+/* The notify hook: a zero-length RDMA WRITE Only with Immediate on the
+ * structure's queue pair, kept and resent like its writes; nothing when
+ * the collector's description lacks "notify":1. */
+void switch_sink_notify(void *ctx, unsigned structure);
 /* Read and act on what came back (ACKs, NAKs: resends), and resend what
  * timed out; call it regularly (every 10 ms or so). Thread-safe. */
 void switch_sink_poll(struct switch_sink *s);

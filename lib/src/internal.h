@@ -26,6 +26,13 @@ struct dta_client;
 int dta__client_fail(struct dta_client *c, int code, const char *fmt, ...)
 	DTA__PRINTF(3, 4);
 
+/* A region's notification sequence word, shared between processes
+ * (region.c), or NULL (version-1 regions, snapshot files; read-only
+ * mappings when @write). */
+struct dta_region;
+_Atomic uint32_t *dta__region_notify_word(const struct dta_region *r,
+					  int write);
+
 /* Big-endian load/store of 1..8 byte fields. */
 static inline uint64_t dta__get_be(const uint8_t *p, unsigned bytes)
 {

@@ -43,6 +43,7 @@
 #define REGION_MUTABLE_OFF 3840
 #define REGION_STATE_OFF REGION_MUTABLE_OFF
 #define REGION_WRITERS_OFF (REGION_MUTABLE_OFF + 4)
+#define REGION_NOTIFY_OFF (REGION_MUTABLE_OFF + 8) /* notify.c */
 #define REGION_CRC_OFF (DTA_REGION_HEADER_SIZE - 4)
 #define REGION_DEFAULT_MODE 0600
 #define SAVE_CHUNK (1u << 20)
@@ -56,7 +57,7 @@
 static_assert(REGION_LAYOUT_OFF + DTA_LAYOUT_WIRE_SIZE <= REGION_ORIGIN_OFF,
 	      "region header too small");
 static_assert(REGION_DATACRC_OFF + 4 <= REGION_MUTABLE_OFF &&
-		      REGION_WRITERS_OFF + 4 <= REGION_CRC_OFF &&
+		      REGION_NOTIFY_OFF + 4 <= REGION_CRC_OFF &&
 		      REGION_MUTABLE_OFF % 64 == 0,
 	      "region header fields overlap");
 static_assert(REGION_SCHEMA_OFF >= REGION_DATACRC_OFF + 4 &&
@@ -114,6 +115,18 @@ static _Atomic uint32_t *state_word(const struct dta_region *r)
 static _Atomic uint32_t *writers_word(const struct dta_region *r)
 {
 	return (_Atomic uint32_t *)(void *)(r->base + REGION_WRITERS_OFF);
+}
+
+/* The notification sequence word (lib/src/notify.c); NULL where the
+ * header has no mutable area (version 1), nobody writes (snapshots) or,
+ * with @write, the mapping is read-only. */
+_Atomic uint32_t *dta__region_notify_word(const struct dta_region *r,
+					  int write)
+{
+	if (!r || r->version != REGION_VERSION || r->saved_ns ||
+	    (write && !r->writable))
+		return NULL;
+	return (_Atomic uint32_t *)(void *)(r->base + REGION_NOTIFY_OFF);
 }
 
 static uint64_t round_up(uint64_t v, uint64_t a)

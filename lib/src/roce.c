@@ -79,8 +79,11 @@ DTA_API uint32_t dta_roce_icrc(const void *ip, size_t len)
 	return dta_crc32(crc, (const uint8_t *)ip + hdr, len - hdr);
 }
 
+/* @probe: a zero-length write is fine; @imm: WRITE Only with Immediate
+ * carrying *@imm (ImmDt after the RETH). */
 static int build(struct dta_roce_qp *qp, const struct dta_roce_target *t,
-		 const struct dta_memop *op, void *buf, size_t cap, bool probe)
+		 const struct dta_memop *op, void *buf, size_t cap, bool probe,
+		 const uint32_t *imm)
 {
 	uint8_t *f = buf, *ip, *udp, *bth, *x;
 	uint32_t mtu, payload, pad, ext, total, icrc;
@@ -96,8 +99,8 @@ static int build(struct dta_roce_qp *qp, const struct dta_roce_target *t,
 			return -DTA_E_RANGE;
 		if (op->len > mtu)
 			return -EMSGSIZE;
-		opcode = DTA_ROCE_OP_WRITE_ONLY;
-		ext = DTA_ROCE_RETH_LEN;
+		opcode = imm ? DTA_ROCE_OP_WRITE_ONLY_IMM : DTA_ROCE_OP_WRITE_ONLY;
+		ext = DTA_ROCE_RETH_LEN + (imm ? DTA_ROCE_IMMDT_LEN : 0);
 		payload = op->len;
 	} else if (op->kind == DTA_MEMOP_FETCH_ADD) {
 		if (op->offset % 8)
@@ -147,14 +150,16 @@ static int build(struct dta_roce_qp *qp, const struct dta_roce_target *t,
 	put32(bth + 4, qp->dst_qpn & DTA_ROCE_QPN_MASK);
 	put32(bth + 8, (qp->ack_req ? 0x80000000u : 0) | (qp->psn & DTA_ROCE_PSN_MASK));
 	x = bth + DTA_ROCE_BTH_LEN;
-	if (opcode == DTA_ROCE_OP_WRITE_ONLY) {
-		/* RETH: virtual address, R_Key, DMA length; then the data */
+	if (op->kind == DTA_MEMOP_WRITE) {
+		/* RETH: virtual address, R_Key, DMA length; [ImmDt]; the data */
 		put64(x, t->addr + op->offset);
 		put32(x + 8, t->rkey);
 		put32(x + 12, op->len);
+		if (imm)
+			put32(x + DTA_ROCE_RETH_LEN, *imm);
 		if (op->len)
-			memcpy(x + DTA_ROCE_RETH_LEN, op->data, op->len);
-		memset(x + DTA_ROCE_RETH_LEN + op->len, 0, pad);
+			memcpy(x + ext, op->data, op->len);
+		memset(x + ext + op->len, 0, pad);
 	} else {
 		/* AtomicETH: virtual address, R_Key, add, compare (unused) */
 		put64(x, t->addr + op->offset);
@@ -177,7 +182,7 @@ DTA_API int dta_roce_build(struct dta_roce_qp *qp,
 			   const struct dta_roce_target *t,
 			   const struct dta_memop *op, void *buf, size_t cap)
 {
-	return build(qp, t, op, buf, cap, false);
+	return build(qp, t, op, buf, cap, false, NULL);
 }
 
 DTA_API int dta_roce_build_probe(struct dta_roce_qp *qp,
@@ -186,7 +191,16 @@ DTA_API int dta_roce_build_probe(struct dta_roce_qp *qp,
 {
 	struct dta_memop op = { .kind = DTA_MEMOP_WRITE };
 
-	return build(qp, t, &op, buf, cap, true);
+	return build(qp, t, &op, buf, cap, true, NULL);
+}
+
+DTA_API int dta_roce_build_notify(struct dta_roce_qp *qp,
+				  const struct dta_roce_target *t, uint32_t imm,
+				  void *buf, size_t cap)
+{
+	struct dta_memop op = { .kind = DTA_MEMOP_WRITE };
+
+	return build(qp, t, &op, buf, cap, true, &imm);
 }
 
 DTA_API int dta_roce_parse(const void *frame, size_t len,

@@ -61,6 +61,7 @@ struct pc_entry {
 	uint8_t path_len; /* 0: unknown */
 	uint8_t key_len;  /* 0: free */
 	uint8_t structure;
+	uint8_t notify;   /* a postcard carried DTA_FLAG_IMMEDIATE */
 	uint8_t key[DTA_KEY_MAX];
 };
 
@@ -70,12 +71,14 @@ struct ki_entry {
 	uint32_t reports; /* reports folded into @sum */
 	uint8_t key_len; /* 0: free */
 	uint8_t structure;
+	uint8_t notify;  /* a folded report carried DTA_FLAG_IMMEDIATE */
 	uint8_t key[DTA_KEY_MAX];
 };
 
 struct ap_list {
 	spin_t lock;
 	uint32_t count;
+	bool notify; /* an entry of the batch carried DTA_FLAG_IMMEDIATE */
 	uint64_t since;
 	struct dta_ap_cursor cur;
 	uint8_t *buf; /* K entries */
@@ -128,7 +131,8 @@ enum {
 	C_INT_MAL_VERSION, C_INT_MAL_UNSUP, C_INT_MAL_LENGTH, C_INT_MAL_HOPS,
 	C_INT_MAL_OTHER, C_INT_UPDATES, C_INT_MISMATCH, C_INT_PATH_TRUNC,
 	C_INT_SEQ_LOST, C_INT_SEQ_LATE, C_INT_SEQ_DUP, C_INT_SEQ_JUMP,
-	C_INT_SEQ_RESTART, C_INT_SEQ_SUSPECT, C_INT_SEQ_UNTRACKED, C_COUNT
+	C_INT_SEQ_RESTART, C_INT_SEQ_SUSPECT, C_INT_SEQ_UNTRACKED, C_IMMEDIATE,
+	C_NOTIFY, C_COUNT
 };
 static_assert(sizeof(struct dta_translator_stats) == C_COUNT * 8,
 	      "stats struct and counter list agree");
@@ -219,9 +223,11 @@ static uint64_t counter(const struct dta_translator *t, unsigned c)
 struct tally {
 	uint64_t touched; /* bit c: c[c] is valid */
 	bool locks;       /* other threads may be inside: take the locks */
+	uint64_t notify;  /* bit s: structure s to notify at the run's end */
 	uint64_t c[C_COUNT];
 };
 static_assert(C_COUNT <= 64, "one bit per counter");
+static_assert(MAX_STRUCTS <= 64, "one notify bit per structure");
 
 static inline void tally(struct tally *a, unsigned c, uint64_t n)
 {
@@ -319,6 +325,36 @@ static inline void run_end(const struct dta_translator *t)
 {
 	if (t->sink.batch_end)
 		t->sink.batch_end(t->sink.ctx);
+}
+
+/*
+ * Notifications (DTA_FLAG_IMMEDIATE): a report's structure is marked in
+ * the run's tally when the operations carrying the report are accepted by
+ * the sink (for buffered primitives that is when its postcard chunk,
+ * Append batch or aggregated increment is written, maybe in a later run
+ * or a tick); the sink hears of each marked structure once, after the
+ * run's last submit (notify_run()).
+ */
+static inline void mark(struct tally *a, unsigned s, bool imm, int submitted)
+{
+	if (imm && submitted > 0)
+		a->notify |= 1ull << s;
+}
+
+static void notify_run(struct dta_translator *t, struct tally *a)
+{
+	uint64_t m = a->notify;
+
+	a->notify = 0;
+	if (!m || !t->sink.notify)
+		return;
+	tally(a, C_NOTIFY, (uint64_t)__builtin_popcountll(m));
+	while (m) {
+		unsigned s = (unsigned)__builtin_ctzll(m);
+
+		m &= m - 1;
+		t->sink.notify(t->sink.ctx, s);
+	}
 }
 
 /* Hand @n operations carrying @reports reports to the sink. */
@@ -763,7 +799,7 @@ static int route_pc(const struct dta_translator *t, const struct dta_report *r)
 
 static void ki_issue(struct dta_translator *t, struct tally *a, unsigned s,
 		     const uint8_t *key, size_t key_len, uint64_t add,
-		     uint64_t reports)
+		     uint64_t reports, bool imm)
 {
 	struct dta_memop ops[DTA_MAX_REDUNDANCY];
 	struct tr_struct *ts = &t->s[s];
@@ -772,7 +808,7 @@ static void ki_issue(struct dta_translator *t, struct tally *a, unsigned s,
 						memory_order_relaxed),
 			   ops, DTA_MAX_REDUNDANCY);
 
-	submit(t, a, s, ops, n, reports);
+	mark(a, s, imm, submit(t, a, s, ops, n, reports));
 }
 
 static uint64_t key_hash(const struct dta_translator *t, unsigned s,
@@ -795,6 +831,7 @@ static void ki_aggregate(struct dta_translator *t, struct tally *a, unsigned s,
 	    !memcmp(e->key, r->u.ki.key, e->key_len)) {
 		e->sum += r->u.ki.counter;
 		e->reports++;
+		e->notify |= r->flags & DTA_FLAG_IMMEDIATE;
 		unlock(a, lk);
 		tally(a, C_KI_MERGED, 1);
 		return;
@@ -806,11 +843,12 @@ static void ki_aggregate(struct dta_translator *t, struct tally *a, unsigned s,
 	memcpy(e->key, r->u.ki.key, e->key_len);
 	e->sum = r->u.ki.counter;
 	e->reports = 1;
+	e->notify = r->flags & DTA_FLAG_IMMEDIATE;
 	e->since = now;
 	unlock(a, lk);
 	if (old.key_len)
 		ki_issue(t, a, old.structure, old.key, old.key_len, old.sum,
-			 old.reports);
+			 old.reports, old.notify);
 }
 
 /* ---- Postcarding ---- */
@@ -843,7 +881,8 @@ static void pc_emit(struct dta_translator *t, struct tally *a,
 		return;
 	}
 	tally(a, counter, 1);
-	submit(t, a, e->structure, ops, n, len); /* hops 0 .. len-1, all seen */
+	/* hops 0 .. len-1, all seen */
+	mark(a, e->structure, e->notify, submit(t, a, e->structure, ops, n, len));
 }
 
 static bool pc_complete(const struct dta_layout *l, const struct pc_entry *e)
@@ -881,8 +920,10 @@ static void pc_put(struct dta_translator *t, struct tally *a, unsigned s,
 		memcpy(e->key, r->u.pc.key, e->key_len);
 		e->seen = 0;
 		e->path_len = 0;
+		e->notify = 0;
 		e->since = now;
 	}
+	e->notify |= r->flags & DTA_FLAG_IMMEDIATE;
 	if (e->seen & (1u << r->u.pc.hop))
 		tally(a, C_PC_DUP, 1);
 	e->seen |= (uint16_t)(1u << r->u.pc.hop);
@@ -920,6 +961,7 @@ static void ap_write(struct dta_translator *t, struct tally *a, unsigned s,
 			tally(a, C_SINK_ERR, 1);
 			tally(a, C_SINK_LOST, al->count);
 			al->count = 0;
+			al->notify = false;
 			return;
 		}
 	}
@@ -928,7 +970,8 @@ static void ap_write(struct dta_translator *t, struct tally *a, unsigned s,
 	tally(a, al->count == l->g.ap.batch_entries ? C_AP_BATCH : C_AP_PARTIAL,
 	      1);
 	al->count = 0;
-	submit(t, a, s, ops, n, entries);
+	mark(a, s, al->notify, submit(t, a, s, ops, n, entries));
+	al->notify = false;
 	if (fb != frame)
 		free(fb);
 }
@@ -968,6 +1011,7 @@ static int ap_put(struct dta_translator *t, struct tally *a,
 			al->since = now;
 		memcpy(al->buf + (size_t)al->count * l->g.ap.entry_size,
 		       r->u.ap.data, l->g.ap.entry_size);
+		al->notify |= (r->flags & DTA_FLAG_IMMEDIATE) != 0;
 		if (++al->count == l->g.ap.batch_entries)
 			ap_write(t, a, s, list, al);
 		return 1;
@@ -1115,6 +1159,7 @@ static int apply(struct dta_translator *t, struct window *w,
 
 	for (size_t i = 0; i < n; i++) {
 		const struct prep *p = &w->p[i];
+		bool imm = r[i].flags & DTA_FLAG_IMMEDIATE;
 		int ok = 0;
 
 		if (held && r[i].opcode != DTA_OP_APPEND) {
@@ -1131,7 +1176,9 @@ static int apply(struct dta_translator *t, struct window *w,
 		}
 		switch (r[i].opcode) {
 		case DTA_OP_KEY_WRITE:
-			submit(t, a, (unsigned)p->s, w->ops + p->op0, p->nops, 1);
+			mark(a, (unsigned)p->s, imm,
+			     submit(t, a, (unsigned)p->s, w->ops + p->op0,
+				    p->nops, 1));
 			ok = 1;
 			break;
 		case DTA_OP_KEY_INCREMENT:
@@ -1139,8 +1186,9 @@ static int apply(struct dta_translator *t, struct window *w,
 				ki_aggregate(t, a, (unsigned)p->s, p->idx, &r[i],
 					     now);
 			else
-				submit(t, a, (unsigned)p->s, w->ops + p->op0,
-				       p->nops, 1);
+				mark(a, (unsigned)p->s, imm,
+				     submit(t, a, (unsigned)p->s,
+					    w->ops + p->op0, p->nops, 1));
 			ok = 1;
 			break;
 		case DTA_OP_POSTCARD:
@@ -1153,6 +1201,8 @@ static int apply(struct dta_translator *t, struct window *w,
 		}
 		if (ok) /* opcodes 1..4 only */
 			by_op += 1ull << (16 * (r[i].opcode - 1));
+		if (ok && imm)
+			tally(a, C_IMMEDIATE, 1);
 	}
 	if (held)
 		unlock(a, &held->lock);
@@ -1206,6 +1256,7 @@ static int process(struct dta_translator *t, const struct dta_payload *p,
 	static_assert(CHUNK >= DTA_WIRE_REPORTS_MAX, "a payload fits");
 	*err = 0;
 	a.touched = 0;
+	a.notify = 0;
 	a.locks = enter(t);
 	run_begin(t);
 	for (size_t i = 0; i < n; i++) {
@@ -1225,6 +1276,7 @@ static int process(struct dta_translator *t, const struct dta_payload *p,
 	}
 	if (fill)
 		done += run_reports(t, r, fill, now, &a);
+	notify_run(t, &a);
 	run_end(t);
 	/* Last: whoever sees the payloads counted sees what they wrote. */
 	tally(&a, C_PACKETS, n);
@@ -1286,6 +1338,7 @@ static int tick(struct dta_translator *t, uint64_t now, bool all, bool locks)
 	int issued;
 
 	a.touched = 0;
+	a.notify = 0;
 	a.locks = locks;
 
 	run_begin(t);
@@ -1339,7 +1392,7 @@ static int tick(struct dta_translator *t, uint64_t now, bool all, bool locks)
 			e->key_len = 0;
 			unlock(&a, lk);
 			ki_issue(t, &a, out.structure, out.key, out.key_len, out.sum,
-				 out.reports);
+				 out.reports, out.notify);
 		}
 	}
 
@@ -1361,6 +1414,7 @@ static int tick(struct dta_translator *t, uint64_t now, bool all, bool locks)
 			unlock(&a, &al->lock);
 		}
 	}
+	notify_run(t, &a);
 	run_end(t);
 	issued = (int)((a.touched & 1ull << C_OPS_W ? a.c[C_OPS_W] : 0) +
 		       (a.touched & 1ull << C_OPS_FA ? a.c[C_OPS_FA] : 0));
@@ -1826,6 +1880,7 @@ static int int_ap(struct dta_translator *t, struct tally *a, int s,
 
 		tally(a, c, b.c[c]);
 	}
+	a->notify |= b.notify; /* a batch with a DTA report's flag in it */
 	return ok;
 }
 
@@ -2014,6 +2069,7 @@ static int process_int(struct dta_translator *t, const struct dta_payload *p,
 
 	*err = 0;
 	a.touched = 0;
+	a.notify = 0;
 	w.n = w.nops = w.nbytes = 0;
 	a.locks = enter(t);
 	run_begin(t);
@@ -2047,6 +2103,7 @@ static int process_int(struct dta_translator *t, const struct dta_payload *p,
 		}
 	}
 	int_win_flush(t, &a, &w);
+	notify_run(t, &a);
 	run_end(t);
 	tally(&a, C_INT_DGRAMS, n);
 	tally_publish(t, &a);

@@ -107,6 +107,30 @@ e2e_stop_translator
 e2e_expect "frames not acknowledged" "$(e2e_stat switch_unacked)" 0
 e2e_expect "operations given up" "$(e2e_stat switch_lost)" 0
 echo "ok: $(e2e_stat switch_nak_psn) PSN sequence NAKs, $(e2e_stat switch_retransmits) frames resent"
+
+# Notifications (docs/rdma.md "Notifications"): immediate reports become
+# zero-length writes with immediate on the structure's queue pair; the
+# collector's receive completions advance its sequence and wake a waiter.
+PROBE=$BUILD/tests/wait_probe
+seq_of() { "$PROBE" "$E2E/collector.sock" "$1" 4294967295 0 | sed -n 's/^{"seq":\([0-9]*\).*/\1/p'; }
+e2e_expect "sequence after plain reports" "$(seq_of paths)" 0
+e2e_start_translator -q
+"$PROBE" "$E2E/collector.sock" paths 0 600000 > "$E2E/woken" 2> "$E2E/probe.log" &
+w=$!
+i=0
+while ! grep -q '^ready' "$E2E/probe.log"; do
+	i=$((i + 1)); [ $i -le 600 ] || { echo "FAIL: probe not ready" >&2; exit 1; }
+	sleep 0.1
+done
+e2e_gen -t kw -n 200 -k 200 -r 2000 --immediate -s 41 --reporter 41
+wait $w || { cat "$E2E/woken" "$E2E/probe.log"; exit 1; }
+grep -q '^{"seq":[1-9][0-9]*}$' "$E2E/woken" || { cat "$E2E/woken"; exit 1; }
+e2e_stop_translator
+e2e_expect "frames not acknowledged" "$(e2e_stat switch_unacked)" 0
+e2e_expect "writes with immediate = sequence" "$(e2e_stat switch_notifies)" "$(seq_of paths)"
+e2e_query stats | grep -q "\"notifications\":$(seq_of paths)," ||
+	{ echo "FAIL: collector's notifications" >&2; e2e_query stats >&2; exit 1; }
+echo "ok: immediate reports woke a waiter through the switch path ($(seq_of paths) notifications)"
 e2e_stop_collector
 cleanup_ns
 e2e_pass

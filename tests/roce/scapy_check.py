@@ -83,6 +83,14 @@ want = scapy_request(0x0A, struct.pack("!QII", 4096, 77, 0), b"", 5, 0x400001,
                      49152, 0, 64, 0, 1, 0xffff)
 check("probe (zero-length write)", got, want, " (%d bytes, identical)" % (len(got) // 2))
 
+# A notification: zero-length WRITE Only with Immediate (opcode 0x0B),
+# ImmDt after the RETH.
+got = ours("notify", "qpn=7", "psn=%d" % 0xfffffe, "addr=8192", "rkey=99",
+           "imm=%d" % 0x01020304, "id=9")
+want = scapy_request(0x0B, struct.pack("!QIII", 8192, 99, 0, 0x01020304), b"",
+                     7, 0xfffffe, 49152, 0, 64, 9, 1, 0xffff)
+check("notify (write with immediate)", got, want, " (%d bytes, identical)" % (len(got) // 2))
+
 for (name, add, qpn, psn, addr, rkey, off) in [
         ("fetch-add 1", 1, 0x11, 9, 0x7f0000002000, 0x4321, 64),
         ("fetch-add 2^40", 1 << 40, 0xfff, 0xffffff, 0x1000, 0xffffffff, 0)]:

@@ -3,11 +3,12 @@
  * Test helper: build a RoCEv2 frame with dta_roce_build() and print it in
  * hex, or parse a frame given in hex and print its fields, so an
  * independent implementation (tests/roce/scapy_check.py) can compare.
- *   roce_frame write|fadd|probe [key=value ...]
+ *   roce_frame write|fadd|probe|notify [key=value ...]
  *   roce_frame parse HEX
  *   roce_frame send IFACE write|fadd [key=value ...]
  * Keys: smac dmac (12 hex digits) sip dip (dotted) sport qpn psn pkey tos
- * ttl id ackreq addr rkey len off data (hex) add mtu; for send also
+ * ttl id ackreq addr rkey len off data (hex) add mtu imm (notify's
+ * immediate data); for send also
  * myqpn (the QPN the collector expects us to be), badicrc=1 (send the
  * frame with a corrupted ICRC first, then correctly), check=/SHM-OBJECT
  * (print the 8 bytes at off of that region's data after each frame).
@@ -188,7 +189,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	const char *ifname = NULL, *check = NULL, *mode = argv[1];
-	uint32_t myqpn = 0;
+	uint32_t myqpn = 0, imm = 0;
 	int first = 2, bad = 0;
 
 	if (!strcmp(mode, "send")) {
@@ -231,6 +232,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "len")) t.length = x;
 		else if (!strcmp(argv[i], "off")) op.offset = x;
 		else if (!strcmp(argv[i], "add")) op.add = x;
+		else if (!strcmp(argv[i], "imm")) imm = (uint32_t)x;
 		else if (!strcmp(argv[i], "data")) {
 			n = tool_unhex(v, data, sizeof(data));
 			if (n < 0)
@@ -245,6 +247,8 @@ int main(int argc, char **argv)
 	if (ifname)
 		return do_send(ifname, &qp, &t, &op, myqpn, bad, check);
 	n = !strcmp(mode, "probe") ? dta_roce_build_probe(&qp, &t, frame, sizeof(frame))
+	    : !strcmp(mode, "notify") ? dta_roce_build_notify(&qp, &t, imm, frame,
+							      sizeof(frame))
 				  : dta_roce_build(&qp, &t, &op, frame, sizeof(frame));
 	if (n < 0) {
 		printf("error %s\n", dta_strerror(n));

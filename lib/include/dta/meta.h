@@ -22,6 +22,15 @@ extern "C" {
 #define DTA_META_MAGIC 0x4454414Du /* "DTAM" */
 #define DTA_META_VERSION 1
 #define DTA_META_SIZE 860 /* bytes of one encoded description */
+/*
+ * Notifications over RDMA (docs/rdma.md "Notifications"): a collector that
+ * posts receives for RDMA WRITE WITH IMMEDIATE (immediate data: the
+ * structure's @index, big-endian) accepts a translator's connection with
+ * these 4 bytes, big-endian, at the start of the rdma_cm private data. A
+ * translator sends writes with immediate only to collectors that did, so
+ * neither side's older version stalls the other.
+ */
+#define DTA_META_ACCEPT_NOTIFY 0x44544E31u /* "DTN1" */
 
 /**
  * struct dta_meta - one structure as a translator needs to know it.

@@ -281,6 +281,52 @@ DTA_API int dta_region_retire(struct dta_region *r, unsigned timeout_ms);
  * retired). Return: 0 or -EINVAL as dta_region_retire(). */
 DTA_API int dta_region_revive(struct dta_region *r);
 
+/*
+ * Notifications (docs/collector-protocol.md "wait"): a 32-bit sequence in
+ * the header's mutable area that a writer advances after a write a reader
+ * should not have to poll for (a report with DTA_FLAG_IMMEDIATE), and that
+ * readers in any process sleep on (a process-shared futex on the shared
+ * mapping; read-only mappings can wait too). The sequence wraps; only
+ * "differs from what I saw" has meaning. Version-2 regions only (not
+ * snapshot files).
+ */
+
+/**
+ * dta_region_notify() - advance @r's notification sequence and wake every
+ * thread and process waiting on it (dta_region_wait()). Call it after the
+ * writes it announces: a waiter that sees the new sequence sees them.
+ * Return: 0; -EINVAL (NULL, read-only mapping, version-1 region or
+ * snapshot). Thread- and process-safe, async-signal-safe.
+ */
+DTA_API int dta_region_notify(struct dta_region *r);
+
+/**
+ * dta_region_notify_seq() - @r's notification sequence now (0 for a new
+ * region, for NULL, version-1 regions and snapshots). Pass it to
+ * dta_region_wait() to sleep until the next notification. Thread-safe.
+ */
+DTA_API uint32_t dta_region_notify_seq(const struct dta_region *r);
+
+/**
+ * dta_region_wait() - sleep until @r's notification sequence differs from
+ * @seen, or @timeout_ms pass (< 0: no limit; 0: just look).
+ * Return: 0 (it differs: read dta_region_notify_seq() for the new value),
+ * -ETIMEDOUT, -EINTR (a signal handler ran; the caller decides whether
+ * to wait again), -EINVAL (NULL, version-1 region, snapshot), -ENOSYS
+ * (no futexes on this platform). Thread-safe; any mapping (read-only too).
+ */
+DTA_API int dta_region_wait(const struct dta_region *r, uint32_t seen,
+			    int timeout_ms);
+
+/**
+ * dta_region_notify_addr() - the address of @r's sequence word, for a
+ * program that sleeps on many regions at once (futex_waitv() with
+ * FUTEX_32 and without FUTEX_PRIVATE_FLAG, as dta-collector's notifier
+ * does). Read it atomically; never write it. NULL where
+ * dta_region_notify_seq() is 0 for want of a word. Thread-safe.
+ */
+DTA_API const uint32_t *dta_region_notify_addr(const struct dta_region *r);
+
 #ifdef __cplusplus
 }
 #endif

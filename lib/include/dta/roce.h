@@ -41,6 +41,7 @@ extern "C" {
 #define DTA_ROCE_BTH_LEN 12
 #define DTA_ROCE_RETH_LEN 16
 #define DTA_ROCE_ATOMICETH_LEN 28
+#define DTA_ROCE_IMMDT_LEN 4 /* Immediate Data, after the RETH */
 #define DTA_ROCE_AETH_LEN 4
 #define DTA_ROCE_ATOMICACKETH_LEN 8
 #define DTA_ROCE_ICRC_LEN 4
@@ -55,6 +56,7 @@ extern "C" {
 /* BTH opcodes used here (RC transport). */
 enum dta_roce_opcode {
 	DTA_ROCE_OP_WRITE_ONLY = 0x0A,
+	DTA_ROCE_OP_WRITE_ONLY_IMM = 0x0B, /* RDMA WRITE Only with Immediate */
 	DTA_ROCE_OP_ACK = 0x11,
 	DTA_ROCE_OP_ATOMIC_ACK = 0x12,
 	DTA_ROCE_OP_FETCH_ADD = 0x14,
@@ -138,6 +140,20 @@ DTA_API int dta_roce_build(struct dta_roce_qp *qp,
 DTA_API int dta_roce_build_probe(struct dta_roce_qp *qp,
 				 const struct dta_roce_target *t, void *buf,
 				 size_t cap);
+
+/**
+ * dta_roce_build_notify() - a zero-length RDMA WRITE Only with Immediate
+ * (opcode 0x0B: RETH with DMA length 0, then the 4-byte ImmDt @imm,
+ * big-endian) to @t, advancing @qp's PSN. The responder consumes a
+ * receive and completes it with @imm after everything before it on the
+ * queue pair: a notification (docs/rdma.md "Notifications"; @imm is the
+ * collector's index of the structure). No memory is touched.
+ * Return: the frame length (DTA_ROCE_WRITE_OVERHEAD +
+ * DTA_ROCE_IMMDT_LEN), -EINVAL, -ENOSPC.
+ */
+DTA_API int dta_roce_build_notify(struct dta_roce_qp *qp,
+				  const struct dta_roce_target *t, uint32_t imm,
+				  void *buf, size_t cap);
 
 /**
  * dta_roce_icrc() - the invariant CRC of a RoCEv2 packet.

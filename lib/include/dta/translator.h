@@ -90,6 +90,17 @@ extern "C" {
  *               the core returns. Never nested on one thread; several
  *               threads may be inside their own runs at once. A sink may
  *               e.g. take a guard once per run instead of once per submit.
+ * @notify:      operations submitted in this run to @structure (accepted
+ *               by @submit) carried reports with DTA_FLAG_IMMEDIATE: tell
+ *               whoever waits on it (dta_region_notify() for local
+ *               memory, an RDMA write with immediate). Called on the
+ *               run's thread after its last submit and before
+ *               @batch_end, at most once per structure per run, however
+ *               many such reports the run had. A buffered report
+ *               (Postcarding, Append, aggregated Key-Increment) notifies
+ *               in the run that writes it, a _tick() or _flush() maybe.
+ *               Counted in notifications; without the hook the flag only
+ *               counts in reports_immediate.
  */
 struct dta_sink {
 	int (*submit)(void *ctx, unsigned structure, const struct dta_memop *ops,
@@ -100,6 +111,7 @@ struct dta_sink {
 			 uint32_t len);
 	void (*batch_begin)(void *ctx);
 	void (*batch_end)(void *ctx);
+	void (*notify)(void *ctx, unsigned structure);
 };
 
 /**
@@ -187,6 +199,11 @@ struct dta_translator_stats {
 	uint64_t int_seq_suspect;
 	uint64_t int_seq_untracked;  /* datagrams of reporters beyond the
 				      * table (DTA_INT_REPORTERS_MAX) */
+	/* Notifications (struct dta_sink @notify). */
+	uint64_t reports_immediate;  /* applied reports carrying
+				      * DTA_FLAG_IMMEDIATE */
+	uint64_t notifications;      /* sink notify calls: at most one per
+				      * structure per run */
 };
 
 /*
