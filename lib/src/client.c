@@ -457,8 +457,8 @@ static int pipeline(struct dta_client *c, struct unit *u, size_t n,
 			rc = pp->take(c, pp->ctx, done, p, len);
 			ln->roff += used;
 			done++;
-			if (rc == -DTA_E_PROTOCOL)
-				return rc; /* link_lost() was called */
+			if (ln->dead)
+				return rc; /* link_lost(): out of step */
 			if (rc && !first)
 				first = rc;
 		}
