@@ -66,6 +66,33 @@ grep -q '^ki counters: 1200 keys, counts summing to 6000, same from 7' "$E2E/sam
 # translator's timer flushed partial batches), none lost to a reader that
 # starts at the oldest batch kept.
 grep -q '^ap events: 2 lists, [1-9][0-9]* entries, 0 lost, same from 7' "$E2E/same1.out"
+# dta-query: many keys in one call, and keys from stdin, answer line for
+# line what one call per key answers; exit status 1 as one key not found.
+grep '^kw ' "$E2E/kw.truth" | head -n 40 | cut -d' ' -f2 | sed 's/^/0x/' > "$E2E/k40"
+tail -n 20 "$E2E/k40" > "$E2E/k20"
+for k in $(cat "$E2E/k40") 0x0102030405; do
+	printf '%s: ' "$k"
+	e2e_query kw get paths "$k" || true
+done > "$E2E/one.out"
+rc=0
+e2e_query kw get paths $(head -n 20 "$E2E/k40") - 0x0102030405 \
+	< "$E2E/k20" > "$E2E/many.out" || rc=$?
+e2e_expect "kw get of a missing key among many: exit status" $rc 1
+e2e_expect "kw get of 41 keys: lines" "$(wc -l < "$E2E/many.out")" 41
+cmp "$E2E/one.out" "$E2E/many.out"
+for k in $(cat "$E2E/k40"); do
+	printf '%s: ' "$k"
+	e2e_query ki get counters "$k"
+done > "$E2E/one.out"
+e2e_query ki get counters - < "$E2E/k40" > "$E2E/many.out"
+cmp "$E2E/one.out" "$E2E/many.out"
+grep '^pc ' "$E2E/pc.truth" | head -n 40 | cut -d' ' -f2 | sed 's/^/0x/' > "$E2E/p40"
+for k in $(cat "$E2E/p40"); do
+	printf '%s: ' "$k"
+	e2e_query --map pc path postcards "$k"
+done > "$E2E/one.out"
+e2e_query --map pc path postcards $(cat "$E2E/p40") > "$E2E/many.out"
+cmp "$E2E/one.out" "$E2E/many.out"
 e2e_stop_collector
 
 # Two collectors, each structure partitioned over both (Key-Increment on
