@@ -41,6 +41,7 @@
 #include "dta/region.h"
 #include "dta/schema.h"
 #include "dta/wire.h"
+#include "client_internal.h"
 #include "frame_internal.h"
 #include "internal.h"
 
@@ -1146,19 +1147,14 @@ static int open_config(struct dta_client *c, const char *conf, int mode,
 	return 0;
 }
 
-static int open_unix(struct dta_client *c, const char *path)
+/* The structures of the collector on unit 0's connection (its `info`). */
+static int open_info(struct dta_client *c)
 {
 	struct unit *u = &c->u[0];
 	json_t *root, *arr, *e;
 	size_t i;
 	int rc;
 
-	c->nu = 1;
-	u->used = true;
-	snprintf(u->what, sizeof(u->what), "collector at %s", path);
-	rc = unit_socket(c, u, path);
-	if (rc)
-		return rc;
 	rc = link_info(c, u, &root, &arr);
 	if (rc)
 		return rc;
@@ -1191,6 +1187,50 @@ static int open_unix(struct dta_client *c, const char *path)
 	}
 	json_decref(root);
 	return rc;
+}
+
+static int open_unix(struct dta_client *c, const char *path)
+{
+	struct unit *u = &c->u[0];
+	int rc;
+
+	c->nu = 1;
+	u->used = true;
+	snprintf(u->what, sizeof(u->what), "collector at %s", path);
+	rc = unit_socket(c, u, path);
+	return rc ? rc : open_info(c);
+}
+
+int dta__client_open_fd(int fd, unsigned flags, struct dta_client **out)
+{
+	struct dta_client *c = calloc(1, sizeof(*c));
+	struct unit *u;
+	int rc;
+
+	*out = NULL;
+	if (!c) {
+		close(fd);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < DTA_CONFIG_MAX_COLLECTORS; i++)
+		unit_init(&c->u[i]);
+	c->flags = flags;
+	c->nu = 1;
+	u = &c->u[0];
+	u->used = true;
+	u->kind = KIND_SOCKET;
+	u->ln.text = flags & DTA_CLIENT_TEXT;
+	u->ln.fd = fd;
+	snprintf(u->what, sizeof(u->what), "collector on fd %d", fd);
+	rc = fcntl(fd, F_SETFL, O_NONBLOCK) < 0 ? -errno : link_start(c, u);
+	if (!rc)
+		rc = open_info(c);
+	if (rc) {
+		dta_client_close(c);
+		return rc;
+	}
+	*out = c;
+	return 0;
 }
 
 static int open_files(struct dta_client *c, const char *list)
@@ -1554,6 +1594,13 @@ static int answer_error(struct dta_client *c, const struct batch *b,
 		    b->q->s->name, (int)min_sz(len, 300), msg);
 }
 
+/* An error answer's status as a code: a positive errno or DTA_E_*; -EIO
+ * for anything else a peer may send. */
+static int status_code(uint32_t st)
+{
+	return st && st < DTA_E__LAST ? -(int)st : -EIO;
+}
+
 static int status_of(const char *s)
 {
 	if (!s)
@@ -1658,7 +1705,7 @@ static int batch_take(struct dta_client *c, void *ctx, size_t i,
 		return link_lost(c, b->u, -DTA_E_PROTOCOL,
 				 "an answer frame does not match its request");
 	if (a.status)
-		return answer_error(c, b, -(int)a.status, a.msg, a.msg_len);
+		return answer_error(c, b, status_code(a.status), a.msg, a.msg_len);
 	if (a.n != m)
 		return link_lost(c, b->u, -DTA_E_PROTOCOL,
 				 "an answer frame holds another number of "
@@ -1672,6 +1719,9 @@ static int batch_take(struct dta_client *c, void *ctx, size_t i,
 			const struct dta_frame_kw *k =
 				(const void *)(a.results + j * sizeof(*k));
 
+			if (k->status > DTA_Q_CONFLICT)
+				return link_lost(c, b->u, -DTA_E_PROTOCOL,
+						 "an unknown Key-Write status");
 			r.kw[j].status = k->status;
 			r.kw[j].votes = k->votes;
 			r.kw[j].candidates = k->candidates;
@@ -1684,10 +1734,11 @@ static int batch_take(struct dta_client *c, void *ctx, size_t i,
 				(const void *)(a.results + j * sizeof(*k));
 			const uint8_t *v = a.data + j * a.size * 4;
 
-			if (k->path_len > a.size)
+			if (k->path_len > a.size || k->status > DTA_Q_CONFLICT)
 				return link_lost(c, b->u, -DTA_E_PROTOCOL,
 						 "a path longer than the "
-						 "structure's hops");
+						 "structure's hops, or an "
+						 "unknown status");
 			memset(&r.pc[j], 0, sizeof(r.pc[j]));
 			r.pc[j].status = k->status;
 			r.pc[j].valid_copies = k->valid_copies;
@@ -2098,7 +2149,7 @@ static long ap_socket(struct dta_client *c, struct dta_client_cursor *cur,
 				 "not match its request");
 	}
 	if (a.status) {
-		rc = fail(c, -(int)a.status, "%s: structure %s list %u: %.*s",
+		rc = fail(c, status_code(a.status), "%s: structure %s list %u: %.*s",
 			  u->what, s->name, cur->list,
 			  (int)min_sz(a.msg_len, 300), a.msg);
 		free(ans);
