@@ -997,7 +997,7 @@ struct server {
 	uint32_t max_frame;
 	pthread_t th;
 	struct conn cn[8];
-	unsigned connections; /* accepted so far */
+	_Atomic unsigned connections; /* accepted so far */
 };
 
 static void put_all(int fd, const void *p, size_t len)
@@ -1224,6 +1224,32 @@ static void test_socket(void **state)
 		dta_client_close(c);
 		server_stop(&sv, path);
 	}
+	/* config: the server as the configuration's collector; [collector
+	 * east] holds nothing, so it is connected only when asked. */
+	server_start(&sv, &s, path, DTA_FRAME_MAX);
+	{
+		char conf[PATH_MAX], text[sizeof(one_conf) + 2 * PATH_MAX];
+
+		snprintf(conf, sizeof(conf), "%s/lazy.conf", dir);
+		snprintf(text, sizeof(text), "[collector]\nname = tcl\n"
+			 "socket = %s\n[collector east]\nsocket = %s\n\n%s",
+			 path, path, strstr(one_conf, "[structure flows]"));
+		write_file(conf, text);
+		snprintf(t, sizeof(t), "config:%s", conf);
+		c = open_ok(t, 0);
+		assert_int_equal(sv.connections, 1);
+		check_all(c, &s, true);
+		assert_int_equal(dta_client_request(c, 1, "info", &ans), 0);
+		assert_non_null(strstr(ans, "\"name\":\"counts\""));
+		free(ans);
+		assert_int_equal(sv.connections, 2);
+		assert_int_equal(dta_client_request(c, 2, "info", &ans),
+				 -ENOENT);
+		dta_client_close(c);
+		unlink(conf);
+	}
+	server_stop(&sv, path);
+
 	/* The server gone: the next batch says which collector. */
 	server_start(&sv, &s, path, DTA_FRAME_MAX);
 	snprintf(t, sizeof(t), "unix:%s", path);

@@ -107,6 +107,7 @@ struct cstruct {
 
 struct dta_client {
 	unsigned flags;
+	bool sockets; /* config: every collector through its socket */
 	struct dta_config *cfg;
 	struct unit u[DTA_CONFIG_MAX_COLLECTORS];
 	size_t nu;
@@ -966,6 +967,7 @@ static int open_config(struct dta_client *c, const char *conf, int mode,
 				    coll);
 	}
 	c->nu = dta_config_collectors(c->cfg);
+	c->sockets = mode == CFG_SOCKET && only < 0;
 	for (size_t i = 0; i < dta_config_count(c->cfg); i++) {
 		const struct dta_config_structure *cs =
 			dta_config_structure(c->cfg, i);
@@ -2274,9 +2276,32 @@ DTA_API int dta_client_request(struct dta_client *c, unsigned collector,
 	if (!len || len > DTA_EXEC_REQUEST_MAX || memchr(req, '\n', len))
 		return fail(c, -EINVAL, "a request is one line of 1..%d bytes",
 			    DTA_EXEC_REQUEST_MAX);
-	if (collector >= c->nu || !c->u[collector].used)
+	if (collector >= c->nu)
 		return fail(c, -ENOENT, "no collector %u here", collector);
 	u = &c->u[collector];
+	if (!u->used && c->sockets) {
+		/* A collector of the configuration holding no share (not
+		 * connected at open): its `stats` still make sense. */
+		char path[PATH_MAX];
+		const char *sec = dta_config_collector_name(c->cfg, collector);
+
+		rc = dta_config_collector_socket(c->cfg, collector, path,
+						 sizeof(path));
+		snprintf(u->what, sizeof(u->what), "collector %s (%s)",
+			 *sec ? sec : dta_config_collector_id(c->cfg, collector),
+			 rc ? "no socket" : path);
+		if (rc)
+			return fail(c, rc, "%s: %s", u->what, dta_strerror(rc));
+		u->used = true;
+		rc = unit_socket(c, u, path);
+		if (rc) {
+			link_close(&u->ln);
+			u->used = false;
+			return rc;
+		}
+	}
+	if (!u->used)
+		return fail(c, -ENOENT, "no collector %u here", collector);
 	if (u->kind == KIND_SOCKET) {
 		rc = ask_text(c, u, req, answer);
 		return rc ? rc : ok(c);
