@@ -888,6 +888,25 @@ static struct cstruct *add_struct(struct dta_client *c, const char *name,
 	return s;
 }
 
+/* Value set and schema of @s from its configuration section @cs. */
+static int take_config(struct dta_client *c, struct cstruct *s,
+		       const struct dta_config_structure *cs)
+{
+	if (cs->nvalues) {
+		s->values = malloc(cs->nvalues * sizeof(*s->values));
+		if (!s->values)
+			return fail(c, -ENOMEM, "out of memory");
+		memcpy(s->values, cs->values, cs->nvalues * sizeof(*s->values));
+		s->pub.values = s->values;
+		s->pub.nvalues = cs->nvalues;
+	}
+	if (cs->schema) {
+		s->schema = *cs->schema;
+		s->pub.schema = &s->schema;
+	}
+	return 0;
+}
+
 /*
  * Open region @path (a shared-memory name with @shm, else a file) for
  * share @k of @s on local unit @u.
@@ -979,19 +998,9 @@ static int open_config(struct dta_client *c, const char *conf, int mode,
 		s = add_struct(c, cs->name, &cs->layout);
 		if (!s)
 			return -ENOSPC;
-		if (cs->nvalues) {
-			s->values = malloc(cs->nvalues * sizeof(*s->values));
-			if (!s->values)
-				return fail(c, -ENOMEM, "out of memory");
-			memcpy(s->values, cs->values,
-			       cs->nvalues * sizeof(*s->values));
-			s->pub.values = s->values;
-			s->pub.nvalues = cs->nvalues;
-		}
-		if (cs->schema) {
-			s->schema = *cs->schema;
-			s->pub.schema = &s->schema;
-		}
+		rc = take_config(c, s, cs);
+		if (rc)
+			return rc;
 		if (only >= 0) {
 			s->unit[0] = (uint8_t)only;
 			s->base[0] = dta_config_share_list_base(cs, (unsigned)k);
@@ -1258,6 +1267,7 @@ static int open_files(struct dta_client *c, const char *list)
 					     .backing = DTA_BACKING_FILE,
 					     .path = path,
 					     .flags = DTA_REGION_RDONLY };
+		const struct dta_config_structure *cs;
 		struct dta_region *r;
 		struct cstruct *s;
 
@@ -1279,6 +1289,14 @@ static int open_files(struct dta_client *c, const char *list)
 			return -ENOSPC;
 		u->nr--; /* add_region() maps it again, by its path */
 		dta_region_destroy(r);
+		cs = dta_config_find(c->cfg, s->name);
+		if (cs) { /* ?config=: what the file's header does not say */
+			rc = take_config(c, s, cs);
+			if (rc)
+				return rc;
+			s->base[0] = cs->list_base;
+			s->pub.list_base = cs->list_base;
+		}
 		rc = add_region(c, u, s, 0, path, false, false, false);
 		if (rc)
 			return rc;
@@ -1336,7 +1354,7 @@ static int open_target(struct dta_client *c, const char *target)
 	static const char usage[] =
 		"(unix:PATH, config:CONF, map:CONF, snapshot:DIR?config=CONF, "
 		"file:PATH[,PATH..], or the path of a socket)";
-	char *t, *q, *rest;
+	char *t, *q, *rest, why[512];
 	const char *coll = NULL, *conf = NULL, *slash;
 	struct stat st;
 	int rc = 0;
@@ -1346,7 +1364,7 @@ static int open_target(struct dta_client *c, const char *target)
 	if (!strncmp(target, "unix:", 5))
 		return target[5] ? open_unix(c, target + 5)
 				 : fail(c, -EINVAL, "unix: needs a path");
-	if (!strncmp(target, "file:", 5))
+	if (!strncmp(target, "file:", 5) && !strchr(target, '?'))
 		return target[5] ? open_files(c, target + 5)
 				 : fail(c, -EINVAL, "file: needs a path");
 	rest = strchr(target, ':');
@@ -1377,6 +1395,21 @@ static int open_target(struct dta_client *c, const char *target)
 			rc = open_config(c, rest, t[0] == 'c' ? CFG_SOCKET
 							      : CFG_MAP, coll,
 					 NULL);
+	} else if (!strncmp(t, "file:", 5)) {
+		/* file:PATH,..?config=CONF: value sets, list bases and
+		 * schemas from the configuration's sections of those names. */
+		rc = target_params(c, q, true, &coll, &conf);
+		if (!rc && (coll || !conf || !*rest))
+			rc = fail(c, -EINVAL, "file: wants PATH[,PATH..]"
+				  "[?config=CONF]");
+		if (!rc)
+			rc = dta_config_load(conf, &c->cfg, why, sizeof(why));
+		if (rc == -DTA_E_MALFORMED)
+			rc = fail(c, rc, "%s", why);
+		else if (rc && !*c->err)
+			rc = fail(c, rc, "%s: %s", conf, dta_strerror(rc));
+		if (!rc)
+			rc = open_files(c, rest);
 	} else if (!strncmp(t, "snapshot:", 9)) {
 		rc = target_params(c, q, true, &coll, &conf);
 		if (!rc && (!*rest || !conf))
