@@ -394,11 +394,11 @@ static int link_answer(struct dta_client *c, struct unit *u, bool line,
 				 "the collector sent a frame with a bad length");
 	if (flen == 0)
 		return 0;
-	if (have < (size_t)flen) {
-		int err = link_room(c, u, (size_t)flen);
-
-		return err ? err : 0;
-	}
+	if (have < (size_t)flen)
+		return link_room(c, u, (size_t)flen)
+			       ? link_lost(c, u, -ENOMEM, "out of memory for "
+					   "an answer frame")
+			       : 0;
 	*p = b;
 	*len = (size_t)flen;
 	*used = (size_t)flen;
@@ -432,6 +432,8 @@ static int pipeline(struct dta_client *c, struct unit *u, size_t n,
 	if (ln->dead || ln->fd < 0)
 		return fail(c, -EPIPE, "%s: the connection was lost earlier; "
 			    "open the client again", u->what);
+	if (ln->sb.oom)
+		dta_buf_free(&ln->sb); /* out of memory last time: start over */
 	ln->sb.len = ln->soff = 0;
 	while (done < (first ? built : n)) {
 		struct pollfd pfd = { .fd = ln->fd, .events = POLLIN };
