@@ -2120,6 +2120,9 @@ static long ap_socket(struct dta_client *c, struct dta_client_cursor *cur,
 
 	max = min_sz(max, (u->ln.max_frame - DTA_FRAME_ANS_HDR -
 			   sizeof(struct dta_frame_ap)) / es);
+	if (!max)
+		return fail(c, -EMSGSIZE, "%s: structure %s: an entry does not "
+			    "fit the collector's frames", u->what, s->name);
 	if (u->ln.text) {
 		char line[DTA_CONFIG_NAME_MAX + 64];
 		json_t *o, *ents, *e;
