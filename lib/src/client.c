@@ -969,31 +969,15 @@ static int add_region(struct dta_client *c, struct unit *u,
 
 enum cfg_mode { CFG_SOCKET = 1, CFG_MAP, CFG_SNAPSHOT };
 
-static int open_config(struct dta_client *c, const char *conf, int mode,
-		       const char *coll, const char *dir)
+/* The structures of configuration @c->cfg, or with @only >= 0 the shares
+ * collector @only holds; marks the units that hold a share. */
+static int config_structures(struct dta_client *c, int only)
 {
-	char why[512], path[PATH_MAX];
-	int only = -1, rc;
-	unsigned holders = 0;
-
-	rc = dta_config_load(conf, &c->cfg, why, sizeof(why));
-	if (rc == -DTA_E_MALFORMED)
-		return fail(c, rc, "%s", why);
-	if (rc)
-		return fail(c, rc, "%s: %s", conf, dta_strerror(rc));
-	if (coll) {
-		only = dta_config_collector_find(c->cfg, coll);
-		if (only < 0)
-			return fail(c, -ENOENT, "%s has no collector %s", conf,
-				    coll);
-	}
-	c->nu = dta_config_collectors(c->cfg);
-	c->sockets = mode == CFG_SOCKET && only < 0;
 	for (size_t i = 0; i < dta_config_count(c->cfg); i++) {
 		const struct dta_config_structure *cs =
 			dta_config_structure(c->cfg, i);
 		struct cstruct *s;
-		int k = only >= 0 ? dta_config_share(cs, (size_t)only) : 0;
+		int k = only >= 0 ? dta_config_share(cs, (size_t)only) : 0, rc;
 
 		if (k < 0)
 			continue; /* not on the collector asked for */
@@ -1020,144 +1004,179 @@ static int open_config(struct dta_client *c, const char *conf, int mode,
 		for (unsigned j = 0; j < s->nshares; j++)
 			c->u[s->unit[j]].used = true;
 	}
-	for (size_t i = 0; i < c->nu; i++)
-		holders += c->u[i].used;
-	for (size_t i = 0; i < c->nu; i++) {
-		struct unit *u = &c->u[i];
-		const char *id = dta_config_collector_id(c->cfg, i);
-		const char *sec = dta_config_collector_name(c->cfg, i);
-		unsigned shm_mode;
+	return 0;
+}
 
-		if (!u->used)
-			continue;
-		if (mode == CFG_SOCKET) {
-			rc = dta_config_collector_socket(c->cfg, i, path,
+/* The name messages give collector @i: its section's, else its own. */
+static const char *coll_label(const struct dta_client *c, size_t i)
+{
+	const char *sec = dta_config_collector_name(c->cfg, i);
+
+	return sec && *sec ? sec : dta_config_collector_id(c->cfg, i);
+}
+
+/* Connect unit @i to collector @i's socket. */
+static int unit_connect(struct dta_client *c, size_t i)
+{
+	struct unit *u = &c->u[i];
+	char path[PATH_MAX];
+	int rc = dta_config_collector_socket(c->cfg, i, path, sizeof(path));
+
+	snprintf(u->what, sizeof(u->what), "collector %s (%s)",
+		 coll_label(c, i), rc ? "no socket" : path);
+	if (rc == -ENOENT)
+		return fail(c, rc, "%s: no directory for the default socket "
+			    "(not root, no $XDG_RUNTIME_DIR, no %s): set its "
+			    "socket in the configuration", u->what,
+			    DTA_RUN_DIR);
+	if (rc)
+		return fail(c, rc, "%s: socket path too long", u->what);
+	return unit_socket(c, u, path);
+}
+
+/* Which of socket unit @i's structures (its `info`) is each share it
+ * holds; the layout must be the configuration's when `info` gives it. */
+static int unit_shares(struct dta_client *c, size_t i, const char *conf)
+{
+	struct unit *u = &c->u[i];
+	json_t *root = NULL, *arr = NULL;
+	int rc = link_info(c, u, &root, &arr);
+
+	for (size_t j = 0; !rc && j < c->ns; j++) {
+		struct cstruct *s = &c->s[j];
+
+		for (unsigned k = 0; !rc && k < s->nshares; k++) {
+			struct dta_layout l;
+			json_t *e;
+			int idx;
+
+			if (s->unit[k] != i)
+				continue;
+			e = info_find(arr, s->name, &idx);
+			if (!e)
+				rc = fail(c, -ENOENT, "%s does not serve "
+					  "structure %s (does it run with %s?)",
+					  u->what, s->name, conf);
+			else if (json_object_get(e, "layout") &&
+				 (info_layout(e, &l) ||
+				  !same_layout(&l, &s->pub.layout)))
+				rc = fail(c, -DTA_E_MISMATCH, "%s serves "
+					  "structure %s with another geometry "
+					  "or hashing than %s says", u->what,
+					  s->name, conf);
+			else
+				s->idx[k] = idx;
+			if (!rc)
+				rc = info_extras(c, u, e, s);
+		}
+	}
+	json_decref(root);
+	return rc;
+}
+
+/*
+ * Local unit @i: the regions of the shares collector @i holds, from its
+ * shared memory (@mode CFG_MAP) or snapshot files in @dir (in
+ * @dir/COLLECTOR/ with @nested).
+ */
+static int unit_regions(struct dta_client *c, size_t i, int mode,
+			const char *dir, bool nested)
+{
+	struct unit *u = &c->u[i];
+	const char *id = dta_config_collector_id(c->cfg, i);
+	char path[PATH_MAX];
+	unsigned shm_mode;
+	bool any;
+	int rc, n;
+
+	if (mode == CFG_MAP)
+		snprintf(u->what, sizeof(u->what),
+			 "collector %s (shared memory /dta-%s.*)",
+			 coll_label(c, i), id);
+	else
+		snprintf(u->what, sizeof(u->what), "collector %s (snapshots)",
+			 coll_label(c, i));
+	rc = unit_local(c, u);
+	if (rc)
+		return rc;
+	if (dta_config_collector_mode(c->cfg, i, "shm_mode", 0600, &shm_mode))
+		return fail(c, -DTA_E_MALFORMED, "%s: bad shm_mode", u->what);
+	/* A member of the collector's group reads its objects when the
+	 * mode lets the group in, as translators do. */
+	any = (c->flags & DTA_CLIENT_ANY_OWNER) || (shm_mode & 0060);
+	for (size_t j = 0; j < c->ns; j++) {
+		struct cstruct *s = &c->s[j];
+
+		for (unsigned k = 0; k < s->nshares; k++) {
+			if (s->unit[k] != i)
+				continue;
+			if (mode == CFG_MAP) {
+				rc = dta_config_shm_name(id, s->name, path,
 							 sizeof(path));
-			snprintf(u->what, sizeof(u->what), "collector %s (%s)",
-				 *sec ? sec : id, rc ? "no socket" : path);
-			if (rc == -ENOENT)
-				return fail(c, rc, "%s: no directory for the "
-					    "default socket (not root, no "
-					    "$XDG_RUNTIME_DIR, no %s): set "
-					    "socket in %s", u->what,
-					    DTA_RUN_DIR, conf);
-			if (rc)
-				return fail(c, rc, "%s: socket path too long",
-					    u->what);
-			rc = unit_socket(c, u, path);
+				if (rc)
+					return fail(c, rc, "%s: structure %s: "
+						    "shared-memory name too "
+						    "long", u->what, s->name);
+				rc = add_region(c, u, s, k, path, true, any,
+						true);
+			} else {
+				n = nested ? snprintf(path, sizeof(path),
+						      "%s/%s/%s.dta", dir, id,
+						      s->name)
+					   : snprintf(path, sizeof(path),
+						      "%s/%s.dta", dir, s->name);
+				if (n < 0 || (size_t)n >= sizeof(path))
+					return fail(c, -ENAMETOOLONG,
+						    "%s: path too long", dir);
+				rc = add_region(c, u, s, k, path, false, false,
+						true);
+			}
 			if (rc)
 				return rc;
-			continue;
 		}
-		if (mode == CFG_MAP)
-			snprintf(u->what, sizeof(u->what),
-				 "collector %s (shared memory /dta-%s.*)",
-				 *sec ? sec : id, id);
-		else
-			snprintf(u->what, sizeof(u->what),
-				 "collector %s (snapshots)", *sec ? sec : id);
-		rc = unit_local(c, u);
-		if (rc)
-			return rc;
-		if (dta_config_collector_mode(c->cfg, i, "shm_mode", 0600,
-					      &shm_mode))
-			return fail(c, -DTA_E_MALFORMED, "%s: bad shm_mode",
-				    conf);
-		for (size_t j = 0; j < c->ns; j++) {
-			struct cstruct *s = &c->s[j];
-
-			for (unsigned k = 0; k < s->nshares; k++) {
-				int n;
-
-				if (s->unit[k] != i)
-					continue;
-				if (mode == CFG_MAP) {
-					rc = dta_config_shm_name(id, s->name,
-								 path,
-								 sizeof(path));
-					if (rc)
-						return fail(c, rc, "%s: "
-							    "structure %s: "
-							    "shared-memory name "
-							    "too long", u->what,
-							    s->name);
-					/* A member of the collector's group
-					 * reads its objects when the mode
-					 * lets the group in, as translators
-					 * do. */
-					rc = add_region(c, u, s, k, path, true,
-							(c->flags &
-							 DTA_CLIENT_ANY_OWNER) ||
-								(shm_mode & 0060),
-							true);
-				} else {
-					if (only < 0 && holders > 1)
-						n = snprintf(path, sizeof(path),
-							     "%s/%s/%s.dta",
-							     dir, id, s->name);
-					else
-						n = snprintf(path, sizeof(path),
-							     "%s/%s.dta", dir,
-							     s->name);
-					if (n < 0 || (size_t)n >= sizeof(path))
-						return fail(c, -ENAMETOOLONG,
-							    "%s: path too long",
-							    dir);
-					rc = add_region(c, u, s, k, path, false,
-							false, true);
-				}
-				if (rc)
-					return rc;
-			}
-		}
-	}
-	/* Sockets: where each collector keeps each share. */
-	for (size_t i = 0; mode == CFG_SOCKET && i < c->nu; i++) {
-		struct unit *u = &c->u[i];
-		json_t *root, *arr;
-
-		if (!u->used)
-			continue;
-		rc = link_info(c, u, &root, &arr);
-		if (rc)
-			return rc;
-		for (size_t j = 0; j < c->ns && !rc; j++) {
-			struct cstruct *s = &c->s[j];
-
-			for (unsigned k = 0; k < s->nshares && !rc; k++) {
-				struct dta_layout l;
-				json_t *e;
-				int idx;
-
-				if (s->unit[k] != i)
-					continue;
-				e = info_find(arr, s->name, &idx);
-				if (!e) {
-					rc = fail(c, -ENOENT, "%s does not serve "
-						  "structure %s (does it run with "
-						  "%s?)", u->what, s->name,
-						  conf);
-					break;
-				}
-				if (json_object_get(e, "layout") &&
-				    (info_layout(e, &l) ||
-				     !same_layout(&l, &s->pub.layout))) {
-					rc = fail(c, -DTA_E_MISMATCH, "%s serves "
-						  "structure %s with another "
-						  "geometry or hashing than %s "
-						  "says", u->what, s->name,
-						  conf);
-					break;
-				}
-				s->idx[k] = idx;
-				rc = info_extras(c, u, e, s);
-			}
-		}
-		json_decref(root);
-		if (rc)
-			return rc;
 	}
 	return 0;
+}
+
+static int open_config(struct dta_client *c, const char *conf, int mode,
+		       const char *coll, const char *dir)
+{
+	char why[512];
+	int only = -1, rc;
+	unsigned holders = 0;
+
+	rc = dta_config_load(conf, &c->cfg, why, sizeof(why));
+	if (rc == -DTA_E_MALFORMED)
+		return fail(c, rc, "%s", why);
+	if (rc)
+		return fail(c, rc, "%s: %s", conf, dta_strerror(rc));
+	if (coll) {
+		only = dta_config_collector_find(c->cfg, coll);
+		if (only < 0)
+			return fail(c, -ENOENT, "%s has no collector %s", conf,
+				    coll);
+	}
+	c->nu = dta_config_collectors(c->cfg);
+	c->sockets = mode == CFG_SOCKET && only < 0;
+	rc = config_structures(c, only);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < c->nu; i++)
+		holders += c->u[i].used;
+	for (size_t i = 0; i < c->nu && !rc; i++) {
+		if (!c->u[i].used)
+			continue;
+		if (mode == CFG_SOCKET)
+			rc = unit_connect(c, i);
+		else
+			rc = unit_regions(c, i, mode, dir,
+					  only < 0 && holders > 1);
+	}
+	/* Sockets: where each collector keeps each share. */
+	for (size_t i = 0; mode == CFG_SOCKET && i < c->nu && !rc; i++)
+		if (c->u[i].used)
+			rc = unit_shares(c, i, conf);
+	return rc;
 }
 
 /* The structures of the collector on unit 0's connection (its `info`). */
@@ -2320,23 +2339,12 @@ DTA_API int dta_client_request(struct dta_client *c, unsigned collector,
 	if (!u->used && c->sockets) {
 		/* A collector of the configuration holding no share (not
 		 * connected at open): its `stats` still make sense. */
-		char path[PATH_MAX];
-		const char *sec = dta_config_collector_name(c->cfg, collector);
-
-		rc = dta_config_collector_socket(c->cfg, collector, path,
-						 sizeof(path));
-		snprintf(u->what, sizeof(u->what), "collector %s (%s)",
-			 *sec ? sec : dta_config_collector_id(c->cfg, collector),
-			 rc ? "no socket" : path);
-		if (rc)
-			return fail(c, rc, "%s: %s", u->what, dta_strerror(rc));
-		u->used = true;
-		rc = unit_socket(c, u, path);
+		rc = unit_connect(c, collector);
 		if (rc) {
 			link_close(&u->ln);
-			u->used = false;
 			return rc;
 		}
+		u->used = true;
 	}
 	if (!u->used)
 		return fail(c, -ENOENT, "no collector %u here", collector);
