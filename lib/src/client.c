@@ -422,64 +422,117 @@ struct pipe {
 	void *ctx;
 };
 
-static int pipeline(struct dta_client *c, struct unit *u, size_t n,
-		    const struct pipe *pp)
-{
-	struct link *ln = &u->ln;
-	size_t built = 0, done = 0;
-	int first = 0, rc;
+/* One pipeline in progress, on one connection. */
+struct job {
+	struct unit *u;
+	const struct pipe *pp;
+	size_t n, built, done;
+	int first;   /* the first error of a put() or take() */
+	int end;     /* 1 while running, then its outcome */
+	char msg[ERR_MAX];
+};
 
-	if (ln->dead || ln->fd < 0)
-		return fail(c, -EPIPE, "%s: the connection was lost earlier; "
-			    "open the client again", u->what);
-	if (ln->sb.oom)
-		dta_buf_free(&ln->sb); /* out of memory last time: start over */
-	ln->sb.len = ln->soff = 0;
-	while (done < (first ? built : n)) {
-		struct pollfd pfd = { .fd = ln->fd, .events = POLLIN };
+/* Job @j is over with @rc; its message is c->err's now (or the one of
+ * its first error). */
+static void job_end(struct dta_client *c, struct job *j, int rc)
+{
+	j->end = rc;
+	if (rc && rc != j->first)
+		memcpy(j->msg, c->err, sizeof(j->msg));
+}
+
+static void job_error(struct dta_client *c, struct job *j, int rc)
+{
+	if (j->first)
+		return;
+	j->first = rc;
+	memcpy(j->msg, c->err, sizeof(j->msg));
+}
+
+/* What job @j can do without waiting: build requests while the window
+ * lets it, take the answers already received. */
+static void job_step(struct dta_client *c, struct job *j)
+{
+	struct link *ln = &j->u->ln;
+	const struct pipe *pp = j->pp;
+	bool more = true;
+	int rc;
+
+	while (more && j->end == 1) {
 		const uint8_t *p = NULL;
 		size_t len = 0, used = 0;
 
-		while (!first && built < n && built - done < pp->window &&
+		more = false;
+		while (!j->first && j->built < j->n &&
+		       j->built - j->done < pp->window &&
 		       ln->sb.len - ln->soff < SEND_AHEAD) {
-			rc = pp->put(c, pp->ctx, built, &ln->sb);
+			rc = pp->put(c, pp->ctx, j->built, &ln->sb);
 			if (!rc && ln->sb.oom)
 				rc = fail(c, -ENOMEM, "out of memory");
 			if (rc) {
-				first = rc;
+				job_error(c, j, rc);
 				break;
 			}
-			built++;
+			j->built++;
 		}
-		/* Answers already here. */
-		while (done < built) {
-			rc = link_answer(c, u, pp->line, &p, &len, &used);
-			if (rc < 0)
-				return rc;
+		while (j->done < j->built) {
+			rc = link_answer(c, j->u, pp->line, &p, &len, &used);
+			if (rc < 0) {
+				job_end(c, j, rc);
+				return;
+			}
 			if (rc == 0)
 				break;
-			rc = pp->take(c, pp->ctx, done, p, len);
+			rc = pp->take(c, pp->ctx, j->done, p, len);
 			ln->roff += used;
-			done++;
-			if (ln->dead)
-				return rc; /* link_lost(): out of step */
-			if (rc && !first)
-				first = rc;
+			j->done++;
+			more = true; /* room for more requests, maybe */
+			if (ln->dead) {
+				job_end(c, j, rc); /* link_lost(): out of step */
+				return;
+			}
+			if (rc)
+				job_error(c, j, rc);
 		}
-		if (done == (first ? built : n))
-			break;
-		if (!first && built < n && built - done < pp->window &&
-		    ln->sb.len - ln->soff < SEND_AHEAD)
-			continue; /* answers made room for more requests */
+		if (j->done == (j->first ? j->built : j->n))
+			job_end(c, j, j->first);
+	}
+}
+
+/* Wait on every running job's connection at once: send what waits to be
+ * sent, receive what has come. */
+static int jobs_wait(struct dta_client *c, struct job *jobs, size_t nj)
+{
+	struct pollfd pfd[DTA_CONFIG_MAX_COLLECTORS];
+	struct job *map[DTA_CONFIG_MAX_COLLECTORS];
+	size_t np = 0;
+	int rc;
+
+	for (size_t i = 0; i < nj && np < DTA_CONFIG_MAX_COLLECTORS; i++) {
+		struct link *ln = &jobs[i].u->ln;
+
+		if (jobs[i].end != 1)
+			continue;
+		pfd[np] = (struct pollfd){ .fd = ln->fd, .events = POLLIN };
 		if (ln->soff < ln->sb.len)
-			pfd.events |= POLLOUT;
-		if (poll(&pfd, 1, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			return fail(c, -errno, "%s: poll: %s", u->what,
-				    strerror(errno));
-		}
-		if ((pfd.revents & POLLOUT) && ln->soff < ln->sb.len) {
+			pfd[np].events |= POLLOUT;
+		map[np++] = &jobs[i];
+	}
+	if (!np)
+		return 0;
+	if (poll(pfd, np, -1) < 0) {
+		if (errno == EINTR)
+			return 1;
+		rc = fail(c, -errno, "poll: %s", strerror(errno));
+		for (size_t i = 0; i < np; i++)
+			job_end(c, map[i], rc);
+		return 0;
+	}
+	for (size_t i = 0; i < np; i++) {
+		struct job *j = map[i];
+		struct link *ln = &j->u->ln;
+
+		if ((pfd[i].revents & POLLOUT) && ln->soff < ln->sb.len) {
 			ssize_t w = send(ln->fd, ln->sb.p + ln->soff,
 					 ln->sb.len - ln->soff,
 					 MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -493,21 +546,73 @@ static int pipeline(struct dta_client *c, struct unit *u, size_t n,
 				/* EPIPE, ECONNRESET: read what it said
 				 * before it went. */
 				ln->sb.len = ln->soff = 0;
-				if (!first)
-					first = fail(c, -errno, "%s: %s",
-						     u->what, strerror(errno));
-				n = built;
+				job_error(c, j, fail(c, -errno, "%s: %s",
+						     j->u->what,
+						     strerror(errno)));
+				j->n = j->built;
 			}
 		}
-		if (pfd.revents & (POLLIN | POLLHUP | POLLERR)) {
-			rc = link_recv(c, u);
-			if (rc < 0)
-				return first && first != -EPIPE &&
-						       first != -ECONNRESET
-					       ? first : rc;
+		if (pfd[i].revents & (POLLIN | POLLHUP | POLLERR)) {
+			rc = link_recv(c, j->u);
+			if (rc < 0 && j->first && j->first != -EPIPE &&
+			    j->first != -ECONNRESET)
+				job_end(c, j, j->first);
+			else if (rc < 0)
+				job_end(c, j, rc);
 		}
 	}
-	return first;
+	return 1;
+}
+
+/*
+ * Run pipelines on several connections at once (one per collector, so
+ * that they all work at the same time); return the first failed job's
+ * error, with its message.
+ */
+static int jobs_run(struct dta_client *c, struct job *jobs, size_t nj)
+{
+	bool running = true;
+
+	for (size_t i = 0; i < nj; i++) {
+		struct job *j = &jobs[i];
+		struct link *ln = &j->u->ln;
+
+		j->built = j->done = 0;
+		j->first = 0;
+		j->end = 1;
+		if (ln->dead || ln->fd < 0) {
+			job_end(c, j, fail(c, -EPIPE, "%s: the connection was "
+					   "lost earlier; open the client again",
+					   j->u->what));
+			continue;
+		}
+		if (ln->sb.oom)
+			dta_buf_free(&ln->sb); /* out of memory last time */
+		ln->sb.len = ln->soff = 0;
+	}
+	while (running) {
+		running = false;
+		for (size_t i = 0; i < nj; i++) {
+			job_step(c, &jobs[i]);
+			running |= jobs[i].end == 1;
+		}
+		if (running && !jobs_wait(c, jobs, nj))
+			break;
+	}
+	for (size_t i = 0; i < nj; i++)
+		if (jobs[i].end) {
+			memcpy(c->err, jobs[i].msg, sizeof(c->err));
+			return jobs[i].end;
+		}
+	return 0;
+}
+
+static int pipeline(struct dta_client *c, struct unit *u, size_t n,
+		    const struct pipe *pp)
+{
+	struct job j = { .u = u, .pp = pp, .n = n };
+
+	return jobs_run(c, &j, 1);
 }
 
 /* ---- one request, one answer ---- */
@@ -1811,8 +1916,10 @@ static int batch_take(struct dta_client *c, void *ctx, size_t i,
 	return 0;
 }
 
-static int socket_run(struct dta_client *c, struct unit *u, int idx,
-		      const struct query *q, const uint8_t *keys, size_t n)
+/* Batch @b and pipe @pp of @n keys on socket unit @u; *@nreq: requests. */
+static int batch_prepare(struct dta_client *c, struct unit *u, int idx,
+			 const struct query *q, const uint8_t *keys, size_t n,
+			 struct batch *b, struct pipe *pp, size_t *nreq)
 {
 	size_t ans = q->prim == DTA_PRIM_KEY_WRITE
 			     ? sizeof(struct dta_frame_kw) + data_len(q)
@@ -1821,26 +1928,36 @@ static int socket_run(struct dta_client *c, struct unit *u, int idx,
 				       4u * q->s->pub.layout.g.pc.hops
 			     : 8;
 	size_t room = u->ln.max_frame - DTA_FRAME_ANS_HDR;
-	struct batch b = { .u = u, .idx = idx, .q = q, .keys = keys, .n = n };
-	struct pipe pp = { .put = batch_put, .take = batch_take, .ctx = &b };
-	size_t nreq;
 
+	*b = (struct batch){ .u = u, .idx = idx, .q = q, .keys = keys, .n = n };
+	*pp = (struct pipe){ .put = batch_put, .take = batch_take, .ctx = b };
 	/* Frames whose request and answer both fit max_frame. */
-	b.per = min_sz(FRAME_KEYS, room / (ans > q->klen ? ans : q->klen));
+	b->per = min_sz(FRAME_KEYS, room / (ans > q->klen ? ans : q->klen));
 	if (u->ln.text) {
-		b.per = 1;
-		pp.line = true;
-		pp.window = WINDOW_LINES;
+		b->per = 1;
+		pp->line = true;
+		pp->window = WINDOW_LINES;
 	} else {
-		pp.window = WINDOW_FRAMES;
+		pp->window = WINDOW_FRAMES;
 	}
-	if (!b.per)
+	if (!b->per)
 		return fail(c, -EMSGSIZE, "%s: structure %s: one answer does not "
 			    "fit a frame", u->what, q->s->name);
-	nreq = (n + b.per - 1) / b.per;
-	b.id0 = u->ln.id;
-	u->ln.id += (uint32_t)nreq;
-	return pipeline(c, u, nreq, &pp);
+	*nreq = (n + b->per - 1) / b->per;
+	b->id0 = u->ln.id;
+	u->ln.id += (uint32_t)*nreq;
+	return 0;
+}
+
+static int socket_run(struct dta_client *c, struct unit *u, int idx,
+		      const struct query *q, const uint8_t *keys, size_t n)
+{
+	struct batch b;
+	struct pipe pp;
+	size_t nreq;
+	int rc = batch_prepare(c, u, idx, q, keys, n, &b, &pp, &nreq);
+
+	return rc ? rc : pipeline(c, u, nreq, &pp);
 }
 
 static int unit_run(struct dta_client *c, struct cstruct *s, unsigned k,
@@ -1856,17 +1973,42 @@ static int unit_run(struct dta_client *c, struct cstruct *s, unsigned k,
 	return socket_run(c, u, s->idx[k], q, keys, n);
 }
 
+/* @q's result arrays replaced by @res (room for @n results), from 0. */
+static struct query query_into(const struct query *q, uint8_t *res, size_t n)
+{
+	struct query t = *q;
+
+	if (q->prim == DTA_PRIM_KEY_WRITE) {
+		t.kw = (struct dta_kw_result *)res;
+		t.data = res + n * sizeof(struct dta_kw_result);
+	} else if (q->prim == DTA_PRIM_POSTCARD) {
+		t.pc = (struct dta_pc_result *)res;
+	} else {
+		t.counts = (uint64_t *)res;
+	}
+	return t;
+}
+
 /*
- * Route @n keys to their shares: each share's keys are gathered, asked in
- * one batch, and their results scattered back to key order.
+ * Route @n keys to their shares: each share's keys are gathered, every
+ * collector asked at the same time (local shares in turn), and the
+ * results scattered back to key order.
  */
 static int route(struct dta_client *c, const struct query *q,
 		 const uint8_t *keys, size_t n)
 {
 	struct cstruct *s = q->s;
-	size_t count[DTA_CONFIG_MAX_COLLECTORS] = { 0 }, most = 0;
-	size_t dl = data_len(q);
-	struct query tq = *q;
+	size_t count[DTA_CONFIG_MAX_COLLECTORS] = { 0 };
+	size_t first[DTA_CONFIG_MAX_COLLECTORS], dl = data_len(q), nj = 0;
+	size_t rsize = q->prim == DTA_PRIM_KEY_WRITE
+			       ? sizeof(struct dta_kw_result) + dl
+		       : q->prim == DTA_PRIM_POSTCARD
+			       ? sizeof(struct dta_pc_result)
+			       : sizeof(uint64_t);
+	struct query tq, sq[DTA_CONFIG_MAX_COLLECTORS];
+	struct batch b[DTA_CONFIG_MAX_COLLECTORS];
+	struct pipe pp[DTA_CONFIG_MAX_COLLECTORS];
+	struct job jobs[DTA_CONFIG_MAX_COLLECTORS];
 	uint8_t *shard, *kbuf = NULL, *res = NULL;
 	size_t *pos = NULL;
 	int rc = 0;
@@ -1881,55 +2023,60 @@ static int route(struct dta_client *c, const struct query *q,
 					      s->nshares);
 		count[shard[i]]++;
 	}
-	for (unsigned k = 0; k < s->nshares; k++) {
+	for (unsigned k = 0; k < s->nshares; k++)
 		if (count[k] == n) {
 			rc = unit_run(c, s, k, q, keys, n);
 			goto free_shard;
 		}
-		if (count[k] > most)
-			most = count[k];
-	}
-	kbuf = malloc(most * q->klen);
-	pos = malloc(most * sizeof(*pos));
-	res = malloc(most * (q->prim == DTA_PRIM_KEY_WRITE
-				     ? sizeof(struct dta_kw_result) + dl
-			     : q->prim == DTA_PRIM_POSTCARD
-				     ? sizeof(struct dta_pc_result)
-				     : sizeof(uint64_t)));
+	kbuf = malloc(n * q->klen);
+	pos = malloc(n * sizeof(*pos));
+	res = malloc(n * rsize);
 	if (!kbuf || !pos || !res) {
 		rc = fail(c, -ENOMEM, "out of memory");
 		goto free_bufs;
 	}
-	if (q->prim == DTA_PRIM_KEY_WRITE) {
-		tq.kw = (struct dta_kw_result *)res;
-		tq.data = res + most * sizeof(struct dta_kw_result);
-	} else if (q->prim == DTA_PRIM_POSTCARD) {
-		tq.pc = (struct dta_pc_result *)res;
-	} else {
-		tq.counts = (uint64_t *)res;
+	/* Share k's keys at first[k].., in key order; pos: where from. */
+	first[0] = 0;
+	for (unsigned k = 1; k < s->nshares; k++)
+		first[k] = first[k - 1] + count[k - 1];
+	memset(count, 0, sizeof(count));
+	for (size_t i = 0; i < n; i++) {
+		size_t at = first[shard[i]] + count[shard[i]]++;
+
+		memcpy(kbuf + at * q->klen, keys + i * q->klen, q->klen);
+		pos[at] = i;
 	}
+	tq = query_into(q, res, n);
 	for (unsigned k = 0; k < s->nshares && !rc; k++) {
-		size_t m = 0;
+		struct unit *u = &c->u[s->unit[k]];
+		const uint8_t *kk = kbuf + first[k] * q->klen;
+		size_t nreq;
 
 		if (!count[k])
 			continue;
-		for (size_t i = 0; i < n; i++)
-			if (shard[i] == k) {
-				memcpy(kbuf + m * q->klen, keys + i * q->klen,
-				       q->klen);
-				pos[m++] = i;
-			}
-		rc = unit_run(c, s, k, &tq, kbuf, m);
-		for (size_t j = 0; j < m && !rc; j++) {
-			if (q->kw) {
-				q->kw[pos[j]] = tq.kw[j];
-				memcpy(q->data + pos[j] * dl, tq.data + j * dl,
-				       dl);
-			} else if (q->pc) {
-				q->pc[pos[j]] = tq.pc[j];
-			} else {
-				q->counts[pos[j]] = tq.counts[j];
-			}
+		sq[k] = query_at(&tq, first[k]);
+		if (s->idx[k] < 0)
+			rc = fail(c, -ENOENT, "%s: structure %s is not there",
+				  u->what, s->name);
+		else if (u->kind == KIND_LOCAL)
+			rc = local_run(c, u, s->idx[k], &sq[k], kk, count[k]);
+		else
+			rc = batch_prepare(c, u, s->idx[k], &sq[k], kk,
+					   count[k], &b[k], &pp[k], &nreq);
+		if (!rc && u->kind == KIND_SOCKET)
+			jobs[nj++] = (struct job){ .u = u, .pp = &pp[k],
+						   .n = nreq };
+	}
+	if (!rc && nj)
+		rc = jobs_run(c, jobs, nj);
+	for (size_t j = 0; j < n && !rc; j++) {
+		if (q->kw) {
+			q->kw[pos[j]] = tq.kw[j];
+			memcpy(q->data + pos[j] * dl, tq.data + j * dl, dl);
+		} else if (q->pc) {
+			q->pc[pos[j]] = tq.pc[j];
+		} else {
+			q->counts[pos[j]] = tq.counts[j];
 		}
 	}
 free_bufs:
