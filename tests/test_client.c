@@ -473,6 +473,8 @@ static void check_listing(struct dta_client *c, struct set *s, bool sch)
 
 /* ---- tests ---- */
 
+static void expect_open(const char *target, int code);
+
 static void test_snapshot_and_file(void **state)
 {
 	struct set s;
@@ -514,6 +516,16 @@ static void test_snapshot_and_file(void **state)
 			 -DTA_E_NOVALUES);
 	assert_non_null(strstr(dta_client_error(c), "paths"));
 	dta_client_close(c);
+	/* With ?config=: values and list bases from the configuration. */
+	snprintf(t, sizeof(t), "file:%s/flows.dta,%s/events.dta,%s/counts.dta,"
+		 "%s/paths.dta?config=%s", dir, dir, dir, dir, s.conf);
+	c = open_ok(t, 0);
+	assert_int_equal(dta_client_structure(c, 1)->list_base, 10);
+	check_all(c, &s, true);
+	dta_client_close(c);
+	snprintf(t, sizeof(t), "file:%s/flows.dta?config=%s&collector=x", dir,
+		 s.conf);
+	expect_open(t, -EINVAL);
 	set_free(&s);
 }
 
@@ -997,7 +1009,7 @@ struct server {
 	uint32_t max_frame;
 	pthread_t th;
 	struct conn cn[8];
-	unsigned connections; /* accepted so far */
+	_Atomic unsigned connections; /* accepted so far */
 };
 
 static void put_all(int fd, const void *p, size_t len)
@@ -1224,6 +1236,32 @@ static void test_socket(void **state)
 		dta_client_close(c);
 		server_stop(&sv, path);
 	}
+	/* config: the server as the configuration's collector; [collector
+	 * east] holds nothing, so it is connected only when asked. */
+	server_start(&sv, &s, path, DTA_FRAME_MAX);
+	{
+		char conf[PATH_MAX], text[sizeof(one_conf) + 2 * PATH_MAX];
+
+		snprintf(conf, sizeof(conf), "%s/lazy.conf", dir);
+		snprintf(text, sizeof(text), "[collector]\nname = tcl\n"
+			 "socket = %s\n[collector east]\nsocket = %s\n\n%s",
+			 path, path, strstr(one_conf, "[structure flows]"));
+		write_file(conf, text);
+		snprintf(t, sizeof(t), "config:%s", conf);
+		c = open_ok(t, 0);
+		assert_int_equal(sv.connections, 1);
+		check_all(c, &s, true);
+		assert_int_equal(dta_client_request(c, 1, "info", &ans), 0);
+		assert_non_null(strstr(ans, "\"name\":\"counts\""));
+		free(ans);
+		assert_int_equal(sv.connections, 2);
+		assert_int_equal(dta_client_request(c, 2, "info", &ans),
+				 -ENOENT);
+		dta_client_close(c);
+		unlink(conf);
+	}
+	server_stop(&sv, path);
+
 	/* The server gone: the next batch says which collector. */
 	server_start(&sv, &s, path, DTA_FRAME_MAX);
 	snprintf(t, sizeof(t), "unix:%s", path);
