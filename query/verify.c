@@ -19,7 +19,7 @@
 #include "tools.h"
 
 /* Keys asked per client call: progress is shown between calls. */
-#define VERIFY_CHUNK 262144
+#define VERIFY_CHUNK 65536
 /* Keys of one kind per bin of the bounds' tally (below). */
 #define SEQ_BIN 1024
 

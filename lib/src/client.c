@@ -31,6 +31,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "dta/client.h"
@@ -89,6 +90,7 @@ struct unit {
 	struct link ln;
 	struct dta_exec *x; /* local */
 	struct dta_exec_session *sess;
+	int wfd; /* socket: a text connection for `wait`, -1: none */
 	struct dta_region *r[DTA_CONFIG_MAX_STRUCTURES];
 	size_t nr;
 };
@@ -940,6 +942,7 @@ static void unit_init(struct unit *u)
 {
 	memset(u, 0, sizeof(*u));
 	u->ln.fd = -1;
+	u->wfd = -1;
 }
 
 static void unit_free(struct unit *u)
@@ -949,6 +952,8 @@ static void unit_free(struct unit *u)
 	for (size_t i = 0; i < u->nr; i++)
 		dta_region_destroy(u->r[i]);
 	link_close(&u->ln);
+	if (u->wfd >= 0)
+		close(u->wfd);
 	unit_init(u);
 }
 
@@ -2525,4 +2530,251 @@ DTA_API int dta_client_request(struct dta_client *c, unsigned collector,
 	if (!*answer)
 		return fail(c, -ENOMEM, "out of memory");
 	return ok(c);
+}
+
+/* ---- notifications ---- */
+
+/* Milliseconds since some fixed point. */
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Ask socket unit @u, on its `wait` connection (text lines: the collector
+ * holds a wait's answer, and the requests behind it, until the structure
+ * moves), to answer when structure @name's sequence is not @seen, within
+ * @timeout_ms. Only sends.
+ */
+static int wait_send(struct dta_client *c, struct unit *u, const char *name,
+		     uint32_t seen, int timeout_ms)
+{
+	char req[DTA_CONFIG_NAME_MAX + 64];
+	int len = snprintf(req, sizeof(req), "wait %s %" PRIu32 " %d\n", name,
+			   seen, timeout_ms);
+	size_t off = 0;
+
+	if (u->wfd < 0) {
+		u->wfd = sock_connect(c, u->path, u->what);
+		if (u->wfd < 0)
+			return u->wfd;
+	}
+	while (off < (size_t)len) {
+		ssize_t k = send(u->wfd, req + off, (size_t)len - off,
+				 MSG_NOSIGNAL);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0 && errno == EAGAIN) {
+			struct pollfd pf = { .fd = u->wfd, .events = POLLOUT };
+
+			poll(&pf, 1, 1000);
+			continue;
+		}
+		if (k < 0) {
+			int e = -errno;
+
+			close(u->wfd);
+			u->wfd = -1;
+			return fail(c, e, "%s: wait: %s", u->what,
+				    strerror(-e));
+		}
+		off += (size_t)k;
+	}
+	return 0;
+}
+
+/* Read unit @u's answer to its `wait` (one line), blocking up to
+ * @timeout_ms; its sequence in *@seq. Return 0, -ETIMEDOUT, -errno. */
+static int wait_recv(struct dta_client *c, struct unit *u, int timeout_ms,
+		     uint32_t *seq)
+{
+	char line[512];
+	size_t len = 0;
+	int64_t end = now_ms() + timeout_ms;
+	json_t *o, *v;
+
+	for (;;) {
+		struct pollfd pf = { .fd = u->wfd, .events = POLLIN };
+		int64_t left = end - now_ms();
+		ssize_t k;
+
+		if (memchr(line, '\n', len))
+			break;
+		if (poll(&pf, 1, left > 0 ? (int)left : 0) == 0)
+			return -ETIMEDOUT;
+		k = recv(u->wfd, line + len, sizeof(line) - 1 - len, 0);
+		if (k < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (k <= 0 || len + (size_t)k >= sizeof(line) - 1) {
+			close(u->wfd);
+			u->wfd = -1;
+			return fail(c, k < 0 ? -errno : -ECONNRESET,
+				    "%s: wait: the connection %s", u->what,
+				    k < 0 ? "failed" : "closed or overflowed");
+		}
+		len += (size_t)k;
+	}
+	/* One request, one answer: nothing can follow this line. */
+	o = parse_obj(line, (size_t)((char *)memchr(line, '\n', len) - line));
+	v = o ? json_object_get(o, "seq") : NULL;
+	if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+	    json_integer_value(v) > UINT32_MAX) {
+		json_t *e = o ? json_object_get(o, "error") : NULL;
+		int rc = fail(c, json_is_string(e) ? -EINVAL : -DTA_E_PROTOCOL,
+			      "%s: wait: %s", u->what,
+			      json_is_string(e) ? json_string_value(e)
+						: "an answer without a sequence");
+
+		json_decref(o);
+		return rc;
+	}
+	*seq = (uint32_t)json_integer_value(v);
+	json_decref(o);
+	return 0;
+}
+
+/* Share @k of @s: its sequence now, in *@seq. */
+static int share_seq(struct dta_client *c, struct cstruct *s, unsigned k,
+		     uint32_t *seq)
+{
+	struct unit *u = &c->u[s->unit[k]];
+	int rc;
+
+	if (u->kind == KIND_LOCAL) {
+		*seq = dta_region_notify_seq(u->r[s->idx[k]]);
+		return 0;
+	}
+	/* A sequence it surely does not have, and no time: the answer is
+	 * the sequence. */
+	rc = wait_send(c, u, s->name, 0, 0);
+	if (!rc)
+		rc = wait_recv(c, u, 30000, seq);
+	return rc == -ETIMEDOUT ? fail(c, rc, "%s: wait: no answer", u->what)
+				: rc;
+}
+
+static int all_seq(struct dta_client *c, struct cstruct *s, uint32_t *seq,
+		   uint32_t *sum)
+{
+	*sum = 0;
+	for (unsigned k = 0; k < s->nshares; k++) {
+		int rc = share_seq(c, s, k, &seq[k]);
+
+		if (rc)
+			return rc;
+		*sum += seq[k];
+	}
+	return 0;
+}
+
+DTA_API int dta_client_wait(struct dta_client *c, const char *name,
+			    uint32_t *seq, int timeout_ms)
+{
+	uint32_t cur[DTA_CONFIG_MAX_COLLECTORS], sum;
+	struct pollfd pf[DTA_CONFIG_MAX_COLLECTORS];
+	int64_t end;
+	struct cstruct *s;
+	int i, rc;
+
+	if (!c || !seq || timeout_ms < 0)
+		return -EINVAL;
+	i = dta_client_find(c, name);
+	if (i < 0)
+		return fail(c, -ENOENT, "no structure named %s",
+			    name ? name : "(null)");
+	s = &c->s[i];
+	for (unsigned k = 0; k < s->nshares; k++) {
+		struct unit *u = &c->u[s->unit[k]];
+
+		if (u->kind == KIND_LOCAL && !dta_region_notify_addr(u->r[s->idx[k]]))
+			return fail(c, -EOPNOTSUPP, "%s: structure %s: a "
+				    "snapshot: nothing arrives there", u->what,
+				    s->name);
+	}
+	rc = all_seq(c, s, cur, &sum);
+	if (rc)
+		return rc;
+	if (sum != *seq || !timeout_ms) {
+		rc = sum != *seq;
+		*seq = sum;
+		return ok(c) + rc;
+	}
+	end = now_ms() + timeout_ms;
+	if (c->u[s->unit[0]].kind == KIND_LOCAL) {
+		/* One futex per share: with several, wait on each in turn
+		 * for a short while and look at all. */
+		for (;;) {
+			int64_t left = end - now_ms();
+			int slice = s->nshares > 1 ? 10 : (int)left;
+			uint32_t now;
+
+			if (left <= 0)
+				break;
+			rc = dta_region_wait(c->u[s->unit[0]].r[s->idx[0]],
+					     cur[0], slice < left ? slice
+								  : (int)left);
+			if (rc && rc != -ETIMEDOUT && rc != -EINTR)
+				return fail(c, rc, "wait: %s", dta_strerror(rc));
+			now = 0;
+			for (unsigned k = 0; k < s->nshares; k++)
+				now += dta_region_notify_seq(
+					c->u[s->unit[k]].r[s->idx[k]]);
+			if (now != sum) {
+				*seq = now;
+				return ok(c) + 1;
+			}
+		}
+		*seq = sum;
+		return ok(c);
+	}
+	/* Sockets: every share's collector holds its answer until its
+	 * share moves or the time is up; the first answer ends the wait. */
+	for (unsigned k = 0; k < s->nshares; k++) {
+		rc = wait_send(c, &c->u[s->unit[k]], s->name, cur[k], timeout_ms);
+		if (rc)
+			return rc;
+		pf[k] = (struct pollfd){ .fd = c->u[s->unit[k]].wfd,
+					 .events = POLLIN };
+	}
+	for (;;) {
+		int64_t left = end - now_ms();
+		int n = poll(pf, s->nshares, left > 0 ? (int)left : 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		for (unsigned k = 0; k < s->nshares; k++) {
+			uint32_t now;
+
+			if (!pf[k].revents)
+				continue;
+			rc = wait_recv(c, &c->u[s->unit[k]], 1000, &now);
+			if (rc)
+				return rc;
+			pf[k].fd = -1; /* answered */
+			if (now != cur[k]) {
+				sum += now - cur[k];
+				rc = 1;
+			}
+		}
+		if (rc == 1)
+			break;
+	}
+	/* Waits still held by a collector: their connections go, so no
+	 * stale answer is read later. */
+	for (unsigned k = 0; k < s->nshares; k++) {
+		struct unit *u = &c->u[s->unit[k]];
+
+		if (pf[k].fd >= 0 && u->wfd >= 0) {
+			close(u->wfd);
+			u->wfd = -1;
+		}
+	}
+	*seq = sum;
+	return ok(c) + (rc == 1);
 }

@@ -169,6 +169,24 @@ DTA_API uint64_t dta_client_ap_position(const struct dta_client_cursor *cur);
 DTA_API void dta_client_ap_close(struct dta_client_cursor *cur);
 
 /**
+ * dta_client_wait() - wait for a notification on structure @name: a
+ * report carrying the immediate flag (DTA_FLAG_IMMEDIATE) written to it
+ * (docs/client.md "Notifications"). Locally (map:) the caller waits on the
+ * structure's own sequence word in the collector's memory (a futex);
+ * through a socket, on a second connection the client opens for it, the
+ * collector answers a `wait` when the structure moves.
+ * @seq:        in: the sequence last seen (what the last call gave; any
+ *              value the first time); out: the structure's sequence now
+ *              (over all shares: their sum, mod 2^32).
+ * @timeout_ms: how long to wait at most (0: only read the sequence).
+ * Return: 1 when the sequence differs from *@seq on entry (at once if it
+ * already did), 0 when the time ran out; -ENOENT; -EOPNOTSUPP (snapshot
+ * files: nothing arrives); -EINVAL; -errno of the connection.
+ */
+DTA_API int dta_client_wait(struct dta_client *c, const char *name,
+			    uint32_t *seq, int timeout_ms);
+
+/**
  * dta_client_request() - send text request @req (docs/collector-protocol.md,
  * e.g. "stats", "snapshot") to collector @collector (configuration index;
  * 0 for a single socket) and return its JSON answer in *@answer (malloc'd,
