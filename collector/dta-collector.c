@@ -85,7 +85,7 @@ struct collector {
 	const char *name;
 	struct dta_config_structure cs[DTA_CONFIG_MAX_STRUCTURES]; /* our shares */
 	char socket_path[4096];
-	bool socket_default;  /* tool_default_socket(): ours to create */
+	bool socket_default;  /* dta_default_socket(): ours to create */
 	unsigned socket_mode;
 	uint64_t idle_ns, stall_ns; /* 0: never */
 	uint64_t refused, idle_closed, stalled, last_refusal_ns;
@@ -302,7 +302,7 @@ static int open_region(struct collector *c, size_t i, bool huge, bool force,
 		}
 		return 0;
 	}
-	if (tool_shm_name(c->name, cs->name, c->shm[i], sizeof(c->shm[i]))) {
+	if (dta_config_shm_name(c->name, cs->name, c->shm[i], sizeof(c->shm[i]))) {
 		tool_log(LOG_ERR, "%s: the shared-memory name "
 			"/dta-%s.%s is longer than %d bytes; choose a shorter "
 			"collector name (or structure name)", cs->name,
@@ -626,7 +626,7 @@ static int listen_on(struct collector *c)
 
 	if (socket_dir(c))
 		return -1;
-	/* socket_setup() refused paths longer than TOOL_SOCKET_PATH_MAX. */
+	/* socket_setup() refused paths longer than DTA_SOCKET_PATH_MAX. */
 	strcpy(sa.sun_path, c->socket_path);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
@@ -671,7 +671,7 @@ fail:
 }
 
 /* The socket's path: --socket, else [collector] socket, else the default
- * (tool_default_socket()); whole, or refused. */
+ * (dta_default_socket()); whole, or refused. */
 static int socket_setup(struct collector *c, const char *sock)
 {
 	int err;
@@ -681,22 +681,22 @@ static int socket_setup(struct collector *c, const char *sock)
 							       "socket");
 	if (sock)
 		err = snprintf(c->socket_path, sizeof(c->socket_path), "%s",
-			       sock) > TOOL_SOCKET_PATH_MAX ? -ENAMETOOLONG : 0;
+			       sock) > DTA_SOCKET_PATH_MAX ? -ENAMETOOLONG : 0;
 	else
-		err = tool_collector_socket(c->cfg, (size_t)c->idx,
+		err = dta_config_collector_socket(c->cfg, (size_t)c->idx,
 					    c->socket_path,
 					    sizeof(c->socket_path));
 	if (err == -ENOENT)
 		tool_log(LOG_ERR, "no directory for the default socket: not "
 			 "root, and neither $RUNTIME_DIRECTORY nor "
 			 "$XDG_RUNTIME_DIR is set nor %s exists; set "
-			 "[collector] socket or --socket", TOOL_RUN_DIR);
+			 "[collector] socket or --socket", DTA_RUN_DIR);
 	else if (err)
 		tool_log(LOG_ERR, "socket path %s%s is too long: a "
 			"Unix socket path has at most %d bytes",
 			c->socket_path, strlen(c->socket_path) ==
 			sizeof(c->socket_path) - 1 ? "..." : "",
-			TOOL_SOCKET_PATH_MAX);
+			DTA_SOCKET_PATH_MAX);
 	return err ? -1 : 0;
 }
 
@@ -707,7 +707,7 @@ static int client_limits(struct collector *c)
 	uint64_t *to[] = { &c->idle_ns, &c->stall_ns };
 	const uint64_t def[] = { IDLE_TIMEOUT_S, STALL_TIMEOUT_S };
 
-	if (tool_config_mode(c->cfg, (size_t)c->idx, "socket_mode", SOCKET_MODE,
+	if (dta_config_collector_mode(c->cfg, (size_t)c->idx, "socket_mode", SOCKET_MODE,
 			     &c->socket_mode)) {
 		tool_log(LOG_ERR, "socket_mode is not octal");
 		return -1;
@@ -1678,7 +1678,7 @@ int main(int argc, char **argv)
 			me ? me : "");
 		goto out;
 	}
-	c.name = tool_collector_name(c.cfg, (size_t)c.idx);
+	c.name = dta_config_collector_id(c.cfg, (size_t)c.idx);
 	if (socket_setup(&c, sock) || client_limits(&c))
 		goto out;
 	if (!c.snapshot_dir)
@@ -1696,7 +1696,7 @@ int main(int argc, char **argv)
 		tool_log(LOG_WARNING, "shared_memory = no and no rdma_bind: no "
 			 "translator can write these structures (local "
 			 "translators need shared memory)");
-	if (tool_config_mode(c.cfg, (size_t)c.idx, "shm_mode", 0600,
+	if (dta_config_collector_mode(c.cfg, (size_t)c.idx, "shm_mode", 0600,
 			     &c.shm_mode)) {
 		tool_log(LOG_ERR, "shm_mode is not octal");
 		goto out;

@@ -714,11 +714,11 @@ int tool_connect_checked(const char *path, char *err, size_t errlen)
 	char dir[4096];
 	int fd, e;
 
-	if (strlen(path) > TOOL_SOCKET_PATH_MAX)
+	if (strlen(path) > DTA_SOCKET_PATH_MAX)
 		return conn_err(err, errlen, -ENAMETOOLONG,
 				"socket path %s is %zu bytes; a Unix socket "
 				"path has at most %d", path, strlen(path),
-				TOOL_SOCKET_PATH_MAX);
+				DTA_SOCKET_PATH_MAX);
 	strcpy(sa.sun_path, path);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
@@ -782,57 +782,6 @@ int tool_request(int fd, FILE *in, const char *req, char **buf,
 	return (int)n;
 }
 
-int tool_runtime_dir(char *out, size_t cap)
-{
-	const char *rd = getenv("RUNTIME_DIRECTORY");
-	const char *x = getenv("XDG_RUNTIME_DIR");
-	struct stat st;
-	int n;
-
-	if (rd && *rd) /* systemd: several directories are ':'-separated */
-		n = snprintf(out, cap, "%.*s", (int)strcspn(rd, ":"), rd);
-	else if (geteuid() == 0 || stat(TOOL_RUN_DIR, &st) == 0)
-		n = snprintf(out, cap, "%s", TOOL_RUN_DIR);
-	else if (x && *x)
-		n = snprintf(out, cap, "%s", x);
-	else
-		return -ENOENT;
-	return n < 0 || (size_t)n >= cap ? -ENAMETOOLONG : 0;
-}
-
-int tool_default_socket(const char *name, char *out, size_t cap)
-{
-	char dir[4096];
-	int n, err = tool_runtime_dir(dir, sizeof(dir));
-
-	if (err)
-		return err;
-	n = snprintf(out, cap, "%s/dta-%s.sock", dir, name);
-	return n < 0 || (size_t)n >= cap || n > TOOL_SOCKET_PATH_MAX
-		       ? -ENAMETOOLONG : 0;
-}
-
-const char *tool_collector_name(const struct dta_config *cfg, size_t i)
-{
-	const char *n = dta_config_collector_get(cfg, i, "name");
-	const char *sec = dta_config_collector_name(cfg, i);
-
-	return n ? n : sec && *sec ? sec : "dta";
-}
-
-int tool_collector_socket(const struct dta_config *cfg, size_t i, char *out,
-			  size_t cap)
-{
-	const char *s = dta_config_collector_get(cfg, i, "socket");
-	int n;
-
-	if (!s)
-		return tool_default_socket(tool_collector_name(cfg, i), out, cap);
-	n = snprintf(out, cap, "%s", s);
-	return n < 0 || (size_t)n >= cap || n > TOOL_SOCKET_PATH_MAX
-		       ? -ENAMETOOLONG : 0;
-}
-
 int tool_write_private(const char *path, const void *data, size_t len)
 {
 	char tmp[4096];
@@ -875,8 +824,7 @@ struct dta_config_structure tool_share(const struct dta_config_structure *cs,
 {
 	struct dta_config_structure s = *cs;
 
-	if (cs->layout.primitive == DTA_PRIM_APPEND)
-		s.list_base = cs->list_base + k * cs->layout.g.ap.lists;
+	s.list_base = dta_config_share_list_base(cs, k);
 	return s;
 }
 
@@ -887,35 +835,6 @@ bool tool_same_layout(const struct dta_layout *a, const struct dta_layout *b)
 	return dta_layout_encode(a, x, sizeof(x)) == DTA_LAYOUT_WIRE_SIZE &&
 	       dta_layout_encode(b, y, sizeof(y)) == DTA_LAYOUT_WIRE_SIZE &&
 	       !memcmp(x, y, sizeof(x));
-}
-
-int tool_shm_name(const char *coll, const char *st, char *out, size_t cap)
-{
-	int n = snprintf(out, cap, "/dta-%s.%s", coll, st);
-
-	/* The limit libdta's regions take (dta_region_opts.path shorter
-	 * than NAME_MAX); shm_open() itself names a file in /dev/shm. */
-	if (n < 0 || (size_t)n >= cap || (size_t)n > NAME_MAX - 1)
-		return -ENAMETOOLONG;
-	return 0;
-}
-
-int tool_config_mode(const struct dta_config *cfg, size_t i, const char *key,
-		     unsigned def, unsigned *mode)
-{
-	const char *v = dta_config_collector_get(cfg, i, key);
-	unsigned long m;
-	char *end;
-
-	*mode = def;
-	if (!v)
-		return 0;
-	errno = 0;
-	m = strtoul(v, &end, 8);
-	if (errno || end == v || *end || m > 0777)
-		return -EINVAL;
-	*mode = (unsigned)m;
-	return 0;
 }
 
 /* ---- verify: Append entries read against the entries sent ---- */

@@ -198,14 +198,12 @@ void tool_dir_of(const char *path, char *out, size_t cap);
 /* Split @line in place on blanks into at most @max words. */
 int tool_split(char *line, char **w, int max);
 
-/* The longest Unix socket path (sockaddr_un.sun_path, NUL excluded). */
-#define TOOL_SOCKET_PATH_MAX 107
 
 /**
  * tool_connect_checked() - connect to a collector socket and check who
  * answers there: the peer's uid (SO_PEERCRED) must be our effective uid,
  * root, or the owner of the socket's directory (docs/security.md).
- * Return: the socket, or -ENAMETOOLONG (path over TOOL_SOCKET_PATH_MAX),
+ * Return: the socket, or -ENAMETOOLONG (path over DTA_SOCKET_PATH_MAX),
  * -EPERM (someone else answers), or the -errno of socket()/connect();
  * with a message in @err (may be NULL).
  */
@@ -222,41 +220,11 @@ int tool_request(int fd, FILE *in, const char *req, char **buf, size_t *cap);
 /* True if two layouts serialise identically (same geometry, functions). */
 bool tool_same_layout(const struct dta_layout *a, const struct dta_layout *b);
 
-/* The POSIX shared-memory name of structure @st of collector @coll:
- * "/dta-COLL.ST". Collector and translators must agree on it. Return 0, or
- * -ENAMETOOLONG when it does not fit @cap or is longer than NAME_MAX - 1
- * bytes (what a region's shm name may be): never a truncated name, which
- * two structures could share. */
-int tool_shm_name(const char *coll, const char *st, char *out, size_t cap);
-/* Collector @i's mode key @key (octal permission bits; @def when absent)
- * in *@mode. Which bits each key must and may have is checked when the
- * configuration is loaded (lib/src/config.c). Return 0 or -EINVAL (not
- * octal). */
-int tool_config_mode(const struct dta_config *cfg, size_t i, const char *key,
-		     unsigned def, unsigned *mode);
-
-/* Where default sockets live when root and nothing else is said. */
-#define TOOL_RUN_DIR "/run/dta"
-
-/**
- * tool_runtime_dir() - the directory of default sockets, the first of:
- * $RUNTIME_DIRECTORY (its first entry; systemd's RuntimeDirectory=),
- * TOOL_RUN_DIR when we are root or it exists, $XDG_RUNTIME_DIR. Never
- * a world-writable directory such as /tmp.
- * Return: 0, or -ENOENT when none applies, -ENAMETOOLONG if over @cap.
- */
-int tool_runtime_dir(char *out, size_t cap);
-/* Default socket path for a collector name: tool_runtime_dir()/dta-NAME.sock.
- * Return: 0 or tool_runtime_dir()'s error; -ENAMETOOLONG when the path
- * does not fit @cap or a Unix socket address (TOOL_SOCKET_PATH_MAX). */
-int tool_default_socket(const char *name, char *out, size_t cap);
-/* Collector @i of @cfg: its name (shared-memory prefix: "name" key, else
- * the section's NAME, else "dta") and its query socket ("socket" key, else
- * tool_default_socket() of the name), with tool_default_socket()'s
- * return values. */
-const char *tool_collector_name(const struct dta_config *cfg, size_t i);
-int tool_collector_socket(const struct dta_config *cfg, size_t i, char *out,
-			  size_t cap);
+/* Socket paths, shared-memory names and collector modes come from libdta
+ * (dta/config.h: dta_runtime_dir(), dta_default_socket(),
+ * dta_config_collector_id(), dta_config_collector_socket(),
+ * dta_config_shm_name(), dta_config_collector_mode()), so programs and
+ * the client (dta/client.h) cannot disagree. */
 
 /**
  * tool_write_private() - replace file @path with @len bytes of @data,

@@ -333,15 +333,15 @@ static void add_region(struct backend *b, const char *path, const char *name,
 /* Collector @c's socket (configuration, else default); dies if none. */
 static void socket_path(int c, char *path, size_t cap)
 {
-	int err = G.cfg ? tool_collector_socket(G.cfg, (size_t)c, path, cap)
-			: tool_default_socket("dta", path, cap);
+	int err = G.cfg ? dta_config_collector_socket(G.cfg, (size_t)c, path, cap)
+			: dta_default_socket("dta", path, cap);
 
 	if (err == -ENOENT)
 		die("no directory for the default socket (not root, no "
-		    "$XDG_RUNTIME_DIR, no %s): give --socket", TOOL_RUN_DIR);
+		    "$XDG_RUNTIME_DIR, no %s): give --socket", DTA_RUN_DIR);
 	if (err)
 		die("socket path %s is too long: a Unix socket path has at "
-		    "most %d bytes", path, TOOL_SOCKET_PATH_MAX);
+		    "most %d bytes", path, DTA_SOCKET_PATH_MAX);
 }
 
 /* Connect to @path (collector @name, NULL: the default); dies with why
@@ -390,8 +390,8 @@ static void map_collector(struct backend *b)
 
 	if (!G.cfg)
 		die("--map needs --config (the collector's name and structures)");
-	coll = tool_collector_name(G.cfg, (size_t)G.coll);
-	if (tool_config_mode(G.cfg, (size_t)G.coll, "shm_mode", 0600, &mode))
+	coll = dta_config_collector_id(G.cfg, (size_t)G.coll);
+	if (dta_config_collector_mode(G.cfg, (size_t)G.coll, "shm_mode", 0600, &mode))
 		die("bad shm_mode in %s", G.config);
 	for (size_t i = 0; i < dta_config_count(G.cfg); i++) {
 		const struct dta_config_structure *cs =
@@ -400,7 +400,7 @@ static void map_collector(struct backend *b)
 
 		if (k < 0)
 			continue; /* another collector's */
-		if (tool_shm_name(coll, cs->name, shm, sizeof(shm)))
+		if (dta_config_shm_name(coll, cs->name, shm, sizeof(shm)))
 			die("%s: shared-memory name too long", cs->name);
 		/* A group member reads its collector's objects (as a
 		 * translator does), when the mode lets the group in. */

@@ -97,21 +97,21 @@ static void test_default_socket(void **state)
 	(void)state;
 	setenv("RUNTIME_DIRECTORY", "/run/dta-a:/run/dta-b", 1);
 	setenv("XDG_RUNTIME_DIR", "/run/user/1000", 1);
-	assert_int_equal(tool_default_socket("lab", out, sizeof(out)), 0);
+	assert_int_equal(dta_default_socket("lab", out, sizeof(out)), 0);
 	assert_string_equal(out, "/run/dta-a/dta-lab.sock");
 	unsetenv("RUNTIME_DIRECTORY");
-	assert_int_equal(tool_default_socket("lab", out, sizeof(out)), 0);
+	assert_int_equal(dta_default_socket("lab", out, sizeof(out)), 0);
 	if (geteuid() == 0)
 		assert_string_equal(out, "/run/dta/dta-lab.sock");
-	else if (access(TOOL_RUN_DIR, F_OK))
+	else if (access(DTA_RUN_DIR, F_OK))
 		assert_string_equal(out, "/run/user/1000/dta-lab.sock");
 	/* Never /tmp: with nothing set, root gets /run/dta, others none. */
 	unsetenv("XDG_RUNTIME_DIR");
 	if (geteuid() == 0) {
-		assert_int_equal(tool_default_socket("lab", out, sizeof(out)), 0);
+		assert_int_equal(dta_default_socket("lab", out, sizeof(out)), 0);
 		assert_string_equal(out, "/run/dta/dta-lab.sock");
-	} else if (access(TOOL_RUN_DIR, F_OK)) {
-		assert_int_equal(tool_default_socket("lab", out, sizeof(out)),
+	} else if (access(DTA_RUN_DIR, F_OK)) {
+		assert_int_equal(dta_default_socket("lab", out, sizeof(out)),
 				 -ENOENT);
 	}
 	/* 107 bytes fit a sockaddr_un; 108 do not, and are not cut. */
@@ -119,9 +119,9 @@ static void test_default_socket(void **state)
 	rd[0] = '/';
 	rd[107 - strlen("/dta-lab.sock")] = 0;
 	setenv("RUNTIME_DIRECTORY", rd, 1);
-	assert_int_equal(tool_default_socket("lab", out, sizeof(out)), 0);
+	assert_int_equal(dta_default_socket("lab", out, sizeof(out)), 0);
 	assert_int_equal(strlen(out), 107);
-	assert_int_equal(tool_default_socket("labs", out, sizeof(out)),
+	assert_int_equal(dta_default_socket("labs", out, sizeof(out)),
 			 -ENAMETOOLONG);
 	unsetenv("RUNTIME_DIRECTORY");
 }

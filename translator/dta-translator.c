@@ -218,7 +218,7 @@ static struct target *open_target(struct translator *t, size_t i, bool quiet_eno
 	 * mode lets its group in (we are then a group member). */
 	unsigned mode;
 
-	if (tool_config_mode(t->cfg, t->sh[i].coll, "shm_mode", 0600, &mode)) {
+	if (dta_config_collector_mode(t->cfg, t->sh[i].coll, "shm_mode", 0600, &mode)) {
 		tool_log(LOG_ERR, "bad shm_mode in the "
 			"configuration");
 		return NULL;
@@ -475,7 +475,7 @@ static int open_sink(struct translator *t)
 	for (size_t i = 0; i < t->nshares; i++) {
 		struct target *tg;
 
-		if (tool_shm_name(tool_collector_name(t->cfg, t->sh[i].coll),
+		if (dta_config_shm_name(dta_config_collector_id(t->cfg, t->sh[i].coll),
 				  t->sh[i].cs.name, t->sink.path[i],
 				  sizeof(t->sink.path[i]))) {
 			tool_log(LOG_ERR, "%s: shared-memory name "
@@ -668,7 +668,7 @@ static int open_switch(struct translator *t, struct dta_sink *sink)
 		FILE *in;
 		int fd;
 
-		tool_collector_socket(t->cfg, 0, path, sizeof(path));
+		dta_config_collector_socket(t->cfg, 0, path, sizeof(path));
 		fd = tool_connect(path);
 		in = fd >= 0 ? fdopen(dup(fd), "r") : NULL;
 		if (!in || tool_request(fd, in, "switch", &desc, &cap) < 0) {
@@ -1100,7 +1100,7 @@ static int metrics_write(void *ctx, FILE *f)
 	for (size_t i = 0, first = 1; !err && i < t->nshares; i++) {
 		struct metrics_label l[] = {
 			{ "structure", t->sh[i].cs.name },
-			{ "collector", tool_collector_name(t->cfg, t->sh[i].coll) },
+			{ "collector", dta_config_collector_id(t->cfg, t->sh[i].coll) },
 		};
 
 		if (!t->fill[i])
