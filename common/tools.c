@@ -56,6 +56,23 @@ static int hexval(int c)
 	return v[(unsigned char)c] - 1;
 }
 
+int tool_hex_run(const char **s, uint8_t *out, size_t cap)
+{
+	const char *p = *s;
+	size_t n = 0;
+
+	while (hexval(p[0]) >= 0) {
+		int lo = hexval(p[1]);
+
+		if (lo < 0 || n == cap)
+			return -1;
+		out[n++] = (uint8_t)(hexval(p[0]) << 4 | lo);
+		p += 2;
+	}
+	*s = p;
+	return (int)n;
+}
+
 int tool_unhex(const char *s, uint8_t *out, size_t cap)
 {
 	size_t n;

@@ -45,6 +45,10 @@ void tool_format_key(const uint8_t *key, size_t len, char *out, size_t cap);
 void tool_hex(const uint8_t *p, size_t len, char *out);
 /* Parse hex (optional 0x); return bytes or -1. */
 int tool_unhex(const char *s, uint8_t *out, size_t cap);
+/* Decode the hex digits at *@s into @out until a character that is not
+ * one (no 0x); *@s then points at it. Return bytes, or -1 for an odd
+ * count or more than @cap bytes. */
+int tool_hex_run(const char **s, uint8_t *out, size_t cap);
 
 /* ---- captured frames ---- */
 

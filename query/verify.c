@@ -409,32 +409,6 @@ static void judge(struct dta_client *c, struct group *g, size_t lo, size_t hi,
 		die("%s: %s", cs->name, dta_client_error(c));
 }
 
-/* A hex digit's value plus one; 0 for anything else. */
-static const uint8_t hex1[256] = {
-	['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6,
-	['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10, ['a'] = 11, ['b'] = 12,
-	['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16, ['A'] = 11, ['B'] = 12,
-	['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
-};
-
-/* Decode the hex digits at *@s into @out until a character that is not
- * one; *@s then points at it. Return bytes, or -1 for an odd count or
- * more than @cap bytes. */
-static int hex_run(const char **s, uint8_t *out, size_t cap)
-{
-	const unsigned char *p = (const unsigned char *)*s;
-	size_t n = 0;
-
-	while (hex1[p[0]]) {
-		if (!hex1[p[1]] || n == cap)
-			return -1;
-		out[n++] = (uint8_t)((hex1[p[0]] - 1) << 4 | (hex1[p[1]] - 1));
-		p += 2;
-	}
-	*s = (const char *)p;
-	return (int)n;
-}
-
 /*
  * A kw line exactly as dta-gen writes it, "kw KEYHEX DATAHEX\n", decoded
  * in one pass where it lies, its end found on the way: verify spent most
@@ -454,11 +428,11 @@ static bool fast_kw(const char *ln, const char *end, uint8_t *key, int *klen,
 		return false;
 	if (ln[0] != 'k' || ln[1] != 'w' || ln[2] != ' ')
 		return false;
-	*klen = hex_run(&p, key, DTA_KEY_MAX);
+	*klen = tool_hex_run(&p, key, DTA_KEY_MAX);
 	if (*klen <= 0 || *p != ' ')
 		return false;
 	p++;
-	*dlen = hex_run(&p, data, DTA_DATA_MAX);
+	*dlen = tool_hex_run(&p, data, DTA_DATA_MAX);
 	if (*dlen <= 0 || *p != '\n')
 		return false;
 	*next = p + 1;

@@ -175,41 +175,18 @@ DTA_API const char *dta_client_error(const struct dta_client *c)
 
 /* ---- small helpers ---- */
 
+/* @len bytes as hex into @out, NUL-terminated. */
 static void hex_put(char *out, const uint8_t *p, size_t len)
 {
-	static const char d[] = "0123456789abcdef";
-
-	for (size_t i = 0; i < len; i++) {
-		out[2 * i] = d[p[i] >> 4];
-		out[2 * i + 1] = d[p[i] & 15];
-	}
+	dta__hex_put(out, p, len);
 	out[2 * len] = 0;
-}
-
-static int hex_val(int ch)
-{
-	if (ch >= '0' && ch <= '9')
-		return ch - '0';
-	if (ch >= 'a' && ch <= 'f')
-		return ch - 'a' + 10;
-	if (ch >= 'A' && ch <= 'F')
-		return ch - 'A' + 10;
-	return -1;
 }
 
 /* Exactly @len bytes of hex text @s into @out; false when it is not. */
 static bool hex_get(const char *s, uint8_t *out, size_t len)
 {
-	if (!s || strlen(s) != 2 * len)
-		return false;
-	for (size_t i = 0; i < len; i++) {
-		int h = hex_val(s[2 * i]), l = hex_val(s[2 * i + 1]);
-
-		if (h < 0 || l < 0)
-			return false;
-		out[i] = (uint8_t)(h << 4 | l);
-	}
-	return true;
+	return s && strlen(s) == 2 * len &&
+	       dta__hex_decode(s, 2 * len, out) == (int)len;
 }
 
 static bool same_layout(const struct dta_layout *a, const struct dta_layout *b)

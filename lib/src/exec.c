@@ -482,15 +482,11 @@ static void put_u64(struct dta_buf *o, uint64_t v)
 
 static void put_hex(struct dta_buf *o, const uint8_t *p, size_t len)
 {
-	static const char d[] = "0123456789abcdef";
 	char *w = dta__buf_room(o, 2 * len);
 
 	if (!w)
 		return;
-	for (size_t i = 0; i < len; i++) {
-		*w++ = d[p[i] >> 4];
-		*w++ = d[p[i] & 15];
-	}
+	dta__hex_put(w, p, len);
 	o->len += 2 * len;
 }
 
@@ -714,20 +710,6 @@ static int split(char *line, char **w, int max)
 	return n;
 }
 
-/* Value of hex digit @c, or -1: a table, as every query decodes a key. */
-static int hexval(int c)
-{
-	static const signed char v[256] = {
-		['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5,
-		['5'] = 6, ['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
-		['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15,
-		['f'] = 16, ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14,
-		['E'] = 15, ['F'] = 16,
-	};
-
-	return v[(unsigned char)c] - 1;
-}
-
 /* Hex bytes (optional 0x) into @out: their count, or -1. */
 static int unhex(const char *s, uint8_t *out, size_t cap)
 {
@@ -738,14 +720,7 @@ static int unhex(const char *s, uint8_t *out, size_t cap)
 	n = strlen(s);
 	if (n == 0 || n % 2 || n / 2 > cap)
 		return -1;
-	for (size_t i = 0; i < n / 2; i++) {
-		int hi = hexval(s[2 * i]), lo = hexval(s[2 * i + 1]);
-
-		if (hi < 0 || lo < 0)
-			return -1;
-		out[i] = (uint8_t)(hi << 4 | lo);
-	}
-	return (int)(n / 2);
+	return dta__hex_decode(s, n, out);
 }
 
 /* Structure @name of primitive @prim, or -1 with an error answered. */

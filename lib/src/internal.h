@@ -33,6 +33,12 @@ struct dta_region;
 _Atomic uint32_t *dta__region_notify_word(const struct dta_region *r,
 					  int write);
 
+/* Lowercase hex of @len bytes at @p into @out (2 * @len chars, no NUL). */
+void dta__hex_put(char *out, const void *p, size_t len);
+/* @n hex digits at @s into @out (@n / 2 bytes): their count, or -1 when
+ * @n is odd or a character is not a hex digit. */
+int dta__hex_decode(const char *s, size_t n, uint8_t *out);
+
 /* Big-endian load/store of 1..8 byte fields. */
 static inline uint64_t dta__get_be(const uint8_t *p, unsigned bytes)
 {
