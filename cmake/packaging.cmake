@@ -100,8 +100,9 @@ This package contains the shared library.")
 set(CPACK_DEBIAN_DEV_PACKAGE_NAME libdta-dev)
 set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
 set(CPACK_COMPONENT_DEV_DEPENDS lib)
-# libdta.pc and dtaConfig.cmake ask pkg-config for libxxhash.
-set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS "libxxhash-dev, pkgconf | pkg-config")
+# libdta.pc and dtaConfig.cmake ask pkg-config for libxxhash and jansson.
+set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS
+    "libxxhash-dev, libjansson-dev, pkgconf | pkg-config")
 set(CPACK_COMPONENT_DEV_DESCRIPTION
 "Direct Telemetry Access library (development files)
 libdta implements Direct Telemetry Access (DTA, SIGCOMM 2023): telemetry

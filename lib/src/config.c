@@ -16,12 +16,16 @@
 
 #include "dta/config.h"
 #include "dta/hash.h"
+#include "dta/schema.h"
 #include "dta/translator.h"
 #include "dta/wire.h"
 #include "internal.h"
 
 #define MAX_KV 32
 #define VALUE_MAX 256
+/* The one key whose value may be longer: a structure's schema (up to a
+ * whole line). */
+#define LINE_MAX_BYTES 2048
 #define MAX_VALUES (1u << 20) /* Postcarding value set entries */
 
 struct kv {
@@ -37,6 +41,7 @@ struct section {
 	unsigned line;
 	unsigned nkv;
 	struct kv kv[MAX_KV];
+	char schema[LINE_MAX_BYTES]; /* the "schema" key's value, in full */
 };
 
 enum { SEC_NONE, SEC_COLLECTOR, SEC_TRANSLATOR, SEC_STRUCTURE, SEC_INT };
@@ -50,6 +55,7 @@ struct dta_config {
 	struct section intsec;                          /* [int] */
 	bool has_int;
 	struct kv coll_ref[DTA_CONFIG_MAX_STRUCTURES];  /* "collector" keys */
+	struct dta_schema schemas[DTA_CONFIG_MAX_STRUCTURES]; /* s[i].schema */
 };
 
 /*
@@ -342,6 +348,37 @@ static int get_count(struct section *s, const char *count_key,
 	return 0;
 }
 
+/* The "schema" key of structure c->s[c->n] (docs/config.md "Value
+ * schemas"): Key-Write data or Append entries, of exactly their size. */
+static int structure_schema(struct dta_config *c, struct section *s,
+			    const struct kv *kv, char *err, size_t errlen)
+{
+	struct dta_config_structure *cs = &c->s[c->n];
+	struct dta_schema *sc = &c->schemas[c->n];
+	const struct dta_layout *l = &cs->layout;
+	char why[160];
+	unsigned want;
+
+	if (l->primitive == DTA_PRIM_KEY_WRITE)
+		want = l->g.kw.data_len;
+	else if (l->primitive == DTA_PRIM_APPEND)
+		want = l->g.ap.entry_size;
+	else
+		return fail(err, errlen, kv->line, "schema: a %s structure "
+			    "holds no values a schema describes (key-write "
+			    "data or append entries)",
+			    dta_primitive_name(l->primitive));
+	if (dta_schema_parse(s->schema, sc, why, sizeof(why)))
+		return fail(err, errlen, kv->line, "schema: %s", why);
+	if (sc->size != want)
+		return fail(err, errlen, kv->line, "schema: its fields take %u "
+			    "bytes, not the %u of '%s'", (unsigned)sc->size,
+			    want, l->primitive == DTA_PRIM_KEY_WRITE ? "data"
+								    : "entry");
+	cs->schema = sc;
+	return 0;
+}
+
 static int finish_structure(struct dta_config *c, struct section *s,
 			    char *err, size_t errlen)
 {
@@ -456,6 +493,12 @@ static int finish_structure(struct dta_config *c, struct section *s,
 			    "%s (%s; docs/config.md)", s->name,
 			    dta_primitive_name(prim), dta_hash_family_name(fam),
 			    dta_strerror(rc));
+	kv = find_kv(s, "schema");
+	if (kv && (rc = structure_schema(c, s, kv, err, errlen)) != 0) {
+		free(cs->values);
+		cs->values = NULL;
+		return rc;
+	}
 	for (unsigned i = 0; i < s->nkv; i++)
 		if (!s->kv[i].used) {
 			free(cs->values);
@@ -808,7 +851,8 @@ static int parse_kv(struct section *s, char *p, unsigned line, char *err,
 		return fail(err, errlen, line, "key '%s' outside a section", k);
 	if (!*k || strlen(k) >= sizeof(s->kv[0].key))
 		return fail(err, errlen, line, "bad key");
-	if (!*v || strlen(v) >= VALUE_MAX)
+	if (!*v || (strlen(v) >= VALUE_MAX &&
+		    (s->kind != SEC_STRUCTURE || strcmp(k, "schema"))))
 		return fail(err, errlen, line, "%s: value missing or longer "
 			    "than %d characters", k, VALUE_MAX - 1);
 	for (unsigned i = 0; i < s->nkv; i++)
@@ -817,7 +861,9 @@ static int parse_kv(struct section *s, char *p, unsigned line, char *err,
 	if (s->nkv == MAX_KV)
 		return fail(err, errlen, line, "too many keys in one section");
 	snprintf(s->kv[s->nkv].key, sizeof(s->kv[0].key), "%s", k);
-	snprintf(s->kv[s->nkv].val, VALUE_MAX, "%s", v);
+	snprintf(s->kv[s->nkv].val, VALUE_MAX, "%.*s", VALUE_MAX - 1, v);
+	if (!strcmp(k, "schema"))
+		snprintf(s->schema, sizeof(s->schema), "%s", v);
 	s->kv[s->nkv].line = line;
 	s->kv[s->nkv].used = false;
 	s->nkv++;
@@ -884,6 +930,42 @@ static int resolve_collectors(struct dta_config *c, char *err, size_t errlen)
 	return 0;
 }
 
+/* Structure @i has INT role @key: without a schema of its own it gets the
+ * role's built-in one (dta_schema_int(); none when its size is beyond what
+ * a schema can describe); a declared one must be of the same size. */
+static int int_schema(struct dta_config *c, size_t i, const char *key,
+		      const struct kv *kv, char *err, size_t errlen)
+{
+	struct dta_config_structure *cs = &c->s[i];
+	const struct dta_layout *l = &cs->layout;
+	struct dta_schema b;
+	int role;
+	size_t size;
+
+	if (!strcmp(key, "path") && l->primitive == DTA_PRIM_KEY_WRITE)
+		role = DTA_SCHEMA_INT_PATH;
+	else if (!strcmp(key, "hops"))
+		role = DTA_SCHEMA_INT_HOP;
+	else if (!strcmp(key, "events"))
+		role = DTA_SCHEMA_INT_EVENT;
+	else
+		return 0;
+	size = role == DTA_SCHEMA_INT_EVENT ? l->g.ap.entry_size
+					    : l->g.kw.data_len;
+	if (dta_schema_int(role, size, &b))
+		return 0;
+	if (!cs->schema) {
+		c->schemas[i] = b;
+		cs->schema = &c->schemas[i];
+	} else if (cs->schema->size != b.size) {
+		return fail(err, errlen, kv->line, "%s: structure %s's schema "
+			    "takes %u bytes, the role's values %u", key,
+			    cs->name, (unsigned)cs->schema->size,
+			    (unsigned)b.size);
+	}
+	return 0;
+}
+
 /* The [int] keys naming structures: each names a declared structure of a
  * primitive and size the role takes (dta_translator_set_int_map() checks
  * the same at run time). */
@@ -904,6 +986,7 @@ static int resolve_int(struct dta_config *c, char *err, size_t errlen)
 		  "a Key-Increment structure" },
 	};
 	struct section *s = &c->intsec;
+	int rc;
 
 	if (!c->has_int)
 		return 0;
@@ -945,6 +1028,10 @@ static int resolve_int(struct dta_config *c, char *err, size_t errlen)
 				    "an event entry", kv->val,
 				    (unsigned)l->g.ap.entry_size,
 				    DTA_INT_EVENT_SIZE);
+		rc = int_schema(c, (size_t)(cs - c->s), roles[i].key, kv, err,
+				errlen);
+		if (rc)
+			return rc;
 		if (!strcmp(roles[i].key, "hops") || !strcmp(roles[i].key, "path")) {
 			const struct kv *rk = find_kv(s, "redundancy");
 			uint64_t red;
@@ -1042,7 +1129,7 @@ DTA_API int dta_config_parse(const char *text, size_t len,
 	c->ncoll = 1; /* the unnamed [collector], written or not */
 	c->coll[0].kind = SEC_COLLECTOR;
 	while (pos < len) {
-		char buf[1024], *p, *hash;
+		char buf[LINE_MAX_BYTES], *p, *hash;
 		size_t n = 0;
 
 		line++;

@@ -39,6 +39,8 @@ extern "C" {
 #define DTA_CONFIG_MAX_STRUCTURES 64
 #define DTA_CONFIG_MAX_COLLECTORS 16 /* [collector] and [collector NAME] */
 
+struct dta_schema; /* dta/schema.h */
+
 /**
  * struct dta_config_structure - one [structure NAME] section.
  * @name:      the structure's name (also its shared-memory object suffix).
@@ -54,6 +56,11 @@ extern "C" {
  *             ids @list_base + k * lists ..). Every share has @layout.
  * @collectors: the collectors (indices for dta_config_collector_name()),
  *             share k on @collectors[k].
+ * @schema:    what its values mean (Key-Write data, Append entries): the
+ *             "schema" key (its size is the data or entry size), else the
+ *             built-in schema of an [int] role the structure has
+ *             (dta_schema_int(): path, hops, events), else NULL. Owned by
+ *             the configuration.
  */
 struct dta_config_structure {
 	char name[DTA_CONFIG_NAME_MAX];
@@ -63,6 +70,7 @@ struct dta_config_structure {
 	size_t nvalues;
 	unsigned ncollectors;
 	uint8_t collectors[DTA_CONFIG_MAX_COLLECTORS];
+	const struct dta_schema *schema;
 };
 
 struct dta_config; /* opaque */
@@ -123,6 +131,66 @@ DTA_API const char *dta_config_collector_get(const struct dta_config *c,
 					     size_t i, const char *key);
 /* Share of structure @cs that collector @i holds, or -ENOENT. */
 DTA_API int dta_config_share(const struct dta_config_structure *cs, size_t i);
+/* Append: the report list id of list 0 of share @k of @cs (@list_base + k
+ * * lists); @list_base for other primitives. */
+DTA_API uint32_t dta_config_share_list_base(const struct dta_config_structure *cs,
+					    unsigned k);
+
+/*
+ * Where a configuration's collectors are (docs/config.md, [collector]):
+ * their sockets and shared-memory objects, the names that collectors,
+ * translators, dta-query and the client (dta/client.h) must agree on.
+ */
+
+/* Where default sockets live when root and nothing else is said. */
+#define DTA_RUN_DIR "/run/dta"
+/* The longest Unix socket path (sockaddr_un.sun_path, NUL excluded). */
+#define DTA_SOCKET_PATH_MAX 107
+
+/**
+ * dta_runtime_dir() - the directory of default sockets, the first of:
+ * $RUNTIME_DIRECTORY (its first entry; systemd's RuntimeDirectory=),
+ * DTA_RUN_DIR when we are root or it exists, $XDG_RUNTIME_DIR. Never a
+ * world-writable directory such as /tmp.
+ * Return: 0; -ENOENT when none applies; -ENAMETOOLONG when over @cap.
+ */
+DTA_API int dta_runtime_dir(char *out, size_t cap);
+
+/**
+ * dta_default_socket() - the default socket of collector @name:
+ * dta_runtime_dir()/dta-NAME.sock.
+ * Return: 0 or dta_runtime_dir()'s error; -ENAMETOOLONG when the path
+ * does not fit @cap or a Unix socket address (DTA_SOCKET_PATH_MAX).
+ */
+DTA_API int dta_default_socket(const char *name, char *out, size_t cap);
+
+/* Collector @i's name, its shared-memory prefix: its "name" key, else its
+ * section's NAME, else "dta"; NULL when @i is out of range. */
+DTA_API const char *dta_config_collector_id(const struct dta_config *c,
+					    size_t i);
+
+/* Collector @i's query socket: its "socket" key, else dta_default_socket()
+ * of dta_config_collector_id(). Return as dta_default_socket(); -ENOENT
+ * when @i is out of range. */
+DTA_API int dta_config_collector_socket(const struct dta_config *c, size_t i,
+					char *out, size_t cap);
+
+/**
+ * dta_config_shm_name() - the POSIX shared-memory name of structure @st of
+ * collector @coll (dta_config_collector_id()): "/dta-COLL.ST".
+ * Return: 0; -ENAMETOOLONG when it does not fit @cap or is longer than
+ * NAME_MAX - 1 bytes (what a region's shm name may be): never a truncated
+ * name, which two structures could share.
+ */
+DTA_API int dta_config_shm_name(const char *coll, const char *st, char *out,
+				size_t cap);
+
+/* Collector @i's octal mode key @key ("socket_mode", "shm_mode"; @def when
+ * absent) in *@mode. Return 0, or -EINVAL (not octal, or @i out of
+ * range). */
+DTA_API int dta_config_collector_mode(const struct dta_config *c, size_t i,
+				      const char *key, unsigned def,
+				      unsigned *mode);
 
 /**
  * dta_config_int_map() - the [int] section as a map for

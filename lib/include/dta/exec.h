@@ -196,6 +196,20 @@ DTA_API void dta_exec_text_flush(struct dta_exec_session *s,
 DTA_API int dta_exec_frame(struct dta_exec_session *s, const void *req,
 			   size_t len, struct dta_buf *out);
 
+/*
+ * Answers a server writes itself, to the request frame at @req (its
+ * header, at least 16 bytes, is echoed: op, structure, id), appended to
+ * @out: dta_frame_answer_text() a TEXT answer carrying @len bytes of JSON
+ * (no newline; for the text requests the server answers itself, such as
+ * `stats`), dta_frame_answer_error() an error answer with status |@err|
+ * (EINVAL if 0) and message @msg (dta_strerror(@err) if NULL or empty;
+ * counted in @out->errors).
+ */
+DTA_API void dta_frame_answer_text(struct dta_buf *out, const void *req,
+				   const char *json, size_t len);
+DTA_API void dta_frame_answer_error(struct dta_buf *out, const void *req,
+				    int err, const char *msg);
+
 #ifdef __cplusplus
 }
 #endif
