@@ -493,10 +493,12 @@ def parse_key(text: str) -> bytes:
         if not h or len(h) % 2:
             raise ValueError("bad hex key %r" % text)
         return bytes.fromhex(h)
-    if "." in s:
-        return socket.inet_pton(socket.AF_INET, s)
-    if ":" in s:
-        return socket.inet_pton(socket.AF_INET6, s)
+    if "." in s or ":" in s:
+        fam = socket.AF_INET if "." in s else socket.AF_INET6
+        try:
+            return socket.inet_pton(fam, s)
+        except OSError:
+            raise ValueError("bad IP address %r" % text) from None
     if not s.isdigit():
         raise ValueError("unrecognised key %r (docs/keys.md)" % text)
     v = int(s)

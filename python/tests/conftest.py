@@ -1,0 +1,78 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Fixtures: one private DTA system per test session (dtaenv.py), fed with
+dta-gen's four workloads with ground truth, the translator stopped (so its
+last Append batches are written) and snapshots taken."""
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(__file__))
+import dtaenv  # noqa: E402
+
+STRUCTURES = """\
+[structure paths]
+primitive = key-write
+slots = 4096
+data = 20
+schema = path:u32[5]
+
+[structure events]
+primitive = append
+lists = 2
+entry = 8
+batches = 64
+schema = seq:u32, value:u32
+
+[structure flows]
+primitive = postcard
+chunks = 4096
+values = 1-80
+
+[structure counts]
+primitive = key-increment
+width = 4096
+
+[structure raw]
+primitive = key-write
+slots = 64
+data = 8
+"""
+
+
+class System:
+    pass
+
+
+@pytest.fixture(scope="session")
+def system():
+    s = dtaenv.DtaSystem(STRUCTURES, "tests")
+    try:
+        s.start()
+        t = {}
+        for kind, args in (
+                ("kw", ["-n", "400", "-k", "200"]),
+                ("ap", ["-n", "300", "--lists", "2", "--entry", "8"]),
+                ("pc", ["-n", "100"]),
+                ("ki", ["-n", "600", "-k", "60"])):
+            path = os.path.join(s.dir, kind + ".truth")
+            s.gen("-t", kind, *args, "-T", path)
+            t[kind] = dtaenv.read_truth(path)
+        s.stop_translator()
+        s.snapshot()
+        s.truth = t
+        yield s
+    finally:
+        s.stop()
+
+
+def targets(s):
+    """Every target naming the system's structures, and whether it is a
+    collector socket (text requests go there only)."""
+    return {
+        "unix": "unix:" + s.sock,
+        "path": s.sock,
+        "config": "config:" + s.conf,
+        "map": "map:" + s.conf,
+        "snapshot": "snapshot:%s?config=%s" % (s.snapdir, s.conf),
+    }

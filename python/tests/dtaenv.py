@@ -1,0 +1,162 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""A private DTA system for the tests and bench/bench_python.py: a
+dta-collector and a dta-translator on loopback with their sockets and
+snapshots in a temporary directory, fed by dta-gen with ground truth, as
+tests/e2e/lib.sh does for the shell tests.
+
+The programs are found in $DTA_BUILD_DIR (collector/, translator/, gen/,
+query/ below it) or on PATH. Loss-free by construction: dta-gen sends
+with --sync against the translator's stats file, and stop() checks the
+translator's accounting (sent = received, nothing lost).
+"""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+
+
+def program(name):
+    """The path of program dta-NAME: $DTA_BUILD_DIR's, else PATH's."""
+    build = os.environ.get("DTA_BUILD_DIR")
+    if build:
+        sub = {"collector": "collector", "translator": "translator",
+               "gen": "gen", "query": "query"}[name]
+        p = os.path.join(build, sub, "dta-" + name)
+        if os.access(p, os.X_OK):
+            return p
+    p = shutil.which("dta-" + name)
+    if not p:
+        raise RuntimeError("dta-%s not found (set DTA_BUILD_DIR or PATH)"
+                           % name)
+    return p
+
+
+def read_truth(path):
+    """dta-gen's truth file as a list of (kind, fields...) tuples."""
+    out = []
+    with open(path) as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            out.append(tuple(line.split()))
+    return out
+
+
+class DtaSystem:
+    """One collector (and translator while sending) with structures
+    STRUCTURES (the [structure ...] sections' text)."""
+
+    def __init__(self, structures, name="py"):
+        self.dir = tempfile.mkdtemp(prefix="dta-py-%s." % name)
+        self.conf = os.path.join(self.dir, "dta.conf")
+        self.sock = os.path.join(self.dir, "collector.sock")
+        self.snapdir = os.path.join(self.dir, "snapshots")
+        self.stats = os.path.join(self.dir, "translator.json")
+        self.port = 42000 + (os.getpid() % 10000) * 2 + 1
+        self.name = "py-%s-%d" % (name, os.getpid())
+        self.collector = None
+        self.translator = None
+        self.sent = 0
+        with open(self.conf, "w") as f:
+            f.write("[collector]\nname = %s\nsocket = %s\nsnapshot_dir = %s\n"
+                    "\n[translator]\nport = %d\nbind = 127.0.0.1\n\n%s"
+                    % (self.name, self.sock, self.snapdir, self.port,
+                       structures))
+
+    def _start(self, args, log, ready_in):
+        logf = open(os.path.join(self.dir, log), "w")
+        p = subprocess.Popen(args, stdout=logf if ready_in == log else
+                             subprocess.DEVNULL, stderr=logf)
+        path = os.path.join(self.dir, ready_in)
+        end = time.monotonic() + 60
+        while True:
+            try:
+                with open(path) as f:
+                    if any(line.startswith("ready") for line in f):
+                        return p
+            except FileNotFoundError:
+                pass
+            if p.poll() is not None or time.monotonic() > end:
+                p.kill()
+                p.wait()
+                with open(os.path.join(self.dir, log)) as f:
+                    raise RuntimeError("%s did not start:\n%s"
+                                       % (args[0], f.read()))
+            time.sleep(0.05)
+
+    def start(self):
+        self.collector = self._start(
+            [program("collector"), "-c", self.conf], "collector.log",
+            "collector.log")
+        out = os.path.join(self.dir, "translator.out")
+        open(out, "w").close()
+        self.translator = subprocess.Popen(
+            [program("translator"), "-c", self.conf, "-o", self.stats, "-q"],
+            stdout=open(out, "w"),
+            stderr=open(os.path.join(self.dir, "translator.log"), "w"))
+        end = time.monotonic() + 60
+        while not os.path.exists(self.stats):
+            if self.translator.poll() is not None or time.monotonic() > end:
+                raise RuntimeError("dta-translator did not start: "
+                                   + open(os.path.join(self.dir,
+                                                       "translator.log")).read())
+            time.sleep(0.05)
+        return self
+
+    def gen(self, *args):
+        """dta-gen ARGS to the translator (--sync); returns its truth file
+        when ARGS has -T."""
+        r = subprocess.run([program("gen"), "-d", "127.0.0.1:%d" % self.port,
+                            "--sync", self.stats] + list(args),
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            raise RuntimeError("dta-gen %s failed: %s" % (args, r.stderr))
+        for line in r.stderr.splitlines():
+            if line.startswith("dta-gen: ") and " reports in" in line:
+                self.sent += int(line.split()[1])
+
+    def stop_translator(self):
+        """SIGTERM the translator (its last Append batches are written
+        then) and check its accounting: every report sent arrived."""
+        t, self.translator = self.translator, None
+        t.send_signal(signal.SIGTERM)
+        t.wait(60)
+        if t.returncode != 0:
+            raise RuntimeError("dta-translator exited %d" % t.returncode)
+        with open(os.path.join(self.dir, "translator.out")) as f:
+            text = f.read()
+        st = json.loads(text[text.index("{"):])
+        got = st["reports_in"] - st.get("seq_duplicates", 0) - \
+            st.get("seq_suspect", 0)
+        if got != self.sent or st.get("seq_lost", 0) or \
+                st.get("socket_drops", 0):
+            raise RuntimeError("translator accounting: sent %d, got %d, "
+                               "stats %s" % (self.sent, got, text))
+
+    def query(self, *args, check=True):
+        """dta-query -c CONF ARGS; its stdout."""
+        r = subprocess.run([program("query"), "-c", self.conf] + list(args),
+                           capture_output=True, text=True)
+        if check and r.returncode not in (0, 1):
+            raise RuntimeError("dta-query %s: %d %s" % (args, r.returncode,
+                                                        r.stderr))
+        return r.stdout
+
+    def snapshot(self):
+        """Make the collector write snapshots (dta-query snapshot)."""
+        self.query("snapshot")
+
+    def stop(self):
+        for p in (self.translator, self.collector):
+            if p and p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+                try:
+                    p.wait(30)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.wait()
+        self.translator = self.collector = None
+        shutil.rmtree(self.dir, ignore_errors=True)
