@@ -136,6 +136,29 @@ struct fixture *fixture_get(void)
 	return &f;
 }
 
+struct dta_exec *fixture_exec(void)
+{
+	static struct dta_exec *x;
+	struct fixture *f = fixture_get();
+
+	if (x)
+		return x;
+	if (dta_exec_create(&x))
+		abort();
+	for (size_t i = 0; i < f->n; i++) {
+		const struct dta_config_structure *cs = f->v[i].cs;
+		struct dta_exec_structure s = {
+			.name = cs->name, .layout = &cs->layout,
+			.area = f->area[i], .values = cs->values,
+			.nvalues = cs->nvalues, .list_base = cs->list_base,
+		};
+
+		if (dta_exec_add(x, &s) != (int)i)
+			abort();
+	}
+	return x;
+}
+
 void fixture_restore(struct fixture *f)
 {
 	for (size_t i = 0; i < f->n; i++)

@@ -27,6 +27,9 @@ struct fixture {
 
 /* The fixture, built on first use (aborts if it cannot be). */
 struct fixture *fixture_get(void);
+/* The fixture's structures in a query executor (dta/exec.h), in their
+ * order, built on first use (aborts if it cannot be). */
+struct dta_exec *fixture_exec(void);
 /* Put every area back to its populated contents. */
 void fixture_restore(struct fixture *f);
 /* Key @i of the keys written: 10.0.0.i:(1000+i)->10.0.1.1:80/tcp. */

@@ -4,7 +4,8 @@
  * by mutation alone (docs/fuzzing.md): region files of the fixture's
  * populated structures (fuzz_region), request lines that hit them
  * (fuzz_query), and the collector's answers to those requests plus a
- * switch description (fuzz_json). Usage: fuzz-seeds CORPUS-DIR
+ * switch description (fuzz_json), request frames of every operation
+ * (fuzz_exec_frame). Usage: fuzz-seeds CORPUS-DIR
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "fixture.h"
+#include "frame_internal.h"
 
 static void write_file(const char *dir, const char *name, const void *p,
 		       size_t len)
@@ -54,20 +56,20 @@ static void requests(struct fixture *f, const char *corpus)
 {
 	char dir[4096], name[64], hex[2 * FIX_KEY_LEN + 1], req[256];
 	uint8_t key[FIX_KEY_LEN];
-	struct tool_session sess = { 0 };
+	struct dta_exec_session *sess;
 	char *all = NULL;
 	size_t alllen = 0;
 	FILE *script = open_memstream(&all, &alllen);
 	unsigned n = 0;
 
+	if (dta_exec_session_create(fixture_exec(), &sess))
+		exit(1);
 	for (size_t i = 0; i < f->n + 1; i++) {
 		const char *st = i < f->n ? f->v[i].cs->name : "nosuch";
 		int prim = i < f->n ? f->v[i].l->primitive : 0;
 
 		for (unsigned k = 0; k < 3; k++) {
-			char *buf = NULL;
-			size_t len = 0;
-			FILE *out;
+			struct dta_buf out = { 0 };
 
 			fixture_key(k * 7, key);
 			tool_hex(key, sizeof(key), hex);
@@ -94,13 +96,14 @@ static void requests(struct fixture *f, const char *corpus)
 			snprintf(dir, sizeof(dir), "%s/fuzz_query", corpus);
 			snprintf(name, sizeof(name), "seed-%02u", n);
 			write_file(dir, name, req, strlen(req));
-			out = open_memstream(&buf, &len);
-			if (tool_exec(f->v, f->n, &sess, req, out) < 0)
+			if (dta_exec_text(sess, req, strlen(req), &out))
 				exit(1);
-			fclose(out);
+			dta_exec_text_flush(sess, &out);
+			if (out.oom || !out.len)
+				exit(1);
 			snprintf(dir, sizeof(dir), "%s/fuzz_json", corpus);
-			write_file(dir, name, buf, len);
-			free(buf);
+			write_file(dir, name, out.p, out.len - 1); /* no newline */
+			dta_buf_free(&out);
 			n++;
 		}
 	}
@@ -108,7 +111,87 @@ static void requests(struct fixture *f, const char *corpus)
 	snprintf(dir, sizeof(dir), "%s/fuzz_query", corpus);
 	write_file(dir, "seed-all", all, alllen);
 	free(all);
-	tool_session_free(&sess);
+	dta_exec_session_destroy(sess);
+}
+
+/* One fuzz_exec_frame record: mode 1 (length as written), its length,
+ * the frame. */
+static void frame_record(struct dta_buf *b, const struct dta__frame_request *r)
+{
+	struct dta_buf fr = { 0 };
+	uint8_t h[3] = { 1 };
+
+	if (dta__frame_request_put(&fr, r))
+		exit(1);
+	h[1] = (uint8_t)(fr.len >> 8);
+	h[2] = (uint8_t)fr.len;
+	dta_buf_put(b, h, sizeof(h));
+	dta_buf_put(b, fr.p, fr.len);
+	dta_buf_free(&fr);
+}
+
+/* Request frames of every operation on every structure (the right one
+ * and the others), TEXT requests, and one frame cut short. */
+static void frames(struct fixture *f, const char *corpus)
+{
+	static const char *const text[] = { "info", "stats", "kw flows 0x0a",
+					    "ap log 0 8 oldest" };
+	char dir[4096], name[64];
+	uint8_t keys[3 * FIX_KEY_LEN];
+	struct dta_buf all = { 0 };
+
+	snprintf(dir, sizeof(dir), "%s/fuzz_exec_frame", corpus);
+	for (unsigned k = 0; k < 3; k++)
+		fixture_key(k * 5, keys + k * FIX_KEY_LEN);
+	for (size_t i = 0; i < f->n; i++) {
+		for (unsigned op = DTA_FRAME_KW; op <= DTA_FRAME_AP; op++) {
+			struct dta__frame_request r = {
+				.op = op, .structure = (unsigned)i,
+				.id = (uint32_t)(i * 8 + op), .n = 3,
+				.klen = FIX_KEY_LEN, .arg = op == DTA_FRAME_KI,
+				.payload = keys, .payload_len = sizeof(keys),
+			};
+			struct dta_buf b = { 0 };
+
+			if (op == DTA_FRAME_AP) {
+				r.n = 8;
+				r.klen = 0;
+				r.arg = 0;
+				r.payload_len = 0;
+			}
+			frame_record(&b, &r);
+			if (f->v[i].l->primitive == (op == DTA_FRAME_KW ? DTA_PRIM_KEY_WRITE
+						     : op == DTA_FRAME_PC ? DTA_PRIM_POSTCARD
+						     : op == DTA_FRAME_KI ? DTA_PRIM_KEY_INCREMENT
+									  : DTA_PRIM_APPEND)) {
+				snprintf(name, sizeof(name), "seed-%s-%u",
+					 f->v[i].cs->name, op);
+				write_file(dir, name, b.p, b.len);
+			}
+			dta_buf_put(&all, b.p, b.len);
+			dta_buf_free(&b);
+		}
+	}
+	for (size_t t = 0; t < sizeof(text) / sizeof(text[0]); t++) {
+		struct dta__frame_request r = {
+			.op = DTA_FRAME_TEXT, .id = (uint32_t)t,
+			.payload = (const uint8_t *)text[t],
+			.payload_len = strlen(text[t]),
+		};
+		struct dta_buf b = { 0 };
+
+		frame_record(&b, &r);
+		snprintf(name, sizeof(name), "seed-text-%zu", t);
+		write_file(dir, name, b.p, b.len);
+		dta_buf_put(&all, b.p, b.len);
+		dta_buf_free(&b);
+	}
+	if (all.oom)
+		exit(1);
+	write_file(dir, "seed-all", all.p, all.len);
+	/* A frame whose length field says more than there is. */
+	write_file(dir, "seed-short", all.p, 20);
+	dta_buf_free(&all);
 }
 
 int main(int argc, char **argv)
@@ -133,6 +216,7 @@ int main(int argc, char **argv)
 	}
 	regions(f, argv[1]);
 	requests(f, argv[1]);
+	frames(f, argv[1]);
 	snprintf(dir, sizeof(dir), "%s/fuzz_json", argv[1]);
 	write_file(dir, "seed-switch", desc, sizeof(desc) - 1);
 	return 0;

@@ -1,0 +1,2179 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The query client (dta/client.h): one handle over a collector's socket,
+ * its shared memory, its snapshot files, or every collector of a
+ * configuration.
+ *
+ * Units: the client talks to "units", one per collector (index = the
+ * configuration's collector index; 0 without a configuration). A unit is
+ * either a socket link or a local executor over regions this process
+ * maps. A structure has shares, share k on unit unit[k] where the unit
+ * knows it by index idx[k] (its executor's, or its place in the
+ * collector's `info`).
+ *
+ * Sockets are non-blocking and driven by poll(): requests of a batch are
+ * sent while answers are read, a bounded window ahead, so neither side
+ * ever waits for the other with both buffers full (the collector stops
+ * reading a client whose answers pile up; a client that only wrote would
+ * then wait forever).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "dta/client.h"
+#include "dta/config.h"
+#include "dta/exec.h"
+#include "dta/frame.h"
+#include "dta/hash.h"
+#include "dta/region.h"
+#include "dta/schema.h"
+#include "dta/wire.h"
+#include "frame_internal.h"
+#include "internal.h"
+
+#define ERR_MAX 512
+/* Keys per request frame: small enough that the collector starts on the
+ * first frame while the next ones are on their way, large enough that a
+ * frame's fixed costs vanish. */
+#define FRAME_KEYS 8192
+/* Request frames (binary) or lines (text) in flight per connection. */
+#define WINDOW_FRAMES 8
+#define WINDOW_LINES 1024
+/* Unsent request bytes buffered ahead at most. */
+#define SEND_AHEAD (4u << 20)
+#define RECV_CHUNK (256u << 10)
+
+enum { KIND_SOCKET = 1, KIND_LOCAL };
+
+struct followed {
+	int s;         /* the collector's structure index */
+	uint32_t list; /* list within it */
+};
+
+/* One connection to a collector. */
+struct link {
+	int fd; /* -1: closed */
+	bool text;
+	bool dead; /* lost: every later use fails */
+	uint32_t max_frame;
+	uint32_t id;
+	uint8_t *rb; /* received, rb[roff..rlen) not consumed yet */
+	size_t roff, rlen, rcap;
+	struct dta_buf sb; /* to send, sb.p[soff..sb.len) */
+	size_t soff;
+	/* Append lists this connection's session ever followed: the
+	 * collector keeps a consumer for each until the connection ends. */
+	struct followed f[DTA_EXEC_READERS_MAX];
+	unsigned nf;
+};
+
+struct unit {
+	bool used; /* holds a share of some structure */
+	int kind;
+	char what[PATH_MAX + 160]; /* for messages */
+	char path[DTA_SOCKET_PATH_MAX + 1];   /* socket */
+	struct link ln;
+	struct dta_exec *x; /* local */
+	struct dta_exec_session *sess;
+	struct dta_region *r[DTA_CONFIG_MAX_STRUCTURES];
+	size_t nr;
+};
+
+struct cstruct {
+	struct dta_client_structure pub;
+	char name[DTA_CONFIG_NAME_MAX];
+	struct dta_schema schema;
+	uint32_t *values;
+	uint32_t lps; /* Append: lists of one share */
+	unsigned nshares;
+	uint8_t unit[DTA_CONFIG_MAX_COLLECTORS];
+	int idx[DTA_CONFIG_MAX_COLLECTORS];
+	uint32_t base[DTA_CONFIG_MAX_COLLECTORS]; /* list base of share k */
+};
+
+struct dta_client {
+	unsigned flags;
+	struct dta_config *cfg;
+	struct unit u[DTA_CONFIG_MAX_COLLECTORS];
+	size_t nu;
+	struct cstruct s[DTA_CONFIG_MAX_STRUCTURES];
+	size_t ns;
+	struct dta_client_cursor *cursors;
+	char err[ERR_MAX];
+};
+
+struct dta_client_cursor {
+	struct dta_client *c;
+	struct dta_client_cursor *next;
+	size_t si;
+	unsigned share;
+	uint32_t list; /* within the share */
+	int from;
+	uint64_t position;
+	struct unit *u;
+	struct dta_exec_session *sess; /* local: its own consumer */
+	struct unit *own;              /* socket: its own connection, or NULL */
+};
+
+/* ---- errors ---- */
+
+DTA__PRINTF(3, 4)
+static int fail(struct dta_client *c, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(c->err, sizeof(c->err), fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+static int ok(struct dta_client *c)
+{
+	c->err[0] = 0;
+	return 0;
+}
+
+DTA_API const char *dta_client_error(const struct dta_client *c)
+{
+	return c ? c->err : "no client";
+}
+
+/* ---- small helpers ---- */
+
+static void hex_put(char *out, const uint8_t *p, size_t len)
+{
+	static const char d[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < len; i++) {
+		out[2 * i] = d[p[i] >> 4];
+		out[2 * i + 1] = d[p[i] & 15];
+	}
+	out[2 * len] = 0;
+}
+
+static int hex_val(int ch)
+{
+	if (ch >= '0' && ch <= '9')
+		return ch - '0';
+	if (ch >= 'a' && ch <= 'f')
+		return ch - 'a' + 10;
+	if (ch >= 'A' && ch <= 'F')
+		return ch - 'A' + 10;
+	return -1;
+}
+
+/* Exactly @len bytes of hex text @s into @out; false when it is not. */
+static bool hex_get(const char *s, uint8_t *out, size_t len)
+{
+	if (!s || strlen(s) != 2 * len)
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		int h = hex_val(s[2 * i]), l = hex_val(s[2 * i + 1]);
+
+		if (h < 0 || l < 0)
+			return false;
+		out[i] = (uint8_t)(h << 4 | l);
+	}
+	return true;
+}
+
+static bool same_layout(const struct dta_layout *a, const struct dta_layout *b)
+{
+	uint8_t x[DTA_LAYOUT_WIRE_SIZE], y[DTA_LAYOUT_WIRE_SIZE];
+
+	return dta_layout_encode(a, x, sizeof(x)) == DTA_LAYOUT_WIRE_SIZE &&
+	       dta_layout_encode(b, y, sizeof(y)) == DTA_LAYOUT_WIRE_SIZE &&
+	       !memcmp(x, y, sizeof(x));
+}
+
+static size_t min_sz(size_t a, size_t b)
+{
+	return a < b ? a : b;
+}
+
+/* ---- sockets ---- */
+
+static void dir_of(const char *path, char *out, size_t cap)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		snprintf(out, cap, ".");
+	else if (slash == path)
+		snprintf(out, cap, "/");
+	else
+		snprintf(out, cap, "%.*s", (int)(slash - path), path);
+}
+
+/*
+ * Connect to the collector socket at @path and check who answers: the
+ * peer's uid (SO_PEERCRED) must be our effective uid, root, or the owner
+ * of the socket's directory (docs/security.md): anyone may create a
+ * socket where they can write, and whoever owns the directory could
+ * replace ours anyway.
+ */
+static int sock_connect(struct dta_client *c, const char *path,
+			const char *what)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct ucred cr;
+	socklen_t crlen = sizeof(cr);
+	struct stat st;
+	char dir[PATH_MAX];
+	int fd, e;
+
+	if (strlen(path) > DTA_SOCKET_PATH_MAX)
+		return fail(c, -ENAMETOOLONG, "%s: socket path %s is %zu bytes; "
+			    "a Unix socket path has at most %d", what, path,
+			    strlen(path), DTA_SOCKET_PATH_MAX);
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return fail(c, -errno, "%s: socket: %s", what, strerror(errno));
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		e = errno;
+		close(fd);
+		return fail(c, -e, "cannot reach %s: %s", what, strerror(e));
+	}
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &crlen) < 0) {
+		e = errno;
+		close(fd);
+		return fail(c, -e, "%s: cannot learn who answers (SO_PEERCRED): "
+			    "%s", what, strerror(e));
+	}
+	dir_of(path, dir, sizeof(dir));
+	if (cr.uid == geteuid() || cr.uid == 0 ||
+	    (stat(dir, &st) == 0 && st.st_uid == cr.uid)) {
+		if (fcntl(fd, F_SETFL, O_NONBLOCK) < 0) {
+			e = errno;
+			close(fd);
+			return fail(c, -e, "%s: %s", what, strerror(e));
+		}
+		return fd;
+	}
+	close(fd);
+	return fail(c, -EPERM, "%s is answered by a process of uid %u, which "
+		    "is neither you (uid %u), root, nor the owner of %s: "
+		    "refusing to talk to it (docs/security.md)", what,
+		    (unsigned)cr.uid, (unsigned)geteuid(), dir);
+}
+
+static void link_close(struct link *ln)
+{
+	if (ln->fd >= 0)
+		close(ln->fd);
+	ln->fd = -1;
+	free(ln->rb);
+	ln->rb = NULL;
+	ln->roff = ln->rlen = ln->rcap = 0;
+	dta_buf_free(&ln->sb);
+	ln->soff = 0;
+}
+
+/* The connection broke or the collector said something we cannot follow:
+ * nothing later on it can be trusted to match its requests. */
+static int link_lost(struct dta_client *c, struct unit *u, int code,
+		     const char *why)
+{
+	u->ln.dead = true;
+	if (u->ln.fd >= 0)
+		close(u->ln.fd);
+	u->ln.fd = -1;
+	return fail(c, code, "%s: %s", u->what, why);
+}
+
+/* Read what the socket has now into rb (0 when nothing: EAGAIN). */
+static int link_recv(struct dta_client *c, struct unit *u)
+{
+	struct link *ln = &u->ln;
+	ssize_t n;
+
+	if (ln->rcap - ln->rlen < RECV_CHUNK / 4 && ln->roff) {
+		memmove(ln->rb, ln->rb + ln->roff, ln->rlen - ln->roff);
+		ln->rlen -= ln->roff;
+		ln->roff = 0;
+	}
+	if (ln->rcap - ln->rlen < RECV_CHUNK / 4) {
+		size_t cap = ln->rcap ? 2 * ln->rcap : RECV_CHUNK;
+		uint8_t *p = realloc(ln->rb, cap);
+
+		if (!p)
+			return fail(c, -ENOMEM, "%s: out of memory", u->what);
+		ln->rb = p;
+		ln->rcap = cap;
+	}
+	for (;;) {
+		n = recv(ln->fd, ln->rb + ln->rlen, ln->rcap - ln->rlen, 0);
+		if (n > 0) {
+			ln->rlen += (size_t)n;
+			return 1;
+		}
+		if (n == 0)
+			return link_lost(c, u, -ECONNRESET,
+					 "the collector closed the connection "
+					 "(it stopped, or dropped this client: "
+					 "see its log)");
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN || errno == EWOULDBLOCK)
+			return 0;
+		return link_lost(c, u, -errno, strerror(errno));
+	}
+}
+
+/* Make room for a frame of @len bytes at roff. */
+static int link_room(struct dta_client *c, struct unit *u, size_t len)
+{
+	struct link *ln = &u->ln;
+	uint8_t *p;
+
+	if (ln->rcap - ln->roff >= len)
+		return 0;
+	if (ln->roff) {
+		memmove(ln->rb, ln->rb + ln->roff, ln->rlen - ln->roff);
+		ln->rlen -= ln->roff;
+		ln->roff = 0;
+	}
+	if (ln->rcap >= len)
+		return 0;
+	p = realloc(ln->rb, len + RECV_CHUNK);
+	if (!p)
+		return fail(c, -ENOMEM, "%s: out of memory", u->what);
+	ln->rb = p;
+	ln->rcap = len + RECV_CHUNK;
+	return 0;
+}
+
+/*
+ * The next complete answer in rb, if any: a frame (binary) or a line
+ * without its newline (text, and @line). Return 1 with *@p and *@len set
+ * (*@used: bytes to consume), 0 when not complete yet, or an error.
+ */
+static int link_answer(struct dta_client *c, struct unit *u, bool line,
+		       const uint8_t **p, size_t *len, size_t *used)
+{
+	struct link *ln = &u->ln;
+	size_t have = ln->rlen - ln->roff;
+	const uint8_t *b = ln->rb + ln->roff;
+	long flen;
+
+	if (line) {
+		const uint8_t *nl = have ? memchr(b, '\n', have) : NULL;
+
+		if (!nl)
+			return 0;
+		*p = b;
+		*len = (size_t)(nl - b);
+		*used = *len + 1;
+		return 1;
+	}
+	flen = dta_frame_length(b, have);
+	if (flen < 0)
+		return link_lost(c, u, -DTA_E_PROTOCOL,
+				 "the collector sent a frame with a bad length");
+	if (flen == 0)
+		return 0;
+	if (have < (size_t)flen) {
+		int err = link_room(c, u, (size_t)flen);
+
+		return err ? err : 0;
+	}
+	*p = b;
+	*len = (size_t)flen;
+	*used = (size_t)flen;
+	return 1;
+}
+
+/*
+ * A pipeline of @n requests on unit @u's connection (or @u's own): put()
+ * appends request i to the send buffer, take() consumes its answer (a
+ * frame, or a line with @line). At most @window requests are in flight.
+ * A put() or take() error stops new requests; the answers to those sent
+ * are still read (so the connection stays in step) and the first error
+ * is returned.
+ */
+struct pipe {
+	bool line;
+	size_t window;
+	int (*put)(struct dta_client *c, void *ctx, size_t i, struct dta_buf *sb);
+	int (*take)(struct dta_client *c, void *ctx, size_t i, const uint8_t *p,
+		    size_t len);
+	void *ctx;
+};
+
+static int pipeline(struct dta_client *c, struct unit *u, size_t n,
+		    const struct pipe *pp)
+{
+	struct link *ln = &u->ln;
+	size_t built = 0, done = 0;
+	int first = 0, rc;
+
+	if (ln->dead || ln->fd < 0)
+		return fail(c, -EPIPE, "%s: the connection was lost earlier; "
+			    "open the client again", u->what);
+	ln->sb.len = ln->soff = 0;
+	while (done < (first ? built : n)) {
+		struct pollfd pfd = { .fd = ln->fd, .events = POLLIN };
+		const uint8_t *p = NULL;
+		size_t len = 0, used = 0;
+
+		while (!first && built < n && built - done < pp->window &&
+		       ln->sb.len - ln->soff < SEND_AHEAD) {
+			rc = pp->put(c, pp->ctx, built, &ln->sb);
+			if (!rc && ln->sb.oom)
+				rc = fail(c, -ENOMEM, "out of memory");
+			if (rc) {
+				first = rc;
+				break;
+			}
+			built++;
+		}
+		/* Answers already here. */
+		while (done < built) {
+			rc = link_answer(c, u, pp->line, &p, &len, &used);
+			if (rc < 0)
+				return rc;
+			if (rc == 0)
+				break;
+			rc = pp->take(c, pp->ctx, done, p, len);
+			ln->roff += used;
+			done++;
+			if (rc == -DTA_E_PROTOCOL)
+				return rc; /* link_lost() was called */
+			if (rc && !first)
+				first = rc;
+		}
+		if (done == (first ? built : n))
+			break;
+		if (ln->soff < ln->sb.len)
+			pfd.events |= POLLOUT;
+		if (poll(&pfd, 1, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return fail(c, -errno, "%s: poll: %s", u->what,
+				    strerror(errno));
+		}
+		if ((pfd.revents & POLLOUT) && ln->soff < ln->sb.len) {
+			ssize_t w = send(ln->fd, ln->sb.p + ln->soff,
+					 ln->sb.len - ln->soff,
+					 MSG_NOSIGNAL | MSG_DONTWAIT);
+
+			if (w > 0) {
+				ln->soff += (size_t)w;
+				if (ln->soff == ln->sb.len)
+					ln->sb.len = ln->soff = 0;
+			} else if (w < 0 && errno != EAGAIN && errno != EINTR &&
+				   errno != EWOULDBLOCK) {
+				/* EPIPE, ECONNRESET: read what it said
+				 * before it went. */
+				ln->sb.len = ln->soff = 0;
+				if (!first)
+					first = fail(c, -errno, "%s: %s",
+						     u->what, strerror(errno));
+				n = built;
+			}
+		}
+		if (pfd.revents & (POLLIN | POLLHUP | POLLERR)) {
+			rc = link_recv(c, u);
+			if (rc < 0)
+				return first && first != -EPIPE &&
+						       first != -ECONNRESET
+					       ? first : rc;
+		}
+	}
+	return first;
+}
+
+/* ---- one request, one answer ---- */
+
+struct one {
+	const void *req;
+	size_t len;
+	uint8_t *ans; /* malloc'd copy, NUL-terminated */
+	size_t ans_len;
+};
+
+static int one_put(struct dta_client *c, void *ctx, size_t i,
+		   struct dta_buf *sb)
+{
+	struct one *o = ctx;
+
+	(void)c;
+	(void)i;
+	dta_buf_put(sb, o->req, o->len);
+	return 0;
+}
+
+static int one_take(struct dta_client *c, void *ctx, size_t i,
+		    const uint8_t *p, size_t len)
+{
+	struct one *o = ctx;
+
+	(void)i;
+	o->ans = malloc(len + 1);
+	if (!o->ans)
+		return fail(c, -ENOMEM, "out of memory");
+	memcpy(o->ans, p, len);
+	o->ans[len] = 0;
+	o->ans_len = len;
+	return 0;
+}
+
+/* Send @len bytes and read one answer (a line with @line, else a frame)
+ * into *@ans (malloc'd, NUL-terminated; the caller frees it). */
+static int ask_raw(struct dta_client *c, struct unit *u, const void *req,
+		   size_t len, bool line, uint8_t **ans, size_t *ans_len)
+{
+	struct one o = { .req = req, .len = len };
+	struct pipe pp = { .line = line, .window = 1, .put = one_put,
+			   .take = one_take, .ctx = &o };
+	int rc = pipeline(c, u, 1, &pp);
+
+	if (rc) {
+		free(o.ans);
+		return rc;
+	}
+	*ans = o.ans;
+	*ans_len = o.ans_len;
+	return 0;
+}
+
+/* Text request @req to @u, in the connection's mode: its JSON answer in
+ * *@json (malloc'd). An error frame becomes {"error":MSG}. */
+static int ask_text(struct dta_client *c, struct unit *u, const char *req,
+		    char **json)
+{
+	struct dta__frame_request r = { .op = DTA_FRAME_TEXT };
+	struct dta__frame_answer a;
+	struct dta_buf b = { 0 };
+	uint8_t *ans = NULL;
+	size_t alen;
+	int rc;
+
+	if (u->ln.text) {
+		dta_buf_put(&b, req, strlen(req));
+		dta_buf_put(&b, "\n", 1);
+	} else {
+		r.id = u->ln.id++;
+		r.payload = (const uint8_t *)req;
+		r.payload_len = strlen(req);
+		rc = dta__frame_request_put(&b, &r);
+		if (rc) {
+			dta_buf_free(&b);
+			return fail(c, rc, "%s: request %.40s: %s", u->what,
+				    req, dta_strerror(rc));
+		}
+	}
+	if (b.oom) {
+		dta_buf_free(&b);
+		return fail(c, -ENOMEM, "out of memory");
+	}
+	rc = ask_raw(c, u, b.p, b.len, u->ln.text, &ans, &alen);
+	dta_buf_free(&b);
+	if (rc)
+		return rc;
+	if (u->ln.text) {
+		*json = (char *)ans;
+		return 0;
+	}
+	if (dta__frame_answer_parse(ans, alen, &a) || a.op != DTA_FRAME_TEXT ||
+	    a.id != r.id) {
+		free(ans);
+		return link_lost(c, u, -DTA_E_PROTOCOL,
+				 "the collector's answer does not match the "
+				 "request");
+	}
+	if (a.status) {
+		json_t *o = json_pack("{s:s%}", "error", a.msg, a.msg_len);
+
+		*json = o ? json_dumps(o, JSON_COMPACT) : NULL;
+		json_decref(o);
+	} else {
+		*json = strndup((const char *)a.data, a.data_len);
+	}
+	free(ans);
+	if (!*json)
+		return fail(c, -ENOMEM, "out of memory");
+	return 0;
+}
+
+/* Parse @js, which must be a JSON object. */
+static json_t *parse_obj(const char *js, size_t len)
+{
+	json_t *o = json_loadb(js, len, JSON_REJECT_DUPLICATES, NULL);
+
+	if (o && !json_is_object(o)) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* The connection's mode: `binary` switches it to frames unless the caller
+ * asked for text lines. */
+static int link_start(struct dta_client *c, struct unit *u)
+{
+	static const char req[] = "binary\n";
+	uint8_t *ans;
+	size_t alen;
+	json_t *o, *mf;
+	int rc;
+
+	u->ln.max_frame = DTA_FRAME_MAX;
+	if (u->ln.text)
+		return 0;
+	rc = ask_raw(c, u, req, sizeof(req) - 1, true, &ans, &alen);
+	if (rc)
+		return rc;
+	o = parse_obj((const char *)ans, alen);
+	mf = o ? json_object_get(o, "max_frame") : NULL;
+	if (!o || !json_is_integer(json_object_get(o, "binary")) ||
+	    !json_is_integer(mf) || json_integer_value(mf) < 256) {
+		json_t *e = o ? json_object_get(o, "error") : NULL;
+
+		rc = fail(c, -DTA_E_PROTOCOL, "%s does not speak binary frames"
+			  " (it answered %.200s%s); use DTA_CLIENT_TEXT for "
+			  "text lines", u->what,
+			  json_is_string(e) ? json_string_value(e)
+					    : (const char *)ans,
+			  json_is_string(e) ? "" : "");
+		json_decref(o);
+		free(ans);
+		return rc;
+	}
+	if (json_integer_value(mf) < (json_int_t)DTA_FRAME_MAX)
+		u->ln.max_frame = (uint32_t)json_integer_value(mf);
+	json_decref(o);
+	free(ans);
+	return 0;
+}
+
+/* ---- structures from a collector's `info` ---- */
+
+static int json_u64(json_t *o, const char *key, uint64_t *v)
+{
+	json_t *j = json_object_get(o, key);
+
+	if (!json_is_integer(j) || json_integer_value(j) < 0)
+		return -1;
+	*v = (uint64_t)json_integer_value(j);
+	return 0;
+}
+
+/* The layout of an `info` entry: "layout" (the encoded layout, exact)
+ * when the collector gives it, else rebuilt from the geometry keys. */
+static int info_layout(json_t *e, struct dta_layout *l)
+{
+	const char *hex = json_string_value(json_object_get(e, "layout"));
+	const char *prim = json_string_value(json_object_get(e, "primitive"));
+	const char *hash = json_string_value(json_object_get(e, "hash"));
+	uint64_t a = 0, b = 0, d = 0, f = 0, seed = 0;
+	int p, fam;
+
+	if (hex) {
+		uint8_t buf[DTA_LAYOUT_WIRE_SIZE];
+
+		if (!hex_get(hex, buf, sizeof(buf)))
+			return -DTA_E_PROTOCOL;
+		return dta_layout_decode(buf, sizeof(buf), l);
+	}
+	p = prim ? dta_primitive_parse(prim) : -1;
+	fam = hash ? dta_hash_family_parse(hash) : -1;
+	if (p < 0 || (p != DTA_PRIM_APPEND && (fam < 0 ||
+					       json_u64(e, "seed", &seed))))
+		return -DTA_E_PROTOCOL;
+	switch (p) {
+	case DTA_PRIM_KEY_WRITE:
+		if (json_u64(e, "slots", &a) || json_u64(e, "data", &b) ||
+		    json_u64(e, "checksum", &d) || json_u64(e, "redundancy", &f))
+			return -DTA_E_PROTOCOL;
+		return dta_layout_kw(l, a, (unsigned)b, (unsigned)d,
+				     (unsigned)f, fam, seed);
+	case DTA_PRIM_POSTCARD:
+		if (json_u64(e, "chunks", &a) || json_u64(e, "hops", &b) ||
+		    json_u64(e, "slot_bytes", &d) ||
+		    json_u64(e, "redundancy", &f))
+			return -DTA_E_PROTOCOL;
+		return dta_layout_pc(l, a, (unsigned)b, (unsigned)d,
+				     (unsigned)f, fam, seed);
+	case DTA_PRIM_APPEND:
+		if (json_u64(e, "lists", &a) || json_u64(e, "batches", &b) ||
+		    json_u64(e, "batch", &d) || json_u64(e, "entry", &f) ||
+		    a > UINT32_MAX || b > UINT32_MAX)
+			return -DTA_E_PROTOCOL;
+		return dta_layout_ap(l, (uint32_t)a, (uint32_t)b, (unsigned)d,
+				     (unsigned)f, 0);
+	case DTA_PRIM_KEY_INCREMENT:
+		if (json_u64(e, "width", &a) || json_u64(e, "rows", &b) ||
+		    json_u64(e, "banks", &d))
+			return -DTA_E_PROTOCOL;
+		return dta_layout_ki(l, a, (unsigned)b, (unsigned)d, fam, seed);
+	}
+	return -DTA_E_PROTOCOL;
+}
+
+/* Ask @u for `info`: its structures array in *@arr (a reference the
+ * caller drops with json_decref(*@root)). */
+static int link_info(struct dta_client *c, struct unit *u, json_t **root,
+		     json_t **arr)
+{
+	char *js = NULL;
+	json_t *o;
+	int rc = ask_text(c, u, "info", &js);
+
+	if (rc)
+		return rc;
+	o = parse_obj(js, strlen(js));
+	*arr = o ? json_object_get(o, "structures") : NULL;
+	if (!json_is_array(*arr)) {
+		json_t *e = o ? json_object_get(o, "error") : NULL;
+
+		rc = fail(c, -DTA_E_PROTOCOL, "%s: bad answer to info: %.200s",
+			  u->what, json_is_string(e) ? json_string_value(e)
+						     : js);
+		json_decref(o);
+		free(js);
+		return rc;
+	}
+	free(js);
+	*root = o;
+	return 0;
+}
+
+/* The entry of @arr named @name (its index in *@idx), or NULL. */
+static json_t *info_find(json_t *arr, const char *name, int *idx)
+{
+	size_t i;
+	json_t *e;
+
+	json_array_foreach(arr, i, e) {
+		const char *n = json_string_value(json_object_get(e, "name"));
+
+		if (n && !strcmp(n, name)) {
+			*idx = (int)i;
+			return e;
+		}
+	}
+	return NULL;
+}
+
+/* Schema and values of an `info` entry, into @s (when not known yet). */
+static int info_extras(struct dta_client *c, struct unit *u, json_t *e,
+		       struct cstruct *s)
+{
+	const char *sch = json_string_value(json_object_get(e, "schema"));
+	json_t *vals = json_object_get(e, "values");
+	char why[160];
+
+	if (sch && !s->pub.schema) {
+		if (dta_schema_parse(sch, &s->schema, why, sizeof(why)))
+			return fail(c, -DTA_E_PROTOCOL, "%s: structure %s: bad "
+				    "schema: %s", u->what, s->name, why);
+		s->pub.schema = &s->schema;
+	}
+	if (json_is_array(vals) && !s->values && json_array_size(vals)) {
+		size_t i, n = json_array_size(vals);
+		json_t *v;
+
+		s->values = calloc(n, sizeof(*s->values));
+		if (!s->values)
+			return fail(c, -ENOMEM, "out of memory");
+		json_array_foreach(vals, i, v) {
+			if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+			    json_integer_value(v) > UINT32_MAX)
+				return fail(c, -DTA_E_PROTOCOL, "%s: structure "
+					    "%s: bad values", u->what, s->name);
+			s->values[i] = (uint32_t)json_integer_value(v);
+		}
+		s->pub.values = s->values;
+		s->pub.nvalues = n;
+	}
+	return 0;
+}
+
+/* ---- opening ---- */
+
+static void unit_init(struct unit *u)
+{
+	memset(u, 0, sizeof(*u));
+	u->ln.fd = -1;
+}
+
+static void unit_free(struct unit *u)
+{
+	dta_exec_session_destroy(u->sess);
+	dta_exec_destroy(u->x);
+	for (size_t i = 0; i < u->nr; i++)
+		dta_region_destroy(u->r[i]);
+	link_close(&u->ln);
+	unit_init(u);
+}
+
+static int unit_socket(struct dta_client *c, struct unit *u, const char *path)
+{
+	int fd;
+
+	u->kind = KIND_SOCKET;
+	u->ln.text = c->flags & DTA_CLIENT_TEXT;
+	fd = sock_connect(c, path, u->what);
+	if (fd >= 0)
+		memcpy(u->path, path, strlen(path) + 1); /* checked there */
+	if (fd < 0)
+		return fd;
+	u->ln.fd = fd;
+	return link_start(c, u);
+}
+
+static int unit_local(struct dta_client *c, struct unit *u)
+{
+	int rc;
+
+	u->kind = KIND_LOCAL;
+	rc = dta_exec_create(&u->x);
+	if (!rc)
+		rc = dta_exec_session_create(u->x, &u->sess);
+	if (rc)
+		return fail(c, rc, "%s", dta_strerror(rc));
+	return 0;
+}
+
+/* A new structure; NULL (with the message set) when there are too many. */
+static struct cstruct *add_struct(struct dta_client *c, const char *name,
+				  const struct dta_layout *l)
+{
+	struct cstruct *s;
+
+	if (c->ns == DTA_CONFIG_MAX_STRUCTURES) {
+		fail(c, -ENOSPC, "more than %d structures",
+		     DTA_CONFIG_MAX_STRUCTURES);
+		return NULL;
+	}
+	s = &c->s[c->ns++];
+	memset(s, 0, sizeof(*s));
+	snprintf(s->name, sizeof(s->name), "%s", name);
+	s->pub.name = s->name;
+	s->pub.layout = *l;
+	s->pub.shares = 1;
+	s->nshares = 1;
+	for (unsigned k = 0; k < DTA_CONFIG_MAX_COLLECTORS; k++)
+		s->idx[k] = -1;
+	if (l->primitive == DTA_PRIM_APPEND) {
+		s->lps = l->g.ap.lists;
+		s->pub.lists = s->lps;
+	}
+	return s;
+}
+
+/*
+ * Open region @path (a shared-memory name with @shm, else a file) for
+ * share @k of @s on local unit @u.
+ */
+static int add_region(struct dta_client *c, struct unit *u,
+		      struct cstruct *s, unsigned k, const char *path,
+		      bool shm, bool any_owner, bool check)
+{
+	struct dta_region_opts o = { .sz = sizeof(o),
+				     .backing = shm ? DTA_BACKING_SHM
+						    : DTA_BACKING_FILE,
+				     .path = path,
+				     .flags = DTA_REGION_RDONLY |
+					      (any_owner ? DTA_REGION_ANY_OWNER
+							 : 0) };
+	struct dta_exec_structure xs = { 0 };
+	struct dta_region *r;
+	int rc = dta_region_open(&o, &r), idx;
+
+	if (rc == -ENOENT && shm)
+		return fail(c, rc, "%s: structure %s: no shared-memory object "
+			    "%s: the collector is not running on this machine, "
+			    "or keeps it in anonymous memory (shared_memory = "
+			    "no); ask over its socket", u->what, s->name, path);
+	if (rc == -EPERM && shm)
+		return fail(c, rc, "%s: structure %s: refusing %s: owned by "
+			    "another user or writable by anyone "
+			    "(docs/security.md; DTA_CLIENT_ANY_OWNER accepts "
+			    "another owner)", u->what, s->name, path);
+	if (rc)
+		return fail(c, rc, "%s%s%s: %s", shm ? "structure " : "",
+			    shm ? s->name : "", shm ? path : path,
+			    dta_strerror(rc));
+	u->r[u->nr++] = r;
+	if (check && !same_layout(dta_region_layout(r), &s->pub.layout))
+		return fail(c, -DTA_E_MISMATCH, "%s: structure %s has another "
+			    "geometry or hashing than the configuration says",
+			    path, s->name);
+	xs.name = s->name;
+	xs.layout = dta_region_layout(r);
+	xs.area = dta_region_data(r);
+	xs.values = s->values;
+	xs.nvalues = s->pub.nvalues;
+	xs.list_base = s->base[k];
+	xs.schema = s->pub.schema;
+	idx = dta_exec_add(u->x, &xs);
+	if (idx < 0)
+		return fail(c, idx, "%s: structure %s: %s", path, s->name,
+			    dta_strerror(idx));
+	s->idx[k] = idx;
+	return 0;
+}
+
+enum cfg_mode { CFG_SOCKET = 1, CFG_MAP, CFG_SNAPSHOT };
+
+static int open_config(struct dta_client *c, const char *conf, int mode,
+		       const char *coll, const char *dir)
+{
+	char why[512], path[PATH_MAX];
+	int only = -1, rc;
+	unsigned holders = 0;
+
+	rc = dta_config_load(conf, &c->cfg, why, sizeof(why));
+	if (rc == -DTA_E_MALFORMED)
+		return fail(c, rc, "%s", why);
+	if (rc)
+		return fail(c, rc, "%s: %s", conf, dta_strerror(rc));
+	if (coll) {
+		only = dta_config_collector_find(c->cfg, coll);
+		if (only < 0)
+			return fail(c, -ENOENT, "%s has no collector %s", conf,
+				    coll);
+	}
+	c->nu = dta_config_collectors(c->cfg);
+	for (size_t i = 0; i < dta_config_count(c->cfg); i++) {
+		const struct dta_config_structure *cs =
+			dta_config_structure(c->cfg, i);
+		struct cstruct *s;
+		int k = only >= 0 ? dta_config_share(cs, (size_t)only) : 0;
+
+		if (k < 0)
+			continue; /* not on the collector asked for */
+		s = add_struct(c, cs->name, &cs->layout);
+		if (!s)
+			return -ENOSPC;
+		if (cs->nvalues) {
+			s->values = malloc(cs->nvalues * sizeof(*s->values));
+			if (!s->values)
+				return fail(c, -ENOMEM, "out of memory");
+			memcpy(s->values, cs->values,
+			       cs->nvalues * sizeof(*s->values));
+			s->pub.values = s->values;
+			s->pub.nvalues = cs->nvalues;
+		}
+		if (cs->schema) {
+			s->schema = *cs->schema;
+			s->pub.schema = &s->schema;
+		}
+		if (only >= 0) {
+			s->unit[0] = (uint8_t)only;
+			s->base[0] = dta_config_share_list_base(cs, (unsigned)k);
+		} else {
+			s->nshares = cs->ncollectors;
+			for (unsigned j = 0; j < cs->ncollectors; j++) {
+				s->unit[j] = cs->collectors[j];
+				s->base[j] = dta_config_share_list_base(cs, j);
+			}
+		}
+		s->pub.shares = s->nshares;
+		s->pub.list_base = s->base[0];
+		if (s->lps)
+			s->pub.lists = s->lps * s->nshares;
+		for (unsigned j = 0; j < s->nshares; j++)
+			c->u[s->unit[j]].used = true;
+	}
+	for (size_t i = 0; i < c->nu; i++)
+		holders += c->u[i].used;
+	for (size_t i = 0; i < c->nu; i++) {
+		struct unit *u = &c->u[i];
+		const char *id = dta_config_collector_id(c->cfg, i);
+		const char *sec = dta_config_collector_name(c->cfg, i);
+		unsigned shm_mode;
+
+		if (!u->used)
+			continue;
+		if (mode == CFG_SOCKET) {
+			rc = dta_config_collector_socket(c->cfg, i, path,
+							 sizeof(path));
+			snprintf(u->what, sizeof(u->what), "collector %s (%s)",
+				 *sec ? sec : id, rc ? "no socket" : path);
+			if (rc == -ENOENT)
+				return fail(c, rc, "%s: no directory for the "
+					    "default socket (not root, no "
+					    "$XDG_RUNTIME_DIR, no %s): set "
+					    "socket in %s", u->what,
+					    DTA_RUN_DIR, conf);
+			if (rc)
+				return fail(c, rc, "%s: socket path too long",
+					    u->what);
+			rc = unit_socket(c, u, path);
+			if (rc)
+				return rc;
+			continue;
+		}
+		if (mode == CFG_MAP)
+			snprintf(u->what, sizeof(u->what),
+				 "collector %s (shared memory /dta-%s.*)",
+				 *sec ? sec : id, id);
+		else
+			snprintf(u->what, sizeof(u->what),
+				 "collector %s (snapshots)", *sec ? sec : id);
+		rc = unit_local(c, u);
+		if (rc)
+			return rc;
+		if (dta_config_collector_mode(c->cfg, i, "shm_mode", 0600,
+					      &shm_mode))
+			return fail(c, -DTA_E_MALFORMED, "%s: bad shm_mode",
+				    conf);
+		for (size_t j = 0; j < c->ns; j++) {
+			struct cstruct *s = &c->s[j];
+
+			for (unsigned k = 0; k < s->nshares; k++) {
+				int n;
+
+				if (s->unit[k] != i)
+					continue;
+				if (mode == CFG_MAP) {
+					rc = dta_config_shm_name(id, s->name,
+								 path,
+								 sizeof(path));
+					if (rc)
+						return fail(c, rc, "%s: "
+							    "structure %s: "
+							    "shared-memory name "
+							    "too long", u->what,
+							    s->name);
+					/* A member of the collector's group
+					 * reads its objects when the mode
+					 * lets the group in, as translators
+					 * do. */
+					rc = add_region(c, u, s, k, path, true,
+							(c->flags &
+							 DTA_CLIENT_ANY_OWNER) ||
+								(shm_mode & 0060),
+							true);
+				} else {
+					if (only < 0 && holders > 1)
+						n = snprintf(path, sizeof(path),
+							     "%s/%s/%s.dta",
+							     dir, id, s->name);
+					else
+						n = snprintf(path, sizeof(path),
+							     "%s/%s.dta", dir,
+							     s->name);
+					if (n < 0 || (size_t)n >= sizeof(path))
+						return fail(c, -ENAMETOOLONG,
+							    "%s: path too long",
+							    dir);
+					rc = add_region(c, u, s, k, path, false,
+							false, true);
+				}
+				if (rc)
+					return rc;
+			}
+		}
+	}
+	/* Sockets: where each collector keeps each share. */
+	for (size_t i = 0; mode == CFG_SOCKET && i < c->nu; i++) {
+		struct unit *u = &c->u[i];
+		json_t *root, *arr;
+
+		if (!u->used)
+			continue;
+		rc = link_info(c, u, &root, &arr);
+		if (rc)
+			return rc;
+		for (size_t j = 0; j < c->ns && !rc; j++) {
+			struct cstruct *s = &c->s[j];
+
+			for (unsigned k = 0; k < s->nshares && !rc; k++) {
+				struct dta_layout l;
+				json_t *e;
+				int idx;
+
+				if (s->unit[k] != i)
+					continue;
+				e = info_find(arr, s->name, &idx);
+				if (!e) {
+					rc = fail(c, -ENOENT, "%s does not serve "
+						  "structure %s (does it run with "
+						  "%s?)", u->what, s->name,
+						  conf);
+					break;
+				}
+				if (json_object_get(e, "layout") &&
+				    (info_layout(e, &l) ||
+				     !same_layout(&l, &s->pub.layout))) {
+					rc = fail(c, -DTA_E_MISMATCH, "%s serves "
+						  "structure %s with another "
+						  "geometry or hashing than %s "
+						  "says", u->what, s->name,
+						  conf);
+					break;
+				}
+				s->idx[k] = idx;
+				rc = info_extras(c, u, e, s);
+			}
+		}
+		json_decref(root);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int open_unix(struct dta_client *c, const char *path)
+{
+	struct unit *u = &c->u[0];
+	json_t *root, *arr, *e;
+	size_t i;
+	int rc;
+
+	c->nu = 1;
+	u->used = true;
+	snprintf(u->what, sizeof(u->what), "collector at %s", path);
+	rc = unit_socket(c, u, path);
+	if (rc)
+		return rc;
+	rc = link_info(c, u, &root, &arr);
+	if (rc)
+		return rc;
+	json_array_foreach(arr, i, e) {
+		const char *name = json_string_value(json_object_get(e, "name"));
+		struct dta_layout l;
+		struct cstruct *s;
+		uint64_t base = 0;
+
+		rc = name && strlen(name) < DTA_CONFIG_NAME_MAX ? info_layout(e, &l)
+								: -DTA_E_PROTOCOL;
+		if (rc) {
+			rc = fail(c, -DTA_E_PROTOCOL, "%s: info: structure %zu "
+				  "(%.48s): cannot read its layout", u->what, i,
+				  name ? name : "no name");
+			break;
+		}
+		s = add_struct(c, name, &l);
+		if (!s) {
+			rc = -ENOSPC;
+			break;
+		}
+		json_u64(e, "first_list", &base);
+		s->base[0] = (uint32_t)base;
+		s->pub.list_base = (uint32_t)base;
+		s->idx[0] = (int)i;
+		rc = info_extras(c, u, e, s);
+		if (rc)
+			break;
+	}
+	json_decref(root);
+	return rc;
+}
+
+static int open_files(struct dta_client *c, const char *list)
+{
+	struct unit *u = &c->u[0];
+	char path[PATH_MAX];
+	const char *p = list;
+	int rc;
+
+	c->nu = 1;
+	u->used = true;
+	snprintf(u->what, sizeof(u->what), "snapshot files");
+	rc = unit_local(c, u);
+	if (rc)
+		return rc;
+	for (;;) {
+		size_t len = strcspn(p, ",");
+		struct dta_region_opts o = { .sz = sizeof(o),
+					     .backing = DTA_BACKING_FILE,
+					     .path = path,
+					     .flags = DTA_REGION_RDONLY };
+		struct dta_region *r;
+		struct cstruct *s;
+
+		if (len == 0 || len >= sizeof(path))
+			return fail(c, -EINVAL, "file: wants PATH[,PATH..]; "
+				    "\"%s\" has an empty or too long path",
+				    list);
+		memcpy(path, p, len);
+		path[len] = 0;
+		rc = dta_region_open(&o, &r);
+		if (rc)
+			return fail(c, rc, "%s: %s", path, dta_strerror(rc));
+		u->r[u->nr++] = r;
+		if (dta_client_find(c, dta_region_name(r)) >= 0)
+			return fail(c, -EEXIST, "%s: a structure named %s is "
+				    "open already", path, dta_region_name(r));
+		s = add_struct(c, dta_region_name(r), dta_region_layout(r));
+		if (!s)
+			return -ENOSPC;
+		u->nr--; /* add_region() maps it again, by its path */
+		dta_region_destroy(r);
+		rc = add_region(c, u, s, 0, path, false, false, false);
+		if (rc)
+			return rc;
+		if (!p[len])
+			break;
+		p += len + 1;
+		if (u->nr == DTA_CONFIG_MAX_STRUCTURES)
+			return fail(c, -ENOSPC, "more than %d files",
+				    DTA_CONFIG_MAX_STRUCTURES);
+	}
+	return 0;
+}
+
+/*
+ * The ?KEY=VALUE&.. part of a target, for "config:", "map:" and
+ * "snapshot:": collector=NAME (all three), config=CONF (snapshot only).
+ */
+static int target_params(struct dta_client *c, char *q, bool want_config,
+			 const char **coll, const char **conf)
+{
+	*coll = NULL;
+	*conf = NULL;
+	while (q && *q) {
+		char *amp = strchr(q, '&'), *eq;
+		const char **slot = NULL;
+
+		if (amp)
+			*amp = 0;
+		eq = strchr(q, '=');
+		if (eq) {
+			*eq = 0;
+			if (!strcmp(q, "collector"))
+				slot = coll;
+			else if (!strcmp(q, "config") && want_config)
+				slot = conf;
+		}
+		if (!slot)
+			return fail(c, -EINVAL, "unknown target parameter "
+				    "\"%s\" (collector=NAME%s)", q,
+				    want_config ? ", config=CONF" : "");
+		if (*slot)
+			return fail(c, -EINVAL, "target parameter %s given twice",
+				    q);
+		if (!eq[1])
+			return fail(c, -EINVAL, "target parameter %s has no "
+				    "value", q);
+		*slot = eq + 1;
+		q = amp ? amp + 1 : NULL;
+	}
+	return 0;
+}
+
+static int open_target(struct dta_client *c, const char *target)
+{
+	static const char usage[] =
+		"(unix:PATH, config:CONF, map:CONF, snapshot:DIR?config=CONF, "
+		"file:PATH[,PATH..], or the path of a socket)";
+	char *t, *q, *rest;
+	const char *coll = NULL, *conf = NULL;
+	struct stat st;
+	int rc = 0;
+
+	if (!*target)
+		return fail(c, -EINVAL, "empty target %s", usage);
+	if (!strncmp(target, "unix:", 5))
+		return target[5] ? open_unix(c, target + 5)
+				 : fail(c, -EINVAL, "unix: needs a path");
+	if (!strncmp(target, "file:", 5))
+		return target[5] ? open_files(c, target + 5)
+				 : fail(c, -EINVAL, "file: needs a path");
+	rest = strchr(target, ':');
+	if (!rest || strchr(target, '/') < rest) {
+		/* A path: a socket is the collector behind it. */
+		if (stat(target, &st) < 0)
+			return fail(c, -errno, "%s: %s %s", target,
+				    strerror(errno), usage);
+		if (!S_ISSOCK(st.st_mode))
+			return fail(c, -EINVAL, "%s is not a socket %s", target,
+				    usage);
+		return open_unix(c, target);
+	}
+	t = strdup(target);
+	if (!t)
+		return fail(c, -ENOMEM, "out of memory");
+	rest = t + (rest - target) + 1;
+	q = strchr(rest, '?');
+	if (q)
+		*q++ = 0;
+	if (!strncmp(t, "config:", 7) || !strncmp(t, "map:", 4)) {
+		rc = target_params(c, q, false, &coll, &conf);
+		if (!rc && !*rest)
+			rc = fail(c, -EINVAL, "%.*s needs a configuration file",
+				  (int)(rest - t), t);
+		if (!rc)
+			rc = open_config(c, rest, t[0] == 'c' ? CFG_SOCKET
+							      : CFG_MAP, coll,
+					 NULL);
+	} else if (!strncmp(t, "snapshot:", 9)) {
+		rc = target_params(c, q, true, &coll, &conf);
+		if (!rc && (!*rest || !conf))
+			rc = fail(c, -EINVAL, "snapshot: wants DIR?config=CONF");
+		if (!rc)
+			rc = open_config(c, conf, CFG_SNAPSHOT, coll, rest);
+	} else {
+		rc = fail(c, -EINVAL, "unknown target \"%s\" %s", target, usage);
+	}
+	free(t);
+	return rc;
+}
+
+DTA_API int dta_client_open(const char *target,
+			    const struct dta_client_opts *opts,
+			    struct dta_client **out, char *err, size_t errlen)
+{
+	struct dta_client *c;
+	int rc;
+
+	if (out)
+		*out = NULL;
+	if (err && errlen)
+		err[0] = 0;
+	if (!target || !out || (opts && opts->sz < sizeof(size_t) +
+							  sizeof(unsigned))) {
+		if (err && errlen)
+			snprintf(err, errlen, "dta_client_open: %s",
+				 !target ? "no target" : !out ? "no handle"
+							      : "bad opts->sz");
+		return -EINVAL;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		if (err && errlen)
+			snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < DTA_CONFIG_MAX_COLLECTORS; i++)
+		unit_init(&c->u[i]);
+	c->flags = opts ? opts->flags : 0;
+	rc = open_target(c, target);
+	if (rc) {
+		if (err && errlen)
+			snprintf(err, errlen, "%s", c->err);
+		dta_client_close(c);
+		return rc;
+	}
+	*out = c;
+	ok(c);
+	return 0;
+}
+
+DTA_API void dta_client_close(struct dta_client *c)
+{
+	if (!c)
+		return;
+	while (c->cursors)
+		dta_client_ap_close(c->cursors);
+	for (size_t i = 0; i < DTA_CONFIG_MAX_COLLECTORS; i++)
+		unit_free(&c->u[i]);
+	for (size_t i = 0; i < c->ns; i++)
+		free(c->s[i].values);
+	dta_config_destroy(c->cfg);
+	free(c);
+}
+
+DTA_API size_t dta_client_count(const struct dta_client *c)
+{
+	return c ? c->ns : 0;
+}
+
+DTA_API const struct dta_client_structure *
+dta_client_structure(const struct dta_client *c, size_t i)
+{
+	return c && i < c->ns ? &c->s[i].pub : NULL;
+}
+
+DTA_API int dta_client_find(const struct dta_client *c, const char *name)
+{
+	if (!c || !name)
+		return -ENOENT;
+	for (size_t i = 0; i < c->ns; i++)
+		if (!strcmp(c->s[i].name, name))
+			return (int)i;
+	return -ENOENT;
+}
+
+/* ---- batched gets ---- */
+
+/* One batch query: what it asks and where the results go. */
+struct query {
+	struct cstruct *s;
+	int prim;
+	size_t klen;
+	const struct dta_kw_query_opts *o;
+	unsigned bank;
+	struct dta_kw_result *kw;
+	uint8_t *data;
+	struct dta_pc_result *pc;
+	uint64_t *counts;
+};
+
+static size_t data_len(const struct query *q)
+{
+	return q->prim == DTA_PRIM_KEY_WRITE ? q->s->pub.layout.g.kw.data_len
+					     : 0;
+}
+
+/* @q's result arrays moved to key @i. */
+static struct query query_at(const struct query *q, size_t i)
+{
+	struct query r = *q;
+
+	if (r.kw)
+		r.kw += i;
+	if (r.data)
+		r.data += i * data_len(q);
+	if (r.pc)
+		r.pc += i;
+	if (r.counts)
+		r.counts += i;
+	return r;
+}
+
+static int local_run(struct dta_client *c, struct unit *u, int idx,
+		     const struct query *q, const uint8_t *keys, size_t n)
+{
+	for (size_t off = 0; off < n; off += DTA_EXEC_BATCH_MAX) {
+		size_t m = min_sz(n - off, DTA_EXEC_BATCH_MAX);
+		struct query r = query_at(q, off);
+		const uint8_t *k = keys + off * q->klen;
+		int rc;
+
+		switch (q->prim) {
+		case DTA_PRIM_KEY_WRITE:
+			rc = dta_exec_kw(u->x, (size_t)idx, k, q->klen, m, q->o,
+					 r.kw, r.data);
+			break;
+		case DTA_PRIM_POSTCARD:
+			rc = dta_exec_pc(u->x, (size_t)idx, k, q->klen, m, r.pc);
+			break;
+		default:
+			rc = dta_exec_ki(u->x, (size_t)idx, k, q->klen, m,
+					 q->bank, r.counts);
+			break;
+		}
+		if (rc)
+			return fail(c, rc, "%s: structure %s: %s", u->what,
+				    q->s->name, dta_strerror(rc));
+	}
+	return 0;
+}
+
+/* A batch on one socket: frames of up to @per keys, or text lines. */
+struct batch {
+	struct unit *u;
+	int idx;
+	const struct query *q;
+	const uint8_t *keys;
+	size_t n, per;
+	uint32_t id0;
+};
+
+static int batch_put(struct dta_client *c, void *ctx, size_t i,
+		     struct dta_buf *sb)
+{
+	struct batch *b = ctx;
+	const struct query *q = b->q;
+	size_t first = i * b->per, m = min_sz(b->per, b->n - first);
+	struct dta__frame_request r = {
+		.op = q->prim == DTA_PRIM_KEY_WRITE ? DTA_FRAME_KW
+		      : q->prim == DTA_PRIM_POSTCARD ? DTA_FRAME_PC
+						     : DTA_FRAME_KI,
+		.structure = (unsigned)b->idx,
+		.id = b->id0 + (uint32_t)i,
+		.n = (uint32_t)m,
+		.klen = (unsigned)q->klen,
+		.redundancy = q->o ? q->o->redundancy : 0,
+		.threshold = q->o ? q->o->threshold : 0,
+		.arg = q->bank,
+		.payload = b->keys + first * q->klen,
+		.payload_len = m * q->klen,
+	};
+	int rc;
+
+	if (b->u->ln.text) {
+		char line[DTA_CONFIG_NAME_MAX + 2 * DTA_KEY_MAX + 64];
+		char hex[2 * DTA_KEY_MAX + 1];
+		int len;
+
+		hex_put(hex, b->keys + i * q->klen, q->klen);
+		if (q->prim == DTA_PRIM_KEY_WRITE)
+			len = snprintf(line, sizeof(line), "kw %s %s %u %u\n",
+				       q->s->name, hex, r.redundancy,
+				       r.threshold);
+		else if (q->prim == DTA_PRIM_POSTCARD)
+			len = snprintf(line, sizeof(line), "pc %s %s\n",
+				       q->s->name, hex);
+		else
+			len = snprintf(line, sizeof(line), "ki %s %s %u\n",
+				       q->s->name, hex, q->bank);
+		dta_buf_put(sb, line, (size_t)len);
+		return 0;
+	}
+	rc = dta__frame_request_put(sb, &r);
+	if (rc)
+		return fail(c, rc, "%s: structure %s: %s", b->u->what,
+			    q->s->name, dta_strerror(rc));
+	return 0;
+}
+
+static int answer_error(struct dta_client *c, const struct batch *b,
+			int code, const char *msg, size_t len)
+{
+	return fail(c, code, "%s: structure %s: %.*s", b->u->what,
+		    b->q->s->name, (int)min_sz(len, 300), msg);
+}
+
+static int status_of(const char *s)
+{
+	if (!s)
+		return -1;
+	if (!strcmp(s, "found"))
+		return DTA_Q_FOUND;
+	if (!strcmp(s, "not-found"))
+		return DTA_Q_NOT_FOUND;
+	if (!strcmp(s, "conflict"))
+		return DTA_Q_CONFLICT;
+	return -1;
+}
+
+/* A text answer to key @i. */
+static int batch_take_line(struct dta_client *c, struct batch *b, size_t i,
+			   const uint8_t *p, size_t len)
+{
+	struct query r = query_at(b->q, i);
+	json_t *o = parse_obj((const char *)p, len), *e;
+	uint64_t v = 0;
+	int rc = 0, st;
+
+	if (!o)
+		return link_lost(c, b->u, -DTA_E_PROTOCOL,
+				 "an answer is not a JSON object");
+	e = json_object_get(o, "error");
+	if (json_is_string(e)) {
+		rc = answer_error(c, b, -EIO, json_string_value(e),
+				  strlen(json_string_value(e)));
+		json_decref(o);
+		return rc;
+	}
+	st = status_of(json_string_value(json_object_get(o, "status")));
+	switch (b->q->prim) {
+	case DTA_PRIM_KEY_WRITE: {
+		size_t dl = data_len(b->q);
+		const char *d = json_string_value(json_object_get(o, "data"));
+		uint64_t votes = 0, cand = 0;
+
+		memset(r.data, 0, dl);
+		if (st < 0 || json_u64(o, "votes", &votes) ||
+		    json_u64(o, "candidates", &cand) ||
+		    (st == DTA_Q_FOUND && !hex_get(d, r.data, dl)))
+			rc = -DTA_E_PROTOCOL;
+		r.kw->status = st;
+		r.kw->votes = (unsigned)votes;
+		r.kw->candidates = (unsigned)cand;
+		break;
+	}
+	case DTA_PRIM_POSTCARD: {
+		json_t *path = json_object_get(o, "path"), *h;
+		size_t j;
+
+		memset(r.pc, 0, sizeof(*r.pc));
+		if (st < 0 || json_u64(o, "valid_copies", &v) ||
+		    (st == DTA_Q_FOUND && (!json_is_array(path) ||
+					   json_array_size(path) > DTA_MAX_HOPS))) {
+			rc = -DTA_E_PROTOCOL;
+			break;
+		}
+		r.pc->status = st;
+		r.pc->valid_copies = (unsigned)v;
+		json_array_foreach(path, j, h) {
+			if (!json_is_integer(h))
+				rc = -DTA_E_PROTOCOL;
+			r.pc->values[j] = (uint32_t)json_integer_value(h);
+		}
+		r.pc->path_len = st == DTA_Q_FOUND ? (unsigned)json_array_size(path)
+						   : 0;
+		break;
+	}
+	default:
+		if (json_u64(o, "count", &v))
+			rc = -DTA_E_PROTOCOL;
+		*r.counts = v;
+		break;
+	}
+	json_decref(o);
+	if (rc)
+		return link_lost(c, b->u, rc, "an answer does not read as its "
+				 "request's");
+	return 0;
+}
+
+static int batch_take(struct dta_client *c, void *ctx, size_t i,
+		      const uint8_t *p, size_t len)
+{
+	struct batch *b = ctx;
+	const struct query *q = b->q;
+	struct dta__frame_answer a;
+	size_t first = i * b->per, m;
+	struct query r;
+
+	if (b->u->ln.text)
+		return batch_take_line(c, b, i, p, len);
+	m = min_sz(b->per, b->n - first);
+	r = query_at(q, first);
+	if (dta__frame_answer_parse(p, len, &a) || a.id != b->id0 + i ||
+	    a.op != (q->prim == DTA_PRIM_KEY_WRITE ? DTA_FRAME_KW
+		     : q->prim == DTA_PRIM_POSTCARD ? DTA_FRAME_PC
+						    : DTA_FRAME_KI))
+		return link_lost(c, b->u, -DTA_E_PROTOCOL,
+				 "an answer frame does not match its request");
+	if (a.status)
+		return answer_error(c, b, -(int)a.status, a.msg, a.msg_len);
+	if (a.n != m)
+		return link_lost(c, b->u, -DTA_E_PROTOCOL,
+				 "an answer frame holds another number of "
+				 "results than keys asked");
+	switch (q->prim) {
+	case DTA_PRIM_KEY_WRITE:
+		if (a.size != data_len(q))
+			return link_lost(c, b->u, -DTA_E_PROTOCOL,
+					 "Key-Write data of another size");
+		for (size_t j = 0; j < m; j++) {
+			const struct dta_frame_kw *k =
+				(const void *)(a.results + j * sizeof(*k));
+
+			r.kw[j].status = k->status;
+			r.kw[j].votes = k->votes;
+			r.kw[j].candidates = k->candidates;
+		}
+		memcpy(r.data, a.data, m * a.size);
+		break;
+	case DTA_PRIM_POSTCARD:
+		for (size_t j = 0; j < m; j++) {
+			const struct dta_frame_pc *k =
+				(const void *)(a.results + j * sizeof(*k));
+			const uint8_t *v = a.data + j * a.size * 4;
+
+			if (k->path_len > a.size)
+				return link_lost(c, b->u, -DTA_E_PROTOCOL,
+						 "a path longer than the "
+						 "structure's hops");
+			memset(&r.pc[j], 0, sizeof(r.pc[j]));
+			r.pc[j].status = k->status;
+			r.pc[j].valid_copies = k->valid_copies;
+			r.pc[j].path_len = k->path_len;
+			for (unsigned h = 0; h < k->path_len; h++)
+				r.pc[j].values[h] = dta__be32(v + 4 * h);
+		}
+		break;
+	default:
+		for (size_t j = 0; j < m; j++)
+			r.counts[j] = dta__be64(a.data + 8 * j);
+		break;
+	}
+	return 0;
+}
+
+static int socket_run(struct dta_client *c, struct unit *u, int idx,
+		      const struct query *q, const uint8_t *keys, size_t n)
+{
+	size_t ans = q->prim == DTA_PRIM_KEY_WRITE
+			     ? sizeof(struct dta_frame_kw) + data_len(q)
+		     : q->prim == DTA_PRIM_POSTCARD
+			     ? sizeof(struct dta_frame_pc) +
+				       4u * q->s->pub.layout.g.pc.hops
+			     : 8;
+	size_t room = u->ln.max_frame - DTA_FRAME_ANS_HDR;
+	struct batch b = { .u = u, .idx = idx, .q = q, .keys = keys, .n = n };
+	struct pipe pp = { .put = batch_put, .take = batch_take, .ctx = &b };
+	size_t nreq;
+
+	/* Frames whose request and answer both fit max_frame. */
+	b.per = min_sz(FRAME_KEYS, room / (ans > q->klen ? ans : q->klen));
+	if (u->ln.text) {
+		b.per = 1;
+		pp.line = true;
+		pp.window = WINDOW_LINES;
+	} else {
+		pp.window = WINDOW_FRAMES;
+	}
+	if (!b.per)
+		return fail(c, -EMSGSIZE, "%s: structure %s: one answer does not "
+			    "fit a frame", u->what, q->s->name);
+	nreq = (n + b.per - 1) / b.per;
+	b.id0 = u->ln.id;
+	u->ln.id += (uint32_t)nreq;
+	return pipeline(c, u, nreq, &pp);
+}
+
+static int unit_run(struct dta_client *c, struct cstruct *s, unsigned k,
+		    const struct query *q, const uint8_t *keys, size_t n)
+{
+	struct unit *u = &c->u[s->unit[k]];
+
+	if (s->idx[k] < 0)
+		return fail(c, -ENOENT, "%s: structure %s is not there", u->what,
+			    s->name);
+	if (u->kind == KIND_LOCAL)
+		return local_run(c, u, s->idx[k], q, keys, n);
+	return socket_run(c, u, s->idx[k], q, keys, n);
+}
+
+/*
+ * Route @n keys to their shares: each share's keys are gathered, asked in
+ * one batch, and their results scattered back to key order.
+ */
+static int route(struct dta_client *c, const struct query *q,
+		 const uint8_t *keys, size_t n)
+{
+	struct cstruct *s = q->s;
+	size_t count[DTA_CONFIG_MAX_COLLECTORS] = { 0 }, most = 0;
+	size_t dl = data_len(q);
+	struct query tq = *q;
+	uint8_t *shard, *kbuf = NULL, *res = NULL;
+	size_t *pos = NULL;
+	int rc = 0;
+
+	if (s->nshares == 1)
+		return unit_run(c, s, 0, q, keys, n);
+	shard = malloc(n);
+	if (!shard)
+		return fail(c, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		shard[i] = (uint8_t)dta_shard(keys + i * q->klen, q->klen,
+					      s->nshares);
+		count[shard[i]]++;
+	}
+	for (unsigned k = 0; k < s->nshares; k++) {
+		if (count[k] == n) {
+			rc = unit_run(c, s, k, q, keys, n);
+			goto free_shard;
+		}
+		if (count[k] > most)
+			most = count[k];
+	}
+	kbuf = malloc(most * q->klen);
+	pos = malloc(most * sizeof(*pos));
+	res = malloc(most * (q->prim == DTA_PRIM_KEY_WRITE
+				     ? sizeof(struct dta_kw_result) + dl
+			     : q->prim == DTA_PRIM_POSTCARD
+				     ? sizeof(struct dta_pc_result)
+				     : sizeof(uint64_t)));
+	if (!kbuf || !pos || !res) {
+		rc = fail(c, -ENOMEM, "out of memory");
+		goto free_bufs;
+	}
+	if (q->prim == DTA_PRIM_KEY_WRITE) {
+		tq.kw = (struct dta_kw_result *)res;
+		tq.data = res + most * sizeof(struct dta_kw_result);
+	} else if (q->prim == DTA_PRIM_POSTCARD) {
+		tq.pc = (struct dta_pc_result *)res;
+	} else {
+		tq.counts = (uint64_t *)res;
+	}
+	for (unsigned k = 0; k < s->nshares && !rc; k++) {
+		size_t m = 0;
+
+		if (!count[k])
+			continue;
+		for (size_t i = 0; i < n; i++)
+			if (shard[i] == k) {
+				memcpy(kbuf + m * q->klen, keys + i * q->klen,
+				       q->klen);
+				pos[m++] = i;
+			}
+		rc = unit_run(c, s, k, &tq, kbuf, m);
+		for (size_t j = 0; j < m && !rc; j++) {
+			if (q->kw) {
+				q->kw[pos[j]] = tq.kw[j];
+				memcpy(q->data + pos[j] * dl, tq.data + j * dl,
+				       dl);
+			} else if (q->pc) {
+				q->pc[pos[j]] = tq.pc[j];
+			} else {
+				q->counts[pos[j]] = tq.counts[j];
+			}
+		}
+	}
+free_bufs:
+	free(res);
+	free(pos);
+	free(kbuf);
+free_shard:
+	free(shard);
+	return rc;
+}
+
+static int get(struct dta_client *c, const char *name, int prim,
+	       const void *keys, size_t klen, size_t n, struct query *q)
+{
+	int i, rc;
+
+	if (!c)
+		return -EINVAL;
+	i = dta_client_find(c, name);
+	if (i < 0)
+		return fail(c, -ENOENT, "no structure named %s", name ? name : "(null)");
+	q->s = &c->s[i];
+	q->prim = prim;
+	q->klen = klen;
+	if (q->s->pub.layout.primitive != prim)
+		return fail(c, -DTA_E_PRIMITIVE, "%s is a %s structure", name,
+			    dta_primitive_name(q->s->pub.layout.primitive));
+	if (klen < 1 || klen > DTA_KEY_MAX)
+		return fail(c, -EINVAL, "keys must be 1..%d bytes, not %zu",
+			    DTA_KEY_MAX, klen);
+	if (n && (!keys || (!q->kw && !q->pc && !q->counts) ||
+		  (prim == DTA_PRIM_KEY_WRITE && !q->data)))
+		return fail(c, -EINVAL, "no keys or no room for results");
+	if (q->o && (q->o->redundancy > DTA_MAX_REDUNDANCY ||
+		     q->o->threshold > 255))
+		return fail(c, -EINVAL, "redundancy must be 0..%d",
+			    DTA_MAX_REDUNDANCY);
+	if (prim == DTA_PRIM_KEY_INCREMENT &&
+	    q->bank >= q->s->pub.layout.g.ki.banks)
+		return fail(c, -EINVAL, "%s has %u bank(s): no bank %u", name,
+			    q->s->pub.layout.g.ki.banks, q->bank);
+	if (!n)
+		return ok(c);
+	rc = route(c, q, keys, n);
+	return rc ? rc : ok(c);
+}
+
+DTA_API int dta_client_kw_get(struct dta_client *c, const char *name,
+			      const void *keys, size_t klen, size_t n,
+			      const struct dta_kw_query_opts *o,
+			      struct dta_kw_result *res, void *data)
+{
+	struct query q = { .o = o, .kw = res, .data = data };
+
+	return get(c, name, DTA_PRIM_KEY_WRITE, keys, klen, n, &q);
+}
+
+DTA_API int dta_client_pc_get(struct dta_client *c, const char *name,
+			      const void *keys, size_t klen, size_t n,
+			      struct dta_pc_result *res)
+{
+	struct query q = { .pc = res };
+
+	return get(c, name, DTA_PRIM_POSTCARD, keys, klen, n, &q);
+}
+
+DTA_API int dta_client_ki_get(struct dta_client *c, const char *name,
+			      const void *keys, size_t klen, size_t n,
+			      unsigned bank, uint64_t *counts)
+{
+	struct query q = { .bank = bank, .counts = counts };
+
+	return get(c, name, DTA_PRIM_KEY_INCREMENT, keys, klen, n, &q);
+}
+
+/* ---- Append cursors ---- */
+
+static bool link_follows(const struct link *ln, int s, uint32_t list)
+{
+	for (unsigned i = 0; i < ln->nf; i++)
+		if (ln->f[i].s == s && ln->f[i].list == list)
+			return true;
+	return false;
+}
+
+DTA_API int dta_client_ap_open(struct dta_client *c, const char *name,
+			       uint32_t list, int from,
+			       struct dta_client_cursor **out)
+{
+	struct dta_client_cursor *cur;
+	struct cstruct *s;
+	struct unit *u;
+	unsigned k;
+	int i, rc;
+
+	if (!c || !out)
+		return -EINVAL;
+	*out = NULL;
+	i = dta_client_find(c, name);
+	if (i < 0)
+		return fail(c, -ENOENT, "no structure named %s",
+			    name ? name : "(null)");
+	s = &c->s[i];
+	if (s->pub.layout.primitive != DTA_PRIM_APPEND)
+		return fail(c, -DTA_E_PRIMITIVE, "%s is a %s structure", name,
+			    dta_primitive_name(s->pub.layout.primitive));
+	if (from != DTA_EXEC_AP_OLDEST && from != DTA_EXEC_AP_NOW)
+		return fail(c, -EINVAL, "from must be DTA_EXEC_AP_OLDEST or "
+			    "DTA_EXEC_AP_NOW");
+	if (list >= s->pub.lists)
+		return fail(c, -DTA_E_MISMATCH, "%s has lists 0..%u, not %u",
+			    name, s->pub.lists - 1, list);
+	k = list / s->lps;
+	u = &c->u[s->unit[k]];
+	if (s->idx[k] < 0)
+		return fail(c, -ENOENT, "%s: structure %s is not there", u->what,
+			    name);
+	cur = calloc(1, sizeof(*cur));
+	if (!cur)
+		return fail(c, -ENOMEM, "out of memory");
+	cur->c = c;
+	cur->si = (size_t)i;
+	cur->share = k;
+	cur->list = list % s->lps;
+	cur->from = from;
+	cur->u = u;
+	if (u->kind == KIND_LOCAL) {
+		/* A session of its own: its consumer is the cursor's alone. */
+		rc = dta_exec_session_create(u->x, &cur->sess);
+		if (rc) {
+			free(cur);
+			return fail(c, rc, "%s", dta_strerror(rc));
+		}
+	} else if (link_follows(&u->ln, s->idx[k], cur->list) ||
+		   u->ln.nf == DTA_EXEC_READERS_MAX) {
+		/* The collector keeps a consumer per list and connection for
+		 * as long as the connection lasts: a second cursor on the
+		 * list gets a connection of its own, and so its own
+		 * consumer starting at @from. */
+		cur->own = malloc(sizeof(*cur->own));
+		if (!cur->own) {
+			free(cur);
+			return fail(c, -ENOMEM, "out of memory");
+		}
+		unit_init(cur->own);
+		cur->own->used = true;
+		snprintf(cur->own->what, sizeof(cur->own->what), "%s",
+			 u->what);
+		rc = unit_socket(c, cur->own, u->path);
+		if (rc) {
+			unit_free(cur->own);
+			free(cur->own);
+			free(cur);
+			return rc;
+		}
+		cur->u = cur->own;
+	}
+	if (cur->u->kind == KIND_SOCKET) {
+		struct link *ln = &cur->u->ln;
+
+		ln->f[ln->nf].s = s->idx[k];
+		ln->f[ln->nf++].list = cur->list;
+	}
+	cur->next = c->cursors;
+	c->cursors = cur;
+	*out = cur;
+	return ok(c);
+}
+
+/* An Append read over a socket, binary or text. */
+static long ap_socket(struct dta_client *c, struct dta_client_cursor *cur,
+		      void *buf, size_t max, uint64_t *lost)
+{
+	struct cstruct *s = &c->s[cur->si];
+	struct unit *u = cur->u;
+	size_t es = s->pub.layout.g.ap.entry_size;
+	struct dta__frame_request r = { .op = DTA_FRAME_AP };
+	struct dta__frame_answer a;
+	struct dta_buf b = { 0 };
+	uint8_t *ans;
+	size_t alen;
+	long got;
+	int rc;
+
+	max = min_sz(max, (u->ln.max_frame - DTA_FRAME_ANS_HDR -
+			   sizeof(struct dta_frame_ap)) / es);
+	if (u->ln.text) {
+		char line[DTA_CONFIG_NAME_MAX + 64];
+		json_t *o, *ents, *e;
+		uint64_t l = 0, pos = 0;
+		size_t i;
+
+		snprintf(line, sizeof(line), "ap %s %u %zu %s", s->name,
+			 cur->list, max,
+			 cur->from == DTA_EXEC_AP_NOW ? "now" : "oldest");
+		rc = ask_text(c, u, line, (char **)&ans);
+		if (rc)
+			return rc;
+		o = parse_obj((const char *)ans, strlen((const char *)ans));
+		ents = o ? json_object_get(o, "entries") : NULL;
+		if (!json_is_array(ents) || json_array_size(ents) > max ||
+		    json_u64(o, "lost", &l) || json_u64(o, "position", &pos)) {
+			e = o ? json_object_get(o, "error") : NULL;
+			rc = fail(c, json_is_string(e) ? -EIO : -DTA_E_PROTOCOL,
+				  "%s: structure %s list %u: %.300s", u->what,
+				  s->name, cur->list,
+				  json_is_string(e) ? json_string_value(e)
+						    : "bad answer");
+			json_decref(o);
+			free(ans);
+			return rc;
+		}
+		json_array_foreach(ents, i, e) {
+			if (!hex_get(json_string_value(e),
+				     (uint8_t *)buf + i * es, es)) {
+				json_decref(o);
+				free(ans);
+				return link_lost(c, u, -DTA_E_PROTOCOL,
+						 "an Append entry of another "
+						 "size");
+			}
+		}
+		got = (long)json_array_size(ents);
+		json_decref(o);
+		free(ans);
+		*lost = l;
+		cur->position = pos;
+		return got;
+	}
+	r.structure = (unsigned)s->idx[cur->share];
+	r.id = u->ln.id++;
+	r.n = (uint32_t)max;
+	r.from = (unsigned)cur->from;
+	r.arg = cur->list;
+	rc = dta__frame_request_put(&b, &r);
+	if (!rc && b.oom)
+		rc = -ENOMEM;
+	if (rc) {
+		dta_buf_free(&b);
+		return fail(c, rc, "%s: %s", u->what, dta_strerror(rc));
+	}
+	rc = ask_raw(c, u, b.p, b.len, false, &ans, &alen);
+	dta_buf_free(&b);
+	if (rc)
+		return rc;
+	if (dta__frame_answer_parse(ans, alen, &a) || a.op != DTA_FRAME_AP ||
+	    a.id != r.id) {
+		free(ans);
+		return link_lost(c, u, -DTA_E_PROTOCOL, "an answer frame does "
+				 "not match its request");
+	}
+	if (a.status) {
+		rc = fail(c, -(int)a.status, "%s: structure %s list %u: %.*s",
+			  u->what, s->name, cur->list,
+			  (int)min_sz(a.msg_len, 300), a.msg);
+		free(ans);
+		return rc;
+	}
+	if (a.n > max || (a.n && a.size != es)) {
+		free(ans);
+		return link_lost(c, u, -DTA_E_PROTOCOL, "an Append answer "
+				 "larger than asked, or of another entry size");
+	}
+	memcpy(buf, a.data, (size_t)a.n * es);
+	*lost = dta__be64(a.results);
+	cur->position = dta__be64(a.results + 8);
+	got = (long)a.n;
+	free(ans);
+	return got;
+}
+
+DTA_API long dta_client_ap_read(struct dta_client_cursor *cur, void *buf,
+				size_t max, uint64_t *lost)
+{
+	struct dta_client *c;
+	uint64_t l = 0, pos;
+	long got;
+	int rc;
+
+	if (!cur || (!buf && max))
+		return -EINVAL;
+	c = cur->c;
+	if (lost)
+		*lost = 0;
+	if (!max)
+		return ok(c);
+	max = min_sz(max, DTA_EXEC_BATCH_MAX);
+	if (cur->u->kind == KIND_LOCAL) {
+		struct cstruct *s = &c->s[cur->si];
+
+		rc = dta_exec_ap_read(cur->sess, (size_t)s->idx[cur->share],
+				      cur->list, cur->from, buf, max, &l, &pos);
+		if (rc < 0)
+			return fail(c, rc, "%s: structure %s list %u: %s",
+				    cur->u->what, s->name, cur->list,
+				    dta_strerror(rc));
+		cur->position = pos;
+		got = rc;
+	} else {
+		got = ap_socket(c, cur, buf, max, &l);
+		if (got < 0)
+			return got;
+	}
+	if (lost)
+		*lost = l;
+	ok(c);
+	return got;
+}
+
+DTA_API uint64_t dta_client_ap_position(const struct dta_client_cursor *cur)
+{
+	return cur ? cur->position : 0;
+}
+
+DTA_API void dta_client_ap_close(struct dta_client_cursor *cur)
+{
+	struct dta_client_cursor **pp;
+
+	if (!cur)
+		return;
+	for (pp = &cur->c->cursors; *pp; pp = &(*pp)->next)
+		if (*pp == cur) {
+			*pp = cur->next;
+			break;
+		}
+	dta_exec_session_destroy(cur->sess);
+	if (cur->own) {
+		unit_free(cur->own);
+		free(cur->own);
+	}
+	free(cur);
+}
+
+/* ---- text requests ---- */
+
+DTA_API int dta_client_request(struct dta_client *c, unsigned collector,
+			       const char *req, char **answer)
+{
+	struct dta_buf b = { 0 };
+	struct unit *u;
+	size_t len;
+	int rc;
+
+	if (!c || !req || !answer)
+		return -EINVAL;
+	*answer = NULL;
+	len = strlen(req);
+	if (!len || len > DTA_EXEC_REQUEST_MAX || memchr(req, '\n', len))
+		return fail(c, -EINVAL, "a request is one line of 1..%d bytes",
+			    DTA_EXEC_REQUEST_MAX);
+	if (collector >= c->nu || !c->u[collector].used)
+		return fail(c, -ENOENT, "no collector %u here", collector);
+	u = &c->u[collector];
+	if (u->kind == KIND_SOCKET) {
+		rc = ask_text(c, u, req, answer);
+		return rc ? rc : ok(c);
+	}
+	if (dta_exec_text(u->sess, req, len, &b) == 1) {
+		dta_buf_free(&b);
+		return fail(c, -EOPNOTSUPP, "%s: \"%.40s\" needs a running "
+			    "collector; this client reads its memory itself",
+			    u->what, req);
+	}
+	dta_exec_text_flush(u->sess, &b);
+	while (!b.oom && b.len && b.p[b.len - 1] == '\n')
+		b.len--;
+	*answer = b.oom ? NULL : strndup(b.p ? b.p : "", b.len);
+	dta_buf_free(&b);
+	if (!*answer)
+		return fail(c, -ENOMEM, "out of memory");
+	return ok(c);
+}
