@@ -227,7 +227,8 @@ class ApFollow:
     """Iterator over new entries of one Append list (Client.ap_follow()).
 
     Each step yields a structured array (the structure's dtype) of at most
-    ``batch`` entries, in list order. Attributes: ``lost`` (entries
+    ``batch`` entries (rounded up to the structure's batch_entries), in
+    list order. Attributes: ``lost`` (entries
     overwritten before they could be read, in total), ``entries`` (entries
     yielded in total), ``position`` (index of the next entry expected).
     Closing the client or calling close() ends it.
@@ -245,7 +246,9 @@ class ApFollow:
         self._cur = client._c.ap_open(
             st.name, lst, _dta.AP_OLDEST if start == "oldest" else _dta.AP_NOW)
         self._dtype = st.dtype
-        self._batch = batch
+        # The library reads whole Append batches (frames of batch_entries
+        # entries): a read with room for fewer is refused (ENOSPC).
+        self._batch = max(batch, st.geometry["batch_entries"])
         self._idle = idle
         self._df = dataframe
         self.lost: int = 0
@@ -395,7 +398,8 @@ class Client:
         structure ``name``.
 
         start: "oldest" (the oldest entries still stored) or "now".
-        batch: entries per yielded array, at most.
+        batch: entries per yielded array, at most (at least the
+            structure's batch_entries: the library reads whole batches).
         idle: "stop" ends the iteration when nothing new is there; a number
             of seconds ends it after that long without new entries; None
             follows forever.

@@ -22,6 +22,7 @@ primitive = append
 lists = 2
 entry = 8
 batches = 64
+batch = 16
 schema = seq:u32, value:u32
 
 [structure flows]
