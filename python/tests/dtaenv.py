@@ -34,6 +34,17 @@ def program(name):
     return p
 
 
+def child_env():
+    """The environment for the programs: without the sanitizer runtimes
+    run.sh preloads into the interpreter (DTA_PY_PRELOAD), which the
+    programs of a sanitizer build link themselves."""
+    env = dict(os.environ)
+    if env.get("DTA_PY_PRELOAD"):
+        env.pop("LD_PRELOAD", None)
+        env.pop("ASAN_OPTIONS", None)
+    return env
+
+
 def read_truth(path):
     """dta-gen's truth file as a list of (kind, fields...) tuples."""
     out = []
@@ -69,7 +80,7 @@ class DtaSystem:
     def _start(self, args, log, ready_in):
         logf = open(os.path.join(self.dir, log), "w")
         p = subprocess.Popen(args, stdout=logf if ready_in == log else
-                             subprocess.DEVNULL, stderr=logf)
+                             subprocess.DEVNULL, stderr=logf, env=child_env())
         path = os.path.join(self.dir, ready_in)
         end = time.monotonic() + 60
         while True:
@@ -95,7 +106,7 @@ class DtaSystem:
         open(out, "w").close()
         self.translator = subprocess.Popen(
             [program("translator"), "-c", self.conf, "-o", self.stats, "-q"],
-            stdout=open(out, "w"),
+            stdout=open(out, "w"), env=child_env(),
             stderr=open(os.path.join(self.dir, "translator.log"), "w"))
         end = time.monotonic() + 60
         while not os.path.exists(self.stats):
@@ -111,7 +122,7 @@ class DtaSystem:
         when ARGS has -T."""
         r = subprocess.run([program("gen"), "-d", "127.0.0.1:%d" % self.port,
                             "--sync", self.stats] + list(args),
-                           capture_output=True, text=True)
+                           capture_output=True, text=True, env=child_env())
         if r.returncode != 0:
             raise RuntimeError("dta-gen %s failed: %s" % (args, r.stderr))
         for line in r.stderr.splitlines():
@@ -139,7 +150,7 @@ class DtaSystem:
     def query(self, *args, check=True):
         """dta-query -c CONF ARGS; its stdout."""
         r = subprocess.run([program("query"), "-c", self.conf] + list(args),
-                           capture_output=True, text=True)
+                           capture_output=True, text=True, env=child_env())
         if check and r.returncode not in (0, 1):
             raise RuntimeError("dta-query %s: %d %s" % (args, r.returncode,
                                                         r.stderr))

@@ -27,7 +27,15 @@ export PYTHONPATH DTA_BUILD_DIR PATH
 # sys.path, and python/ would shadow the build's package with the sources.
 cd "$here" || exit 1
 # -p no:cacheprovider: nothing written into the source tree.
-PYTHONDONTWRITEBYTECODE=1 "$py" -m pytest -q -p no:cacheprovider . "$@"
+if [ -n "${DTA_PY_PRELOAD:-}" ]; then
+	# A sanitizer build: its runtimes preloaded into the interpreter
+	# (CPython's own allocations are not ours to leak-check); dtaenv.py
+	# starts the programs without them.
+	LD_PRELOAD="$DTA_PY_PRELOAD" ASAN_OPTIONS=detect_leaks=0 \
+	PYTHONDONTWRITEBYTECODE=1 "$py" -m pytest -q -p no:cacheprovider . "$@"
+else
+	PYTHONDONTWRITEBYTECODE=1 "$py" -m pytest -q -p no:cacheprovider . "$@"
+fi
 rc=$?
 if [ $rc -eq 5 ]; then
 	echo "FAIL: pytest collected no tests" >&2
