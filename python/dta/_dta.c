@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "dta/client.h"
+#include "dta/config.h"
 #include "dta/exec.h"
 #include "dta/hash.h"
 #include "dta/keywrite.h"
@@ -48,6 +49,16 @@ static PyObject *raise_code(int rc, const char *msg)
 		Py_DECREF(args);
 	}
 	return NULL;
+}
+
+/* dta.Error(ENOENT) naming structure @name. */
+static PyObject *raise_no_structure(int rc, const char *name)
+{
+	char msg[DTA_CONFIG_NAME_MAX + 32];
+
+	snprintf(msg, sizeof(msg), "no structure '%.*s'", DTA_CONFIG_NAME_MAX,
+		 name);
+	return raise_code(rc, msg);
 }
 
 /* ---------------------------------------------------------------- Client */
@@ -104,16 +115,17 @@ static int client_init(struct client_obj *self, PyObject *args,
 	if (!PyArg_ParseTupleAndKeywords(args, kw, "s|I", kwlist, &target,
 					 &flags))
 		return -1;
-	if (self->c) {
-		PyErr_SetString(PyExc_RuntimeError, "Client already open");
+	/* Once only: a handle reopened under its cursors would give them
+	 * another handle's state. */
+	if (self->lock) {
+		PyErr_SetString(PyExc_RuntimeError,
+				"a Client is initialised once; connect again");
 		return -1;
 	}
+	self->lock = PyThread_allocate_lock();
 	if (!self->lock) {
-		self->lock = PyThread_allocate_lock();
-		if (!self->lock) {
-			PyErr_NoMemory();
-			return -1;
-		}
+		PyErr_NoMemory();
+		return -1;
 	}
 	o.flags = flags;
 	Py_BEGIN_ALLOW_THREADS
@@ -378,7 +390,7 @@ static PyObject *client_kw_get(struct client_obj *self, PyObject *args,
 		return NULL;
 	idx = dta_client_find(self->c, name);
 	if (idx < 0)
-		return raise_code(idx, NULL);
+		return raise_no_structure(idx, name);
 	if (get_keys(keys, &kb, klen, &n) < 0)
 		return NULL;
 	if (get_out(status, &sb, n, "status") < 0)
@@ -540,7 +552,7 @@ static PyObject *client_ap_open(struct client_obj *self, PyObject *args)
 	}
 	idx = dta_client_find(self->c, name);
 	if (idx < 0)
-		return raise_code(idx, NULL);
+		return raise_no_structure(idx, name);
 	s = dta_client_structure(self->c, (size_t)idx);
 	CLIENT_CALL(self, rc = dta_client_ap_open(self->c, name, (uint32_t)list,
 						  from, &cur));

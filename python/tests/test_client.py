@@ -255,6 +255,16 @@ def test_errors(system):
     with pytest.raises(dta.Error) as e:
         c.kw_get("nosuch", [b"\0" * 13])
     assert e.value.errno == errno.ENOENT and "nosuch" in str(e.value)
+    for get in (c.pc_get, c.ki_get):  # the library's own message
+        with pytest.raises(dta.Error) as e:
+            get("nosuch", [b"\0" * 13])
+        assert e.value.errno == errno.ENOENT and e.value.strerror
+    with pytest.raises(dta.Error) as e:  # the extension's own lookup
+        c._c.kw_get("nosuch", b"\0" * 13, 13, bytearray(1), bytearray(20))
+    assert e.value.errno == errno.ENOENT
+    assert e.value.strerror == "no structure 'nosuch'"
+    with pytest.raises(RuntimeError):
+        c._c.__init__("unix:" + system.sock)  # a handle opens once
     with pytest.raises(dta.Error) as e:
         c.ki_get("paths", [b"\0" * 13])
     assert e.value.errno == dta._dta.E_PRIMITIVE
