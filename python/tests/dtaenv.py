@@ -60,7 +60,7 @@ class DtaSystem:
     """One collector (and translator while sending) with structures
     STRUCTURES (the [structure ...] sections' text)."""
 
-    def __init__(self, structures, name="py"):
+    def __init__(self, structures, name="py", east=False):
         self.dir = tempfile.mkdtemp(prefix="dta-py-%s." % name)
         self.conf = os.path.join(self.dir, "dta.conf")
         self.sock = os.path.join(self.dir, "collector.sock")
@@ -71,11 +71,28 @@ class DtaSystem:
         self.collector = None
         self.translator = None
         self.sent = 0
+        # east: a second collector, [collector east] (structures name
+        # "collector = default, east" to be partitioned over both); each
+        # collector's snapshots go to SNAPDIR/ITS_NAME/, where the client's
+        # snapshot: target looks for them.
+        self.east = east
+        self.names = [self.name] + (["%s-east" % self.name] if east else [])
+        self.socks = [self.sock] + ([os.path.join(self.dir, "east.sock")]
+                                    if east else [])
+        self.extra = []
+        head = "[collector]\nname = %s\nsocket = %s\nsnapshot_dir = %s\n" % (
+            self.name, self.sock,
+            os.path.join(self.snapdir, self.name) if east else self.snapdir)
+        if east:
+            head += ("[collector east]\nname = %s\nsocket = %s\n"
+                     "snapshot_dir = %s\n" % (
+                         self.names[1], self.socks[1],
+                         os.path.join(self.snapdir, self.names[1])))
+        for n in self.names if east else []:
+            os.makedirs(os.path.join(self.snapdir, n))
         with open(self.conf, "w") as f:
-            f.write("[collector]\nname = %s\nsocket = %s\nsnapshot_dir = %s\n"
-                    "\n[translator]\nport = %d\nbind = 127.0.0.1\n\n%s"
-                    % (self.name, self.sock, self.snapdir, self.port,
-                       structures))
+            f.write("%s\n[translator]\nport = %d\nbind = 127.0.0.1\n\n%s"
+                    % (head, self.port, structures))
 
     def _start(self, args, log, ready_in):
         logf = open(os.path.join(self.dir, log), "w")
@@ -102,6 +119,10 @@ class DtaSystem:
         self.collector = self._start(
             [program("collector"), "-c", self.conf], "collector.log",
             "collector.log")
+        if self.east:
+            self.extra.append(self._start(
+                [program("collector"), "-c", self.conf, "--collector",
+                 "east"], "east.log", "east.log"))
         out = os.path.join(self.dir, "translator.out")
         open(out, "w").close()
         self.translator = subprocess.Popen(
@@ -157,11 +178,14 @@ class DtaSystem:
         return r.stdout
 
     def snapshot(self):
-        """Make the collector write snapshots (dta-query snapshot)."""
-        self.query("snapshot")
+        """Make the collectors write snapshots (dta-query snapshot)."""
+        for extra in [[]] + ([["--collector", "east"]] if self.east else []):
+            out = self.query(*extra, "snapshot")
+            if not json.loads(out.strip().splitlines()[-1]).get("ok"):
+                raise RuntimeError("snapshot failed: %s" % out)
 
     def stop(self):
-        for p in (self.translator, self.collector):
+        for p in [self.translator, self.collector] + self.extra:
             if p and p.poll() is None:
                 p.send_signal(signal.SIGTERM)
                 try:
@@ -170,4 +194,5 @@ class DtaSystem:
                     p.kill()
                     p.wait()
         self.translator = self.collector = None
+        self.extra = []
         shutil.rmtree(self.dir, ignore_errors=True)
