@@ -7,7 +7,7 @@ entries/s from a local mapping, >= 30 M/s over the socket).
 Starts a private collector and translator (python/tests/dtaenv.py), fills
 a Key-Write structure and an Append list with dta-gen, then measures:
   - batched kw_get: Python (dta.Client.kw_get) and C (bench/bench_client_kw,
-    dta_client_kw_get) on the same structure, keys and batch size, through
+    dta_client_kw_get) on the same structure, keys and batch sizes, through
     the collector socket and the local mapping;
   - ap_follow: entries/s reading the whole list from the oldest entry, from
     the mapping and over the socket.
@@ -51,8 +51,10 @@ def main():
                     help="Key-Write slots = 2^K (default 20)")
     ap.add_argument("--keys", type=int, default=200000,
                     help="Key-Write keys sent and queried (default 200000)")
-    ap.add_argument("--batch", type=int, default=65536,
-                    help="keys per kw_get call (default 65536)")
+    ap.add_argument("--batches", default="64,1024,65536",
+                    help="keys per kw_get call, comma-separated sizes "
+                    "(default 64,1024,65536: where Python's per-call cost "
+                    "shows)")
     ap.add_argument("--entries", type=int, default=1000000,
                     help="Append entries sent (default 1000000)")
     ap.add_argument("--entry", type=int, default=8,
@@ -95,39 +97,42 @@ batches = %d
             f.write(arr.tobytes())
         n = len(arr)
 
-        print("\nbatched Key-Write gets, %d keys, batches of %d, %d slots"
-              % (n, a.batch, 1 << a.slots_log2))
-        print("%-8s %-7s %14s %16s %8s" % ("target", "client", "keys/s",
-                                           "keys/CPU-s", "found"))
+        print("\nbatched Key-Write gets, %d keys, %d slots"
+              % (n, 1 << a.slots_log2))
+        print("%-8s %6s %-7s %14s %16s %8s" % (
+            "target", "batch", "client", "keys/s", "keys/CPU-s", "found"))
         for label, target in (("socket", "unix:" + s.sock),
                               ("map", "map:" + s.conf)):
-            r = subprocess.run([helper, target, "paths", keyfile, "13",
-                                str(a.batch), str(a.repeats)],
-                               capture_output=True, text=True)
-            if r.returncode != 0:
-                print("%-8s C       failed: %s" % (label, r.stderr.strip()))
+            for batch in [int(x) for x in a.batches.split(",")]:
+                r = subprocess.run([helper, target, "paths", keyfile, "13",
+                                    str(batch), str(a.repeats)],
+                                   capture_output=True, text=True)
                 cj = None
-            else:
-                cj = json.loads(r.stdout)
-                print("%-8s %-7s %14.0f %16.0f %8d" % (
-                    label, "C", cj["keys_per_s"], cj["keys_per_cpu_s"],
-                    cj["found"]))
-            with dta.connect(target) as c:
-                found = [0]
+                if r.returncode != 0:
+                    print("%-8s %6d C       failed: %s"
+                          % (label, batch, r.stderr.strip()))
+                else:
+                    cj = json.loads(r.stdout)
+                    print("%-8s %6d %-7s %14.0f %16.0f %8d" % (
+                        label, batch, "C", cj["keys_per_s"],
+                        cj["keys_per_cpu_s"], cj["found"]))
+                with dta.connect(target) as c:
+                    found = [0]
 
-                def run():
-                    f = 0
-                    for i in range(0, n, a.batch):
-                        f += int(c.kw_get("paths", arr[i:i + a.batch]).found.sum())
-                    found[0] = f
-                w, u = timed(run, a.repeats)
-            print("%-8s %-7s %14.0f %16.0f %8d" % (label, "Python", n / w,
-                                                   n / u, found[0]))
-            if cj:
-                print("%-8s Python/C: %.0f%% of the C client's keys/s, "
-                      "%.0f%% per CPU-second" % (
-                          "", 100 * (n / w) / cj["keys_per_s"],
-                          100 * (n / u) / cj["keys_per_cpu_s"]))
+                    def run():
+                        f = 0
+                        for i in range(0, n, batch):
+                            f += int(c.kw_get("paths",
+                                              arr[i:i + batch]).found.sum())
+                        found[0] = f
+                    w, u = timed(run, a.repeats)
+                print("%-8s %6d %-7s %14.0f %16.0f %8d" % (
+                    label, batch, "Python", n / w, n / u, found[0]))
+                if cj:
+                    print("%-8s %6s Python/C: %.0f%% of the C client's "
+                          "keys/s, %.0f%% per CPU-second" % (
+                              "", "", 100 * (n / w) / cj["keys_per_s"],
+                              100 * (n / u) / cj["keys_per_cpu_s"]))
 
         print("\nAppend follow, list 0 from the oldest entry, %d-byte entries"
               % a.entry)

@@ -166,7 +166,14 @@ class PcResult(NamedTuple):
 
 
 def _keys(keys: Keys, klen: Optional[int]):
-    """(contiguous bytes-like, klen) for the library."""
+    """(contiguous bytes-like, klen, n) for the library."""
+    buf, kl = _keys_buf(keys, klen)
+    nbytes = buf.nbytes if isinstance(buf, (np.ndarray, memoryview)) \
+        else len(buf)
+    return buf, kl, nbytes // kl
+
+
+def _keys_buf(keys: Keys, klen: Optional[int]):
     if isinstance(keys, np.ndarray):
         if keys.ndim == 2:
             if keys.dtype != np.uint8:
@@ -307,6 +314,7 @@ class Client:
         self.target = target
         self._c = _dta.Client(target, flags)
         self._structures: Optional[List[Structure]] = None
+        self._by_name: Optional[dict] = None
 
     def close(self) -> None:
         """Close the handle and every cursor of it."""
@@ -335,11 +343,13 @@ class Client:
 
     def structure(self, name: str) -> Structure:
         """The structure called ``name`` (dta.Error ENOENT if none)."""
-        for s in self.structures:
-            if s.name == name:
-                return s
-        import errno
-        raise Error(errno.ENOENT, "no structure '%s'" % name)
+        if self._by_name is None:
+            self._by_name = {s.name: s for s in self.structures}
+        s = self._by_name.get(name)
+        if s is None:
+            import errno
+            raise Error(errno.ENOENT, "no structure '%s'" % name)
+        return s
 
     def kw_get(self, name: str, keys: Keys, klen: Optional[int] = None,
                redundancy: int = 0, threshold: int = 0,
@@ -354,13 +364,15 @@ class Client:
         pandas DataFrame with the fields and columns status and found.
         """
         st = self.structure(name)
-        buf, kl = _keys(keys, klen)
-        n = memoryview(buf).nbytes // kl
+        buf, kl, n = _keys(keys, klen)
         status = np.empty(n, dtype=np.uint8)
-        values = np.zeros(n, dtype=st.dtype) if st.primitive == KEY_WRITE \
-            else np.zeros(n, dtype="V1")
-        self._c.kw_get(name, buf, kl, status, values, redundancy, threshold)
-        res = KwResult(status, values, status == FOUND)
+        found = np.empty(n, dtype=np.bool_)
+        # (the library writes zeros where a key is not found)
+        values = np.empty(n, dtype=st.dtype if st.primitive == KEY_WRITE
+                          else "V1")
+        self._c.kw_get(name, buf, kl, status, values, redundancy, threshold,
+                       None, found)
+        res = KwResult(status, values, found)
         if dataframe:
             return to_dataframe(values, status=status, found=res.found)
         return res
@@ -368,8 +380,7 @@ class Client:
     def pc_get(self, name: str, keys: Keys, klen: Optional[int] = None,
                padded: bool = False) -> PcResult:
         """Postcarding: the path of each flow key (see PcResult)."""
-        buf, kl = _keys(keys, klen)
-        n = memoryview(buf).nbytes // kl
+        buf, kl, n = _keys(keys, klen)
         status = np.empty(n, dtype=np.uint8)
         lengths = np.empty(n, dtype=np.uint8)
         paths = np.empty((n, _dta.MAX_HOPS), dtype=np.uint32)
@@ -385,8 +396,7 @@ class Client:
                klen: Optional[int] = None) -> np.ndarray:
         """Key-Increment: the count-min estimate of each key in ``bank``
         (uint64 array, in the units reporters counted: packets, bytes..)."""
-        buf, kl = _keys(keys, klen)
-        n = memoryview(buf).nbytes // kl
+        buf, kl, n = _keys(keys, klen)
         counts = np.empty(n, dtype=np.uint64)
         self._c.ki_get(name, buf, kl, bank, counts)
         return counts

@@ -365,26 +365,29 @@ static int get_out(PyObject *o, Py_buffer *b, size_t need, const char *what)
 }
 
 /* kw_get(name, keys, klen, status_out, data_out, redundancy=0,
- *        threshold=0, votes_out=None): status_out n bytes (enum
- *        dta_query_status), data_out n * data_len bytes, votes_out n
- *        uint32 (optional). */
+ *        threshold=0, votes_out=None, found_out=None): status_out n bytes
+ *        (enum dta_query_status), data_out n * data_len bytes, votes_out n
+ *        uint32 and found_out n bools (optional). */
 static PyObject *client_kw_get(struct client_obj *self, PyObject *args,
 			       PyObject *kw)
 {
 	static char *kwlist[] = {"name", "keys", "klen", "status", "data",
-				 "redundancy", "threshold", "votes", NULL};
+				 "redundancy", "threshold", "votes", "found",
+				 NULL};
 	struct dta_kw_query_opts o = {0};
-	PyObject *keys, *status, *data, *votes = Py_None, *ret = NULL;
-	Py_buffer kb, sb, db, vb = {0};
+	PyObject *keys, *status, *data, *votes = Py_None, *found = Py_None;
+	PyObject *ret = NULL;
+	Py_buffer kb, sb, db, vb = {0}, fb = {0};
 	struct dta_kw_result *res = NULL;
 	Py_ssize_t klen;
 	const char *name;
 	size_t n;
 	int rc, idx;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "sOnOO|IIO", kwlist, &name,
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "sOnOO|IIOO", kwlist, &name,
 					 &keys, &klen, &status, &data,
-					 &o.redundancy, &o.threshold, &votes))
+					 &o.redundancy, &o.threshold, &votes,
+					 &found))
 		return NULL;
 	if (client_open_check(self) < 0)
 		return NULL;
@@ -407,10 +410,12 @@ static PyObject *client_kw_get(struct client_obj *self, PyObject *args,
 	if (votes != Py_None &&
 	    get_out(votes, &vb, n * sizeof(uint32_t), "votes") < 0)
 		goto release_data;
+	if (found != Py_None && get_out(found, &fb, n, "found") < 0)
+		goto release_votes;
 	res = PyMem_RawMalloc((n ? n : 1) * sizeof(*res));
 	if (!res) {
 		PyErr_NoMemory();
-		goto release_votes;
+		goto release_found;
 	}
 	CLIENT_CALL(self, rc = dta_client_kw_get(self->c, name, kb.buf,
 						 (size_t)klen, n, &o, res,
@@ -423,10 +428,15 @@ static PyObject *client_kw_get(struct client_obj *self, PyObject *args,
 		((uint8_t *)sb.buf)[i] = (uint8_t)res[i].status;
 		if (vb.buf)
 			((uint32_t *)vb.buf)[i] = res[i].votes;
+		if (fb.buf) /* numpy bool: one byte, 0 or 1 */
+			((uint8_t *)fb.buf)[i] = res[i].status == DTA_Q_FOUND;
 	}
 	ret = Py_NewRef(Py_None);
 free_res:
 	PyMem_RawFree(res);
+release_found:
+	if (fb.obj)
+		PyBuffer_Release(&fb);
 release_votes:
 	if (vb.obj)
 		PyBuffer_Release(&vb);
@@ -599,7 +609,7 @@ static PyMethodDef client_methods[] = {
 	{"kw_get", (PyCFunction)(void (*)(void))client_kw_get,
 	 METH_VARARGS | METH_KEYWORDS,
 	 "kw_get(name, keys, klen, status, data, redundancy=0, threshold=0, "
-	 "votes=None)"},
+	 "votes=None, found=None)"},
 	{"pc_get", (PyCFunction)client_pc_get, METH_VARARGS,
 	 "pc_get(name, keys, klen, status, lengths, paths)"},
 	{"ki_get", (PyCFunction)client_ki_get, METH_VARARGS,
