@@ -269,7 +269,8 @@ static int open_region(struct collector *c, size_t i, bool huge, bool force,
 				     .flags = DTA_REGION_EXCL |
 					      DTA_REGION_DORMANT |
 					      (huge ? DTA_REGION_HUGE : 0),
-				     .mode = c->shm_mode };
+				     .mode = c->shm_mode,
+				     .schema = cs->schema };
 	struct dta_region_opts oo = o;
 	int err;
 

@@ -10,7 +10,7 @@
 static const char fixture_config[] =
 	"[structure flows]\n"
 	"primitive = key-write\nslots = 64\ndata = 4\nchecksum = 2\n"
-	"redundancy = 3\n"
+	"redundancy = 3\nschema = hi:u16, lo:u16le\n"
 	"[structure flows8]\n"
 	"primitive = kw\nhash = xxh3\nslots = 32\ndata = 8\nchecksum = 8\n"
 	"[structure flows_p]\n"
@@ -151,6 +151,7 @@ struct dta_exec *fixture_exec(void)
 			.name = cs->name, .layout = &cs->layout,
 			.area = f->area[i], .values = cs->values,
 			.nvalues = cs->nvalues, .list_base = cs->list_base,
+			.schema = cs->schema,
 		};
 
 		if (dta_exec_add(x, &s) != (int)i)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Fuzz harness for dta_config_parse(): any text either parses into
- * structures whose layouts are consistent, or fails with a message. */
+ * structures whose layouts (and value schemas) are consistent, or fails
+ * with a message. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,6 +29,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (size_t j = 1; j < s->nvalues; j++)
 			if (s->values[j - 1] >= s->values[j])
 				abort();
+		/* A schema describes exactly a Key-Write data or an Append
+		 * entry. */
+		if (s->schema &&
+		    !(s->layout.primitive == DTA_PRIM_KEY_WRITE &&
+		      s->schema->size == s->layout.g.kw.data_len) &&
+		    !(s->layout.primitive == DTA_PRIM_APPEND &&
+		      s->schema->size == s->layout.g.ap.entry_size))
+			abort();
 	}
 	dta_config_destroy(c);
 	return 0;

@@ -22,6 +22,7 @@
 #include "dta/hash.h"
 #include "dta/keywrite.h"
 #include "dta/region.h"
+#include "dta/schema.h"
 
 static char tmpdir[64];
 
@@ -448,6 +449,197 @@ static void test_version1_file(void **state)
 	dta_region_destroy(r);
 }
 
+/* Rewrite a v2 header's CRC (bytes 0..3839, little-endian at 4092). */
+static void fix_crc(uint8_t *h)
+{
+	uint32_t crc = dta_crc32c_sw(0, h, 3840);
+
+	for (int i = 0; i < 4; i++)
+		h[DTA_REGION_HEADER_SIZE - 4 + i] = (uint8_t)(crc >> (8 * i));
+}
+
+static int all_zero(const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i])
+			return 0;
+	return 1;
+}
+
+static void expect_schema(const struct dta_region *r, const char *canon)
+{
+	char text[DTA_SCHEMA_TEXT_MAX];
+
+	assert_non_null(dta_region_schema(r));
+	assert_int_equal(dta_schema_format(dta_region_schema(r), text,
+					   sizeof(text)), (int)strlen(canon));
+	assert_string_equal(text, canon);
+}
+
+/* The schema travels in the header at 1024: create, open, save, open the
+ * snapshot; the text is there byte for byte, zeros after it. */
+static void test_schema_header(void **state)
+{
+	static const char canon[] = "a:u32, b:u16le, c:i16";
+	char live[128], snap[128];
+	struct dta_layout l;
+	struct dta_schema sc;
+	struct dta_region *r, *s, *t;
+	struct dta_region_opts o, f;
+	uint8_t *file;
+	size_t n;
+
+	(void)state;
+	snprintf(live, sizeof(live), "%s/schema.live", tmpdir);
+	snprintf(snap, sizeof(snap), "%s/schema.dta", tmpdir);
+	assert_int_equal(dta_layout_kw(&l, 200, 8, 4, 2, DTA_HASH_CRC32C, 0), 0);
+	/* Not canonical as written: the header holds the canonical text. */
+	assert_int_equal(dta_schema_parse("a:u32be b:u16le[1] c:i16", &sc,
+					  NULL, 0), 0);
+	o = opts(DTA_BACKING_FILE, live, DTA_REGION_EXCL);
+	o.schema = &sc;
+	assert_int_equal(dta_region_create(&l, &o, &r), 0);
+	memset(&sc, 0, sizeof(sc)); /* copied at creation */
+	expect_schema(r, canon);
+	assert_memory_equal((uint8_t *)dta_region_base(r) + 1024, canon,
+			    sizeof(canon));
+	assert_true(all_zero((uint8_t *)dta_region_base(r) + 1024 +
+				     sizeof(canon), 1024 - sizeof(canon)));
+
+	f = opts(DTA_BACKING_FILE, live, DTA_REGION_RDONLY);
+	assert_int_equal(dta_region_open(&f, &s), 0);
+	expect_schema(s, canon);
+	assert_int_equal(dta_region_schema(s)->f[2].offset, 6);
+	dta_region_destroy(s);
+
+	assert_int_equal(dta_region_save(r, snap), 0);
+	file = read_file(snap, &n);
+	assert_memory_equal(file + 1024, canon, sizeof(canon));
+	free(file);
+	f = opts(DTA_BACKING_FILE, snap, DTA_REGION_RDONLY);
+	assert_int_equal(dta_region_open(&f, &s), 0);
+	expect_schema(s, canon);
+	/* A snapshot of the snapshot keeps it too. */
+	assert_int_equal(dta_region_save(s, live), 0);
+	dta_region_destroy(s);
+	assert_int_equal(dta_region_open(&f, &s), 0);
+	expect_schema(s, canon);
+	dta_region_destroy(s);
+
+	/* Loading data keeps the target's own schema (here: none). */
+	o = opts(DTA_BACKING_ANON, NULL, 0);
+	assert_int_equal(dta_region_create(&l, &o, &t), 0);
+	assert_null(dta_region_schema(t));
+	assert_int_equal(dta_region_load(t, snap), 0);
+	assert_null(dta_region_schema(t));
+	assert_true(all_zero((uint8_t *)dta_region_base(t) + 1024, 1024));
+	dta_region_destroy(t);
+	dta_region_destroy(r);
+	assert_null(dta_region_schema(NULL));
+}
+
+static void test_schema_create_rejects(void **state)
+{
+	struct dta_layout kw, ap, ki;
+	struct dta_schema sc;
+	struct dta_region *r;
+	struct dta_region_opts o = opts(DTA_BACKING_ANON, NULL, 0);
+
+	(void)state;
+	assert_int_equal(dta_layout_kw(&kw, 200, 8, 4, 2, DTA_HASH_CRC32C, 0), 0);
+	assert_int_equal(dta_layout_ap(&ap, 2, 16, 4, 12, 0), 0);
+	assert_int_equal(dta_layout_ki(&ki, 64, 2, 1, DTA_HASH_CRC32C, 0), 0);
+	o.schema = &sc;
+	assert_int_equal(dta_schema_parse("a:u32", &sc, NULL, 0), 0);
+	assert_int_equal(dta_region_create(&kw, &o, &r), -EINVAL);
+	assert_int_equal(dta_region_create(&ap, &o, &r), -EINVAL);
+	assert_int_equal(dta_region_create(&ki, &o, &r), -EINVAL);
+	assert_int_equal(dta_schema_parse("x:u32 y:u64le:time", &sc, NULL, 0), 0);
+	assert_int_equal(dta_region_create(&ap, &o, &r), 0);
+	expect_schema(r, "x:u32, y:u64le:time_ns");
+	dta_region_destroy(r);
+	sc.nfields = 0; /* not a schema */
+	assert_int_equal(dta_region_create(&ap, &o, &r), -EINVAL);
+	/* A caller built before @schema: its @sz ends before it, so whatever
+	 * lies there is not read. */
+	o.sz = offsetof(struct dta_region_opts, schema);
+	assert_int_equal(dta_region_create(&ap, &o, &r), 0);
+	assert_null(dta_region_schema(r));
+	dta_region_destroy(r);
+}
+
+/* A header without schema (every region and file written before schemas
+ * had zeros there) opens as having none; a malformed schema field is a
+ * bad region even with a correct CRC. */
+static void test_schema_open_rejects(void **state)
+{
+	char path[128], bad[128];
+	struct dta_layout l;
+	struct dta_schema sc;
+	struct dta_region *r, *s;
+	struct dta_region_opts o = opts(DTA_BACKING_ANON, NULL, 0), f;
+	uint8_t *file;
+	size_t n;
+	uint32_t v;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/sch.dta", tmpdir);
+	snprintf(bad, sizeof(bad), "%s/sch-bad.dta", tmpdir);
+	assert_int_equal(dta_layout_kw(&l, 200, 4, 4, 2, DTA_HASH_CRC32C, 0), 0);
+	assert_int_equal(dta_schema_parse("v:u32", &sc, NULL, 0), 0);
+	o.schema = &sc;
+	assert_int_equal(dta_region_create(&l, &o, &r), 0);
+	kw_put(r, 9, 99);
+	assert_int_equal(dta_region_save(r, path), 0);
+	file = read_file(path, &n);
+	f = opts(DTA_BACKING_FILE, bad, DTA_REGION_RDONLY);
+
+	/* The old format: zeros. */
+	memset(file + 1024, 0, 1024);
+	fix_crc(file);
+	write_file(bad, file, n);
+	assert_int_equal(dta_region_open(&f, &s), 0);
+	assert_null(dta_region_schema(s));
+	assert_int_equal(kw_get(s, 9, &v), DTA_Q_FOUND);
+	assert_int_equal(v, 99);
+	dta_region_destroy(s);
+
+	/* Text that is no schema, a schema of the wrong size, no NUL, bytes
+	 * after an empty text. */
+	memcpy(file + 1024, "v:u32[0]", 9);
+	fix_crc(file);
+	write_file(bad, file, n);
+	assert_int_equal(dta_region_open(&f, &s), -DTA_E_BADREGION);
+	memcpy(file + 1024, "v:u64\0\0\0", 9);
+	fix_crc(file);
+	write_file(bad, file, n);
+	assert_int_equal(dta_region_open(&f, &s), -DTA_E_BADREGION);
+	memset(file + 1024, 'a', 1024);
+	fix_crc(file);
+	write_file(bad, file, n);
+	assert_int_equal(dta_region_open(&f, &s), -DTA_E_BADREGION);
+	memset(file + 1024, 0, 1024);
+	file[1500] = 1;
+	fix_crc(file);
+	write_file(bad, file, n);
+	assert_int_equal(dta_region_open(&f, &s), -DTA_E_BADREGION);
+	/* Back to the saved text: fine again (the checks above were about
+	 * the field, not the CRC). */
+	memset(file + 1024, 0, 1024);
+	memcpy(file + 1024, "v:u32", 6);
+	fix_crc(file);
+	write_file(bad, file, n);
+	assert_int_equal(dta_region_open(&f, &s), 0);
+	expect_schema(s, "v:u32");
+	dta_region_destroy(s);
+	/* The field is under the header CRC. */
+	file[1024] = 'w';
+	write_file(bad, file, n);
+	assert_int_equal(dta_region_open(&f, &s), -DTA_E_BADREGION);
+	free(file);
+	dta_region_destroy(r);
+}
+
 /* Writers bracket writes with enter/leave; retiring refuses new writers,
  * waits for those inside, and a writer in another mapping sees it. */
 static void test_retire(void **state)
@@ -827,6 +1019,9 @@ int main(void)
 		cmocka_unit_test(test_shm_stat_unlink),
 		cmocka_unit_test(test_shm_too_small),
 		cmocka_unit_test(test_beyond_4gib),
+		cmocka_unit_test(test_schema_header),
+		cmocka_unit_test(test_schema_create_rejects),
+		cmocka_unit_test(test_schema_open_rejects),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

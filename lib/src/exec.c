@@ -27,10 +27,6 @@
 /* Text point queries queued per session before they are answered. */
 #define TEXT_QUEUE 64
 
-/* TEMPORARY until h-schema's schema.c is merged: without it a schema
- * cannot be formatted and dta_exec_add() refuses one. */
-#pragma weak dta_schema_format
-
 /* One structure: the caller's description, copied. */
 struct xs {
 	struct dta_exec_structure pub; /* points into this struct */
@@ -181,9 +177,7 @@ DTA_API int dta_exec_add(struct dta_exec *x, const struct dta_exec_structure *s)
 	}
 	if (s->schema && s->schema->nfields) {
 		c->schema = *s->schema;
-		err = -ENOTSUP;
-		if (dta_schema_format)
-			err = dta_schema_format(&c->schema, c->schema_text,
+		err = dta_schema_format(&c->schema, c->schema_text,
 					sizeof(c->schema_text));
 		if (err < 0)
 			goto free_c;
@@ -429,9 +423,21 @@ DTA_API int dta_exec_ap_read(struct dta_exec_session *s, size_t i,
 
 /* ---- JSON output ---- */
 
+/* dta_buf_put() with the common case (room enough) inlined: answers are
+ * written a few bytes at a time. */
+static inline void put(struct dta_buf *o, const void *p, size_t len)
+{
+	if (DTA__LIKELY(len <= o->cap - o->len && !o->oom)) {
+		memcpy(o->p + o->len, p, len);
+		o->len += len;
+		return;
+	}
+	dta_buf_put(o, p, len);
+}
+
 static void put_str(struct dta_buf *o, const char *s)
 {
-	dta_buf_put(o, s, strlen(s));
+	put(o, s, strlen(s));
 }
 
 static void put_printf(struct dta_buf *o, const char *fmt, ...)
@@ -470,7 +476,7 @@ static void put_u64(struct dta_buf *o, uint64_t v)
 	do
 		b[--i] = (char)('0' + v % 10);
 	while (v /= 10);
-	dta_buf_put(o, b + i, (size_t)(20 - i));
+	put(o, b + i, (size_t)(20 - i));
 }
 
 static void put_hex(struct dta_buf *o, const uint8_t *p, size_t len)
@@ -530,7 +536,7 @@ static void put_json_str(struct dta_buf *o, const char *s, size_t len)
 	const uint8_t *p = (const uint8_t *)s;
 	size_t i = 0, run = 0;
 
-	dta_buf_put(o, "\"", 1);
+	put(o, "\"", 1);
 	while (i < len) {
 		size_t n = utf8_seq(p + i, len - i);
 		char esc[6];
@@ -540,22 +546,22 @@ static void put_json_str(struct dta_buf *o, const char *s, size_t len)
 			run += n;
 			continue;
 		}
-		dta_buf_put(o, p + i - run, run);
+		put(o, p + i - run, run);
 		run = 0;
 		if (p[i] == '"' || p[i] == '\\') {
 			esc[0] = '\\';
 			esc[1] = (char)p[i];
-			dta_buf_put(o, esc, 2);
+			put(o, esc, 2);
 		} else {
 			memcpy(esc, "\\u00", 4);
 			esc[4] = d[p[i] >> 4];
 			esc[5] = d[p[i] & 15];
-			dta_buf_put(o, esc, 6);
+			put(o, esc, 6);
 		}
 		i++;
 	}
-	dta_buf_put(o, p + i - run, run);
-	dta_buf_put(o, "\"", 1);
+	put(o, p + i - run, run);
+	put(o, "\"", 1);
 }
 
 static void json_error(struct dta_buf *o, const char *fmt, ...)
@@ -575,7 +581,7 @@ static void json_error(struct dta_buf *o, const char *fmt, ...)
 	put_str(o, "{\"error\":");
 	put_json_str(o, msg, (size_t)n < sizeof(msg) ? (size_t)n
 						      : sizeof(msg) - 1);
-	dta_buf_put(o, "}", 1);
+	put(o, "}", 1);
 	o->errors++;
 }
 
@@ -618,7 +624,7 @@ static void info_one(struct dta_buf *o, const struct xs *s)
 		put_str(o, ",\"schema\":");
 		put_json_str(o, s->schema_text, strlen(s->schema_text));
 	}
-	dta_buf_put(o, "}", 1);
+	put(o, "}", 1);
 }
 
 static void put_status(struct dta_buf *o, int status)
@@ -639,13 +645,13 @@ static void put_kw(struct dta_buf *o, const struct xs *s, int err,
 	if (res->status == DTA_Q_FOUND) {
 		put_str(o, ",\"data\":\"");
 		put_hex(o, data, s->layout.g.kw.data_len);
-		dta_buf_put(o, "\"", 1);
+		put(o, "\"", 1);
 	}
 	put_str(o, ",\"votes\":");
 	put_u64(o, res->votes);
 	put_str(o, ",\"candidates\":");
 	put_u64(o, res->candidates);
-	dta_buf_put(o, "}", 1);
+	put(o, "}", 1);
 }
 
 static void put_pc(struct dta_buf *o, int err, const struct dta_pc_result *res)
@@ -659,14 +665,14 @@ static void put_pc(struct dta_buf *o, int err, const struct dta_pc_result *res)
 		put_str(o, ",\"path\":[");
 		for (unsigned i = 0; i < res->path_len; i++) {
 			if (i)
-				dta_buf_put(o, ",", 1);
+				put(o, ",", 1);
 			put_u64(o, res->values[i]);
 		}
-		dta_buf_put(o, "]", 1);
+		put(o, "]", 1);
 	}
 	put_str(o, ",\"valid_copies\":");
 	put_u64(o, res->valid_copies);
-	dta_buf_put(o, "}", 1);
+	put(o, "}", 1);
 }
 
 static void put_ki(struct dta_buf *o, int err, uint64_t cnt)
@@ -677,7 +683,7 @@ static void put_ki(struct dta_buf *o, int err, uint64_t cnt)
 	}
 	put_str(o, "{\"count\":");
 	put_u64(o, cnt);
-	dta_buf_put(o, "}", 1);
+	put(o, "}", 1);
 }
 
 /* ---- text requests ---- */
@@ -707,15 +713,18 @@ static int split(char *line, char **w, int max)
 	return n;
 }
 
+/* Value of hex digit @c, or -1: a table, as every query decodes a key. */
 static int hexval(int c)
 {
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
+	static const signed char v[256] = {
+		['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5,
+		['5'] = 6, ['6'] = 7, ['7'] = 8, ['8'] = 9, ['9'] = 10,
+		['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15,
+		['f'] = 16, ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14,
+		['E'] = 15, ['F'] = 16,
+	};
+
+	return v[(unsigned char)c] - 1;
 }
 
 /* Hex bytes (optional 0x) into @out: their count, or -1. */
@@ -761,7 +770,7 @@ static void text_info(const struct dta_exec *x, struct dta_buf *o)
 	put_str(o, "{\"structures\":[");
 	for (size_t i = 0; i < x->n; i++) {
 		if (i)
-			dta_buf_put(o, ",", 1);
+			put(o, ",", 1);
 		info_one(o, x->s[i]);
 	}
 	put_str(o, "]}");
@@ -824,13 +833,13 @@ static void text_ap(struct dta_exec_session *s, char **w, int nw,
 	for (int k = 0; k < n; k++) {
 		put_str(o, k ? ",\"" : "\"");
 		put_hex(o, s->apbuf + (size_t)k * es, es);
-		dta_buf_put(o, "\"", 1);
+		put(o, "\"", 1);
 	}
 	put_str(o, "],\"lost\":");
 	put_u64(o, lost);
 	put_str(o, ",\"position\":");
 	put_u64(o, pos);
-	dta_buf_put(o, "}", 1);
+	put(o, "}", 1);
 }
 
 /* A checked kw, pc or ki request. */
@@ -918,7 +927,7 @@ static void queue_one_by_one(const struct dta_exec *x, struct text_queue *q,
 					   q->bank, &cnt);
 			put_ki(o, err, cnt);
 		}
-		dta_buf_put(o, "\n", 1);
+		put(o, "\n", 1);
 	}
 }
 
@@ -940,20 +949,20 @@ DTA_API void dta_exec_text_flush(struct dta_exec_session *s,
 				  q->u.kw.res, q->u.kw.data);
 		for (size_t k = 0; !err && k < q->n; k++) {
 			put_kw(o, xs, 0, &q->u.kw.res[k], q->u.kw.data + k * dl);
-			dta_buf_put(o, "\n", 1);
+			put(o, "\n", 1);
 		}
 	} else if (q->prim == DTA_PRIM_POSTCARD) {
 		err = dta_exec_pc(s->x, q->i, q->keys, q->klen, q->n, q->u.pc);
 		for (size_t k = 0; !err && k < q->n; k++) {
 			put_pc(o, 0, &q->u.pc[k]);
-			dta_buf_put(o, "\n", 1);
+			put(o, "\n", 1);
 		}
 	} else {
 		err = dta_exec_ki(s->x, q->i, q->keys, q->klen, q->n, q->bank,
 				  q->u.ki);
 		for (size_t k = 0; !err && k < q->n; k++) {
 			put_ki(o, 0, q->u.ki[k]);
-			dta_buf_put(o, "\n", 1);
+			put(o, "\n", 1);
 		}
 	}
 	if (err)
@@ -989,13 +998,13 @@ DTA_API int dta_exec_text(struct dta_exec_session *s, const char *line,
 		dta_exec_text_flush(s, o);
 		json_error(o, "request too long (the limit is %d bytes)",
 			   DTA_EXEC_REQUEST_MAX);
-		dta_buf_put(o, "\n", 1);
+		put(o, "\n", 1);
 		return 0;
 	}
 	if (len && memchr(line, 0, len)) {
 		dta_exec_text_flush(s, o);
 		json_error(o, "request contains a NUL byte");
-		dta_buf_put(o, "\n", 1);
+		put(o, "\n", 1);
 		return 0;
 	}
 	if (len)
@@ -1014,7 +1023,7 @@ DTA_API int dta_exec_text(struct dta_exec_session *s, const char *line,
 			text_info(s->x, o);
 		else
 			text_ap(s, w, nw, o);
-		dta_buf_put(o, "\n", 1);
+		put(o, "\n", 1);
 		return 0;
 	}
 	/* A point query's errors are answered at once, in order, too; the
@@ -1024,16 +1033,16 @@ DTA_API int dta_exec_text(struct dta_exec_session *s, const char *line,
 
 		if (point_parse(s->x, w, nw, &p, &tmp)) {
 			dta_exec_text_flush(s, o);
-			dta_buf_put(o, tmp.p, tmp.len);
+			put(o, tmp.p, tmp.len);
 			o->oom |= tmp.oom;
 			o->errors += tmp.errors;
 			dta_buf_free(&tmp);
-			dta_buf_put(o, "\n", 1);
+			put(o, "\n", 1);
 			return 0;
 		}
 		dta_buf_free(&tmp);
 	} else if (point_parse(s->x, w, nw, &p, o)) {
-		dta_buf_put(o, "\n", 1);
+		put(o, "\n", 1);
 		return 0;
 	}
 	if (!queue_fits(&s->q, &p)) {
@@ -1231,8 +1240,9 @@ DTA_API int dta_exec_frame(struct dta_exec_session *s, const void *req,
 	xs = s->x->s[r.structure];
 	if (xs->layout.primitive != op_prim(r.op)) {
 		frame_error(o, req, DTA_E_PRIMITIVE,
-			    "structure %u (%s) is a %s structure", r.structure,
-			    xs->name, dta_primitive_name(xs->layout.primitive));
+			    "structure %u (%s) holds %s, not %s", r.structure,
+			    xs->name, dta_primitive_name(xs->layout.primitive),
+			    dta_primitive_name(op_prim(r.op)));
 		return 0;
 	}
 	if (r.n == 0 || r.n > DTA_EXEC_BATCH_MAX) {

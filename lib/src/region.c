@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "dta/region.h"
+#include "dta/schema.h"
 #include "internal.h"
 
 #define REGION_MAGIC "DTAREGN1"
@@ -32,6 +33,10 @@
 #define REGION_CREATED_OFF 888  /* v2: creation time, Unix ns */
 #define REGION_SAVED_OFF 896    /* v2: snapshot time, Unix ns (0: live) */
 #define REGION_DATACRC_OFF 904  /* v2: CRC-32C of the data (saved files) */
+/* The value schema's canonical text, NUL-terminated; all zeros: none
+ * (regions and files from before schemas read as having none). */
+#define REGION_SCHEMA_OFF 1024
+#define REGION_SCHEMA_LEN DTA_SCHEMA_TEXT_MAX
 /* v2: bytes from here to the CRC change while the region is in use and are
  * outside the header CRC: the state word and the writers count, host byte
  * order, used atomically. */
@@ -54,6 +59,9 @@ static_assert(REGION_DATACRC_OFF + 4 <= REGION_MUTABLE_OFF &&
 		      REGION_WRITERS_OFF + 4 <= REGION_CRC_OFF &&
 		      REGION_MUTABLE_OFF % 64 == 0,
 	      "region header fields overlap");
+static_assert(REGION_SCHEMA_OFF >= REGION_DATACRC_OFF + 4 &&
+		      REGION_SCHEMA_OFF + REGION_SCHEMA_LEN <= REGION_MUTABLE_OFF,
+	      "region schema field overlaps");
 static_assert(ATOMIC_INT_LOCK_FREE == 2,
 	      "region state is shared between processes: needs lock-free atomics");
 
@@ -70,6 +78,8 @@ struct dta_region {
 	uint64_t origin, created_ns, saved_ns;
 	uint32_t data_crc; /* saved files only */
 	char *path; /* backing object to unlink on destroy, or NULL */
+	int has_schema;
+	struct dta_schema schema;
 };
 
 static uint64_t clock_ns(clockid_t clk)
@@ -141,7 +151,69 @@ static int header_encode(const struct dta_region *r, uint8_t *h)
 	dta__put_le(h + REGION_CREATED_OFF, r->created_ns, 8);
 	dta__put_le(h + REGION_SAVED_OFF, r->saved_ns, 8);
 	dta__put_le(h + REGION_DATACRC_OFF, r->data_crc, 4);
+	if (r->has_schema) {
+		err = dta_schema_format(&r->schema, (char *)h + REGION_SCHEMA_OFF,
+					REGION_SCHEMA_LEN);
+		if (err < 0)
+			return err;
+	}
 	dta__put_le(h + REGION_CRC_OFF, dta_crc32c(0, h, REGION_MUTABLE_OFF), 4);
+	return 0;
+}
+
+/* Bytes of one value of @l a schema describes: Key-Write data, an Append
+ * entry; 0 for the primitives whose values have no schema. */
+static uint32_t schema_value_size(const struct dta_layout *l)
+{
+	switch (l->primitive) {
+	case DTA_PRIM_KEY_WRITE:
+		return l->g.kw.data_len;
+	case DTA_PRIM_APPEND:
+		return l->g.ap.entry_size;
+	default:
+		return 0;
+	}
+}
+
+/* @s as @r's schema, when it describes @r's values. */
+static int schema_set(struct dta_region *r, const struct dta_schema *s)
+{
+	char text[DTA_SCHEMA_TEXT_MAX];
+
+	/* Through the canonical text: what a reader of the header gets. */
+	if (dta_schema_format(s, text, sizeof(text)) < 0 ||
+	    dta_schema_parse(text, &r->schema, NULL, 0) != 0 ||
+	    r->schema.size != schema_value_size(&r->layout))
+		return -EINVAL;
+	r->has_schema = 1;
+	return 0;
+}
+
+/* The header's schema field at @f (REGION_SCHEMA_LEN bytes) into @r,
+ * whose layout is known: -DTA_E_BADREGION unless it is all zeros or the
+ * text of a schema of the layout's value size. */
+static int schema_decode(const uint8_t *f, struct dta_region *r)
+{
+	char text[REGION_SCHEMA_LEN];
+
+	r->has_schema = 0;
+	if (f[0] == 0) {
+		for (unsigned i = 1; i < REGION_SCHEMA_LEN; i++)
+			if (f[i])
+				return -DTA_E_BADREGION;
+		return 0;
+	}
+	if (!memchr(f, 0, REGION_SCHEMA_LEN))
+		return -DTA_E_BADREGION;
+	memcpy(text, f, REGION_SCHEMA_LEN);
+	if (dta_schema_parse(text, &r->schema, NULL, 0) != 0 ||
+	    r->schema.size != schema_value_size(&r->layout)) {
+		dta__log(DTA_LOG_ERROR, "region: the header's schema '%.80s' "
+			 "is malformed or not of the layout's value size",
+			 text);
+		return -DTA_E_BADREGION;
+	}
+	r->has_schema = 1;
 	return 0;
 }
 
@@ -190,6 +262,9 @@ static int header_decode(const uint8_t *h, uint64_t file_size,
 			 (unsigned long long)(data_off + data_size));
 		return -DTA_E_BADREGION;
 	}
+	err = schema_decode(h + REGION_SCHEMA_OFF, r);
+	if (err)
+		return err;
 	memcpy(r->name, h + 48, DTA_REGION_NAME_MAX - 1);
 	r->name[DTA_REGION_NAME_MAX - 1] = '\0';
 	r->map_size = data_off + data_size;
@@ -215,6 +290,14 @@ static int header_decode(const uint8_t *h, uint64_t file_size,
 #define OPTS_V1_SIZE offsetof(struct dta_region_opts, mode)
 static_assert(sizeof(void *) != 8 || OPTS_V1_SIZE == 40,
 	      "@mode begins where the first version (40 bytes on LP64) ended");
+
+/* @schema is there for callers that know it (not the first two versions). */
+static const struct dta_schema *opts_schema(const struct dta_region_opts *o)
+{
+	if (o->sz < offsetof(struct dta_region_opts, schema) + sizeof(o->schema))
+		return NULL;
+	return o->schema;
+}
 
 static mode_t opts_mode(const struct dta_region_opts *o)
 {
@@ -739,6 +822,10 @@ DTA_API int dta_region_create(const struct dta_layout *layout,
 	r->created_ns = now_ns();
 	if (opts->name)
 		snprintf(r->name, sizeof(r->name), "%s", opts->name);
+	if (opts_schema(opts) && schema_set(r, opts_schema(opts))) {
+		err = -EINVAL;
+		goto err_free;
+	}
 	if (layout->data_size > UINT64_MAX - DTA_REGION_HEADER_SIZE - (1ull << 30)) {
 		err = -EINVAL;
 		goto err_free;
@@ -1160,6 +1247,11 @@ DTA_API void dta_region_destroy(struct dta_region *r)
 DTA_API const struct dta_layout *dta_region_layout(const struct dta_region *r)
 {
 	return r ? &r->layout : NULL;
+}
+
+DTA_API const struct dta_schema *dta_region_schema(const struct dta_region *r)
+{
+	return r && r->has_schema ? &r->schema : NULL;
 }
 
 DTA_API const char *dta_region_name(const struct dta_region *r)

@@ -128,7 +128,7 @@ static int parse_field(const char *p, const char *end, unsigned n,
 			return fail(err, errlen, n, f->name,
 				    "unknown type '%.*s' (u8 u16 u32 u64 i8 "
 				    "i16 i32 i64 bytes, optionally be or le)",
-				    (int)(q - p), p);
+				    (int)(q > p ? q - p : end - p), p);
 		}
 	}
 	f->type = types[ti].type;

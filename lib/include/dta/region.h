@@ -78,6 +78,8 @@ enum dta_backing {
 #define DTA_REGION_LIVE 1    /* its owner uses it: write */
 #define DTA_REGION_RETIRED 2 /* its owner gave it up: do not write */
 
+struct dta_schema; /* dta/schema.h */
+
 /**
  * struct dta_region_opts - how to create or open a region.
  * @sz:      sizeof(struct dta_region_opts), for growth.
@@ -92,6 +94,13 @@ enum dta_backing {
  *           object under a region's name to read or forge its contents.
  *           Bits outside 0777 are -EINVAL. Absent when @sz is the size of
  *           the first version of this struct (before @mode): 0600.
+ * @schema:  create: what the values mean (dta/schema.h), written into the
+ *           header as its canonical text so every reader of the region
+ *           and its snapshots has it (dta_region_schema()); NULL: none.
+ *           Only Key-Write (size = data_len) and Append (size =
+ *           entry_size) regions take one; anything else is -EINVAL.
+ *           Copied: the caller keeps ownership. Ignored by open. Absent
+ *           when @sz ends before it (callers built before schemas).
  */
 struct dta_region_opts {
 	size_t sz;
@@ -103,6 +112,7 @@ struct dta_region_opts {
 	 * @flags it would fill the first version's tail padding, and an old
 	 * caller's @sz could not tell it apart. */
 	uint64_t mode;
+	const struct dta_schema *schema;
 };
 
 struct dta_region; /* opaque */
@@ -116,7 +126,8 @@ struct dta_region; /* opaque */
  * its creation time. For SHM and FILE the whole size is reserved
  * (posix_fallocate) after checking the file system's free space.
  *
- * Return: 0; -EINVAL (bad opts/layout), -EEXIST (EXCL and exists),
+ * Return: 0; -EINVAL (bad opts/layout, or a schema the layout's values
+ * cannot have: see dta_region_opts.schema), -EEXIST (EXCL and exists),
  * -ENOSPC or -EFBIG (not enough room in /dev/shm or the file system; the
  * log callback names the region, the size wanted and the space free),
  * -ENOMEM, or another -errno from shm_open/open/fchmod/ftruncate/mmap.
@@ -149,7 +160,8 @@ DTA_API int dta_region_create(const struct dta_layout *layout,
  *
  * Return: 0; -EINVAL; -ENOENT; -EPERM (owner or mode: opening for
  * writing, or a shared-memory object read-only); -DTA_E_BADREGION (bad magic, header CRC, size smaller than the
- * header says, or a snapshot file with bytes after its data);
+ * header says, a snapshot file with bytes after its data, or a schema
+ * field that is not a schema of the layout's value size);
  * -DTA_E_CHECKSUM (snapshot data changed since it was saved);
  * -DTA_E_REGIONVERSION (unknown version, or version 1 opened for
  * writing); other -errno.
@@ -209,6 +221,14 @@ DTA_API void dta_region_destroy(struct dta_region *r);
 
 DTA_API const struct dta_layout *dta_region_layout(const struct dta_region *r);
 DTA_API const char *dta_region_name(const struct dta_region *r);
+/**
+ * dta_region_schema() - the schema of the region's values, from its header
+ * (dta_region_opts.schema at creation; a snapshot keeps its source's), or
+ * NULL when it has none. Valid as long as @r. dta_region_open() checked
+ * it: a header whose schema text does not parse, or whose schema's size
+ * is not the layout's data or entry size, fails with -DTA_E_BADREGION.
+ */
+DTA_API const struct dta_schema *dta_region_schema(const struct dta_region *r);
 /* The data area and its size. */
 DTA_API void *dta_region_data(const struct dta_region *r);
 DTA_API uint64_t dta_region_data_size(const struct dta_region *r);

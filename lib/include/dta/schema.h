@@ -23,7 +23,8 @@
  *           unique within the schema
  *   TYPE    u8 u16 u32 u64 i8 i16 i32 i64, or bytes (COUNT bytes of
  *           opaque data, shown as hex)
- *   ENDIAN  "be" (default: network order, as reports carry values) or "le"
+ *   ENDIAN  "be" (default: network order, as reports carry values) or "le";
+ *           not on one-byte types and bytes
  *   COUNT   elements, 1..DTA_SCHEMA_COUNT_MAX (default 1)
  *   :time   this field is the reporter's timestamp (a u32 or u64 scalar);
  *           ":time_s", ":time_ms", ":time_us", ":time_ns" name its unit
@@ -114,7 +115,8 @@ struct dta_schema {
  * Return: 0 with @s filled; -DTA_E_MALFORMED (syntax, unknown type or
  * unit, duplicate name, more than DTA_SCHEMA_FIELDS_MAX fields, a time
  * field that is not a u32/u64 scalar or a second one, a value over 65535
- * bytes); -EINVAL (NULL @text or @s). Thread-safe.
+ * bytes, a canonical text longer than DTA_SCHEMA_TEXT_MAX - 1 bytes);
+ * -EINVAL (NULL @text or @s). @s is written only on success. Thread-safe.
  */
 DTA_API int dta_schema_parse(const char *text, struct dta_schema *s,
 			     char *err, size_t errlen);
