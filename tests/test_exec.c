@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -351,6 +352,55 @@ static void test_typed_errors(void **state)
 	assert_int_equal(dta_exec_kw(T.x, S_FLOWS, NULL, 8, 0, NULL, NULL, NULL), 0);
 	assert_int_equal(dta_exec_pc(T.x, S_PATHS, NULL, 8, 0, NULL), 0);
 	assert_int_equal(dta_exec_ki(T.x, S_COUNTS, NULL, 8, 0, 0, NULL), 0);
+}
+
+/* Several threads query one executor at once (codebooks were built by
+ * dta_exec_add(), so queries only read): every thread gets the answers
+ * one thread gets. */
+struct worker {
+	struct dta_kw_result kw[KEYS];
+	struct dta_pc_result pc[KEYS];
+	uint64_t ki[KEYS];
+	uint8_t data[KEYS * 4];
+	int err;
+};
+
+static void *work(void *arg)
+{
+	struct worker *w = arg;
+
+	for (int r = 0; r < 20 && !w->err; r++)
+		w->err = dta_exec_kw(T.x, S_FLOWS, keys, 8, KEYS, NULL, w->kw,
+				     w->data) ||
+			 dta_exec_pc(T.x, S_PATHS, keys, 8, KEYS, w->pc) ||
+			 dta_exec_ki(T.x, S_COUNTS, keys, 8, KEYS, 1, w->ki);
+	return NULL;
+}
+
+static void test_threads(void **state)
+{
+	static struct worker w[5];
+	pthread_t t[4];
+
+	(void)state;
+	make_keys();
+	work(&w[4]);
+	assert_int_equal(w[4].err, 0);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(pthread_create(&t[i], NULL, work, &w[i]), 0);
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(pthread_join(t[i], NULL), 0);
+		assert_int_equal(w[i].err, 0);
+		assert_memory_equal(w[i].kw, w[4].kw, sizeof(w[i].kw));
+		assert_memory_equal(w[i].data, w[4].data, sizeof(w[i].data));
+		assert_memory_equal(w[i].ki, w[4].ki, sizeof(w[i].ki));
+		for (unsigned k = 0; k < KEYS; k++) {
+			assert_int_equal(w[i].pc[k].status, w[4].pc[k].status);
+			assert_int_equal(w[i].pc[k].path_len, w[4].pc[k].path_len);
+			assert_memory_equal(w[i].pc[k].values, w[4].pc[k].values,
+					    w[4].pc[k].path_len * 4);
+		}
+	}
 }
 
 /* ---- Append ---- */
@@ -1285,6 +1335,7 @@ int main(void)
 		cmocka_unit_test(test_kw_equals_single),
 		cmocka_unit_test(test_pc_ki_equal_single),
 		cmocka_unit_test(test_typed_errors),
+		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_ap_read),
 		cmocka_unit_test(test_text_golden),
 		cmocka_unit_test(test_text_equals_single),
