@@ -334,3 +334,8 @@ def test_dataframe(system):
     assert isinstance(df, pd.DataFrame) and len(df) == 10
     assert df["path_0"].tolist() == r.values["path"][:, 0].tolist()
     assert df["found"].tolist() == r.found.tolist()
+    with dta.connect("unix:" + system.sock) as c:
+        frames = list(c.ap_follow("events", 0, dataframe=True))
+    want = ap_truth(system, 0)
+    seq = [v for f in frames for v in f["seq"].tolist()]
+    assert seq == [int(w[:4].hex(), 16) for w in want]
