@@ -79,12 +79,21 @@ struct cursor_obj {
 static PyTypeObject client_type;
 static PyTypeObject cursor_type;
 
-#define CLIENT_CALL(self, stmt)                                               \
+/*
+ * rc = expr, with the GIL released and the client's lock held, unless the
+ * client was closed meanwhile (rc = -EBADF then: another thread's close()
+ * may have run between our check and the lock). self->c is written only
+ * with both the GIL and the lock held, so reading it under either is safe.
+ */
+#define CLIENT_CALL(cl, rc, expr)                                             \
 	do {                                                                  \
 		Py_BEGIN_ALLOW_THREADS                                        \
-		PyThread_acquire_lock((self)->lock, WAIT_LOCK);               \
-		stmt;                                                         \
-		PyThread_release_lock((self)->lock);                          \
+		PyThread_acquire_lock((cl)->lock, WAIT_LOCK);                 \
+		if (!(cl)->c)                                                 \
+			(rc) = -EBADF;                                        \
+		else                                                          \
+			(rc) = (expr);                                        \
+		PyThread_release_lock((cl)->lock);                            \
 		Py_END_ALLOW_THREADS                                          \
 	} while (0)
 
@@ -98,7 +107,9 @@ static int client_open_check(struct client_obj *self)
 
 static PyObject *client_raise(struct client_obj *self, int rc)
 {
-	return raise_code(rc, self->c ? dta_client_error(self->c) : NULL);
+	if (!self->c)
+		return raise_code(-EBADF, "the client is closed");
+	return raise_code(rc, dta_client_error(self->c));
 }
 
 static int client_init(struct client_obj *self, PyObject *args,
@@ -141,12 +152,23 @@ static int client_init(struct client_obj *self, PyObject *args,
 
 static PyObject *client_close(struct client_obj *self, PyObject *unused)
 {
-	struct dta_client *c = self->c;
+	struct dta_client *c;
 
-	if (c) {
-		self->c = NULL; /* cursors see it closed from now on */
-		CLIENT_CALL(self, dta_client_close(c));
-	}
+	if (!self->c)
+		Py_RETURN_NONE;
+	/* Wait for a call in progress on another thread, then clear the
+	 * handle holding both the GIL and the lock (CLIENT_CALL). Taking
+	 * the GIL back while holding the lock cannot deadlock: no thread
+	 * waits for the GIL while it holds the lock. */
+	Py_BEGIN_ALLOW_THREADS
+	PyThread_acquire_lock(self->lock, WAIT_LOCK);
+	Py_END_ALLOW_THREADS
+	c = self->c;
+	self->c = NULL; /* its cursors are closed with it */
+	Py_BEGIN_ALLOW_THREADS
+	dta_client_close(c);
+	PyThread_release_lock(self->lock);
+	Py_END_ALLOW_THREADS
 	Py_RETURN_NONE;
 }
 
@@ -417,9 +439,9 @@ static PyObject *client_kw_get(struct client_obj *self, PyObject *args,
 		PyErr_NoMemory();
 		goto release_found;
 	}
-	CLIENT_CALL(self, rc = dta_client_kw_get(self->c, name, kb.buf,
-						 (size_t)klen, n, &o, res,
-						 db.buf));
+	CLIENT_CALL(self, rc, dta_client_kw_get(self->c, name, kb.buf,
+						(size_t)klen, n, &o, res,
+						db.buf));
 	if (rc < 0) {
 		client_raise(self, rc);
 		goto free_res;
@@ -479,8 +501,8 @@ static PyObject *client_pc_get(struct client_obj *self, PyObject *args)
 		PyErr_NoMemory();
 		goto release_paths;
 	}
-	CLIENT_CALL(self, rc = dta_client_pc_get(self->c, name, kb.buf,
-						 (size_t)klen, n, res));
+	CLIENT_CALL(self, rc, dta_client_pc_get(self->c, name, kb.buf,
+						(size_t)klen, n, res));
 	if (rc < 0) {
 		client_raise(self, rc);
 		goto free_res;
@@ -529,9 +551,8 @@ static PyObject *client_ki_get(struct client_obj *self, PyObject *args)
 		return NULL;
 	if (get_out(counts, &cb, n * sizeof(uint64_t), "counts") < 0)
 		goto release_keys;
-	CLIENT_CALL(self, rc = dta_client_ki_get(self->c, name, kb.buf,
-						 (size_t)klen, n, bank,
-						 cb.buf));
+	CLIENT_CALL(self, rc, dta_client_ki_get(self->c, name, kb.buf,
+						(size_t)klen, n, bank, cb.buf));
 	if (rc < 0)
 		client_raise(self, rc);
 	else
@@ -564,13 +585,13 @@ static PyObject *client_ap_open(struct client_obj *self, PyObject *args)
 	if (idx < 0)
 		return raise_no_structure(idx, name);
 	s = dta_client_structure(self->c, (size_t)idx);
-	CLIENT_CALL(self, rc = dta_client_ap_open(self->c, name, (uint32_t)list,
-						  from, &cur));
+	CLIENT_CALL(self, rc, dta_client_ap_open(self->c, name, (uint32_t)list,
+						 from, &cur));
 	if (rc < 0)
 		return client_raise(self, rc);
 	co = PyObject_New(struct cursor_obj, &cursor_type);
 	if (!co) {
-		CLIENT_CALL(self, dta_client_ap_close(cur));
+		CLIENT_CALL(self, rc, (dta_client_ap_close(cur), 0));
 		return NULL;
 	}
 	co->client = (struct client_obj *)Py_NewRef((PyObject *)self);
@@ -591,8 +612,8 @@ static PyObject *client_request(struct client_obj *self, PyObject *args)
 		return NULL;
 	if (client_open_check(self) < 0)
 		return NULL;
-	CLIENT_CALL(self, rc = dta_client_request(self->c, collector, req,
-						  &answer));
+	CLIENT_CALL(self, rc, dta_client_request(self->c, collector, req,
+						 &answer));
 	if (rc < 0)
 		return client_raise(self, rc);
 	ret = PyUnicode_DecodeUTF8(answer, (Py_ssize_t)strlen(answer),
@@ -669,12 +690,15 @@ static PyObject *cursor_read(struct cursor_obj *self, PyObject *args)
 	}
 	if (get_out(buf, &b, (size_t)max * self->entry_size, "entries") < 0)
 		return NULL;
-	CLIENT_CALL(self->client,
-		    rc = dta_client_ap_read(self->cur, b.buf, (size_t)max,
-					    &lost));
+	/* (self->cur read under the lock: close() may run meanwhile) */
+	CLIENT_CALL(self->client, rc,
+		    self->cur ? dta_client_ap_read(self->cur, b.buf,
+						   (size_t)max, &lost)
+			      : -EBADF);
 	PyBuffer_Release(&b);
 	if (rc < 0)
-		return client_raise(self->client, (int)rc);
+		return self->cur ? client_raise(self->client, (int)rc)
+				 : raise_code(-EBADF, "the cursor is closed");
 	return Py_BuildValue("(lK)", rc, (unsigned long long)lost);
 }
 
@@ -688,18 +712,26 @@ static PyObject *cursor_position(struct cursor_obj *self, void *unused)
 static PyObject *cursor_close(struct cursor_obj *self, PyObject *unused)
 {
 	struct dta_client_cursor *cur = self->cur;
+	int rc = 0;
 
 	self->cur = NULL;
-	/* A closed client has closed its cursors already. */
-	if (cur && self->client->c)
-		CLIENT_CALL(self->client, dta_client_ap_close(cur));
+	/* A closed client has closed its cursors already (CLIENT_CALL
+	 * checks, under the lock). */
+	if (cur)
+		CLIENT_CALL(self->client, rc, (dta_client_ap_close(cur), 0));
+	(void)rc;
 	Py_RETURN_NONE;
 }
 
 static void cursor_dealloc(struct cursor_obj *self)
 {
-	if (self->cur && self->client->c)
-		dta_client_ap_close(self->cur);
+	struct dta_client_cursor *cur = self->cur;
+	int rc = 0;
+
+	/* Under the lock: another thread may be using the client. */
+	if (cur)
+		CLIENT_CALL(self->client, rc, (dta_client_ap_close(cur), 0));
+	(void)rc;
 	Py_DECREF(self->client);
 	PyObject_Free(self);
 }

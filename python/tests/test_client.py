@@ -339,3 +339,32 @@ def test_dataframe(system):
     want = ap_truth(system, 0)
     seq = [v for f in frames for v in f["seq"].tolist()]
     assert seq == [int(w[:4].hex(), 16) for w in want]
+
+
+def test_close_while_other_threads_query(system):
+    """close() waits for a call in progress; later calls and cursors of
+    the closed client raise EBADF, never touch freed state."""
+    keys = list(latest(system.truth["kw"], "kw"))
+    for _ in range(5):
+        c = dta.connect("unix:" + system.sock)
+        it = c.ap_follow("events", 0, batch=16)
+        outcomes = []
+
+        def work():
+            try:
+                for _ in range(200):
+                    c.kw_get("paths", keys)
+                    it.read()
+                outcomes.append("done")
+            except dta.Error as e:
+                outcomes.append(e.errno)
+
+        ts = [threading.Thread(target=work) for _ in range(3)]
+        for t in ts:
+            t.start()
+        c.close()
+        for t in ts:
+            t.join()
+        assert all(o in ("done", errno.EBADF) for o in outcomes), outcomes
+        assert len(outcomes) == 3
+        it.close()
