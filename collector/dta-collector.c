@@ -29,6 +29,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dta/exec.h"
+#include "dta/frame.h"
 #include "log.h"
 #include "metrics.h"
 #include "service.h"
@@ -40,7 +42,7 @@
 #define MAX_CLIENTS 64
 #define STR_(x) #x
 #define STR(x) STR_(x) /* a number macro's digits, in a string literal */
-#define LINE_MAX_BYTES (TOOL_REQUEST_MAX + 1) /* a request and its newline */
+#define LINE_MAX_BYTES (DTA_EXEC_REQUEST_MAX + 1) /* a request and its newline */
 /* Requests read at once: a pipelining client's lines are answered a
  * read at a time, into one buffer, sent with one send(). */
 #define IN_BYTES (64 * 1024)
@@ -52,22 +54,27 @@
 
 /*
  * One connection. Requests are read into in[] and answered in order into
- * out (runs of point queries of one structure together, tool_batch); out
- * is sent as the socket takes it, so no client ever waits for another.
- * Over OUT_CAP unsent, its requests are not read until it reads its
- * answers.
+ * out (by the library's executor, dta/exec.h: runs of point queries of one
+ * structure together); out is sent as the socket takes it, so no client
+ * ever waits for another. Over OUT_CAP unsent, its requests are not read
+ * until it reads its answers. A connection starts with text lines; the
+ * request `binary` switches it to frames (dta/frame.h) for good.
  */
 struct client {
 	int fd;
 	uid_t uid;     /* SO_PEERCRED at accept; (uid_t)-1 unknown */
 	bool eof;      /* it shut its side: answer what it sent, then close */
-	bool skipping; /* inside a request over TOOL_REQUEST_MAX: drop to \n */
+	bool skipping; /* inside a request over DTA_EXEC_REQUEST_MAX: drop to \n */
+	bool binary;   /* frames, not lines */
 	size_t len;
-	char in[IN_BYTES + 1]; /* + 1: room to end a last line */
-	struct tool_out out;
+	/* IN_BYTES + 1 bytes (+ 1: room to end a last line); in binary mode
+	 * as large as the frame being read needs, up to DTA_FRAME_MAX + 1. */
+	char *in;
+	size_t in_cap;
+	struct dta_buf out;
 	size_t out_sent;
 	uint64_t last_ns; /* last byte read or sent */
-	struct tool_session sess;
+	struct dta_exec_session *sess;
 };
 
 struct collector {
@@ -88,11 +95,12 @@ struct collector {
 	bool keep_shm; /* at exit: leave every shm object for the next one */
 	bool anon;     /* shared_memory = no: regions in anonymous memory */
 	unsigned shm_mode;
-	struct tool_view v[DTA_CONFIG_MAX_STRUCTURES];
+	struct dta_exec *x; /* answers every query, text and frames */
 	int listen_fd;
 	struct client cl[MAX_CLIENTS];
-	struct tool_batch *batch; /* shared: one client is answered at a time */
 	uint64_t started_ns, requests, errors, snapshots;
+	uint64_t frames, keys;      /* binary requests, keys they asked about */
+	uint64_t last_malformed_ns; /* last malformed frame logged */
 	int quiet;
 	struct metrics_server *metrics; /* NULL: metrics_listen not set */
 	struct metrics_hist answer_ns;  /* request latency (metrics only) */
@@ -350,6 +358,28 @@ done:
 	return 0;
 }
 
+/* Region @i joins the executor, with index @i (the binary protocol's
+ * structure number: its place in `info`), and the schema the
+ * configuration gives it (else the one a reattached region has). */
+static int exec_add(struct collector *c, size_t i)
+{
+	const struct dta_config_structure *cs = &c->cs[i];
+	struct dta_exec_structure s = {
+		.name = cs->name, .layout = dta_region_layout(c->r[i]),
+		.area = dta_region_data(c->r[i]), .values = cs->values,
+		.nvalues = cs->nvalues, .list_base = cs->list_base,
+		.schema = cs->schema ? cs->schema : dta_region_schema(c->r[i]),
+	};
+	int err = dta_exec_add(c->x, &s);
+
+	if (err != (int)i) {
+		tool_log(LOG_ERR, "%s: cannot serve it: %s", cs->name,
+			 dta_strerror(err < 0 ? err : -EINVAL));
+		return -1;
+	}
+	return 0;
+}
+
 static int open_regions(struct collector *c, bool huge, bool force,
 			bool restore)
 {
@@ -368,9 +398,8 @@ static int open_regions(struct collector *c, bool huge, bool force,
 		if (restore && c->snapshot_dir && restore_one(c, i))
 			return -1;
 		dta_region_revive(c->r[i]);
-		c->v[i].cs = cs;
-		c->v[i].l = dta_region_layout(c->r[i]);
-		c->v[i].area = dta_region_data(c->r[i]);
+		if (exec_add(c, i))
+			return -1;
 		tool_log(LOG_INFO, "%s: %s, %" PRIu64 " bytes %s %s (%" PRIu64
 			 "-byte pages)",
 			 cs->name, dta_primitive_name(cs->layout.primitive),
@@ -425,10 +454,10 @@ static int start_rdma(struct collector *c)
 		}
 		o.n = c->n;
 		for (size_t i = 0; i < c->n; i++) {
-			o.s[i].name = c->v[i].cs->name;
+			o.s[i].name = c->cs[i].name;
 			o.s[i].area = dta_region_data(c->r[i]);
-			o.s[i].layout = c->v[i].l;
-			o.s[i].list_base = c->v[i].cs->list_base;
+			o.s[i].layout = dta_region_layout(c->r[i]);
+			o.s[i].list_base = c->cs[i].list_base;
 		}
 		return coll_rdma_start(&o, &c->rdma) ? -1 : 0;
 	}
@@ -473,13 +502,13 @@ static int save_all(struct collector *c, FILE *out)
 		char sp[4096];
 		int err;
 
-		snap_path(c, c->v[i].cs->name, sp, sizeof(sp));
+		snap_path(c, c->cs[i].name, sp, sizeof(sp));
 		err = dir_err ? dir_err : dta_region_save(c->r[i], sp);
 		if (err) {
 			tool_log(LOG_ERR, "%s: snapshot %s: %s",
-				c->v[i].cs->name, sp, dta_strerror(err));
+				c->cs[i].name, sp, dta_strerror(err));
 			fprintf(failed, "%s{\"structure\":", bad ? "," : "");
-			tool_json_str(failed, c->v[i].cs->name);
+			tool_json_str(failed, c->cs[i].name);
 			fputs(",\"file\":", failed);
 			tool_json_str(failed, sp);
 			fputs(",\"error\":", failed);
@@ -563,7 +592,7 @@ static int shut_down(struct collector *c)
 			tool_log(LOG_WARNING, "%s: the writer count is not 0 "
 				 "after 1 s (a translator is still writing, or "
 				 "was killed while writing); snapshotting "
-				 "anyway", c->v[i].cs->name);
+				 "anyway", c->cs[i].name);
 	if (!c->snapshot_dir)
 		return 0;
 	if (save_all(c, NULL) == 0) {
@@ -580,7 +609,7 @@ static int shut_down(struct collector *c)
 		tool_log(LOG_WARNING, "%s: keeping shared memory %s: a "
 			 "snapshot failed, and a collector started with this "
 			 "configuration reattaches it with its contents",
-			 c->v[i].cs->name, c->shm[i]);
+			 c->cs[i].name, c->shm[i]);
 	return -1;
 }
 
@@ -710,12 +739,13 @@ static void stats_json(struct collector *c, FILE *out)
 	fprintf(out, "{\"name\":");
 	tool_json_str(out, c->name);
 	fprintf(out, ",\"version\":\"%s\",\"uptime_s\":%.3f,\"structures\":%zu,"
-		"\"requests\":%" PRIu64 ",\"errors\":%" PRIu64 ",\"clients\":%u,"
+		"\"requests\":%" PRIu64 ",\"errors\":%" PRIu64 ",\"frames\":%"
+		PRIu64 ",\"keys\":%" PRIu64 ",\"clients\":%u,"
 		"\"clients_blocked\":%u,\"clients_refused\":%" PRIu64
 		",\"clients_idle_closed\":%" PRIu64 ",\"clients_stalled\":%" PRIu64
 		",\"snapshots\":%" PRIu64, DTA_VERSION_STRING,
 		(double)(tool_now_ns() - c->started_ns) / 1e9, c->n, c->requests,
-		c->errors, clients, blocked, c->refused, c->idle_closed,
+		c->errors, c->frames, c->keys, clients, blocked, c->refused, c->idle_closed,
 		c->stalled, c->snapshots);
 #ifdef DTA_HAVE_RDMA
 	if (c->rdma) {
@@ -744,6 +774,10 @@ static const struct metrics_def collector_metrics[] = {
 	   "Requests answered on the query socket."),
 	CM("errors", "request_errors_total", METRICS_COUNTER,
 	   "Requests answered with an error."),
+	CM("frames", "frames_total", METRICS_COUNTER,
+	   "Binary request frames answered (counted in requests too)."),
+	CM("keys", "frame_keys_total", METRICS_COUNTER,
+	   "Keys asked about in binary kw, pc and ki frames."),
 	CM("clients", "clients", METRICS_GAUGE,
 	   "Query-socket clients connected."),
 	CM("clients_blocked", "clients_blocked", METRICS_GAUGE,
@@ -819,7 +853,7 @@ static int metrics_health(void *ctx, char *why, size_t cap)
 	for (size_t i = 0; i < c->n; i++)
 		if (dta_region_state(c->r[i]) == DTA_REGION_RETIRED) {
 			snprintf(why, cap, "structure %s is retired",
-				 c->v[i].cs->name);
+				 c->cs[i].name);
 			return 1;
 		}
 	return 0;
@@ -858,94 +892,179 @@ static int start_metrics(struct collector *c, const char *listen)
 }
 
 /* Answer a request the collector handles itself (rare ones: the FILE
- * they are written to costs an allocation). */
-static void handle_own(struct collector *c, struct client *cl, char **w,
-		       int nw)
+ * they are written to costs an allocation) into @out: one JSON object,
+ * no newline. */
+static void handle_own(struct collector *c, uid_t uid, char **w, int nw,
+		       struct dta_buf *out)
 {
 	char *buf = NULL;
 	size_t len = 0;
-	FILE *out = open_memstream(&buf, &len);
+	FILE *f = open_memstream(&buf, &len);
 
-	if (!out) {
-		cl->out.oom = true;
+	if (!f) {
+		out->oom = true;
 		return;
 	}
 	if (!strcmp(w[0], "stats")) {
-		stats_json(c, out);
+		stats_json(c, f);
 	} else if (!strcmp(w[0], "switch")) {
 		/* Its rkeys let the holder write into our memory. */
-		if (cl->uid != geteuid() && cl->uid != 0) {
-			fprintf(out, "{\"error\":\"switch: only the collector's "
+		if (uid != geteuid() && uid != 0) {
+			fprintf(f, "{\"error\":\"switch: only the collector's "
 				"user (uid %u) and root may read the switch "
 				"description\"}", (unsigned)geteuid());
 		} else {
 #ifdef DTA_HAVE_RDMA
-			coll_rdma_switch_json(c->rdma, out);
+			coll_rdma_switch_json(c->rdma, f);
 #else
 			fputs("{\"error\":\"this build has no RDMA support\"}",
-			      out);
+			      f);
 #endif
 		}
 	} else if (!strcmp(w[0], "snapshot")) {
-		save_all(c, out);
+		save_all(c, f);
 	} else { /* ki-reset */
 		size_t i;
 
 		for (i = 0; i < c->n; i++)
-			if (nw == 3 && !strcmp(c->v[i].cs->name, w[1]))
+			if (nw == 3 && !strcmp(c->cs[i].name, w[1]))
 				break;
 		if (i == c->n) {
-			fputs("{\"error\":\"usage: ki-reset NAME BANK\"}", out);
+			fputs("{\"error\":\"usage: ki-reset NAME BANK\"}", f);
 		} else {
-			int err = dta_ki_reset(c->v[i].l, dta_region_data(c->r[i]),
+			int err = dta_ki_reset(dta_region_layout(c->r[i]),
+					       dta_region_data(c->r[i]),
 					       (unsigned)strtoul(w[2], NULL, 0));
 
 			if (err)
-				fprintf(out, "{\"error\":\"%s\"}", dta_strerror(err));
+				fprintf(f, "{\"error\":\"%s\"}", dta_strerror(err));
 			else
-				fputs("{\"ok\":true}", out);
+				fputs("{\"ok\":true}", f);
 		}
 	}
-	if (fclose(out)) {
-		cl->out.oom = true;
+	if (fclose(f)) {
+		out->oom = true;
 	} else {
 		c->errors += len >= 8 && !memcmp(buf, "{\"error\"", 8);
-		tool_out_put(&cl->out, buf, len);
+		dta_buf_put(out, buf, len);
 	}
 	free(buf);
 }
 
-/* Answer one request (a point query may be queued in c->batch: its
- * answer is written when the run ends). */
-static void handle_line(struct collector *c, struct client *cl, char *line)
+static void put_error(struct collector *c, struct dta_buf *out,
+		      const char *msg)
+{
+	dta_buf_put(out, "{\"error\":\"", 10);
+	dta_buf_put(out, msg, strlen(msg));
+	dta_buf_put(out, "\"}", 2);
+	c->errors++;
+}
+
+/*
+ * A request that is not the executor's, @line (NUL-terminated), from a
+ * text line or a TEXT frame: its JSON answer (no newline) into @out.
+ * Return true when it is `binary` in text mode: the caller switches the
+ * connection to frames once the answer is queued.
+ */
+static bool own_request(struct collector *c, struct client *cl,
+			const char *line, struct dta_buf *out)
 {
 	char copy[LINE_MAX_BYTES], *w[4];
 	int nw;
 
-	c->requests++;
-	/* The executor's requests first: they are the many. */
-	if (tool_exec_batched(c->batch, c->v, c->n, &cl->sess, line,
-			      &cl->out) == 0) {
-		return;
-	}
-	/* Not the executor's: the queue was flushed, answers stay in order. */
 	snprintf(copy, sizeof(copy), "%s", line);
 	nw = tool_split(copy, w, 4);
 	if (nw == 0) {
 		/* Answered all the same: a pipelining client counts lines. */
-		tool_out_str(&cl->out, "{\"error\":\"empty request\"}\n");
-		c->errors++;
-		return;
-	}
-	if (!strcmp(w[0], "stats") || !strcmp(w[0], "switch") ||
-	    !strcmp(w[0], "snapshot") || !strcmp(w[0], "ki-reset")) {
-		handle_own(c, cl, w, nw);
+		put_error(c, out, "empty request");
+	} else if (!strcmp(w[0], "binary")) {
+		char a[64];
+
+		if (nw > 2 || (nw == 2 && strcmp(w[1], "1"))) {
+			put_error(c, out, "usage: binary");
+		} else if (cl->binary) {
+			put_error(c, out, "binary: this connection speaks "
+				  "frames already");
+		} else {
+			dta_buf_put(out, a, (size_t)snprintf(a, sizeof(a),
+				    "{\"binary\":1,\"max_frame\":%u}",
+				    DTA_FRAME_MAX));
+			return true;
+		}
+	} else if (!strcmp(w[0], "stats") || !strcmp(w[0], "switch") ||
+		   !strcmp(w[0], "snapshot") || !strcmp(w[0], "ki-reset")) {
+		handle_own(c, cl->uid, w, nw, out);
 	} else {
-		tool_out_str(&cl->out, "{\"error\":\"unknown request; see "
-			     "docs/collector-protocol.md\"}");
-		c->errors++;
+		put_error(c, out, "unknown request; see "
+			  "docs/collector-protocol.md");
 	}
-	tool_out_put(&cl->out, "\n", 1);
+	return false;
+}
+
+/* Answer one text request of @len bytes (NUL-terminated at @len); a
+ * point query may be queued in the session: its answer is written when
+ * the run ends. */
+static void handle_line(struct collector *c, struct client *cl, char *line,
+			size_t len)
+{
+	c->requests++;
+	/* The executor's requests first: they are the many. */
+	if (dta_exec_text(cl->sess, line, len, &cl->out) == 0)
+		return;
+	/* Not the executor's: the queue was flushed, answers stay in order. */
+	if (own_request(c, cl, line, &cl->out))
+		cl->binary = true; /* what follows its newline is frames */
+	dta_buf_put(&cl->out, "\n", 1);
+}
+
+static uint32_t be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+
+/*
+ * Answer the request frame of @len bytes at @f (its length checked by
+ * dta_frame_length()). Return -1 when it is malformed: the connection
+ * must end, as nothing after it can be framed.
+ */
+static int handle_frame(struct collector *c, struct client *cl,
+			const uint8_t *f, size_t len)
+{
+	size_t tl = len - DTA_FRAME_REQ_HDR;
+	char line[LINE_MAX_BYTES];
+	struct dta_buf js = { 0 };
+	uint64_t errors = cl->out.errors;
+	int rc;
+
+	rc = dta_exec_frame(cl->sess, f, len, &cl->out);
+	if (rc < 0)
+		return -1;
+	c->requests++;
+	c->frames++;
+	if (rc == 0) {
+		/* Keys of point queries answered (not an error answer). */
+		if (f[4] >= DTA_FRAME_KW && f[4] <= DTA_FRAME_KI &&
+		    cl->out.errors == errors)
+			c->keys += be32(f + 12);
+		return 0;
+	}
+	/* A TEXT request the executor left to us. */
+	if (tl > DTA_EXEC_REQUEST_MAX || memchr(f + DTA_FRAME_REQ_HDR, 0, tl)) {
+		dta_frame_answer_error(&cl->out, f, EINVAL, tl >
+				       DTA_EXEC_REQUEST_MAX ? "request too long"
+				       : "a NUL byte in the request");
+		return 0;
+	}
+	memcpy(line, f + DTA_FRAME_REQ_HDR, tl);
+	line[tl] = 0;
+	own_request(c, cl, line, &js);
+	if (js.oom)
+		cl->out.oom = true;
+	else
+		dta_frame_answer_text(&cl->out, f, js.p, js.len);
+	dta_buf_free(&js);
+	return 0;
 }
 
 static void drop_client(struct client *cl)
@@ -953,10 +1072,14 @@ static void drop_client(struct client *cl)
 	close(cl->fd);
 	cl->fd = -1;
 	cl->len = 0;
-	cl->eof = cl->skipping = false;
-	tool_out_free(&cl->out);
+	cl->eof = cl->skipping = cl->binary = false;
+	free(cl->in);
+	cl->in = NULL;
+	cl->in_cap = 0;
+	dta_buf_free(&cl->out);
 	cl->out_sent = 0;
-	tool_session_free(&cl->sess);
+	dta_exec_session_destroy(cl->sess);
+	cl->sess = NULL;
 }
 
 static void drop_client_why(struct client *cl, const char *fmt, ...)
@@ -990,30 +1113,93 @@ static int flush_out(struct client *cl)
 	}
 	cl->out.len = cl->out_sent = 0;
 	if (cl->out.cap > OUT_CAP) /* a huge answer is gone: its memory too */
-		tool_out_free(&cl->out);
+		dta_buf_free(&cl->out);
 	return 0;
 }
 
-/*
- * Answer the complete requests in in[] while the answers fit under the
- * cap, into cl->out (sent once for them all). A request is at most
- * TOOL_REQUEST_MAX bytes before its newline; a longer one is answered
- * with one error and skipped to its newline. Return -1 when an answer
- * could not be queued (out of memory).
- */
-static int answer_requests(struct collector *c, struct client *cl)
+/* Keep the unsent answers at the start of cl->out. */
+static void out_compact(struct client *cl)
 {
-	static const char too_long[] = "{\"error\":\"request too long (the "
-		"limit is " STR(TOOL_REQUEST_MAX) " bytes)\"}\n";
-	size_t pos = 0;
-	uint64_t t0 = c->metrics ? tool_now_ns() : 0, n0 = c->requests;
-
-	if (cl->out_sent) { /* keep the unsent answers at the start */
+	if (cl->out_sent) {
 		memmove(cl->out.p, cl->out.p + cl->out_sent, unsent(cl));
 		cl->out.len -= cl->out_sent;
 		cl->out_sent = 0;
 	}
+}
+
+/*
+ * Binary mode: answer the complete frames in in[] while the answers fit
+ * under the cap, into cl->out. Then make room for the frame being read
+ * (in[] doubles as it fills, up to the frame's length, at most
+ * DTA_FRAME_MAX, and shrinks back when a large one is gone). A frame cut short by the client's end of sending is
+ * dropped. Return -1 when an answer could not be queued (out of memory),
+ * -2 for a malformed frame (the connection must end).
+ */
+static int answer_frames(struct collector *c, struct client *cl)
+{
+	size_t pos = 0, want = IN_BYTES + 1;
+	long fl = 0;
+	int rc = 0;
+
 	while (pos < cl->len && unsent(cl) < OUT_CAP) {
+		fl = dta_frame_length(cl->in + pos, cl->len - pos);
+		if (fl < 0 || (fl > 0 && (size_t)fl <= cl->len - pos &&
+			       handle_frame(c, cl, (const uint8_t *)cl->in + pos,
+					    (size_t)fl))) {
+			rc = -2;
+			break;
+		}
+		if (fl == 0 || (size_t)fl > cl->len - pos) {
+			if (cl->eof)
+				pos = cl->len; /* the rest never comes */
+			break;
+		}
+		pos += (size_t)fl;
+	}
+	memmove(cl->in, cl->in + pos, cl->len - pos);
+	cl->len -= pos;
+	if (rc)
+		return rc;
+	fl = dta_frame_length(cl->in, cl->len);
+	if (fl > 0 && (size_t)fl + 1 > want) {
+		/* Grow as its bytes arrive, doubling when full, not at once
+		 * to what a header claims: 64 clients could claim 16 MiB
+		 * each and send nothing more. */
+		want = cl->in_cap;
+		if (cl->len + 1 >= cl->in_cap)
+			want = (size_t)fl + 1 < 2 * cl->in_cap ? (size_t)fl + 1
+							      : 2 * cl->in_cap;
+	}
+	if (want < cl->len + 1)
+		want = cl->len + 1;
+	if (want != cl->in_cap) {
+		char *p = realloc(cl->in, want);
+
+		if (!p && want > cl->in_cap)
+			return -1;
+		if (p) {
+			cl->in = p;
+			cl->in_cap = want;
+		}
+	}
+	return cl->out.oom ? -1 : 0;
+}
+
+/*
+ * Text mode: answer the complete requests in in[] while the answers fit
+ * under the cap, into cl->out (sent once for them all). A request is at
+ * most DTA_EXEC_REQUEST_MAX bytes before its newline; a longer one is
+ * answered with one error and skipped to its newline. Stops after
+ * `binary`: what follows is frames. Return -1 when an answer could not be
+ * queued (out of memory).
+ */
+static int answer_lines(struct collector *c, struct client *cl)
+{
+	static const char too_long[] = "{\"error\":\"request too long (the "
+		"limit is " STR(DTA_EXEC_REQUEST_MAX) " bytes)\"}\n";
+	size_t pos = 0;
+
+	while (pos < cl->len && unsent(cl) < OUT_CAP && !cl->binary) {
 		char *line = cl->in + pos;
 		size_t avail = cl->len - pos, n;
 		char *nl = memchr(line, '\n', avail);
@@ -1026,11 +1212,11 @@ static int answer_requests(struct collector *c, struct client *cl)
 		if (!nl) {
 			if (cl->skipping) {
 				pos = cl->len;
-			} else if (avail > TOOL_REQUEST_MAX) {
-				tool_batch_flush(c->batch, &cl->out);
+			} else if (avail > DTA_EXEC_REQUEST_MAX) {
+				dta_exec_text_flush(cl->sess, &cl->out);
 				c->requests++;
 				c->errors++;
-				tool_out_str(&cl->out, too_long);
+				dta_buf_put(&cl->out, too_long, sizeof(too_long) - 1);
 				cl->skipping = true;
 				pos = cl->len;
 			}
@@ -1040,22 +1226,17 @@ static int answer_requests(struct collector *c, struct client *cl)
 		pos += n + 1;
 		if (cl->skipping) { /* the end of an over-long request */
 			cl->skipping = false;
-		} else if (n > TOOL_REQUEST_MAX) {
-			tool_batch_flush(c->batch, &cl->out);
+		} else if (n > DTA_EXEC_REQUEST_MAX) {
+			dta_exec_text_flush(cl->sess, &cl->out);
 			c->requests++;
 			c->errors++;
-			tool_out_str(&cl->out, too_long);
+			dta_buf_put(&cl->out, too_long, sizeof(too_long) - 1);
 		} else {
 			*nl = 0;
-			handle_line(c, cl, line);
+			handle_line(c, cl, line, n);
 		}
 	}
-	tool_batch_flush(c->batch, &cl->out);
-	if (c->metrics)
-		metrics_hist_observe_n(&c->answer_ns, tool_now_ns() - t0,
-				       c->requests - n0);
-	c->errors += cl->out.errors;
-	cl->out.errors = 0;
+	dta_exec_text_flush(cl->sess, &cl->out);
 	if (pos > cl->len) /* the last line, without its newline */
 		pos = cl->len;
 	memmove(cl->in, cl->in + pos, cl->len - pos);
@@ -1063,22 +1244,63 @@ static int answer_requests(struct collector *c, struct client *cl)
 	return cl->out.oom ? -1 : 0;
 }
 
+/* Answer what in[] holds, lines or frames, and count. Return as
+ * answer_frames(). */
+static int answer_requests(struct collector *c, struct client *cl)
+{
+	uint64_t t0 = c->metrics ? tool_now_ns() : 0, n0 = c->requests;
+	int rc;
+
+	out_compact(cl);
+	rc = cl->binary ? answer_frames(c, cl) : answer_lines(c, cl);
+	if (c->metrics)
+		metrics_hist_observe_n(&c->answer_ns, tool_now_ns() - t0,
+				       c->requests - n0);
+	c->errors += cl->out.errors;
+	cl->out.errors = 0;
+	return rc;
+}
+
+/* A malformed frame: send what was answered before it (as far as the
+ * socket takes it now), say so (at most once a second), and close. */
+static void drop_malformed(struct collector *c, struct client *cl)
+{
+	uint64_t now = tool_now_ns();
+
+	(void)flush_out(cl);
+	if (now - c->last_malformed_ns > 1000000000ull) {
+		c->last_malformed_ns = now;
+		drop_client_why(cl, "malformed frame (length or header "
+				"wrong)");
+		return;
+	}
+	drop_client(cl);
+}
+
 /* Answer, send, and close a client that is done. */
 static void client_progress(struct collector *c, struct client *cl)
 {
 	size_t before;
-	bool capped;
+	bool capped, binary;
+	int rc;
 
 	/* Requests held back by the cap are answered once their
 	 * predecessors are sent: if one send took them all, nothing else
 	 * (no POLLOUT, perhaps no more input) would come back for them.
 	 * That holds also when this round answered nothing because the cap
 	 * was still reached when it began (a POLLOUT wake-up whose send then
-	 * emptied the buffer): bench_socket hung there. */
+	 * emptied the buffer): bench_socket hung there. A `binary` request
+	 * also ends a round: the frames after it are answered in the next. */
 	do {
 		before = cl->len;
 		capped = unsent(cl) >= OUT_CAP;
-		if (answer_requests(c, cl)) {
+		binary = cl->binary;
+		rc = answer_requests(c, cl);
+		if (rc == -2) {
+			drop_malformed(c, cl);
+			return;
+		}
+		if (rc) {
 			/* A request without its answer would desynchronise
 			 * it. */
 			drop_client_why(cl, "out of memory for an answer");
@@ -1088,14 +1310,15 @@ static void client_progress(struct collector *c, struct client *cl)
 			drop_client(cl); /* it closed its end */
 			return;
 		}
-	} while (!unsent(cl) && cl->len && (cl->len < before || capped));
+	} while (!unsent(cl) && cl->len &&
+		 (cl->len < before || capped || binary != cl->binary));
 	if (cl->eof && !unsent(cl) && !cl->len)
 		drop_client(cl);
 }
 
 static void client_input(struct collector *c, struct client *cl)
 {
-	ssize_t n = read(cl->fd, cl->in + cl->len, IN_BYTES - cl->len);
+	ssize_t n = read(cl->fd, cl->in + cl->len, cl->in_cap - 1 - cl->len);
 
 	if (n < 0) {
 		if (errno != EINTR && errno != EAGAIN)
@@ -1151,6 +1374,21 @@ static void accept_clients(struct collector *c)
 			continue;
 		}
 		memset(cl, 0, sizeof(*cl));
+		cl->in = malloc(IN_BYTES + 1);
+		if (!cl->in || dta_exec_session_create(c->x, &cl->sess)) {
+			static const char oom[] = "{\"error\":\"out of "
+				"memory\"}\n";
+
+			(void)!send(fd, oom, sizeof(oom) - 1,
+				    MSG_DONTWAIT | MSG_NOSIGNAL);
+			close(fd);
+			free(cl->in);
+			memset(cl, 0, sizeof(*cl));
+			cl->fd = -1;
+			tool_log(LOG_WARNING, "refused a client: out of memory");
+			continue;
+		}
+		cl->in_cap = IN_BYTES + 1;
 		cl->fd = fd;
 		cl->uid = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &crlen)
 				  ? (uid_t)-1 : cr.uid;
@@ -1245,7 +1483,7 @@ static void serve(struct collector *c)
 			p[np].fd = cl->fd;
 			p[np].events = 0;
 			if (!cl->eof && unsent(cl) < OUT_CAP &&
-			    cl->len < IN_BYTES)
+			    cl->len + 1 < cl->in_cap)
 				p[np].events |= POLLIN;
 			if (unsent(cl))
 				p[np].events |= POLLOUT;
@@ -1400,7 +1638,7 @@ int main(int argc, char **argv)
 		c.cl[i].fd = -1;
 	c.listen_fd = -1;
 	c.started_ns = tool_now_ns();
-	if (tool_batch_create(&c.batch)) {
+	if (dta_exec_create(&c.x)) {
 		tool_log(LOG_ERR, "out of memory");
 		goto out;
 	}
@@ -1450,16 +1688,15 @@ out:
 #ifdef DTA_HAVE_RDMA
 	coll_rdma_stop(c.rdma);
 #endif
+	dta_exec_destroy(c.x); /* before the memory it reads */
 	/* Objects go with a clean exit. After a failed snapshot they all
 	 * stay; after a failed start, the ones we reattached stay (they may
 	 * hold a dead collector's data). */
 	for (size_t i = 0; i < c.n; i++) {
-		dta_pc_codebook_destroy(c.v[i].cb);
 		dta_region_destroy(c.r[i]);
 		if (!c.anon && !c.keep_shm && !(rc && c.reattached[i]))
 			dta_region_unlink(DTA_BACKING_SHM, c.shm[i]);
 	}
-	tool_batch_destroy(c.batch);
 	dta_config_destroy(c.cfg);
 	return rc;
 }

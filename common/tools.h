@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Helpers shared by the programs (dta-collector, dta-translator, dta-query,
- * dta-gen): key forms, hex, the query executor behind the collector's socket
- * protocol (docs/collector-protocol.md), routing, and small utilities. Not
- * part of libdta's API.
+ * dta-gen): key forms, hex, routing, truth files, and small utilities. Not
+ * part of libdta's API (the query executor is libdta's: dta/exec.h).
  */
 #ifndef DTA_TOOLS_H
 #define DTA_TOOLS_H
@@ -105,118 +104,14 @@ void tool_ap_match_entry(struct tool_ap_match *m, const char *s, size_t len);
 void tool_ap_match_finish(struct tool_ap_match *m);
 void tool_ap_match_free(struct tool_ap_match *m);
 
-/* ---- the query executor ---- */
-
-/* A structure as the executor sees it: layout, memory, known values. */
-struct tool_view {
-	const struct dta_config_structure *cs; /* name, values (may be NULL) */
-	const struct dta_layout *l;
-	const uint8_t *area;
-	struct dta_pc_codebook *cb; /* built lazily for Postcarding */
-};
-
-/* Per-client state: Append readers kept between requests. */
-struct tool_session {
-	struct {
-		char name[DTA_CONFIG_NAME_MAX];
-		uint32_t list;
-		struct dta_ap_reader *rd;
-	} rd[16];
-	unsigned nrd;
-};
-
-void tool_session_free(struct tool_session *s);
-
-/* The longest request line the collector answers, newline excluded
- * (docs/collector-protocol.md). */
-#define TOOL_REQUEST_MAX 4095
-
-/**
- * struct tool_out - a growable buffer answers are written into. Appending
- * never fails visibly: when memory runs out, @oom is set and later
- * appends do nothing (the contents are then incomplete). Zero it to
- * start; tool_out_free() frees it. @errors counts the {"error":..}
- * answers the executor wrote into it.
- */
-struct tool_out {
-	char *p;
-	size_t len, cap;
-	bool oom;
-	uint64_t errors;
-};
-
-void tool_out_put(struct tool_out *o, const void *p, size_t len);
-void tool_out_str(struct tool_out *o, const char *s);
-void tool_out_printf(struct tool_out *o, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-/* @s as a JSON string, quotes included. */
-void tool_out_json_str(struct tool_out *o, const char *s);
-void tool_out_free(struct tool_out *o);
-
-/**
- * tool_exec() - run one request line against @views and write one JSON
- * object (no newline) to @out. Requests (docs/collector-protocol.md):
- *   info | kw NAME KEYHEX [N [T]] | pc NAME KEYHEX | ki NAME KEYHEX [BANK]
- *   | ap NAME LIST MAX [oldest|now]
- * Unknown requests produce {"error": "..."}. Return 0, or -1 if the
- * request is not one of these (the caller may handle it itself).
- */
-int tool_exec(struct tool_view *views, size_t nviews,
-	      struct tool_session *sess, const char *line, FILE *out);
-/* tool_exec() into a buffer: the same answers, byte for byte. */
-int tool_exec_out(struct tool_view *views, size_t nviews,
-		  struct tool_session *sess, const char *line,
-		  struct tool_out *out);
-
-/*
- * Batches: a server answering many requests at once (the collector, a
- * pipelining client's lines) queues consecutive point queries of one
- * structure (kw, pc, ki with the same key length and options, up to
- * TOOL_BATCH_MAX) and runs them together: Key-Write through
- * dta_kw_query_batch(), the others one by one for now. Answers come out
- * in request order and are byte-identical to tool_exec()'s.
- */
-#define TOOL_BATCH_MAX 64
-struct tool_batch; /* opaque; one per thread, reused */
-
-/* Return 0 or -ENOMEM. */
-int tool_batch_create(struct tool_batch **out);
-void tool_batch_destroy(struct tool_batch *b);
-
-/**
- * tool_exec_batched() - tool_exec_out(), except that a kw, pc or ki query
- * may be queued in @b instead of answered: its answer is written by a
- * later call that cannot join the queue, or by tool_batch_flush().
- * Answers always appear in @out in request order, each followed by a
- * newline (the collector's protocol). Return 0, or -1 when
- * @line is not the executor's (the queue has then been flushed, so the
- * caller may answer it itself, in order).
- */
-int tool_exec_batched(struct tool_batch *b, struct tool_view *views,
-		      size_t nviews, struct tool_session *sess,
-		      const char *line, struct tool_out *out);
-/* Answer every query queued in @b into @out. */
-void tool_batch_flush(struct tool_batch *b, struct tool_out *out);
-
-/* Reading the flat JSON our programs write: the value after "KEY": in
- * @js (first occurrence), as a pointer, a string (false if absent, not a
- * string or longer than @cap - 1) or a number (0 if absent). */
-const char *tool_jfield(const char *js, const char *key);
-bool tool_jstr(const char *js, const char *key, char *out, size_t cap);
-uint64_t tool_jnum(const char *js, const char *key);
-
-/* The strings of the "entries":["..",..] array of an Append answer, one
- * per call: *@p must be NULL on the first call and is the position
- * afterwards. Return the first character of the next string (not
- * terminated: its length in *@len), or NULL at the end. */
-const char *tool_jentry(const char *js, const char **p, size_t *len);
-
 /* The geometry of @l and its CRC functions by role, as members of a JSON
  * object (",\"slots\":..,\"crc\":[[role,poly,init,xorout],..]"): what
  * a switch needs to compute what libdta computes (docs/roce.md). */
 void tool_switch_layout_json(FILE *f, const struct dta_layout *l);
 
-/* JSON string escaping. */
+/* @s as a JSON string, quotes included: always valid UTF-8 JSON (a byte
+ * that is a control character or not part of well-formed UTF-8 is
+ * written as \u00XX of its value). */
 void tool_json_str(FILE *out, const char *s);
 
 /* ---- access lists ---- */

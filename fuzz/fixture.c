@@ -130,7 +130,7 @@ struct fixture *fixture_get(void)
 		memset(f.area[i], 0, size);
 		populate(cs, f.area[i]);
 		memcpy(f.pristine[i], f.area[i], size);
-		f.v[i] = (struct tool_view){ .cs = cs, .l = &cs->layout,
+		f.v[i] = (struct fix_view){ .cs = cs, .l = &cs->layout,
 					     .area = f.area[i] };
 	}
 	return &f;

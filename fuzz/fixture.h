@@ -17,10 +17,17 @@
 #define FIX_KEYS 24     /* keys written into the structures */
 #define FIX_KEY_LEN 13  /* IPv4 5-tuples */
 
+/* One structure of the fixture: its configuration, layout and data. */
+struct fix_view {
+	const struct dta_config_structure *cs;
+	const struct dta_layout *l;
+	const uint8_t *area;
+};
+
 struct fixture {
 	struct dta_config *cfg;
 	size_t n;
-	struct tool_view v[FIX_MAX];
+	struct fix_view v[FIX_MAX];
 	uint8_t *area[FIX_MAX];
 	uint8_t *pristine[FIX_MAX]; /* the areas as populated */
 };

@@ -3,9 +3,8 @@
  * Writes the hand-made seeds of the corpora whose inputs are hard to find
  * by mutation alone (docs/fuzzing.md): region files of the fixture's
  * populated structures (fuzz_region), request lines that hit them
- * (fuzz_query), and the collector's answers to those requests plus a
- * switch description (fuzz_json), request frames of every operation
- * (fuzz_exec_frame). Usage: fuzz-seeds CORPUS-DIR
+ * (fuzz_query) and request frames of every operation (fuzz_exec_frame).
+ * Usage: fuzz-seeds CORPUS-DIR
  */
 #include <errno.h>
 #include <stdio.h>
@@ -50,8 +49,8 @@ static void regions(struct fixture *f, const char *corpus)
 	}
 }
 
-/* One request per line of @reqs into fuzz_query, its answer into
- * fuzz_json. */
+/* Requests on every structure into fuzz_query, one per file, and all of
+ * them in one; each must be the executor's and answered. */
 static void requests(struct fixture *f, const char *corpus)
 {
 	char dir[4096], name[64], hex[2 * FIX_KEY_LEN + 1], req[256];
@@ -101,8 +100,6 @@ static void requests(struct fixture *f, const char *corpus)
 			dta_exec_text_flush(sess, &out);
 			if (out.oom || !out.len)
 				exit(1);
-			snprintf(dir, sizeof(dir), "%s/fuzz_json", corpus);
-			write_file(dir, name, out.p, out.len - 1); /* no newline */
 			dta_buf_free(&out);
 			n++;
 		}
@@ -196,19 +193,7 @@ static void frames(struct fixture *f, const char *corpus)
 
 int main(int argc, char **argv)
 {
-	static const char desc[] =
-		"{\"switch\":{\"version\":1,\"collector_ip\":\"198.51.100.1\","
-		"\"collector_mac\":\"02:00:00:00:00:01\",\"interface\":\"vcol\","
-		"\"gid_index\":1,\"udp_port\":4791,\"mtu\":1024,"
-		"\"peer_ip\":\"198.51.100.2\",\"structures\":[{\"name\":\"flows\","
-		"\"qpn\":17,\"peer_qpn\":256,\"psn\":0,\"rkey\":1234,"
-		"\"addr\":140245,\"length\":384,\"list_base\":0,"
-		"\"primitive\":\"key-write\",\"slots\":64,\"family\":\"crc32c\","
-		"\"crc\":[[0,517762881,4294967295,4294967295]]},{\"name\":\"log\","
-		"\"qpn\":18,\"peer_qpn\":257,\"psn\":99,\"rkey\":5,\"addr\":7,"
-		"\"length\":256}]}}";
 	struct fixture *f = fixture_get();
-	char dir[4096];
 
 	if (argc != 2) {
 		fprintf(stderr, "usage: fuzz-seeds CORPUS-DIR\n");
@@ -217,7 +202,5 @@ int main(int argc, char **argv)
 	regions(f, argv[1]);
 	requests(f, argv[1]);
 	frames(f, argv[1]);
-	snprintf(dir, sizeof(dir), "%s/fuzz_json", argv[1]);
-	write_file(dir, "seed-switch", desc, sizeof(desc) - 1);
 	return 0;
 }

@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <jansson.h>
 #include <xxhash.h>
 
 #include "dta/hash.h"
@@ -368,11 +369,22 @@ static uint16_t ip_csum(const uint8_t *p, size_t len)
 }
 
 /* Datagrams the translator accounted for (received, dropped by the
- * kernel, refused, truncated) per its stats file; *@js gets the file. */
-static int accounted(const char *path, bool intp, uint64_t *n, char *js,
-		     size_t cap)
+ * kernel, refused, truncated) per its stats file; *@js gets the file,
+ * *@window (may be NULL) its receive queue's size in datagrams. */
+/* Counter @key of stats object @o: 0 when absent or not a count. */
+static uint64_t jcount(const json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	return json_is_integer(v) && json_integer_value(v) > 0
+		       ? (uint64_t)json_integer_value(v) : 0;
+}
+
+static int accounted(const char *path, bool intp, uint64_t *n,
+		     uint64_t *window, char *js, size_t cap)
 {
 	FILE *f = fopen(path, "r");
+	json_t *o;
 	size_t len;
 
 	if (!f)
@@ -380,14 +392,20 @@ static int accounted(const char *path, bool intp, uint64_t *n, char *js,
 	len = fread(js, 1, cap - 1, f);
 	fclose(f);
 	js[len] = 0;
-	if (!strchr(js, '}'))
-		return -1; /* not a whole object */
-	if (intp) { /* the INT port's datagrams, decoded or not */
-		*n = tool_jnum(js, "int_datagrams");
-		return 0;
+	o = json_loads(js, 0, NULL);
+	if (!json_is_object(o)) {
+		json_decref(o);
+		return -1; /* not a whole object (being rewritten) */
 	}
-	*n = tool_jnum(js, "packets") + tool_jnum(js, "socket_drops") +
-	     tool_jnum(js, "refused_source") + tool_jnum(js, "rx_truncated");
+	if (intp) { /* the INT port's datagrams, decoded or not */
+		*n = jcount(o, "int_datagrams");
+	} else {
+		*n = jcount(o, "packets") + jcount(o, "socket_drops") +
+		     jcount(o, "refused_source") + jcount(o, "rx_truncated");
+	}
+	if (window)
+		*window = jcount(o, "queue_datagrams");
+	json_decref(o);
 	return 0;
 }
 
@@ -396,12 +414,13 @@ static void sync_wait(struct gen *g, bool first)
 {
 	uint64_t deadline = tool_now_ns() + (uint64_t)(g->sync_timeout * 1e9);
 	uint64_t want = g->sync_base + g->datagrams;
-	uint64_t have = 0;
+	uint64_t have = 0, window = 0;
 	char js[8192];
 	struct timespec ts = { .tv_nsec = 2000000 };
 
 	for (;;) {
-		if (accounted(g->sync, IS_INT(g->type), &have, js, sizeof(js)) == 0 &&
+		if (accounted(g->sync, IS_INT(g->type), &have, &window, js,
+			      sizeof(js)) == 0 &&
 		    (first || have >= want))
 			break;
 		if (tool_now_ns() > deadline) {
@@ -419,7 +438,7 @@ static void sync_wait(struct gen *g, bool first)
 		g->sync_base = have;
 		/* What the translator's receive queue surely holds. */
 		if (!g->window)
-			g->window = tool_jnum(js, "queue_datagrams");
+			g->window = window;
 		if (!g->window)
 			g->window = 16;
 	}

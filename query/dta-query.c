@@ -21,6 +21,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
+#include "dta/exec.h"
 #include "tools.h"
 
 /* A numeric option's value, or exit 2 saying why: strtoul() and strtod()
@@ -143,11 +146,14 @@ struct backend {
 	bool route;
 	char *line;        /* last response */
 	size_t cap;
-	size_t n;          /* file mode: views */
+	size_t n;          /* file mode: regions */
 	struct dta_region *r[DTA_CONFIG_MAX_STRUCTURES];
 	struct dta_config_structure cs[DTA_CONFIG_MAX_STRUCTURES];
-	struct tool_view v[DTA_CONFIG_MAX_STRUCTURES];
-	struct tool_session sess;
+	/* File mode: the library's executor over the regions (what the
+	 * collector answers with), built at the first request. */
+	struct dta_exec *x;
+	struct dta_exec_session *sess;
+	struct dta_buf out;
 };
 
 static struct {
@@ -170,6 +176,109 @@ static void die(const char *fmt, ...)
 	fputc('\n', stderr);
 	va_end(ap);
 	exit(3);
+}
+
+/* ---- reading answers (jansson) ---- */
+
+/* Answer @js parsed. The last answer parsed is kept: reading several
+ * fields of one answer parses it once. NULL when @js is not a JSON object
+ * (its fields then read as absent). */
+static json_t *jparse(const char *js)
+{
+	static json_t *last;
+	static char *text;
+
+	if (text && !strcmp(text, js))
+		return last;
+	json_decref(last);
+	free(text);
+	text = strdup(js);
+	if (!text)
+		die("out of memory");
+	last = json_loads(js, 0, NULL);
+	if (last && !json_is_object(last)) {
+		json_decref(last);
+		last = NULL;
+	}
+	return last;
+}
+
+/* Member @key of answer @js, or NULL. */
+static json_t *jget(const char *js, const char *key)
+{
+	return json_object_get(jparse(js), key);
+}
+
+/* String @key of @js into @out: false when absent, not a string or
+ * longer than @cap - 1 bytes (@out is then unchanged). */
+static bool jstr(const char *js, const char *key, char *out, size_t cap)
+{
+	json_t *v = jget(js, key);
+
+	if (!json_is_string(v) || json_string_length(v) >= cap)
+		return false;
+	memcpy(out, json_string_value(v), json_string_length(v) + 1);
+	return true;
+}
+
+/* Number @key of @js: 0 when absent or not a non-negative integer. */
+static uint64_t jnum(const char *js, const char *key)
+{
+	json_t *v = jget(js, key);
+
+	return json_is_integer(v) && json_integer_value(v) > 0
+		       ? (uint64_t)json_integer_value(v) : 0;
+}
+
+/* Is "status" of @js @want? */
+static bool jstatus(const char *js, const char *want)
+{
+	json_t *v = jget(js, "status");
+
+	return json_is_string(v) && !strcmp(json_string_value(v), want);
+}
+
+/* The "entries" of an Append answer (strings), and how many. */
+static size_t jentries(const char *js, json_t **arr)
+{
+	*arr = jget(js, "entries");
+	return json_array_size(*arr);
+}
+
+/* Entry @i of @arr: its text (not NUL-terminated: *@len bytes), or NULL
+ * when it is not a string. */
+static const char *jentry(json_t *arr, size_t i, size_t *len)
+{
+	json_t *v = json_array_get(arr, i);
+
+	if (!json_is_string(v))
+		return NULL;
+	*len = json_string_length(v);
+	return json_string_value(v);
+}
+
+/* The "path" of a Postcarding answer as text, "v1,v2,..": false when it
+ * has none (or it does not fit @cap). */
+static bool jpath(const char *js, char *out, size_t cap)
+{
+	json_t *arr = jget(js, "path"), *v;
+	size_t i, len = 0;
+
+	if (!json_is_array(arr) || !cap)
+		return false;
+	out[0] = 0;
+	json_array_foreach(arr, i, v) {
+		int w;
+
+		if (!json_is_integer(v))
+			return false;
+		w = snprintf(out + len, cap - len, "%s%" JSON_INTEGER_FORMAT,
+			     i ? "," : "", json_integer_value(v));
+		if (w < 0 || (size_t)w >= cap - len)
+			return false;
+		len += (size_t)w;
+	}
+	return true;
 }
 
 static void load_config(void)
@@ -222,9 +331,6 @@ static void add_region(struct backend *b, const char *path, const char *name,
 		b->cs[i].list_base = c->list_base;
 	}
 	b->cs[i].layout = *dta_region_layout(b->r[i]);
-	b->v[i].cs = &b->cs[i];
-	b->v[i].l = dta_region_layout(b->r[i]);
-	b->v[i].area = dta_region_data(b->r[i]);
 	b->n++;
 }
 
@@ -266,7 +372,7 @@ static void closed(const char *path, const char *js)
 {
 	char msg[512];
 
-	if (js && tool_jstr(js, "error", msg, sizeof(msg)))
+	if (js && jstr(js, "error", msg, sizeof(msg)))
 		die("%s (the collector at %s then closed the connection)", msg,
 		    path);
 	die("the collector at %s closed the connection (it stopped, or "
@@ -422,9 +528,10 @@ static void backend_close(struct backend *b)
 			fclose(b->lin[i]);
 			close(b->lfd[i]);
 		}
-	tool_session_free(&b->sess);
+	dta_exec_session_destroy(b->sess);
+	dta_exec_destroy(b->x);
+	dta_buf_free(&b->out);
 	for (size_t i = 0; i < b->n; i++) {
-		dta_pc_codebook_destroy(b->v[i].cb);
 		dta_region_destroy(b->r[i]);
 	}
 	if (b->in)
@@ -432,6 +539,40 @@ static void backend_close(struct backend *b)
 	if (b->fd >= 0)
 		close(b->fd);
 	free(b->line);
+}
+
+/* File mode: the executor over the regions opened, once they all are
+ * (their list bases set); a region's schema is its header's (what the
+ * collector that made it had), else the configuration's. */
+static void local_exec(struct backend *b)
+{
+	if (b->x)
+		return;
+	if (dta_exec_create(&b->x))
+		die("out of memory");
+	for (size_t i = 0; i < b->n; i++) {
+		const struct dta_config_structure *cs = &b->cs[i];
+		struct dta_exec_structure s = {
+			.name = cs->name, .layout = dta_region_layout(b->r[i]),
+			.area = dta_region_data(b->r[i]), .values = cs->values,
+			.nvalues = cs->nvalues, .list_base = cs->list_base,
+			.schema = dta_region_schema(b->r[i]),
+		};
+		int err;
+
+		if (!s.schema) {
+			const struct dta_config_structure *c =
+				dta_config_find(G.cfg, cs->name);
+
+			s.schema = c ? c->schema : NULL;
+		}
+		err = dta_exec_add(b->x, &s);
+
+		if (err < 0)
+			die("%s: %s", cs->name, dta_strerror(err));
+	}
+	if (dta_exec_session_create(b->x, &b->sess))
+		die("out of memory");
 }
 
 /* One request to collector @c (-1: the default); returns the JSON response
@@ -452,18 +593,19 @@ static const char *ask_at(struct backend *b, int c, const char *req)
 			die("collector connection %s: %s", b->lpath[c],
 			    strerror(-n));
 	} else {
-		size_t len = 0;
-		FILE *out;
+		static const char need[] = "{\"error\":\"this request needs a "
+			"running collector\"}\n";
 
-		free(b->line);
-		b->line = NULL;
-		out = open_memstream(&b->line, &len);
-		if (!out)
+		local_exec(b);
+		b->out.len = 0;
+		if (dta_exec_text(b->sess, req, strlen(req), &b->out))
+			dta_buf_put(&b->out, need, sizeof(need) - 1);
+		dta_exec_text_flush(b->sess, &b->out);
+		dta_buf_put(&b->out, "", 1);
+		if (b->out.oom)
 			die("out of memory");
-		if (tool_exec(b->v, b->n, &b->sess, req, out) < 0)
-			fputs("{\"error\":\"this request needs a running collector\"}",
-			      out);
-		fclose(out);
+		b->out.p[b->out.len - 2] = 0; /* the newline */
+		return b->out.p;
 	}
 	return b->line;
 }
@@ -553,14 +695,12 @@ static void ask_window(struct backend *b, int c, char **reqs, const int *to,
 #undef MINE
 }
 
-/* ---- reading our own flat JSON ---- */
-
 /* Fail with the collector's error message, if the response is one. */
 static void check(const char *js)
 {
 	char msg[512];
 
-	if (tool_jstr(js, "error", msg, sizeof(msg))) {
+	if (jstr(js, "error", msg, sizeof(msg))) {
 		if (G.json)
 			printf("%s\n", js);
 		die("%s", msg);
@@ -623,25 +763,25 @@ static int cmd_kw(int argc, char **argv)
 	if (G.json) {
 		printf("%s\n", js);
 	} else {
-		tool_jstr(js, "status", st, sizeof(st));
-		if (tool_jstr(js, "data", data, sizeof(data)))
+		jstr(js, "status", st, sizeof(st));
+		if (jstr(js, "data", data, sizeof(data)))
 			printf("%s: 0x%s (%" PRIu64 " of %" PRIu64 " matching slots "
-			       "agree)\n", st, data, tool_jnum(js, "votes"),
-			       tool_jnum(js, "candidates"));
+			       "agree)\n", st, data, jnum(js, "votes"),
+			       jnum(js, "candidates"));
 		else
 			printf("%s (%" PRIu64 " slots matched the key's checksum)\n",
-			       st, tool_jnum(js, "candidates"));
+			       st, jnum(js, "candidates"));
 	}
-	found = strstr(js, "\"found\"") != NULL;
+	found = jstatus(js, "found");
 	backend_close(&b); /* frees js */
 	return found ? 0 : 1;
 }
 
 static int cmd_pc(int argc, char **argv)
 {
-	char hex[2 * DTA_KEY_MAX + 1], req[512], st[32];
+	char hex[2 * DTA_KEY_MAX + 1], req[512], st[32], path[4096];
 	struct backend b;
-	const char *js, *p;
+	const char *js;
 	int found;
 
 	if (argc == 2 && !strcmp(argv[1], "--help")) {
@@ -656,18 +796,15 @@ static int cmd_pc(int argc, char **argv)
 	backend_open(&b);
 	js = ask_at(&b, route_key(&b, dta_config_find(G.cfg, argv[2]), hex), req);
 	check(js);
-	found = strstr(js, "\"found\"") != NULL;
+	found = jstatus(js, "found");
 	if (G.json) {
 		printf("%s\n", js);
-	} else if (found && (p = tool_jfield(js, "path"))) {
-		const char *e = strchr(p, ']');
-
-		printf("found: %.*s (hop values, first hop first)\n",
-		       (int)(e - p - 1), p + 1);
+	} else if (found && jpath(js, path, sizeof(path))) {
+		printf("found: %s (hop values, first hop first)\n", path);
 	} else {
-		tool_jstr(js, "status", st, sizeof(st));
+		jstr(js, "status", st, sizeof(st));
 		printf("%s (%" PRIu64 " copies decoded validly)\n", st,
-		       tool_jnum(js, "valid_copies"));
+		       jnum(js, "valid_copies"));
 	}
 	backend_close(&b);
 	return found ? 0 : 1;
@@ -707,17 +844,20 @@ static int cmd_ki(int argc, char **argv)
 	if (G.json)
 		printf("%s\n", js);
 	else
-		printf("%" PRIu64 "\n", tool_jnum(js, "count"));
+		printf("%" PRIu64 "\n", jnum(js, "count"));
 	backend_close(&b);
 	return 0;
 }
 
 static void print_entries(const char *js, uint64_t *printed)
 {
-	const char *p = NULL, *s;
-	size_t len;
+	json_t *arr;
+	size_t n = jentries(js, &arr), len;
+	const char *s;
 
-	while ((s = tool_jentry(js, &p, &len)) != NULL) {
+	for (size_t i = 0; i < n; i++) {
+		if (!(s = jentry(arr, i, &len)))
+			continue;
 		printf("0x%.*s\n", (int)len, s);
 		(*printed)++;
 	}
@@ -783,17 +923,20 @@ static int cmd_ap(int argc, char **argv)
 		for (;;) {
 			js = ask_at(&b, to, req);
 			check(js);
+			json_t *arr;
+			size_t got = jentries(js, &arr);
+
 			if (G.json) {
-				if (!strstr(js, "\"entries\":[]"))
+				if (got)
 					printf("%s\n", js);
 			} else {
 				print_entries(js, &printed);
-				if (tool_jnum(js, "lost"))
+				if (jnum(js, "lost"))
 					fprintf(stderr, "dta-query: %" PRIu64
 						" entries overwritten before they "
-						"were read\n", tool_jnum(js, "lost"));
+						"were read\n", jnum(js, "lost"));
 			}
-			if (strstr(js, "\"entries\":[]"))
+			if (!got)
 				usleep(20000);
 		}
 	}
@@ -805,15 +948,19 @@ static int cmd_ap(int argc, char **argv)
 		snprintf(req, sizeof(req), "ap %s %u 4096 oldest", argv[optind + 1],
 			 local);
 		for (;;) {
-			const char *p = NULL, *s;
-			size_t len;
+			const char *s;
+			json_t *arr;
+			size_t len, got;
 
 			js = ask_at(&b, to, req);
 			check(js);
-			lost += tool_jnum(js, "lost");
-			if (strstr(js, "\"entries\":[]"))
+			lost += jnum(js, "lost");
+			got = jentries(js, &arr);
+			if (!got)
 				break;
-			while (tail && (s = tool_jentry(js, &p, &len)) != NULL) {
+			for (size_t k = 0; tail && k < got; k++) {
+				if (!(s = jentry(arr, k, &len)))
+					continue;
 				free(keep[total % tail]);
 				keep[total % tail] = strndup(s, len);
 				total++;
@@ -856,20 +1003,30 @@ static int cmd_info(int argc, char **argv)
 	if (G.json) {
 		printf("%s\n", js);
 	} else {
-		const char *p = js;
+		json_t *all = jget(js, "structures"), *st;
+		size_t k;
 
-		/* One line per structure: drop the JSON punctuation. */
-		while ((p = strstr(p, "{\"name\":")) != NULL) {
-			const char *e = strchr(p, '}');
+		/* One line per structure: its members as key=value. */
+		json_array_foreach(all, k, st) {
+			const char *key;
+			json_t *v;
+			bool first = true;
 
-			for (const char *q = p + 1; q < e; q++)
-				if (*q != '"')
-					putchar(*q == ',' ? ' ' : *q == ':' ? '=' : *q);
+			json_object_foreach(st, key, v) {
+				char *text = json_is_string(v) ? NULL
+					: json_dumps(v, JSON_ENCODE_ANY |
+						     JSON_COMPACT);
+
+				printf("%s%s=%s", first ? "" : " ", key,
+				       text ? text : json_is_string(v)
+						? json_string_value(v) : "?");
+				free(text);
+				first = false;
+			}
 			putchar('\n');
-			p = e;
 		}
 		for (size_t i = 0; i < b.n; i++) {
-			const struct dta_layout *l = b.v[i].l;
+			const struct dta_layout *l = dta_region_layout(b.r[i]);
 
 			for (unsigned r = 0; r < DTA_HF_COUNT; r++)
 				if (l->fn[r].kind == DTA_HASHFN_CRC32)
@@ -906,7 +1063,7 @@ static int cmd_simple(int argc, char **argv, const char *req,
 		check(js);
 	printf("%s\n", js);
 	/* A snapshot that failed is a failure, whatever else was saved. */
-	rc = !strcmp(req, "snapshot") && strstr(js, "\"ok\":false");
+	rc = !strcmp(req, "snapshot") && json_is_false(jget(js, "ok"));
 	backend_close(&b);
 	return rc;
 }
@@ -1040,15 +1197,18 @@ static void ap_check(struct backend *b, const struct ap_truth *a,
 		die("out of memory");
 	snprintf(req, sizeof(req), "ap %s %u 4096 oldest", cs->name, local);
 	for (;;) {
-		const char *js = ask_at(b, to, req), *p = NULL, *s;
-		size_t len;
+		const char *js = ask_at(b, to, req), *s;
+		json_t *arr;
+		size_t len, got;
 
 		check(js);
-		t->under += tool_jnum(js, "lost");
-		if (strstr(js, "\"entries\":[]"))
+		t->under += jnum(js, "lost");
+		got = jentries(js, &arr);
+		if (!got)
 			break;
-		while ((s = tool_jentry(js, &p, &len)) != NULL)
-			tool_ap_match_entry(&m, s, len);
+		for (size_t k = 0; k < got; k++)
+			if ((s = jentry(arr, k, &len)) != NULL)
+				tool_ap_match_entry(&m, s, len);
 	}
 	tool_ap_match_finish(&m);
 	t->exact += m.exact;
@@ -1233,15 +1393,15 @@ static int cmd_verify(int argc, char **argv)
 			js = resp[i];
 			check(js);
 			t->total++;
-			if (strstr(js, "\"found\"")) {
+			if (jstatus(js, "found")) {
 				char data[2 * DTA_DATA_MAX + 1] = "";
 
-				tool_jstr(js, "data", data, sizeof(data));
+				jstr(js, "data", data, sizeof(data));
 				if (!strcmp(data, tt.value))
 					t->exact++;
 				else
 					t->wrong++;
-			} else if (strstr(js, "\"conflict\"")) {
+			} else if (jstatus(js, "conflict")) {
 				t->conflict++;
 			} else {
 				t->notfound++;
@@ -1274,22 +1434,21 @@ static int cmd_verify(int argc, char **argv)
 			js = resp[i];
 			check(js);
 			t->total++;
-			if (strstr(js, "\"found\"")) {
-				const char *p = tool_jfield(js, "path");
-				const char *e = p ? strchr(p, ']') : NULL;
+			if (jstatus(js, "found")) {
+				char path[4096];
+				bool have = jpath(js, path, sizeof(path));
+				size_t got = have ? strlen(path) : 0;
 
-				size_t got = e ? (size_t)(e - p - 1) : 0;
-
-				if (e && got == strlen(tt.value) &&
-				    !strncmp(p + 1, tt.value, got))
+				if (have && got == strlen(tt.value) &&
+				    !strncmp(path, tt.value, got))
 					t->exact++;
-				else if (e && got < strlen(tt.value) &&
+				else if (have && got < strlen(tt.value) &&
 					 tt.value[got] == ',' &&
-					 !strncmp(p + 1, tt.value, got))
+					 !strncmp(path, tt.value, got))
 					t->truncated++; /* evicted early */
 				else
 					t->wrong++;
-			} else if (strstr(js, "\"conflict\"")) {
+			} else if (jstatus(js, "conflict")) {
 				t->conflict++;
 			} else {
 				t->notfound++;
@@ -1321,7 +1480,7 @@ static int cmd_verify(int argc, char **argv)
 			}
 			js = resp[i];
 			check(js);
-			got = tool_jnum(js, "count");
+			got = jnum(js, "count");
 			t->total++;
 			t->exact += got == want;
 			t->over += got > want;
@@ -1535,11 +1694,11 @@ static void int_path_get(struct backend *b, const struct dta_int_map *m,
 static void int_path_parse(const char *js, struct int_path *p)
 {
 	check(js);
-	tool_jstr(js, "status", p->status, sizeof(p->status));
+	jstr(js, "status", p->status, sizeof(p->status));
 	p->found = !strcmp(p->status, "found");
-	p->votes = tool_jnum(js, "votes");
-	p->candidates = tool_jnum(js, "candidates");
-	p->valid_copies = tool_jnum(js, "valid_copies");
+	p->votes = jnum(js, "votes");
+	p->candidates = jnum(js, "candidates");
+	p->valid_copies = jnum(js, "valid_copies");
 	if (!p->found)
 		return;
 	if (p->kw) {
@@ -1547,7 +1706,7 @@ static void int_path_parse(const char *js, struct int_path *p)
 		uint8_t d[DTA_DATA_MAX];
 		int len;
 
-		if (!tool_jstr(js, "data", data, sizeof(data)) ||
+		if (!jstr(js, "data", data, sizeof(data)) ||
 		    (len = tool_unhex(data, d, sizeof(d))) < 0)
 			die("%s: answer without data", p->cs->name);
 		for (int i = 0; i + 4 <= len && p->n < INT_PATH_MAX; i += 4)
@@ -1555,18 +1714,19 @@ static void int_path_parse(const char *js, struct int_path *p)
 					(uint32_t)d[i + 1] << 16 |
 					(uint32_t)d[i + 2] << 8 | d[i + 3];
 	} else {
-		const char *s = tool_jfield(js, "path");
+		json_t *arr = jget(js, "path"), *v;
+		size_t i;
 
-		if (!s || *s != '[')
+		if (!json_is_array(arr))
 			die("%s: answer without a path", p->cs->name);
-		for (s++; *s && *s != ']' && p->n < INT_PATH_MAX;) {
-			char *end;
-			unsigned long long v = strtoull(s, &end, 10);
+		json_array_foreach(arr, i, v) {
+			json_int_t x = json_integer_value(v);
 
-			if (end == s)
+			if (p->n >= INT_PATH_MAX)
+				break;
+			if (!json_is_integer(v) || x < 0)
 				die("%s: bad path in the answer", p->cs->name);
-			p->sw[p->n++] = v > UINT32_MAX ? INT_NONE : (uint32_t)v;
-			s = *end == ',' ? end + 1 : end;
+			p->sw[p->n++] = x > UINT32_MAX ? INT_NONE : (uint32_t)x;
 		}
 	}
 	/* Padding after the path's last hop. */
@@ -1715,8 +1875,8 @@ static int int_hops(const struct dta_int_map *m, const char *flow,
 		bool have = false;
 
 		if (resp[i]) {
-			tool_jstr(resp[i], "status", st, sizeof(st));
-			have = tool_jstr(resp[i], "data", data, sizeof(data)) &&
+			jstr(resp[i], "status", st, sizeof(st));
+			have = jstr(resp[i], "data", data, sizeof(data)) &&
 			       tool_unhex(data, d, sizeof(d)) >=
 				       DTA_INT_HOP_DATA_LEN &&
 			       !dta_int_hop_decode(d, &h);
@@ -1765,9 +1925,9 @@ static int int_count(const struct dta_config_structure *cs, const char *what,
 		tool_json_str(stdout, text);
 		fputs(",\"structure\":", stdout);
 		tool_json_str(stdout, cs->name);
-		printf(",\"count\":%" PRIu64 "}\n", tool_jnum(js, "count"));
+		printf(",\"count\":%" PRIu64 "}\n", jnum(js, "count"));
 	} else {
-		printf("%" PRIu64 "\n", tool_jnum(js, "count"));
+		printf("%" PRIu64 "\n", jnum(js, "count"));
 	}
 	backend_close(&b);
 	return 0;
@@ -1874,20 +2034,23 @@ static int int_events(const struct dta_int_map *m, const struct int_filter *f)
 		snprintf(req, sizeof(req), "ap %s %u 4096 oldest", cs->name,
 			 local);
 		for (;;) {
-			const char *js = ask_at(&b, to, req), *p = NULL, *s;
-			size_t len;
+			const char *js = ask_at(&b, to, req), *s;
+			json_t *arr;
+			size_t len = 0, got;
 
 			check(js);
-			lost += tool_jnum(js, "lost");
-			if (strstr(js, "\"entries\":[]"))
+			lost += jnum(js, "lost");
+			got = jentries(js, &arr);
+			if (!got)
 				break;
-			while ((s = tool_jentry(js, &p, &len)) != NULL) {
+			for (size_t k = 0; k < got; k++) {
 				uint8_t e[DTA_INT_EVENT_SIZE];
 				char hex[2 * DTA_INT_EVENT_SIZE + 1];
 				struct dta_int_event ev;
 
 				read++;
-				if (len != 2 * DTA_INT_EVENT_SIZE)
+				s = jentry(arr, k, &len);
+				if (!s || len != 2 * DTA_INT_EVENT_SIZE)
 					die("%s: an entry of %zu hex digits",
 					    cs->name, len);
 				memcpy(hex, s, len);
@@ -2013,15 +2176,18 @@ static void iv_events_check(const struct dta_config_structure *cs,
 	to = route_list(&b, cs, a->id, &local);
 	snprintf(req, sizeof(req), "ap %s %u 4096 oldest", cs->name, local);
 	for (;;) {
-		const char *js = ask_at(&b, to, req), *p = NULL, *s;
-		size_t len;
+		const char *js = ask_at(&b, to, req), *s;
+		json_t *arr;
+		size_t len, got;
 
 		check(js);
-		t->lost += tool_jnum(js, "lost");
-		if (strstr(js, "\"entries\":[]"))
+		t->lost += jnum(js, "lost");
+		got = jentries(js, &arr);
+		if (!got)
 			break;
-		while ((s = tool_jentry(js, &p, &len)) != NULL)
-			tool_ap_match_entry(&m, s, len);
+		for (size_t k = 0; k < got; k++)
+			if ((s = jentry(arr, k, &len)) != NULL)
+				tool_ap_match_entry(&m, s, len);
 	}
 	backend_close(&b);
 	tool_ap_match_finish(&m);
@@ -2098,7 +2264,7 @@ static void iv_judge(const struct iv_item *it, const struct tool_truth *tt,
 	check(js);
 	t->total++;
 	if (it->role == IV_FLOWS || it->role == IV_QUEUES) {
-		uint64_t got = tool_jnum(js, "count");
+		uint64_t got = jnum(js, "count");
 
 		t->exact += got == it->count;
 		t->over += got > it->count;
@@ -2110,13 +2276,13 @@ static void iv_judge(const struct iv_item *it, const struct tool_truth *tt,
 				tt->key, got, it->count);
 		return;
 	}
-	if (strstr(js, "\"conflict\"")) {
+	if (jstatus(js, "conflict")) {
 		t->conflict++;
 		iv_show(t, truth, n, "%s %s: conflict", it->role == IV_PATH
 			? "int-path" : "int-hop", tt->key);
 		return;
 	}
-	if (!strstr(js, "\"found\"")) {
+	if (!jstatus(js, "found")) {
 		t->notfound++;
 		iv_show(t, truth, n, "%s %s: not found", it->role == IV_PATH
 			? "int-path" : "int-hop", tt->key);
@@ -2142,7 +2308,7 @@ static void iv_judge(const struct iv_item *it, const struct tool_truth *tt,
 		return;
 	}
 	iv_kw_want(tt, cs, want);
-	tool_jstr(js, "data", data, sizeof(data));
+	jstr(js, "data", data, sizeof(data));
 	if (!strcmp(data, want)) {
 		t->exact++;
 		return;

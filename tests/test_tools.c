@@ -20,6 +20,7 @@
 
 #include <cmocka.h>
 
+#include "dta/exec.h"
 #include "tools.h"
 
 static char dir[64];
@@ -203,38 +204,11 @@ static void test_connect_long_path(void **state)
 	assert_non_null(strstr(err, "at most 107"));
 }
 
-/* Requests up to TOOL_REQUEST_MAX bytes run (1024 used to be the limit). */
-static void test_exec_request_limit(void **state)
-{
-	char line[TOOL_REQUEST_MAX + 2], *buf = NULL;
-	size_t len = 0;
-	FILE *out;
-
-	(void)state;
-	memset(line, ' ', sizeof(line));
-	memcpy(line, "info", 4);
-	for (size_t n = 1024; n <= TOOL_REQUEST_MAX + 1; n++) {
-		if (n != 1024 && n != 3000 && n < TOOL_REQUEST_MAX)
-			continue;
-		line[n] = 0;
-		out = open_memstream(&buf, &len);
-		assert_non_null(out);
-		assert_int_equal(tool_exec(NULL, 0, NULL, line, out), 0);
-		fclose(out);
-		assert_string_equal(buf, n <= TOOL_REQUEST_MAX
-			? "{\"structures\":[]}"
-			: "{\"error\":\"request too long (the limit is 4095 "
-			  "bytes)\"}");
-		free(buf);
-		buf = NULL;
-		line[n] = ' ';
-	}
-}
-
 /*
- * The batched executor (what the collector runs) gives the same bytes as
- * tool_exec() one request at a time, for any mix of requests: runs of
- * one structure, key lengths, N and T, banks, errors inside a run (bad
+ * The executor as the collector runs it (dta/exec.h: text requests
+ * queued in runs, answered when the run ends) gives the same bytes as one
+ * request at a time (a flush after each), for any mix of requests: runs
+ * of one structure, key lengths, N and T, banks, errors inside a run (bad
  * keys, unknown structures, a query the library refuses), and requests
  * that are not the executor's.
  */
@@ -247,48 +221,47 @@ static void test_exec_batched_same_bytes(void **state)
 		"kw c %s", "info", "", "   ", "bogus request", "kw", "kw a",
 		"ap a 0 1", "ki c",
 	};
-	struct dta_config_structure cs[3];
+	struct dta_layout l[3];
 	struct dta_region *r[3];
-	struct tool_view v[3];
-	struct tool_session sess = { 0 };
-	struct tool_out one = { 0 }, bat = { 0 };
-	struct tool_batch *b;
+	struct dta_exec *x;
+	struct dta_exec_session *s1, *s2;
+	struct dta_buf one = { 0 }, bat = { 0 };
 	uint64_t rng = 5;
 
 	(void)state;
-	memset(cs, 0, sizeof(cs));
-	memset(v, 0, sizeof(v));
+	assert_int_equal(dta_exec_create(&x), 0);
 	for (int i = 0; i < 3; i++) {
 		struct dta_region_opts o = { .sz = sizeof(o),
 					     .backing = DTA_BACKING_ANON };
+		char name[2] = { (char)('a' + i), 0 };
+		struct dta_exec_structure es = { .name = name, .layout = &l[i] };
 
-		snprintf(cs[i].name, sizeof(cs[i].name), "%c", 'a' + i);
 		if (i < 2)
-			assert_int_equal(dta_layout_kw(&cs[i].layout, 1024, 4, 4,
-						       2, DTA_HASH_CRC32C, 0), 0);
-		else
-			assert_int_equal(dta_layout_ki(&cs[i].layout, 512, 2, 2,
+			assert_int_equal(dta_layout_kw(&l[i], 1024, 4, 4, 2,
 						       DTA_HASH_CRC32C, 0), 0);
-		assert_int_equal(dta_region_create(&cs[i].layout, &o, &r[i]), 0);
-		v[i].cs = &cs[i];
-		v[i].l = dta_region_layout(r[i]);
-		v[i].area = dta_region_data(r[i]);
+		else
+			assert_int_equal(dta_layout_ki(&l[i], 512, 2, 2,
+						       DTA_HASH_CRC32C, 0), 0);
+		assert_int_equal(dta_region_create(&l[i], &o, &r[i]), 0);
+		es.area = dta_region_data(r[i]);
+		assert_int_equal(dta_exec_add(x, &es), i);
 	}
 	/* Keys 0..99 written into a, every third into b, counts into c. */
 	for (uint32_t k = 0; k < 100; k++) {
 		uint8_t slot[16];
 		struct dta_memop ops[8];
 		uint32_t val = k * 7;
-		int n = dta_kw_ops(v[0].l, &k, 4, &val, 4, 2, slot, sizeof(slot),
+		int n = dta_kw_ops(&l[0], &k, 4, &val, 4, 2, slot, sizeof(slot),
 				   ops, 8);
 
 		assert_int_equal(n, 2);
-		dta_memops_apply(dta_region_data(r[0]), v[0].l->data_size, ops, 2);
+		dta_memops_apply(dta_region_data(r[0]), l[0].data_size, ops, 2);
 		if (k % 3 == 0)
-			dta_memops_apply(dta_region_data(r[1]),
-					 v[1].l->data_size, ops, 2);
+			dta_memops_apply(dta_region_data(r[1]), l[1].data_size,
+					 ops, 2);
 	}
-	assert_int_equal(tool_batch_create(&b), 0);
+	assert_int_equal(dta_exec_session_create(x, &s1), 0);
+	assert_int_equal(dta_exec_session_create(x, &s2), 0);
 	for (int i = 0; i < 3000; i++) {
 		char key[16], line[64];
 		const char *t, *pct;
@@ -307,29 +280,65 @@ static void test_exec_batched_same_bytes(void **state)
 				 t, key, pct + 2);
 		else
 			snprintf(line, sizeof(line), "%s", t);
-		rc1 = tool_exec_out(v, 3, &sess, line, &one);
-		if (rc1 == 0)
-			tool_out_put(&one, "\n", 1);
-		else
-			tool_out_str(&one, "(not the executor's)\n");
-		rc2 = tool_exec_batched(b, v, 3, &sess, line, &bat);
+		rc1 = dta_exec_text(s1, line, strlen(line), &one);
+		dta_exec_text_flush(s1, &one);
+		if (rc1 != 0)
+			dta_buf_put(&one, "(not the executor's)\n", 21);
+		rc2 = dta_exec_text(s2, line, strlen(line), &bat);
 		if (rc2 != 0)
-			tool_out_str(&bat, "(not the executor's)\n");
+			dta_buf_put(&bat, "(not the executor's)\n", 21);
 		assert_int_equal(rc1, rc2);
 	}
-	tool_batch_flush(b, &bat);
+	dta_exec_text_flush(s2, &bat);
 	assert_false(one.oom || bat.oom);
 	assert_int_equal(one.len, bat.len);
 	assert_memory_equal(one.p, bat.p, one.len);
 	assert_int_equal(one.errors, bat.errors);
 	assert_true(one.errors > 0);
+	dta_buf_put(&one, "", 1);
 	assert_non_null(strstr(one.p, "\"status\":\"found\",\"data\":"));
-	tool_batch_destroy(b);
-	tool_out_free(&one);
-	tool_out_free(&bat);
-	tool_session_free(&sess);
+	dta_buf_free(&one);
+	dta_buf_free(&bat);
+	dta_exec_session_destroy(s1);
+	dta_exec_session_destroy(s2);
+	dta_exec_destroy(x);
 	for (int i = 0; i < 3; i++)
 		dta_region_destroy(r[i]);
+}
+
+/* tool_json_str(): JSON whatever the bytes: quotes, backslashes and
+ * control characters escaped, UTF-8 kept, any byte that is not part of
+ * well-formed UTF-8 (a lone continuation byte, an overlong form, a
+ * surrogate, a truncated sequence) written as \u00XX of its value. */
+static void test_json_str(void **state)
+{
+	static const struct {
+		const char *in, *out;
+	} t[] = {
+		{ "plain", "\"plain\"" },
+		{ "a\"b\\c\n\x01", "\"a\\\"b\\\\c\\u000a\\u0001\"" },
+		{ "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
+		  "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\"" },
+		{ "\x80", "\"\\u0080\"" },
+		{ "\xc0\xaf", "\"\\u00c0\\u00af\"" },
+		{ "\xed\xa0\x80", "\"\\u00ed\\u00a0\\u0080\"" },
+		{ "\xe2\x82", "\"\\u00e2\\u0082\"" },
+		{ "\xf4\x90\x80\x80", "\"\\u00f4\\u0090\\u0080\\u0080\"" },
+		{ "\xffok", "\"\\u00ffok\"" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+
+		assert_non_null(f);
+		tool_json_str(f, t[i].in);
+		fclose(f);
+		assert_string_equal(buf, t[i].out);
+		free(buf);
+	}
 }
 
 /* INT flows: both arrows, IPv4 and IPv6, hex of the two lengths; the
@@ -504,7 +513,7 @@ int main(void)
 		cmocka_unit_test(test_default_socket),
 		cmocka_unit_test(test_connect_peer_rule),
 		cmocka_unit_test(test_connect_long_path),
-		cmocka_unit_test(test_exec_request_limit),
+		cmocka_unit_test(test_json_str),
 		cmocka_unit_test(test_exec_batched_same_bytes),
 		cmocka_unit_test(test_parse_flow),
 		cmocka_unit_test(test_truth_int),

@@ -20,6 +20,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "switch_ring.h"
 #include "switch_sink.h"
 
@@ -54,16 +56,43 @@ struct switch_sink {
 	uint64_t window_full; /* operations refused: no room to keep them */
 };
 
-/* A number that must be there. */
-static int jnum(const char *from, const char *key, uint64_t *out)
+/* Number @key of object @o, which must be there (a non-negative
+ * integer). */
+static int jnum(const json_t *o, const char *key, uint64_t *out)
 {
-	const char *p = tool_jfield(from, key);
-	char *end;
+	json_t *v = json_object_get(o, key);
 
-	if (!p)
+	if (!json_is_integer(v) || json_integer_value(v) < 0)
 		return -1;
-	*out = strtoull(p, &end, 10);
-	return end == p ? -1 : 0;
+	*out = (uint64_t)json_integer_value(v);
+	return 0;
+}
+
+/* String @key of object @o into @out; -1 when absent, not a string or
+ * longer than @cap - 1 bytes. */
+static int jstr(const json_t *o, const char *key, char *out, size_t cap)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (!json_is_string(v) || json_string_length(v) >= cap)
+		return -1;
+	memcpy(out, json_string_value(v), json_string_length(v) + 1);
+	return 0;
+}
+
+/* The entry of the description's "structures" named @name, or NULL. */
+static json_t *desc_structure(const json_t *sw, const char *name)
+{
+	json_t *all = json_object_get(sw, "structures"), *e;
+	size_t i;
+
+	json_array_foreach(all, i, e) {
+		json_t *nm = json_object_get(e, "name");
+
+		if (json_is_string(nm) && !strcmp(json_string_value(nm), name))
+			return e;
+	}
+	return NULL;
 }
 
 static int parse_mac(const char *s, uint8_t mac[6])
@@ -155,6 +184,7 @@ int switch_sink_open(const char *ifname, const char *desc,
 	struct ifreq ifr = { 0 };
 	struct in_addr a;
 	uint32_t ip_c, ip_me;
+	json_t *root = NULL, *sw;
 	int ifindex, fd;
 
 	if (!s) {
@@ -163,10 +193,12 @@ int switch_sink_open(const char *ifname, const char *desc,
 	}
 	s->tx = s->rx = -1;
 	pthread_mutex_init(&s->stat_lock, NULL);
-	desc = desc ? strstr(desc, "\"switch\":") : NULL;
-	if (!desc || !tool_jstr(desc, "collector_mac", cmac, sizeof(cmac)) ||
-	    !tool_jstr(desc, "collector_ip", cip, sizeof(cip)) ||
-	    !tool_jstr(desc, "peer_ip", pip, sizeof(pip)) || parse_mac(cmac, mac_c)) {
+	root = desc ? json_loads(desc, 0, NULL) : NULL;
+	sw = json_object_get(root, "switch");
+	if (!json_is_object(sw) ||
+	    jstr(sw, "collector_mac", cmac, sizeof(cmac)) ||
+	    jstr(sw, "collector_ip", cip, sizeof(cip)) ||
+	    jstr(sw, "peer_ip", pip, sizeof(pip)) || parse_mac(cmac, mac_c)) {
 		snprintf(err, errlen, "not a collector's switch description "
 			 "(is switch_peer set on the collector?)");
 		goto fail;
@@ -210,12 +242,9 @@ int switch_sink_open(const char *ifname, const char *desc,
 	}
 	for (size_t i = 0; i < n; i++) {
 		struct sw_qp *q = &s->q[sh[i].index];
-		char pat[80];
-		const char *e;
+		json_t *e = desc_structure(sw, sh[i].name);
 		uint64_t qpn, peer, psn, rkey, addr, len;
 
-		snprintf(pat, sizeof(pat), "{\"name\":\"%s\",", sh[i].name);
-		e = strstr(desc, pat);
 		if (!e || jnum(e, "qpn", &qpn) || jnum(e, "peer_qpn", &peer) ||
 		    jnum(e, "psn", &psn) || jnum(e, "rkey", &rkey) ||
 		    jnum(e, "addr", &addr) || jnum(e, "length", &len)) {
@@ -250,10 +279,12 @@ int switch_sink_open(const char *ifname, const char *desc,
 		q->t.length = len;
 		q->used = true;
 	}
+	json_decref(root);
 	sync_psns(s);
 	*out = s;
 	return 0;
 fail:
+	json_decref(root);
 	switch_sink_destroy(s);
 	return -1;
 }

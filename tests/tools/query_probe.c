@@ -10,6 +10,9 @@
  *                         taking them; client B must then get N answers
  *                         while A is still connected, and A must then get
  *                         every answer, complete and equal to B's
+ *   stall-binary PATH N   the same with A on binary frames (`binary`, then
+ *                         TEXT frames of "info"): B's text answers and
+ *                         A's answer frames must carry the same JSON
  *   fill PATH             send requests without reading until the
  *                         collector stops taking them; exit 0 once it
  *                         closes the connection (stall_timeout)
@@ -26,6 +29,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -192,15 +196,17 @@ static int cmd_pipe(int argc, char **argv)
 	return 0;
 }
 
-/* The request fill() sends, newline included. */
+/* The request fill() sends, newline included (or a frame: fill_len
+ * bytes). */
 static char fill_req[256] = "info\n";
+static size_t fill_len;
 
 /* Send fill_req on @fd, never reading, until the collector stops
  * taking them (nothing more fits for a second) or closes the connection
  * (*@hup); return how many. */
 static unsigned long fill(int fd, bool *hup)
 {
-	size_t len = strlen(fill_req);
+	size_t len = fill_len ? fill_len : strlen(fill_req);
 	unsigned long sent = 0;
 
 	for (;;) {
@@ -244,19 +250,78 @@ static int cmd_fill(int argc, char **argv)
 	return 0;
 }
 
+/* The next answer frame's payload (its JSON for a TEXT answer; valid
+ * until the next call, NUL-terminated), or NULL at end of stream. Its
+ * 24-byte header must say a TEXT answer, status 0. */
+static char *next_frame(struct lines *l)
+{
+	static char *pl;
+	size_t flen = 0;
+
+	while (l->len < 4 || l->len < (flen = (size_t)(uint8_t)l->buf[0] << 24 |
+				      (size_t)(uint8_t)l->buf[1] << 16 |
+				      (size_t)(uint8_t)l->buf[2] << 8 |
+				      (uint8_t)l->buf[3])) {
+		ssize_t n;
+
+		if (l->cap - l->len < 65536) {
+			l->cap = l->cap ? 2 * l->cap : 1 << 20;
+			l->buf = realloc(l->buf, l->cap);
+			if (!l->buf)
+				fail("out of memory");
+		}
+		n = read(l->fd, l->buf + l->len, l->cap - l->len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			fail("read: %s", strerror(errno));
+		if (n == 0) {
+			if (l->len)
+				fail("%zu bytes of a frame before the end of "
+				     "the stream", l->len);
+			return NULL;
+		}
+		l->len += (size_t)n;
+	}
+	if (flen < 24 || l->buf[4] != 5 || memcmp(l->buf + 16, "\0\0\0\0", 4))
+		fail("not a TEXT answer frame (length %zu, op %d)", flen,
+		     l->buf[4]);
+	free(pl);
+	pl = strndup(l->buf + 24, flen - 24);
+	if (!pl)
+		fail("out of memory");
+	l->len -= flen;
+	memmove(l->buf, l->buf + flen, l->len);
+	return pl;
+}
+
 static int cmd_stall(int argc, char **argv)
 {
 	struct lines a = { 0 }, b = { 0 };
 	unsigned long sent, n;
 	char *ans, first[4096];
-	bool hup;
+	bool hup, binary = !strcmp(argv[1], "stall-binary");
 
-	if (argc != 4 && argc != 5)
-		fail("usage: stall PATH N [REQ]");
+	if (binary ? argc != 4 : argc != 4 && argc != 5)
+		fail("usage: stall PATH N [REQ] | stall-binary PATH N");
 	if (argc == 5)
 		snprintf(fill_req, sizeof(fill_req), "%s\n", argv[4]);
 	n = strtoul(argv[3], NULL, 0);
 	a.fd = dial(argv[2]);
+	if (binary) {
+		/* A TEXT frame of "info" (docs/collector-protocol.md). */
+		static const char frame[] = {
+			0, 0, 0, 28, 5, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 'i', 'n', 'f', 'o',
+		};
+
+		begin("A switches to frames", 60);
+		ans = ask(&a, "binary\n");
+		if (strncmp(ans, "{\"binary\":1,", 12))
+			fail("A: the answer to binary is %s", ans);
+		memcpy(fill_req, frame, sizeof(frame));
+		fill_len = sizeof(frame);
+	}
 	/* A: requests, never reading, until the collector stops taking
 	 * them. */
 	begin("A fills its buffers", 120);
@@ -276,7 +341,7 @@ static int cmd_stall(int argc, char **argv)
 	}
 	begin("B asks while A is blocked", 60);
 	for (unsigned long i = 0; i < n; i++) {
-		ans = ask(&b, fill_req);
+		ans = ask(&b, binary ? "info\n" : fill_req);
 		if (argc == 4 && strncmp(ans, "{\"structures\":", 14))
 			fail("B: answer %lu: %.200s", i, ans);
 		if (!i)
@@ -287,7 +352,7 @@ static int cmd_stall(int argc, char **argv)
 	/* A is still connected and gets every answer, whole. */
 	begin("A reads its answers", 120);
 	for (unsigned long i = 0; i < sent; i++) {
-		ans = next_line(&a);
+		ans = binary ? next_frame(&a) : next_line(&a);
 		if (!ans)
 			fail("A: connection closed after %lu answers of %lu", i,
 			     sent);
@@ -424,7 +489,8 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc > 1 && !strcmp(argv[1], "pipe"))
 		return cmd_pipe(argc, argv);
-	if (argc > 1 && !strcmp(argv[1], "stall"))
+	if (argc > 1 && (!strcmp(argv[1], "stall") ||
+			 !strcmp(argv[1], "stall-binary")))
 		return cmd_stall(argc, argv);
 	if (argc > 1 && !strcmp(argv[1], "fill"))
 		return cmd_fill(argc, argv);
@@ -434,6 +500,6 @@ int main(int argc, char **argv)
 		return cmd_listen(argc, argv);
 	if (argc > 1 && !strcmp(argv[1], "shut"))
 		return cmd_shut(argc, argv);
-	fprintf(stderr, "usage: query_probe pipe|stall|fill|hold|listen|shut ...\n");
+	fprintf(stderr, "usage: query_probe pipe|stall|stall-binary|fill|hold|listen|shut ...\n");
 	return 2;
 }
