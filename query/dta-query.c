@@ -23,6 +23,7 @@
 
 #include <jansson.h>
 
+#include "dta/client.h"
 #include "dta/exec.h"
 #include "tools.h"
 
@@ -719,6 +720,208 @@ static int key_arg(const char *s, char *hex)
 	return n;
 }
 
+/* ---- many keys at once, through the client (dta/client.h) ---- */
+
+/* The client target for the options given: the same memory the single
+ * queries reach (--map and --snapshot-dir: the --collector's shares). */
+static struct dta_client *client_open(void)
+{
+	char t[8192], sock[DTA_SOCKET_PATH_MAX + 1], err[1024];
+	const char *coll = G.coll_name ? G.coll_name : "default";
+	struct dta_client *c;
+	size_t len = 0;
+	int rc;
+
+	load_config();
+	if ((G.map || G.dir) && !G.cfg)
+		die("--map and --snapshot-dir need --config");
+	if (G.nfiles && G.dir)
+		die("many keys: give --file or --snapshot-dir, not both");
+	if (G.map) {
+		snprintf(t, sizeof(t), "map:%s?collector=%s", G.config, coll);
+	} else if (G.dir) {
+		snprintf(t, sizeof(t), "snapshot:%s?config=%s&collector=%s",
+			 G.dir, G.config, coll);
+	} else if (G.nfiles) {
+		len = (size_t)snprintf(t, sizeof(t), "file:");
+		for (unsigned i = 0; i < G.nfiles && len < sizeof(t); i++)
+			len += (size_t)snprintf(t + len, sizeof(t) - len, "%s%s",
+						i ? "," : "", G.files[i]);
+	} else if (G.socket) {
+		snprintf(t, sizeof(t), "unix:%s", G.socket);
+	} else if (G.cfg) {
+		snprintf(t, sizeof(t), "config:%s", G.config);
+	} else {
+		rc = dta_default_socket("dta", sock, sizeof(sock));
+		if (rc)
+			die("no default socket (%s): give --socket or --config",
+			    dta_strerror(rc));
+		snprintf(t, sizeof(t), "unix:%s", sock);
+	}
+	rc = dta_client_open(t, NULL, &c, err, sizeof(err));
+	if (rc)
+		die("%s", err);
+	return c;
+}
+
+/* One run of keys of one length: their texts (as given) and bytes. */
+struct run {
+	char **text;
+	uint8_t *keys;
+	size_t n, klen;
+};
+
+#define RUN_MAX 65536
+
+/* Ask @r's keys of structure @name (@prim), print one line each; return
+ * how many were not found (kw, pc). */
+static size_t run_ask(struct dta_client *c, int prim, const char *name,
+		      const struct run *r, const struct dta_kw_query_opts *o,
+		      unsigned bank)
+{
+	static struct dta_kw_result kw[RUN_MAX];
+	static struct dta_pc_result pc[RUN_MAX];
+	static uint64_t cnt[RUN_MAX];
+	static const char *const st[] = { "found", "not-found", "conflict" };
+	uint8_t *data = NULL;
+	size_t dl = 0, missing = 0;
+	char hex[2 * DTA_DATA_MAX + 1], key[2 * DTA_KEY_MAX + 1];
+	int rc, i = dta_client_find(c, name);
+
+	if (i >= 0 && prim == DTA_PRIM_KEY_WRITE) {
+		dl = dta_client_structure(c, (size_t)i)->layout.g.kw.data_len;
+		data = malloc(r->n * dl + 1);
+		if (!data)
+			die("out of memory");
+	}
+	rc = prim == DTA_PRIM_KEY_WRITE
+		     ? dta_client_kw_get(c, name, r->keys, r->klen, r->n, o, kw,
+					 data)
+	     : prim == DTA_PRIM_POSTCARD
+		     ? dta_client_pc_get(c, name, r->keys, r->klen, r->n, pc)
+		     : dta_client_ki_get(c, name, r->keys, r->klen, r->n, bank,
+					 cnt);
+	if (rc)
+		die("%s", dta_client_error(c));
+	for (size_t k = 0; k < r->n; k++) {
+		tool_hex(r->keys + k * r->klen, r->klen, key);
+		if (prim == DTA_PRIM_KEY_INCREMENT) {
+			if (G.json)
+				printf("{\"key\":\"%s\",\"count\":%" PRIu64 "}\n",
+				       key, cnt[k]);
+			else
+				printf("%s: %" PRIu64 "\n", r->text[k], cnt[k]);
+			continue;
+		}
+		if (prim == DTA_PRIM_KEY_WRITE) {
+			missing += kw[k].status != DTA_Q_FOUND;
+			tool_hex(data + k * dl, dl, hex);
+			if (G.json)
+				printf("{\"key\":\"%s\",\"status\":\"%s\"%s%s%s,"
+				       "\"votes\":%u,\"candidates\":%u}\n", key,
+				       st[kw[k].status],
+				       kw[k].status ? "" : ",\"data\":\"",
+				       kw[k].status ? "" : hex,
+				       kw[k].status ? "" : "\"", kw[k].votes,
+				       kw[k].candidates);
+			else if (kw[k].status == DTA_Q_FOUND)
+				printf("%s: found: 0x%s (%u of %u matching "
+				       "slots agree)\n", r->text[k], hex,
+				       kw[k].votes, kw[k].candidates);
+			else
+				printf("%s: %s (%u slots matched the key's "
+				       "checksum)\n", r->text[k],
+				       st[kw[k].status], kw[k].candidates);
+			continue;
+		}
+		missing += pc[k].status != DTA_Q_FOUND;
+		if (G.json)
+			printf("{\"key\":\"%s\",\"status\":\"%s\"%s", key,
+			       st[pc[k].status],
+			       pc[k].status ? "" : ",\"path\":[");
+		else if (pc[k].status == DTA_Q_FOUND)
+			printf("%s: found: ", r->text[k]);
+		else
+			printf("%s: %s (%u copies decoded validly)\n",
+			       r->text[k], st[pc[k].status],
+			       pc[k].valid_copies);
+		for (unsigned h = 0; !pc[k].status && h < pc[k].path_len; h++)
+			printf("%s%u", h ? "," : "", pc[k].values[h]);
+		if (G.json)
+			printf("%s\"valid_copies\":%u}\n",
+			       pc[k].status ? "," : "],", pc[k].valid_copies);
+		else if (pc[k].status == DTA_Q_FOUND)
+			printf(" (hop values, first hop first)\n");
+	}
+	free(data);
+	return missing;
+}
+
+/*
+ * kw get / pc path / ki get with several KEYs, or "-" (keys from stdin,
+ * one a line): one batched request per run of keys of one length, one
+ * line per key, in order. Exit status as for one key: 1 when some key
+ * was not found (kw, pc).
+ */
+static int many_keys(int prim, const char *name, char **args, int nargs,
+		     const struct dta_kw_query_opts *o, unsigned bank)
+{
+	struct dta_client *c = client_open();
+	struct run r = { 0 };
+	char *line = NULL, err[256];
+	size_t cap = 0, missing = 0;
+	int a = 0;
+
+	r.text = calloc(RUN_MAX, sizeof(*r.text));
+	r.keys = malloc((size_t)RUN_MAX * DTA_KEY_MAX);
+	if (!r.text || !r.keys)
+		die("out of memory");
+	for (;;) {
+		uint8_t key[DTA_KEY_MAX];
+		const char *s = NULL;
+		ssize_t len;
+		int kl;
+
+		if (a < nargs && strcmp(args[a], "-")) {
+			s = args[a++];
+		} else if (a < nargs) {
+			len = getline(&line, &cap, stdin);
+			if (len < 0) {
+				a++; /* stdin is done: the next argument */
+				continue;
+			}
+			while (len && (line[len - 1] == '\n' ||
+				       line[len - 1] == '\r'))
+				line[--len] = 0;
+			if (!len)
+				continue;
+			s = line;
+		}
+		kl = s ? tool_parse_key(s, key, sizeof(key), err, sizeof(err))
+		       : 0;
+		if (kl < 0)
+			die("%s", err);
+		if (r.n && (!s || (size_t)kl != r.klen || r.n == RUN_MAX)) {
+			missing += run_ask(c, prim, name, &r, o, bank);
+			for (size_t k = 0; k < r.n; k++)
+				free(r.text[k]);
+			r.n = 0;
+		}
+		if (!s)
+			break;
+		r.klen = (size_t)kl;
+		memcpy(r.keys + r.n * r.klen, key, r.klen);
+		r.text[r.n] = strdup(s);
+		if (!r.text[r.n++])
+			die("out of memory");
+	}
+	free(line);
+	free(r.text);
+	free(r.keys);
+	dta_client_close(c);
+	return missing ? 1 : 0;
+}
+
 /* ---- commands ---- */
 
 static int cmd_kw(int argc, char **argv)
@@ -744,16 +947,24 @@ static int cmd_kw(int argc, char **argv)
 			t = (unsigned)opt_uint("--threshold", optarg, 0,
 					       DTA_MAX_REDUNDANCY);
 		else {
-			printf("Usage: dta-query kw get NAME KEY [--redundancy N] "
+			printf("Usage: dta-query kw get NAME KEY [KEY..|-] [--redundancy N] "
 			       "[--threshold T]\n"
 			       "  The data last written for KEY (docs/keys.md for key forms).\n"
+			       "  Several KEYs, or - (keys from stdin, one a line): one line\n"
+			       "  each, asked in batches.\n"
 			       "  --redundancy N  copies to look at (default: the structure's)\n"
 			       "  --threshold T   votes the answer needs (default: plurality)\n");
 			return opt == 'h' ? 0 : 2;
 		}
 	}
-	if (argc - optind != 3 || strcmp(argv[optind], "get"))
-		die("usage: dta-query kw get NAME KEY");
+	if (argc - optind < 3 || strcmp(argv[optind], "get"))
+		die("usage: dta-query kw get NAME KEY [KEY..|-]");
+	if (argc - optind > 3 || !strcmp(argv[optind + 2], "-")) {
+		struct dta_kw_query_opts o = { .redundancy = n, .threshold = t };
+
+		return many_keys(DTA_PRIM_KEY_WRITE, argv[optind + 1],
+				 argv + optind + 2, argc - optind - 2, &o, 0);
+	}
 	key_arg(argv[optind + 2], hex);
 	snprintf(req, sizeof(req), "kw %s %s %u %u", argv[optind + 1], hex, n, t);
 	backend_open(&b);
@@ -785,12 +996,17 @@ static int cmd_pc(int argc, char **argv)
 	int found;
 
 	if (argc == 2 && !strcmp(argv[1], "--help")) {
-		printf("Usage: dta-query pc path NAME KEY\n"
-		       "  The path (hop values) recorded for flow KEY.\n");
+		printf("Usage: dta-query pc path NAME KEY [KEY..|-]\n"
+		       "  The path (hop values) recorded for flow KEY.\n"
+		       "  Several KEYs, or - (keys from stdin, one a line): one line\n"
+		       "  each, asked in batches.\n");
 		return 0;
 	}
-	if (argc != 4 || strcmp(argv[1], "path"))
-		die("usage: dta-query pc path NAME KEY");
+	if (argc < 4 || strcmp(argv[1], "path"))
+		die("usage: dta-query pc path NAME KEY [KEY..|-]");
+	if (argc > 4 || !strcmp(argv[3], "-"))
+		return many_keys(DTA_PRIM_POSTCARD, argv[2], argv + 3, argc - 3,
+				 NULL, 0);
 	key_arg(argv[3], hex);
 	snprintf(req, sizeof(req), "pc %s %s", argv[2], hex);
 	backend_open(&b);
@@ -828,13 +1044,19 @@ static int cmd_ki(int argc, char **argv)
 		if (opt == 'b') {
 			bank = (unsigned)opt_uint("--bank", optarg, 0, 1);
 		} else {
-			printf("Usage: dta-query ki get NAME KEY [--bank B]\n"
-			       "  The count-min estimate for KEY (never below the true sum).\n");
+			printf("Usage: dta-query ki get NAME KEY [KEY..|-] [--bank B]\n"
+			       "  The count-min estimate for KEY (never below the true sum).\n"
+			       "  Several KEYs, or - (keys from stdin, one a line): one line\n"
+			       "  each, asked in batches.\n");
 			return opt == 'h' ? 0 : 2;
 		}
 	}
-	if (argc - optind != 3 || strcmp(argv[optind], "get"))
-		die("usage: dta-query ki get NAME KEY");
+	if (argc - optind < 3 || strcmp(argv[optind], "get"))
+		die("usage: dta-query ki get NAME KEY [KEY..|-]");
+	if (argc - optind > 3 || !strcmp(argv[optind + 2], "-"))
+		return many_keys(DTA_PRIM_KEY_INCREMENT, argv[optind + 1],
+				 argv + optind + 2, argc - optind - 2, NULL,
+				 bank);
 	key_arg(argv[optind + 2], hex);
 	snprintf(req, sizeof(req), "ki %s %s %u", argv[optind + 1], hex, bank);
 	backend_open(&b);
@@ -2641,10 +2863,10 @@ static const struct {
 	int (*fn)(int, char **);
 	const char *help;
 } cmds[] = {
-	{ "kw", cmd_kw, "kw get NAME KEY: Key-Write data of a key" },
-	{ "pc", cmd_pc, "pc path NAME KEY: Postcarding path of a flow" },
+	{ "kw", cmd_kw, "kw get NAME KEY..: Key-Write data of keys" },
+	{ "pc", cmd_pc, "pc path NAME KEY..: Postcarding paths of flows" },
 	{ "ap", cmd_ap, "ap tail|follow NAME LIST: Append entries" },
-	{ "ki", cmd_ki, "ki get NAME KEY: Key-Increment counter of a key" },
+	{ "ki", cmd_ki, "ki get NAME KEY..: Key-Increment counters of keys" },
 	{ "int", cmd_int, "int path|hops|drops|congestion|count|queue: INT telemetry" },
 	{ "info", cmd_info, "info [FILE]: structures and their geometry" },
 	{ "stats", cmd_stats, "stats: collector counters" },

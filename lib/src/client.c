@@ -41,6 +41,7 @@
 #include "dta/region.h"
 #include "dta/schema.h"
 #include "dta/wire.h"
+#include "client_internal.h"
 #include "frame_internal.h"
 #include "internal.h"
 
@@ -106,6 +107,7 @@ struct cstruct {
 
 struct dta_client {
 	unsigned flags;
+	bool sockets; /* config: every collector through its socket */
 	struct dta_config *cfg;
 	struct unit u[DTA_CONFIG_MAX_COLLECTORS];
 	size_t nu;
@@ -126,6 +128,11 @@ struct dta_client_cursor {
 	struct unit *u;
 	struct dta_exec_session *sess; /* local: its own consumer */
 	struct unit *own;              /* socket: its own connection, or NULL */
+	/* Entries read when the cursor was opened (DTA_EXEC_AP_NOW fixes
+	 * its start then), not yet returned: pend[poff..npend). */
+	uint8_t *pend;
+	size_t poff, npend;
+	uint64_t plost;
 };
 
 /* ---- errors ---- */
@@ -452,13 +459,16 @@ static int pipeline(struct dta_client *c, struct unit *u, size_t n,
 			rc = pp->take(c, pp->ctx, done, p, len);
 			ln->roff += used;
 			done++;
-			if (rc == -DTA_E_PROTOCOL)
-				return rc; /* link_lost() was called */
+			if (ln->dead)
+				return rc; /* link_lost(): out of step */
 			if (rc && !first)
 				first = rc;
 		}
 		if (done == (first ? built : n))
 			break;
+		if (!first && built < n && built - done < pp->window &&
+		    ln->sb.len - ln->soff < SEND_AHEAD)
+			continue; /* answers made room for more requests */
 		if (ln->soff < ln->sb.len)
 			pfd.events |= POLLOUT;
 		if (poll(&pfd, 1, -1) < 0) {
@@ -916,6 +926,11 @@ static int add_region(struct dta_client *c, struct unit *u,
 		return fail(c, -DTA_E_MISMATCH, "%s: structure %s has another "
 			    "geometry or hashing than the configuration says",
 			    path, s->name);
+	if (!s->pub.schema && dta_region_schema(r)) {
+		/* The header's (file:, or a configuration without one). */
+		s->schema = *dta_region_schema(r);
+		s->pub.schema = &s->schema;
+	}
 	xs.name = s->name;
 	xs.layout = dta_region_layout(r);
 	xs.area = dta_region_data(r);
@@ -952,6 +967,7 @@ static int open_config(struct dta_client *c, const char *conf, int mode,
 				    coll);
 	}
 	c->nu = dta_config_collectors(c->cfg);
+	c->sockets = mode == CFG_SOCKET && only < 0;
 	for (size_t i = 0; i < dta_config_count(c->cfg); i++) {
 		const struct dta_config_structure *cs =
 			dta_config_structure(c->cfg, i);
@@ -1133,19 +1149,14 @@ static int open_config(struct dta_client *c, const char *conf, int mode,
 	return 0;
 }
 
-static int open_unix(struct dta_client *c, const char *path)
+/* The structures of the collector on unit 0's connection (its `info`). */
+static int open_info(struct dta_client *c)
 {
 	struct unit *u = &c->u[0];
 	json_t *root, *arr, *e;
 	size_t i;
 	int rc;
 
-	c->nu = 1;
-	u->used = true;
-	snprintf(u->what, sizeof(u->what), "collector at %s", path);
-	rc = unit_socket(c, u, path);
-	if (rc)
-		return rc;
 	rc = link_info(c, u, &root, &arr);
 	if (rc)
 		return rc;
@@ -1180,6 +1191,50 @@ static int open_unix(struct dta_client *c, const char *path)
 	return rc;
 }
 
+static int open_unix(struct dta_client *c, const char *path)
+{
+	struct unit *u = &c->u[0];
+	int rc;
+
+	c->nu = 1;
+	u->used = true;
+	snprintf(u->what, sizeof(u->what), "collector at %s", path);
+	rc = unit_socket(c, u, path);
+	return rc ? rc : open_info(c);
+}
+
+int dta__client_open_fd(int fd, unsigned flags, struct dta_client **out)
+{
+	struct dta_client *c = calloc(1, sizeof(*c));
+	struct unit *u;
+	int rc;
+
+	*out = NULL;
+	if (!c) {
+		close(fd);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < DTA_CONFIG_MAX_COLLECTORS; i++)
+		unit_init(&c->u[i]);
+	c->flags = flags;
+	c->nu = 1;
+	u = &c->u[0];
+	u->used = true;
+	u->kind = KIND_SOCKET;
+	u->ln.text = flags & DTA_CLIENT_TEXT;
+	u->ln.fd = fd;
+	snprintf(u->what, sizeof(u->what), "collector on fd %d", fd);
+	rc = fcntl(fd, F_SETFL, O_NONBLOCK) < 0 ? -errno : link_start(c, u);
+	if (!rc)
+		rc = open_info(c);
+	if (rc) {
+		dta_client_close(c);
+		return rc;
+	}
+	*out = c;
+	return 0;
+}
+
 static int open_files(struct dta_client *c, const char *list)
 {
 	struct unit *u = &c->u[0];
@@ -1187,6 +1242,10 @@ static int open_files(struct dta_client *c, const char *list)
 	const char *p = list;
 	int rc;
 
+	for (const char *q = list; *q; q++)
+		if (*q == ',' && (q == list || q[1] == ',' || !q[1]))
+			return fail(c, -EINVAL, "file: wants PATH[,PATH..]; "
+				    "\"%s\" has an empty path", list);
 	c->nu = 1;
 	u->used = true;
 	snprintf(u->what, sizeof(u->what), "snapshot files");
@@ -1278,7 +1337,7 @@ static int open_target(struct dta_client *c, const char *target)
 		"(unix:PATH, config:CONF, map:CONF, snapshot:DIR?config=CONF, "
 		"file:PATH[,PATH..], or the path of a socket)";
 	char *t, *q, *rest;
-	const char *coll = NULL, *conf = NULL;
+	const char *coll = NULL, *conf = NULL, *slash;
 	struct stat st;
 	int rc = 0;
 
@@ -1291,7 +1350,8 @@ static int open_target(struct dta_client *c, const char *target)
 		return target[5] ? open_files(c, target + 5)
 				 : fail(c, -EINVAL, "file: needs a path");
 	rest = strchr(target, ':');
-	if (!rest || strchr(target, '/') < rest) {
+	slash = strchr(target, '/');
+	if (!rest || (slash && slash < rest)) {
 		/* A path: a socket is the collector behind it. */
 		if (stat(target, &st) < 0)
 			return fail(c, -errno, "%s: %s %s", target,
@@ -1536,6 +1596,13 @@ static int answer_error(struct dta_client *c, const struct batch *b,
 		    b->q->s->name, (int)min_sz(len, 300), msg);
 }
 
+/* An error answer's status as a code: a positive errno or DTA_E_*; -EIO
+ * for anything else a peer may send. */
+static int status_code(uint32_t st)
+{
+	return st && st < DTA_E__LAST ? -(int)st : -EIO;
+}
+
 static int status_of(const char *s)
 {
 	if (!s)
@@ -1640,7 +1707,7 @@ static int batch_take(struct dta_client *c, void *ctx, size_t i,
 		return link_lost(c, b->u, -DTA_E_PROTOCOL,
 				 "an answer frame does not match its request");
 	if (a.status)
-		return answer_error(c, b, -(int)a.status, a.msg, a.msg_len);
+		return answer_error(c, b, status_code(a.status), a.msg, a.msg_len);
 	if (a.n != m)
 		return link_lost(c, b->u, -DTA_E_PROTOCOL,
 				 "an answer frame holds another number of "
@@ -1654,6 +1721,9 @@ static int batch_take(struct dta_client *c, void *ctx, size_t i,
 			const struct dta_frame_kw *k =
 				(const void *)(a.results + j * sizeof(*k));
 
+			if (k->status > DTA_Q_CONFLICT)
+				return link_lost(c, b->u, -DTA_E_PROTOCOL,
+						 "an unknown Key-Write status");
 			r.kw[j].status = k->status;
 			r.kw[j].votes = k->votes;
 			r.kw[j].candidates = k->candidates;
@@ -1666,10 +1736,11 @@ static int batch_take(struct dta_client *c, void *ctx, size_t i,
 				(const void *)(a.results + j * sizeof(*k));
 			const uint8_t *v = a.data + j * a.size * 4;
 
-			if (k->path_len > a.size)
+			if (k->path_len > a.size || k->status > DTA_Q_CONFLICT)
 				return link_lost(c, b->u, -DTA_E_PROTOCOL,
 						 "a path longer than the "
-						 "structure's hops");
+						 "structure's hops, or an "
+						 "unknown status");
 			memset(&r.pc[j], 0, sizeof(r.pc[j]));
 			r.pc[j].status = k->status;
 			r.pc[j].valid_copies = k->valid_copies;
@@ -1890,6 +1961,9 @@ static bool link_follows(const struct link *ln, int s, uint32_t list)
 	return false;
 }
 
+static long ap_fetch(struct dta_client *c, struct dta_client_cursor *cur,
+		     void *buf, size_t max, uint64_t *lost);
+
 DTA_API int dta_client_ap_open(struct dta_client *c, const char *name,
 			       uint32_t list, int from,
 			       struct dta_client_cursor **out)
@@ -1970,6 +2044,26 @@ DTA_API int dta_client_ap_open(struct dta_client *c, const char *name,
 	}
 	cur->next = c->cursors;
 	c->cursors = cur;
+	if (from == DTA_EXEC_AP_NOW) {
+		/* The consumer is created at its first read: read now, so
+		 * that "now" is the time of opening, and keep what comes. */
+		const struct dta_layout *l = &s->pub.layout;
+		size_t max = 4u * l->g.ap.batch_entries;
+		long got;
+
+		cur->pend = malloc(max * l->g.ap.entry_size);
+		if (!cur->pend) {
+			dta_client_ap_close(cur);
+			return fail(c, -ENOMEM, "out of memory");
+		}
+		got = ap_fetch(c, cur, cur->pend, max, &cur->plost);
+		if (got < 0) {
+			rc = (int)got;
+			dta_client_ap_close(cur);
+			return rc;
+		}
+		cur->npend = (size_t)got;
+	}
 	*out = cur;
 	return ok(c);
 }
@@ -2057,7 +2151,7 @@ static long ap_socket(struct dta_client *c, struct dta_client_cursor *cur,
 				 "not match its request");
 	}
 	if (a.status) {
-		rc = fail(c, -(int)a.status, "%s: structure %s list %u: %.*s",
+		rc = fail(c, status_code(a.status), "%s: structure %s list %u: %.*s",
 			  u->what, s->name, cur->list,
 			  (int)min_sz(a.msg_len, 300), a.msg);
 		free(ans);
@@ -2076,21 +2170,14 @@ static long ap_socket(struct dta_client *c, struct dta_client_cursor *cur,
 	return got;
 }
 
-DTA_API long dta_client_ap_read(struct dta_client_cursor *cur, void *buf,
-				size_t max, uint64_t *lost)
+/* Up to @max entries from the collector or the local memory. */
+static long ap_fetch(struct dta_client *c, struct dta_client_cursor *cur,
+		     void *buf, size_t max, uint64_t *lost)
 {
-	struct dta_client *c;
 	uint64_t l = 0, pos;
 	long got;
 	int rc;
 
-	if (!cur || (!buf && max))
-		return -EINVAL;
-	c = cur->c;
-	if (lost)
-		*lost = 0;
-	if (!max)
-		return ok(c);
 	max = min_sz(max, DTA_EXEC_BATCH_MAX);
 	if (cur->u->kind == KIND_LOCAL) {
 		struct cstruct *s = &c->s[cur->si];
@@ -2108,6 +2195,39 @@ DTA_API long dta_client_ap_read(struct dta_client_cursor *cur, void *buf,
 		if (got < 0)
 			return got;
 	}
+	*lost = l;
+	return got;
+}
+
+DTA_API long dta_client_ap_read(struct dta_client_cursor *cur, void *buf,
+				size_t max, uint64_t *lost)
+{
+	struct dta_client *c;
+	uint64_t l = 0;
+	long got;
+
+	if (!cur || (!buf && max))
+		return -EINVAL;
+	c = cur->c;
+	if (lost)
+		*lost = 0;
+	if (!max)
+		return ok(c);
+	if (cur->npend > cur->poff) {
+		size_t es = c->s[cur->si].pub.layout.g.ap.entry_size;
+		size_t m = min_sz(max, cur->npend - cur->poff);
+
+		memcpy(buf, cur->pend + cur->poff * es, m * es);
+		cur->poff += m;
+		if (lost)
+			*lost = cur->plost;
+		cur->plost = 0;
+		ok(c);
+		return (long)m;
+	}
+	got = ap_fetch(c, cur, buf, max, &l);
+	if (got < 0)
+		return got;
 	if (lost)
 		*lost = l;
 	ok(c);
@@ -2116,7 +2236,7 @@ DTA_API long dta_client_ap_read(struct dta_client_cursor *cur, void *buf,
 
 DTA_API uint64_t dta_client_ap_position(const struct dta_client_cursor *cur)
 {
-	return cur ? cur->position : 0;
+	return cur ? cur->position - (cur->npend - cur->poff) : 0;
 }
 
 DTA_API void dta_client_ap_close(struct dta_client_cursor *cur)
@@ -2131,6 +2251,7 @@ DTA_API void dta_client_ap_close(struct dta_client_cursor *cur)
 			break;
 		}
 	dta_exec_session_destroy(cur->sess);
+	free(cur->pend);
 	if (cur->own) {
 		unit_free(cur->own);
 		free(cur->own);
@@ -2155,9 +2276,32 @@ DTA_API int dta_client_request(struct dta_client *c, unsigned collector,
 	if (!len || len > DTA_EXEC_REQUEST_MAX || memchr(req, '\n', len))
 		return fail(c, -EINVAL, "a request is one line of 1..%d bytes",
 			    DTA_EXEC_REQUEST_MAX);
-	if (collector >= c->nu || !c->u[collector].used)
+	if (collector >= c->nu)
 		return fail(c, -ENOENT, "no collector %u here", collector);
 	u = &c->u[collector];
+	if (!u->used && c->sockets) {
+		/* A collector of the configuration holding no share (not
+		 * connected at open): its `stats` still make sense. */
+		char path[PATH_MAX];
+		const char *sec = dta_config_collector_name(c->cfg, collector);
+
+		rc = dta_config_collector_socket(c->cfg, collector, path,
+						 sizeof(path));
+		snprintf(u->what, sizeof(u->what), "collector %s (%s)",
+			 *sec ? sec : dta_config_collector_id(c->cfg, collector),
+			 rc ? "no socket" : path);
+		if (rc)
+			return fail(c, rc, "%s: %s", u->what, dta_strerror(rc));
+		u->used = true;
+		rc = unit_socket(c, u, path);
+		if (rc) {
+			link_close(&u->ln);
+			u->used = false;
+			return rc;
+		}
+	}
+	if (!u->used)
+		return fail(c, -ENOENT, "no collector %u here", collector);
 	if (u->kind == KIND_SOCKET) {
 		rc = ask_text(c, u, req, answer);
 		return rc ? rc : ok(c);

@@ -15,11 +15,16 @@
  *   snapshot:DIR?config=CONF
  *                        the snapshot files DIR/NAME.dta of CONF's
  *                        structures (one collector's; with several, DIR
- *                        holds each collector's files in DIR/COLLECTOR/)
+ *                        holds each collector's files in DIR/COLLECTOR/,
+ *                        COLLECTOR its dta_config_collector_id(); with
+ *                        ?collector=NAME, DIR holds that one's files)
  *   file:PATH[,PATH..]   snapshot files, each one structure
  *
  * "config:", "map:" and "snapshot:" take ?collector=NAME to use only that
  * collector's share of each structure (its own list numbering for Append).
+ * "config:" connects at open to every collector holding a share; "map:"
+ * also accepts objects of another owner when the collector's shm_mode
+ * lets its group read them (as translators do).
  *
  * Every structure is listed with its primitive, geometry, value schema
  * and how many collectors share it; every query takes a batch of keys and
