@@ -76,6 +76,9 @@ def targets(s):
         "config": "config:" + s.conf,
         "map": "map:" + s.conf,
         "snapshot": "snapshot:%s?config=%s" % (s.snapdir, s.conf),
+        "file": "file:" + ",".join(
+            os.path.join(s.snapdir, n + ".dta")
+            for n in ("paths", "events", "flows", "counts", "raw")),
     }
 
 
