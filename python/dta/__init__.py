@@ -33,6 +33,9 @@ __all__ = [
     "KEY_INCREMENT", "POSTCARD",
 ]
 
+#: libdta's version (DTA_VERSION_STRING), which the package shares.
+__version__: str = _dta.VERSION
+
 #: Query status values (``enum dta_query_status``).
 FOUND: int = _dta.FOUND
 NOT_FOUND: int = _dta.NOT_FOUND

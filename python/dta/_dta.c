@@ -25,6 +25,7 @@
 
 #include "dta/client.h"
 #include "dta/config.h"
+#include "dta/dta.h"
 #include "dta/exec.h"
 #include "dta/hash.h"
 #include "dta/keywrite.h"
@@ -858,6 +859,8 @@ PyMODINIT_FUNC PyInit__dta(void)
 	if (!dta_error || PyModule_AddObjectRef(m, "Error", dta_error) < 0 ||
 	    PyModule_AddObjectRef(m, "Client", (PyObject *)&client_type) < 0 ||
 	    PyModule_AddObjectRef(m, "Cursor", (PyObject *)&cursor_type) < 0)
+		goto fail;
+	if (PyModule_AddStringConstant(m, "VERSION", DTA_VERSION_STRING) < 0)
 		goto fail;
 	for (size_t i = 0; i < sizeof(consts) / sizeof(consts[0]); i++)
 		if (PyModule_AddIntConstant(m, consts[i].name, consts[i].value) < 0)

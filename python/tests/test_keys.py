@@ -89,3 +89,14 @@ def test_dtype_of_bad_schema():
     assert e.value.errno == dta._dta.E_MALFORMED
     with pytest.raises(dta.Error):
         dta.dtype_of_schema("a:u32, a:u8")
+
+
+def test_version_matches_pyproject():
+    """pip's metadata (python/pyproject.toml) names libdta's version."""
+    import os
+    import re
+    path = os.path.join(os.path.dirname(__file__), "..", "pyproject.toml")
+    with open(path) as f:
+        m = re.search(r'^version = "([^"]+)"$', f.read(), re.M)
+    assert m and m.group(1) == dta.__version__
+    assert re.fullmatch(r"\d+\.\d+\.\d+", dta.__version__)
