@@ -95,9 +95,10 @@ class DtaSystem:
                     % (head, self.port, structures))
 
     def _start(self, args, log, ready_in):
-        logf = open(os.path.join(self.dir, log), "w")
-        p = subprocess.Popen(args, stdout=logf if ready_in == log else
-                             subprocess.DEVNULL, stderr=logf, env=child_env())
+        with open(os.path.join(self.dir, log), "w") as logf:
+            p = subprocess.Popen(args, stdout=logf if ready_in == log else
+                                 subprocess.DEVNULL, stderr=logf,
+                                 env=child_env())
         path = os.path.join(self.dir, ready_in)
         end = time.monotonic() + 60
         while True:
@@ -124,17 +125,17 @@ class DtaSystem:
                 [program("collector"), "-c", self.conf, "--collector",
                  "east"], "east.log", "east.log"))
         out = os.path.join(self.dir, "translator.out")
-        open(out, "w").close()
-        self.translator = subprocess.Popen(
-            [program("translator"), "-c", self.conf, "-o", self.stats, "-q"],
-            stdout=open(out, "w"), env=child_env(),
-            stderr=open(os.path.join(self.dir, "translator.log"), "w"))
+        tlog = os.path.join(self.dir, "translator.log")
+        with open(out, "w") as o, open(tlog, "w") as e:
+            self.translator = subprocess.Popen(
+                [program("translator"), "-c", self.conf, "-o", self.stats,
+                 "-q"], stdout=o, stderr=e, env=child_env())
         end = time.monotonic() + 60
         while not os.path.exists(self.stats):
             if self.translator.poll() is not None or time.monotonic() > end:
-                raise RuntimeError("dta-translator did not start: "
-                                   + open(os.path.join(self.dir,
-                                                       "translator.log")).read())
+                with open(tlog) as f:
+                    raise RuntimeError("dta-translator did not start: "
+                                       + f.read())
             time.sleep(0.05)
         return self
 
