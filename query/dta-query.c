@@ -747,6 +747,9 @@ static struct dta_client *client_open(void)
 		for (unsigned i = 0; i < G.nfiles && len < sizeof(t); i++)
 			len += (size_t)snprintf(t + len, sizeof(t) - len, "%s%s",
 						i ? "," : "", G.files[i]);
+		if (G.config && len < sizeof(t)) /* value sets, list bases */
+			snprintf(t + len, sizeof(t) - len, "?config=%s",
+				 G.config);
 	} else if (G.socket) {
 		snprintf(t, sizeof(t), "unix:%s", G.socket);
 	} else if (G.cfg) {

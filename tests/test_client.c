@@ -473,6 +473,8 @@ static void check_listing(struct dta_client *c, struct set *s, bool sch)
 
 /* ---- tests ---- */
 
+static void expect_open(const char *target, int code);
+
 static void test_snapshot_and_file(void **state)
 {
 	struct set s;
@@ -514,6 +516,16 @@ static void test_snapshot_and_file(void **state)
 			 -DTA_E_NOVALUES);
 	assert_non_null(strstr(dta_client_error(c), "paths"));
 	dta_client_close(c);
+	/* With ?config=: values and list bases from the configuration. */
+	snprintf(t, sizeof(t), "file:%s/flows.dta,%s/events.dta,%s/counts.dta,"
+		 "%s/paths.dta?config=%s", dir, dir, dir, dir, s.conf);
+	c = open_ok(t, 0);
+	assert_int_equal(dta_client_structure(c, 1)->list_base, 10);
+	check_all(c, &s, true);
+	dta_client_close(c);
+	snprintf(t, sizeof(t), "file:%s/flows.dta?config=%s&collector=x", dir,
+		 s.conf);
+	expect_open(t, -EINVAL);
 	set_free(&s);
 }
 

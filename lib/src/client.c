@@ -394,11 +394,11 @@ static int link_answer(struct dta_client *c, struct unit *u, bool line,
 				 "the collector sent a frame with a bad length");
 	if (flen == 0)
 		return 0;
-	if (have < (size_t)flen) {
-		int err = link_room(c, u, (size_t)flen);
-
-		return err ? err : 0;
-	}
+	if (have < (size_t)flen)
+		return link_room(c, u, (size_t)flen)
+			       ? link_lost(c, u, -ENOMEM, "out of memory for "
+					   "an answer frame")
+			       : 0;
 	*p = b;
 	*len = (size_t)flen;
 	*used = (size_t)flen;
@@ -422,62 +422,117 @@ struct pipe {
 	void *ctx;
 };
 
-static int pipeline(struct dta_client *c, struct unit *u, size_t n,
-		    const struct pipe *pp)
-{
-	struct link *ln = &u->ln;
-	size_t built = 0, done = 0;
-	int first = 0, rc;
+/* One pipeline in progress, on one connection. */
+struct job {
+	struct unit *u;
+	const struct pipe *pp;
+	size_t n, built, done;
+	int first;   /* the first error of a put() or take() */
+	int end;     /* 1 while running, then its outcome */
+	char msg[ERR_MAX];
+};
 
-	if (ln->dead || ln->fd < 0)
-		return fail(c, -EPIPE, "%s: the connection was lost earlier; "
-			    "open the client again", u->what);
-	ln->sb.len = ln->soff = 0;
-	while (done < (first ? built : n)) {
-		struct pollfd pfd = { .fd = ln->fd, .events = POLLIN };
+/* Job @j is over with @rc; its message is c->err's now (or the one of
+ * its first error). */
+static void job_end(struct dta_client *c, struct job *j, int rc)
+{
+	j->end = rc;
+	if (rc && rc != j->first)
+		memcpy(j->msg, c->err, sizeof(j->msg));
+}
+
+static void job_error(struct dta_client *c, struct job *j, int rc)
+{
+	if (j->first)
+		return;
+	j->first = rc;
+	memcpy(j->msg, c->err, sizeof(j->msg));
+}
+
+/* What job @j can do without waiting: build requests while the window
+ * lets it, take the answers already received. */
+static void job_step(struct dta_client *c, struct job *j)
+{
+	struct link *ln = &j->u->ln;
+	const struct pipe *pp = j->pp;
+	bool more = true;
+	int rc;
+
+	while (more && j->end == 1) {
 		const uint8_t *p = NULL;
 		size_t len = 0, used = 0;
 
-		while (!first && built < n && built - done < pp->window &&
+		more = false;
+		while (!j->first && j->built < j->n &&
+		       j->built - j->done < pp->window &&
 		       ln->sb.len - ln->soff < SEND_AHEAD) {
-			rc = pp->put(c, pp->ctx, built, &ln->sb);
+			rc = pp->put(c, pp->ctx, j->built, &ln->sb);
 			if (!rc && ln->sb.oom)
 				rc = fail(c, -ENOMEM, "out of memory");
 			if (rc) {
-				first = rc;
+				job_error(c, j, rc);
 				break;
 			}
-			built++;
+			j->built++;
 		}
-		/* Answers already here. */
-		while (done < built) {
-			rc = link_answer(c, u, pp->line, &p, &len, &used);
-			if (rc < 0)
-				return rc;
+		while (j->done < j->built) {
+			rc = link_answer(c, j->u, pp->line, &p, &len, &used);
+			if (rc < 0) {
+				job_end(c, j, rc);
+				return;
+			}
 			if (rc == 0)
 				break;
-			rc = pp->take(c, pp->ctx, done, p, len);
+			rc = pp->take(c, pp->ctx, j->done, p, len);
 			ln->roff += used;
-			done++;
-			if (ln->dead)
-				return rc; /* link_lost(): out of step */
-			if (rc && !first)
-				first = rc;
+			j->done++;
+			more = true; /* room for more requests, maybe */
+			if (ln->dead) {
+				job_end(c, j, rc); /* link_lost(): out of step */
+				return;
+			}
+			if (rc)
+				job_error(c, j, rc);
 		}
-		if (done == (first ? built : n))
-			break;
-		if (!first && built < n && built - done < pp->window &&
-		    ln->sb.len - ln->soff < SEND_AHEAD)
-			continue; /* answers made room for more requests */
+		if (j->done == (j->first ? j->built : j->n))
+			job_end(c, j, j->first);
+	}
+}
+
+/* Wait on every running job's connection at once: send what waits to be
+ * sent, receive what has come. */
+static int jobs_wait(struct dta_client *c, struct job *jobs, size_t nj)
+{
+	struct pollfd pfd[DTA_CONFIG_MAX_COLLECTORS];
+	struct job *map[DTA_CONFIG_MAX_COLLECTORS];
+	size_t np = 0;
+	int rc;
+
+	for (size_t i = 0; i < nj && np < DTA_CONFIG_MAX_COLLECTORS; i++) {
+		struct link *ln = &jobs[i].u->ln;
+
+		if (jobs[i].end != 1)
+			continue;
+		pfd[np] = (struct pollfd){ .fd = ln->fd, .events = POLLIN };
 		if (ln->soff < ln->sb.len)
-			pfd.events |= POLLOUT;
-		if (poll(&pfd, 1, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			return fail(c, -errno, "%s: poll: %s", u->what,
-				    strerror(errno));
-		}
-		if ((pfd.revents & POLLOUT) && ln->soff < ln->sb.len) {
+			pfd[np].events |= POLLOUT;
+		map[np++] = &jobs[i];
+	}
+	if (!np)
+		return 0;
+	if (poll(pfd, np, -1) < 0) {
+		if (errno == EINTR)
+			return 1;
+		rc = fail(c, -errno, "poll: %s", strerror(errno));
+		for (size_t i = 0; i < np; i++)
+			job_end(c, map[i], rc);
+		return 0;
+	}
+	for (size_t i = 0; i < np; i++) {
+		struct job *j = map[i];
+		struct link *ln = &j->u->ln;
+
+		if ((pfd[i].revents & POLLOUT) && ln->soff < ln->sb.len) {
 			ssize_t w = send(ln->fd, ln->sb.p + ln->soff,
 					 ln->sb.len - ln->soff,
 					 MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -491,21 +546,73 @@ static int pipeline(struct dta_client *c, struct unit *u, size_t n,
 				/* EPIPE, ECONNRESET: read what it said
 				 * before it went. */
 				ln->sb.len = ln->soff = 0;
-				if (!first)
-					first = fail(c, -errno, "%s: %s",
-						     u->what, strerror(errno));
-				n = built;
+				job_error(c, j, fail(c, -errno, "%s: %s",
+						     j->u->what,
+						     strerror(errno)));
+				j->n = j->built;
 			}
 		}
-		if (pfd.revents & (POLLIN | POLLHUP | POLLERR)) {
-			rc = link_recv(c, u);
-			if (rc < 0)
-				return first && first != -EPIPE &&
-						       first != -ECONNRESET
-					       ? first : rc;
+		if (pfd[i].revents & (POLLIN | POLLHUP | POLLERR)) {
+			rc = link_recv(c, j->u);
+			if (rc < 0 && j->first && j->first != -EPIPE &&
+			    j->first != -ECONNRESET)
+				job_end(c, j, j->first);
+			else if (rc < 0)
+				job_end(c, j, rc);
 		}
 	}
-	return first;
+	return 1;
+}
+
+/*
+ * Run pipelines on several connections at once (one per collector, so
+ * that they all work at the same time); return the first failed job's
+ * error, with its message.
+ */
+static int jobs_run(struct dta_client *c, struct job *jobs, size_t nj)
+{
+	bool running = true;
+
+	for (size_t i = 0; i < nj; i++) {
+		struct job *j = &jobs[i];
+		struct link *ln = &j->u->ln;
+
+		j->built = j->done = 0;
+		j->first = 0;
+		j->end = 1;
+		if (ln->dead || ln->fd < 0) {
+			job_end(c, j, fail(c, -EPIPE, "%s: the connection was "
+					   "lost earlier; open the client again",
+					   j->u->what));
+			continue;
+		}
+		if (ln->sb.oom)
+			dta_buf_free(&ln->sb); /* out of memory last time */
+		ln->sb.len = ln->soff = 0;
+	}
+	while (running) {
+		running = false;
+		for (size_t i = 0; i < nj; i++) {
+			job_step(c, &jobs[i]);
+			running |= jobs[i].end == 1;
+		}
+		if (running && !jobs_wait(c, jobs, nj))
+			break;
+	}
+	for (size_t i = 0; i < nj; i++)
+		if (jobs[i].end) {
+			memcpy(c->err, jobs[i].msg, sizeof(c->err));
+			return jobs[i].end;
+		}
+	return 0;
+}
+
+static int pipeline(struct dta_client *c, struct unit *u, size_t n,
+		    const struct pipe *pp)
+{
+	struct job j = { .u = u, .pp = pp, .n = n };
+
+	return jobs_run(c, &j, 1);
 }
 
 /* ---- one request, one answer ---- */
@@ -888,6 +995,25 @@ static struct cstruct *add_struct(struct dta_client *c, const char *name,
 	return s;
 }
 
+/* Value set and schema of @s from its configuration section @cs. */
+static int take_config(struct dta_client *c, struct cstruct *s,
+		       const struct dta_config_structure *cs)
+{
+	if (cs->nvalues) {
+		s->values = malloc(cs->nvalues * sizeof(*s->values));
+		if (!s->values)
+			return fail(c, -ENOMEM, "out of memory");
+		memcpy(s->values, cs->values, cs->nvalues * sizeof(*s->values));
+		s->pub.values = s->values;
+		s->pub.nvalues = cs->nvalues;
+	}
+	if (cs->schema) {
+		s->schema = *cs->schema;
+		s->pub.schema = &s->schema;
+	}
+	return 0;
+}
+
 /*
  * Open region @path (a shared-memory name with @shm, else a file) for
  * share @k of @s on local unit @u.
@@ -948,50 +1074,24 @@ static int add_region(struct dta_client *c, struct unit *u,
 
 enum cfg_mode { CFG_SOCKET = 1, CFG_MAP, CFG_SNAPSHOT };
 
-static int open_config(struct dta_client *c, const char *conf, int mode,
-		       const char *coll, const char *dir)
+/* The structures of configuration @c->cfg, or with @only >= 0 the shares
+ * collector @only holds; marks the units that hold a share. */
+static int config_structures(struct dta_client *c, int only)
 {
-	char why[512], path[PATH_MAX];
-	int only = -1, rc;
-	unsigned holders = 0;
-
-	rc = dta_config_load(conf, &c->cfg, why, sizeof(why));
-	if (rc == -DTA_E_MALFORMED)
-		return fail(c, rc, "%s", why);
-	if (rc)
-		return fail(c, rc, "%s: %s", conf, dta_strerror(rc));
-	if (coll) {
-		only = dta_config_collector_find(c->cfg, coll);
-		if (only < 0)
-			return fail(c, -ENOENT, "%s has no collector %s", conf,
-				    coll);
-	}
-	c->nu = dta_config_collectors(c->cfg);
-	c->sockets = mode == CFG_SOCKET && only < 0;
 	for (size_t i = 0; i < dta_config_count(c->cfg); i++) {
 		const struct dta_config_structure *cs =
 			dta_config_structure(c->cfg, i);
 		struct cstruct *s;
-		int k = only >= 0 ? dta_config_share(cs, (size_t)only) : 0;
+		int k = only >= 0 ? dta_config_share(cs, (size_t)only) : 0, rc;
 
 		if (k < 0)
 			continue; /* not on the collector asked for */
 		s = add_struct(c, cs->name, &cs->layout);
 		if (!s)
 			return -ENOSPC;
-		if (cs->nvalues) {
-			s->values = malloc(cs->nvalues * sizeof(*s->values));
-			if (!s->values)
-				return fail(c, -ENOMEM, "out of memory");
-			memcpy(s->values, cs->values,
-			       cs->nvalues * sizeof(*s->values));
-			s->pub.values = s->values;
-			s->pub.nvalues = cs->nvalues;
-		}
-		if (cs->schema) {
-			s->schema = *cs->schema;
-			s->pub.schema = &s->schema;
-		}
+		rc = take_config(c, s, cs);
+		if (rc)
+			return rc;
 		if (only >= 0) {
 			s->unit[0] = (uint8_t)only;
 			s->base[0] = dta_config_share_list_base(cs, (unsigned)k);
@@ -1009,144 +1109,179 @@ static int open_config(struct dta_client *c, const char *conf, int mode,
 		for (unsigned j = 0; j < s->nshares; j++)
 			c->u[s->unit[j]].used = true;
 	}
-	for (size_t i = 0; i < c->nu; i++)
-		holders += c->u[i].used;
-	for (size_t i = 0; i < c->nu; i++) {
-		struct unit *u = &c->u[i];
-		const char *id = dta_config_collector_id(c->cfg, i);
-		const char *sec = dta_config_collector_name(c->cfg, i);
-		unsigned shm_mode;
+	return 0;
+}
 
-		if (!u->used)
-			continue;
-		if (mode == CFG_SOCKET) {
-			rc = dta_config_collector_socket(c->cfg, i, path,
+/* The name messages give collector @i: its section's, else its own. */
+static const char *coll_label(const struct dta_client *c, size_t i)
+{
+	const char *sec = dta_config_collector_name(c->cfg, i);
+
+	return sec && *sec ? sec : dta_config_collector_id(c->cfg, i);
+}
+
+/* Connect unit @i to collector @i's socket. */
+static int unit_connect(struct dta_client *c, size_t i)
+{
+	struct unit *u = &c->u[i];
+	char path[PATH_MAX];
+	int rc = dta_config_collector_socket(c->cfg, i, path, sizeof(path));
+
+	snprintf(u->what, sizeof(u->what), "collector %s (%s)",
+		 coll_label(c, i), rc ? "no socket" : path);
+	if (rc == -ENOENT)
+		return fail(c, rc, "%s: no directory for the default socket "
+			    "(not root, no $XDG_RUNTIME_DIR, no %s): set its "
+			    "socket in the configuration", u->what,
+			    DTA_RUN_DIR);
+	if (rc)
+		return fail(c, rc, "%s: socket path too long", u->what);
+	return unit_socket(c, u, path);
+}
+
+/* Which of socket unit @i's structures (its `info`) is each share it
+ * holds; the layout must be the configuration's when `info` gives it. */
+static int unit_shares(struct dta_client *c, size_t i, const char *conf)
+{
+	struct unit *u = &c->u[i];
+	json_t *root = NULL, *arr = NULL;
+	int rc = link_info(c, u, &root, &arr);
+
+	for (size_t j = 0; !rc && j < c->ns; j++) {
+		struct cstruct *s = &c->s[j];
+
+		for (unsigned k = 0; !rc && k < s->nshares; k++) {
+			struct dta_layout l;
+			json_t *e;
+			int idx;
+
+			if (s->unit[k] != i)
+				continue;
+			e = info_find(arr, s->name, &idx);
+			if (!e)
+				rc = fail(c, -ENOENT, "%s does not serve "
+					  "structure %s (does it run with %s?)",
+					  u->what, s->name, conf);
+			else if (json_object_get(e, "layout") &&
+				 (info_layout(e, &l) ||
+				  !same_layout(&l, &s->pub.layout)))
+				rc = fail(c, -DTA_E_MISMATCH, "%s serves "
+					  "structure %s with another geometry "
+					  "or hashing than %s says", u->what,
+					  s->name, conf);
+			else
+				s->idx[k] = idx;
+			if (!rc)
+				rc = info_extras(c, u, e, s);
+		}
+	}
+	json_decref(root);
+	return rc;
+}
+
+/*
+ * Local unit @i: the regions of the shares collector @i holds, from its
+ * shared memory (@mode CFG_MAP) or snapshot files in @dir (in
+ * @dir/COLLECTOR/ with @nested).
+ */
+static int unit_regions(struct dta_client *c, size_t i, int mode,
+			const char *dir, bool nested)
+{
+	struct unit *u = &c->u[i];
+	const char *id = dta_config_collector_id(c->cfg, i);
+	char path[PATH_MAX];
+	unsigned shm_mode;
+	bool any;
+	int rc, n;
+
+	if (mode == CFG_MAP)
+		snprintf(u->what, sizeof(u->what),
+			 "collector %s (shared memory /dta-%s.*)",
+			 coll_label(c, i), id);
+	else
+		snprintf(u->what, sizeof(u->what), "collector %s (snapshots)",
+			 coll_label(c, i));
+	rc = unit_local(c, u);
+	if (rc)
+		return rc;
+	if (dta_config_collector_mode(c->cfg, i, "shm_mode", 0600, &shm_mode))
+		return fail(c, -DTA_E_MALFORMED, "%s: bad shm_mode", u->what);
+	/* A member of the collector's group reads its objects when the
+	 * mode lets the group in, as translators do. */
+	any = (c->flags & DTA_CLIENT_ANY_OWNER) || (shm_mode & 0060);
+	for (size_t j = 0; j < c->ns; j++) {
+		struct cstruct *s = &c->s[j];
+
+		for (unsigned k = 0; k < s->nshares; k++) {
+			if (s->unit[k] != i)
+				continue;
+			if (mode == CFG_MAP) {
+				rc = dta_config_shm_name(id, s->name, path,
 							 sizeof(path));
-			snprintf(u->what, sizeof(u->what), "collector %s (%s)",
-				 *sec ? sec : id, rc ? "no socket" : path);
-			if (rc == -ENOENT)
-				return fail(c, rc, "%s: no directory for the "
-					    "default socket (not root, no "
-					    "$XDG_RUNTIME_DIR, no %s): set "
-					    "socket in %s", u->what,
-					    DTA_RUN_DIR, conf);
-			if (rc)
-				return fail(c, rc, "%s: socket path too long",
-					    u->what);
-			rc = unit_socket(c, u, path);
+				if (rc)
+					return fail(c, rc, "%s: structure %s: "
+						    "shared-memory name too "
+						    "long", u->what, s->name);
+				rc = add_region(c, u, s, k, path, true, any,
+						true);
+			} else {
+				n = nested ? snprintf(path, sizeof(path),
+						      "%s/%s/%s.dta", dir, id,
+						      s->name)
+					   : snprintf(path, sizeof(path),
+						      "%s/%s.dta", dir, s->name);
+				if (n < 0 || (size_t)n >= sizeof(path))
+					return fail(c, -ENAMETOOLONG,
+						    "%s: path too long", dir);
+				rc = add_region(c, u, s, k, path, false, false,
+						true);
+			}
 			if (rc)
 				return rc;
-			continue;
 		}
-		if (mode == CFG_MAP)
-			snprintf(u->what, sizeof(u->what),
-				 "collector %s (shared memory /dta-%s.*)",
-				 *sec ? sec : id, id);
-		else
-			snprintf(u->what, sizeof(u->what),
-				 "collector %s (snapshots)", *sec ? sec : id);
-		rc = unit_local(c, u);
-		if (rc)
-			return rc;
-		if (dta_config_collector_mode(c->cfg, i, "shm_mode", 0600,
-					      &shm_mode))
-			return fail(c, -DTA_E_MALFORMED, "%s: bad shm_mode",
-				    conf);
-		for (size_t j = 0; j < c->ns; j++) {
-			struct cstruct *s = &c->s[j];
-
-			for (unsigned k = 0; k < s->nshares; k++) {
-				int n;
-
-				if (s->unit[k] != i)
-					continue;
-				if (mode == CFG_MAP) {
-					rc = dta_config_shm_name(id, s->name,
-								 path,
-								 sizeof(path));
-					if (rc)
-						return fail(c, rc, "%s: "
-							    "structure %s: "
-							    "shared-memory name "
-							    "too long", u->what,
-							    s->name);
-					/* A member of the collector's group
-					 * reads its objects when the mode
-					 * lets the group in, as translators
-					 * do. */
-					rc = add_region(c, u, s, k, path, true,
-							(c->flags &
-							 DTA_CLIENT_ANY_OWNER) ||
-								(shm_mode & 0060),
-							true);
-				} else {
-					if (only < 0 && holders > 1)
-						n = snprintf(path, sizeof(path),
-							     "%s/%s/%s.dta",
-							     dir, id, s->name);
-					else
-						n = snprintf(path, sizeof(path),
-							     "%s/%s.dta", dir,
-							     s->name);
-					if (n < 0 || (size_t)n >= sizeof(path))
-						return fail(c, -ENAMETOOLONG,
-							    "%s: path too long",
-							    dir);
-					rc = add_region(c, u, s, k, path, false,
-							false, true);
-				}
-				if (rc)
-					return rc;
-			}
-		}
-	}
-	/* Sockets: where each collector keeps each share. */
-	for (size_t i = 0; mode == CFG_SOCKET && i < c->nu; i++) {
-		struct unit *u = &c->u[i];
-		json_t *root, *arr;
-
-		if (!u->used)
-			continue;
-		rc = link_info(c, u, &root, &arr);
-		if (rc)
-			return rc;
-		for (size_t j = 0; j < c->ns && !rc; j++) {
-			struct cstruct *s = &c->s[j];
-
-			for (unsigned k = 0; k < s->nshares && !rc; k++) {
-				struct dta_layout l;
-				json_t *e;
-				int idx;
-
-				if (s->unit[k] != i)
-					continue;
-				e = info_find(arr, s->name, &idx);
-				if (!e) {
-					rc = fail(c, -ENOENT, "%s does not serve "
-						  "structure %s (does it run with "
-						  "%s?)", u->what, s->name,
-						  conf);
-					break;
-				}
-				if (json_object_get(e, "layout") &&
-				    (info_layout(e, &l) ||
-				     !same_layout(&l, &s->pub.layout))) {
-					rc = fail(c, -DTA_E_MISMATCH, "%s serves "
-						  "structure %s with another "
-						  "geometry or hashing than %s "
-						  "says", u->what, s->name,
-						  conf);
-					break;
-				}
-				s->idx[k] = idx;
-				rc = info_extras(c, u, e, s);
-			}
-		}
-		json_decref(root);
-		if (rc)
-			return rc;
 	}
 	return 0;
+}
+
+static int open_config(struct dta_client *c, const char *conf, int mode,
+		       const char *coll, const char *dir)
+{
+	char why[512];
+	int only = -1, rc;
+	unsigned holders = 0;
+
+	rc = dta_config_load(conf, &c->cfg, why, sizeof(why));
+	if (rc == -DTA_E_MALFORMED)
+		return fail(c, rc, "%s", why);
+	if (rc)
+		return fail(c, rc, "%s: %s", conf, dta_strerror(rc));
+	if (coll) {
+		only = dta_config_collector_find(c->cfg, coll);
+		if (only < 0)
+			return fail(c, -ENOENT, "%s has no collector %s", conf,
+				    coll);
+	}
+	c->nu = dta_config_collectors(c->cfg);
+	c->sockets = mode == CFG_SOCKET && only < 0;
+	rc = config_structures(c, only);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < c->nu; i++)
+		holders += c->u[i].used;
+	for (size_t i = 0; i < c->nu && !rc; i++) {
+		if (!c->u[i].used)
+			continue;
+		if (mode == CFG_SOCKET)
+			rc = unit_connect(c, i);
+		else
+			rc = unit_regions(c, i, mode, dir,
+					  only < 0 && holders > 1);
+	}
+	/* Sockets: where each collector keeps each share. */
+	for (size_t i = 0; mode == CFG_SOCKET && i < c->nu && !rc; i++)
+		if (c->u[i].used)
+			rc = unit_shares(c, i, conf);
+	return rc;
 }
 
 /* The structures of the collector on unit 0's connection (its `info`). */
@@ -1258,6 +1393,7 @@ static int open_files(struct dta_client *c, const char *list)
 					     .backing = DTA_BACKING_FILE,
 					     .path = path,
 					     .flags = DTA_REGION_RDONLY };
+		const struct dta_config_structure *cs;
 		struct dta_region *r;
 		struct cstruct *s;
 
@@ -1279,6 +1415,14 @@ static int open_files(struct dta_client *c, const char *list)
 			return -ENOSPC;
 		u->nr--; /* add_region() maps it again, by its path */
 		dta_region_destroy(r);
+		cs = dta_config_find(c->cfg, s->name);
+		if (cs) { /* ?config=: what the file's header does not say */
+			rc = take_config(c, s, cs);
+			if (rc)
+				return rc;
+			s->base[0] = cs->list_base;
+			s->pub.list_base = cs->list_base;
+		}
 		rc = add_region(c, u, s, 0, path, false, false, false);
 		if (rc)
 			return rc;
@@ -1336,7 +1480,7 @@ static int open_target(struct dta_client *c, const char *target)
 	static const char usage[] =
 		"(unix:PATH, config:CONF, map:CONF, snapshot:DIR?config=CONF, "
 		"file:PATH[,PATH..], or the path of a socket)";
-	char *t, *q, *rest;
+	char *t, *q, *rest, why[512];
 	const char *coll = NULL, *conf = NULL, *slash;
 	struct stat st;
 	int rc = 0;
@@ -1346,7 +1490,7 @@ static int open_target(struct dta_client *c, const char *target)
 	if (!strncmp(target, "unix:", 5))
 		return target[5] ? open_unix(c, target + 5)
 				 : fail(c, -EINVAL, "unix: needs a path");
-	if (!strncmp(target, "file:", 5))
+	if (!strncmp(target, "file:", 5) && !strchr(target, '?'))
 		return target[5] ? open_files(c, target + 5)
 				 : fail(c, -EINVAL, "file: needs a path");
 	rest = strchr(target, ':');
@@ -1377,6 +1521,21 @@ static int open_target(struct dta_client *c, const char *target)
 			rc = open_config(c, rest, t[0] == 'c' ? CFG_SOCKET
 							      : CFG_MAP, coll,
 					 NULL);
+	} else if (!strncmp(t, "file:", 5)) {
+		/* file:PATH,..?config=CONF: value sets, list bases and
+		 * schemas from the configuration's sections of those names. */
+		rc = target_params(c, q, true, &coll, &conf);
+		if (!rc && (coll || !conf || !*rest))
+			rc = fail(c, -EINVAL, "file: wants PATH[,PATH..]"
+				  "[?config=CONF]");
+		if (!rc)
+			rc = dta_config_load(conf, &c->cfg, why, sizeof(why));
+		if (rc == -DTA_E_MALFORMED)
+			rc = fail(c, rc, "%s", why);
+		else if (rc && !*c->err)
+			rc = fail(c, rc, "%s: %s", conf, dta_strerror(rc));
+		if (!rc)
+			rc = open_files(c, rest);
 	} else if (!strncmp(t, "snapshot:", 9)) {
 		rc = target_params(c, q, true, &coll, &conf);
 		if (!rc && (!*rest || !conf))
@@ -1757,8 +1916,10 @@ static int batch_take(struct dta_client *c, void *ctx, size_t i,
 	return 0;
 }
 
-static int socket_run(struct dta_client *c, struct unit *u, int idx,
-		      const struct query *q, const uint8_t *keys, size_t n)
+/* Batch @b and pipe @pp of @n keys on socket unit @u; *@nreq: requests. */
+static int batch_prepare(struct dta_client *c, struct unit *u, int idx,
+			 const struct query *q, const uint8_t *keys, size_t n,
+			 struct batch *b, struct pipe *pp, size_t *nreq)
 {
 	size_t ans = q->prim == DTA_PRIM_KEY_WRITE
 			     ? sizeof(struct dta_frame_kw) + data_len(q)
@@ -1767,26 +1928,36 @@ static int socket_run(struct dta_client *c, struct unit *u, int idx,
 				       4u * q->s->pub.layout.g.pc.hops
 			     : 8;
 	size_t room = u->ln.max_frame - DTA_FRAME_ANS_HDR;
-	struct batch b = { .u = u, .idx = idx, .q = q, .keys = keys, .n = n };
-	struct pipe pp = { .put = batch_put, .take = batch_take, .ctx = &b };
-	size_t nreq;
 
+	*b = (struct batch){ .u = u, .idx = idx, .q = q, .keys = keys, .n = n };
+	*pp = (struct pipe){ .put = batch_put, .take = batch_take, .ctx = b };
 	/* Frames whose request and answer both fit max_frame. */
-	b.per = min_sz(FRAME_KEYS, room / (ans > q->klen ? ans : q->klen));
+	b->per = min_sz(FRAME_KEYS, room / (ans > q->klen ? ans : q->klen));
 	if (u->ln.text) {
-		b.per = 1;
-		pp.line = true;
-		pp.window = WINDOW_LINES;
+		b->per = 1;
+		pp->line = true;
+		pp->window = WINDOW_LINES;
 	} else {
-		pp.window = WINDOW_FRAMES;
+		pp->window = WINDOW_FRAMES;
 	}
-	if (!b.per)
+	if (!b->per)
 		return fail(c, -EMSGSIZE, "%s: structure %s: one answer does not "
 			    "fit a frame", u->what, q->s->name);
-	nreq = (n + b.per - 1) / b.per;
-	b.id0 = u->ln.id;
-	u->ln.id += (uint32_t)nreq;
-	return pipeline(c, u, nreq, &pp);
+	*nreq = (n + b->per - 1) / b->per;
+	b->id0 = u->ln.id;
+	u->ln.id += (uint32_t)*nreq;
+	return 0;
+}
+
+static int socket_run(struct dta_client *c, struct unit *u, int idx,
+		      const struct query *q, const uint8_t *keys, size_t n)
+{
+	struct batch b;
+	struct pipe pp;
+	size_t nreq;
+	int rc = batch_prepare(c, u, idx, q, keys, n, &b, &pp, &nreq);
+
+	return rc ? rc : pipeline(c, u, nreq, &pp);
 }
 
 static int unit_run(struct dta_client *c, struct cstruct *s, unsigned k,
@@ -1802,17 +1973,42 @@ static int unit_run(struct dta_client *c, struct cstruct *s, unsigned k,
 	return socket_run(c, u, s->idx[k], q, keys, n);
 }
 
+/* @q's result arrays replaced by @res (room for @n results), from 0. */
+static struct query query_into(const struct query *q, uint8_t *res, size_t n)
+{
+	struct query t = *q;
+
+	if (q->prim == DTA_PRIM_KEY_WRITE) {
+		t.kw = (struct dta_kw_result *)res;
+		t.data = res + n * sizeof(struct dta_kw_result);
+	} else if (q->prim == DTA_PRIM_POSTCARD) {
+		t.pc = (struct dta_pc_result *)res;
+	} else {
+		t.counts = (uint64_t *)res;
+	}
+	return t;
+}
+
 /*
- * Route @n keys to their shares: each share's keys are gathered, asked in
- * one batch, and their results scattered back to key order.
+ * Route @n keys to their shares: each share's keys are gathered, every
+ * collector asked at the same time (local shares in turn), and the
+ * results scattered back to key order.
  */
 static int route(struct dta_client *c, const struct query *q,
 		 const uint8_t *keys, size_t n)
 {
 	struct cstruct *s = q->s;
-	size_t count[DTA_CONFIG_MAX_COLLECTORS] = { 0 }, most = 0;
-	size_t dl = data_len(q);
-	struct query tq = *q;
+	size_t count[DTA_CONFIG_MAX_COLLECTORS] = { 0 };
+	size_t first[DTA_CONFIG_MAX_COLLECTORS], dl = data_len(q), nj = 0;
+	size_t rsize = q->prim == DTA_PRIM_KEY_WRITE
+			       ? sizeof(struct dta_kw_result) + dl
+		       : q->prim == DTA_PRIM_POSTCARD
+			       ? sizeof(struct dta_pc_result)
+			       : sizeof(uint64_t);
+	struct query tq, sq[DTA_CONFIG_MAX_COLLECTORS];
+	struct batch b[DTA_CONFIG_MAX_COLLECTORS];
+	struct pipe pp[DTA_CONFIG_MAX_COLLECTORS];
+	struct job jobs[DTA_CONFIG_MAX_COLLECTORS];
 	uint8_t *shard, *kbuf = NULL, *res = NULL;
 	size_t *pos = NULL;
 	int rc = 0;
@@ -1827,55 +2023,60 @@ static int route(struct dta_client *c, const struct query *q,
 					      s->nshares);
 		count[shard[i]]++;
 	}
-	for (unsigned k = 0; k < s->nshares; k++) {
+	for (unsigned k = 0; k < s->nshares; k++)
 		if (count[k] == n) {
 			rc = unit_run(c, s, k, q, keys, n);
 			goto free_shard;
 		}
-		if (count[k] > most)
-			most = count[k];
-	}
-	kbuf = malloc(most * q->klen);
-	pos = malloc(most * sizeof(*pos));
-	res = malloc(most * (q->prim == DTA_PRIM_KEY_WRITE
-				     ? sizeof(struct dta_kw_result) + dl
-			     : q->prim == DTA_PRIM_POSTCARD
-				     ? sizeof(struct dta_pc_result)
-				     : sizeof(uint64_t)));
+	kbuf = malloc(n * q->klen);
+	pos = malloc(n * sizeof(*pos));
+	res = malloc(n * rsize);
 	if (!kbuf || !pos || !res) {
 		rc = fail(c, -ENOMEM, "out of memory");
 		goto free_bufs;
 	}
-	if (q->prim == DTA_PRIM_KEY_WRITE) {
-		tq.kw = (struct dta_kw_result *)res;
-		tq.data = res + most * sizeof(struct dta_kw_result);
-	} else if (q->prim == DTA_PRIM_POSTCARD) {
-		tq.pc = (struct dta_pc_result *)res;
-	} else {
-		tq.counts = (uint64_t *)res;
+	/* Share k's keys at first[k].., in key order; pos: where from. */
+	first[0] = 0;
+	for (unsigned k = 1; k < s->nshares; k++)
+		first[k] = first[k - 1] + count[k - 1];
+	memset(count, 0, sizeof(count));
+	for (size_t i = 0; i < n; i++) {
+		size_t at = first[shard[i]] + count[shard[i]]++;
+
+		memcpy(kbuf + at * q->klen, keys + i * q->klen, q->klen);
+		pos[at] = i;
 	}
+	tq = query_into(q, res, n);
 	for (unsigned k = 0; k < s->nshares && !rc; k++) {
-		size_t m = 0;
+		struct unit *u = &c->u[s->unit[k]];
+		const uint8_t *kk = kbuf + first[k] * q->klen;
+		size_t nreq;
 
 		if (!count[k])
 			continue;
-		for (size_t i = 0; i < n; i++)
-			if (shard[i] == k) {
-				memcpy(kbuf + m * q->klen, keys + i * q->klen,
-				       q->klen);
-				pos[m++] = i;
-			}
-		rc = unit_run(c, s, k, &tq, kbuf, m);
-		for (size_t j = 0; j < m && !rc; j++) {
-			if (q->kw) {
-				q->kw[pos[j]] = tq.kw[j];
-				memcpy(q->data + pos[j] * dl, tq.data + j * dl,
-				       dl);
-			} else if (q->pc) {
-				q->pc[pos[j]] = tq.pc[j];
-			} else {
-				q->counts[pos[j]] = tq.counts[j];
-			}
+		sq[k] = query_at(&tq, first[k]);
+		if (s->idx[k] < 0)
+			rc = fail(c, -ENOENT, "%s: structure %s is not there",
+				  u->what, s->name);
+		else if (u->kind == KIND_LOCAL)
+			rc = local_run(c, u, s->idx[k], &sq[k], kk, count[k]);
+		else
+			rc = batch_prepare(c, u, s->idx[k], &sq[k], kk,
+					   count[k], &b[k], &pp[k], &nreq);
+		if (!rc && u->kind == KIND_SOCKET)
+			jobs[nj++] = (struct job){ .u = u, .pp = &pp[k],
+						   .n = nreq };
+	}
+	if (!rc && nj)
+		rc = jobs_run(c, jobs, nj);
+	for (size_t j = 0; j < n && !rc; j++) {
+		if (q->kw) {
+			q->kw[pos[j]] = tq.kw[j];
+			memcpy(q->data + pos[j] * dl, tq.data + j * dl, dl);
+		} else if (q->pc) {
+			q->pc[pos[j]] = tq.pc[j];
+		} else {
+			q->counts[pos[j]] = tq.counts[j];
 		}
 	}
 free_bufs:
@@ -2085,6 +2286,9 @@ static long ap_socket(struct dta_client *c, struct dta_client_cursor *cur,
 
 	max = min_sz(max, (u->ln.max_frame - DTA_FRAME_ANS_HDR -
 			   sizeof(struct dta_frame_ap)) / es);
+	if (!max)
+		return fail(c, -EMSGSIZE, "%s: structure %s: an entry does not "
+			    "fit the collector's frames", u->what, s->name);
 	if (u->ln.text) {
 		char line[DTA_CONFIG_NAME_MAX + 64];
 		json_t *o, *ents, *e;
@@ -2282,23 +2486,12 @@ DTA_API int dta_client_request(struct dta_client *c, unsigned collector,
 	if (!u->used && c->sockets) {
 		/* A collector of the configuration holding no share (not
 		 * connected at open): its `stats` still make sense. */
-		char path[PATH_MAX];
-		const char *sec = dta_config_collector_name(c->cfg, collector);
-
-		rc = dta_config_collector_socket(c->cfg, collector, path,
-						 sizeof(path));
-		snprintf(u->what, sizeof(u->what), "collector %s (%s)",
-			 *sec ? sec : dta_config_collector_id(c->cfg, collector),
-			 rc ? "no socket" : path);
-		if (rc)
-			return fail(c, rc, "%s: %s", u->what, dta_strerror(rc));
-		u->used = true;
-		rc = unit_socket(c, u, path);
+		rc = unit_connect(c, collector);
 		if (rc) {
 			link_close(&u->ln);
-			u->used = false;
 			return rc;
 		}
+		u->used = true;
 	}
 	if (!u->used)
 		return fail(c, -ENOENT, "no collector %u here", collector);

@@ -18,7 +18,10 @@
  *                        holds each collector's files in DIR/COLLECTOR/,
  *                        COLLECTOR its dta_config_collector_id(); with
  *                        ?collector=NAME, DIR holds that one's files)
- *   file:PATH[,PATH..]   snapshot files, each one structure
+ *   file:PATH[,PATH..][?config=CONF]
+ *                        snapshot files, each one structure (value sets,
+ *                        list bases and schemas from CONF's sections of
+ *                        the same names, when given)
  *
  * "config:", "map:" and "snapshot:" take ?collector=NAME to use only that
  * collector's share of each structure (its own list numbering for Append).
