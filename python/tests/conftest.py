@@ -68,9 +68,8 @@ def system():
 
 
 def targets(s):
-    """Every target naming the system's structures, and whether it is a
-    collector socket (text requests go there only)."""
-    return {
+    """Every target string naming the system's structures, by kind."""
+    t = {
         "unix": "unix:" + s.sock,
         "path": s.sock,
         "config": "config:" + s.conf,
@@ -80,6 +79,8 @@ def targets(s):
             os.path.join(s.snapdir, n + ".dta")
             for n in ("paths", "events", "flows", "counts", "raw")),
     }
+    t["file-config"] = t["file"] + "?config=" + s.conf
+    return t
 
 
 SHARDED = """\

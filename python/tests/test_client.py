@@ -233,7 +233,7 @@ def answers(c, system, pc_values=True):
 
 
 @pytest.mark.parametrize("target", ["path", "unix-text", "config", "map",
-                                    "snapshot", "file"])
+                                    "snapshot", "file", "file-config"])
 def test_targets_agree(system, target):
     t = targets(system)
     with dta.connect(t["unix"]) as c:
