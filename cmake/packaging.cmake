@@ -6,6 +6,8 @@
 #   dev    -> libdta-dev  headers, libdta.so, libdta.a, libdta.pc, dtaConfig
 #   tools  -> dta-tools   the programs, man pages, systemd unit, example
 #   wireshark -> dta-wireshark  the Lua dissector (docs/wireshark.md)
+#   python -> python3-dta the Python package dta (docs/python.md), when
+#                         the build has one (python3-dev, python3-numpy)
 # Every install() rule names one of these components; a rule without one
 # lands in "Unspecified" and the pkg test (tests/pkg/) fails on the extra
 # package. Build them from a Release build installed to /usr:
@@ -44,7 +46,12 @@ add_custom_target(deb_changelog ALL DEPENDS ${CMAKE_BINARY_DIR}/debian/changelog
 # Debian policy: /usr/share/doc/PACKAGE/{copyright,changelog.gz} in every
 # package. Only in component installs (CPack's), not in a plain
 # `cmake --install`.
-foreach(pair lib:${DTA_DEB_LIB} dev:libdta-dev tools:dta-tools wireshark:dta-wireshark)
+set(DTA_DEB_COMPONENTS lib:${DTA_DEB_LIB} dev:libdta-dev tools:dta-tools
+    wireshark:dta-wireshark)
+if(DTA_HAVE_PYTHON)
+  list(APPEND DTA_DEB_COMPONENTS python:python3-dta)
+endif()
+foreach(pair ${DTA_DEB_COMPONENTS})
   string(REPLACE ":" ";" pair ${pair})
   list(GET pair 0 comp)
   list(GET pair 1 pkg)
@@ -143,5 +150,24 @@ A Lua plugin for Wireshark and tshark that decodes Direct Telemetry
 Access reports (v1 and the research prototype's headers, UDP 40040) and
 INT telemetry reports v0.5, v1.0 and v2.0 with the INT-MD stack of the
 inner packet (UDP 32766), with expert info for malformed reports.")
+
+if(DTA_HAVE_PYTHON)
+  set(CPACK_DEBIAN_PYTHON_PACKAGE_NAME python3-dta)
+  set(CPACK_DEBIAN_PYTHON_PACKAGE_SECTION python)
+  # The extension is built for one Python version (its ABI tag names
+  # it); libc6, libjansson4, libxxhash0 come from dpkg-shlibdeps (libdta
+  # is linked in statically).
+  math(EXPR DTA_PY_NEXT "${Python3_VERSION_MINOR} + 1")
+  set(CPACK_DEBIAN_PYTHON_PACKAGE_DEPENDS
+      "python3 (>= ${Python3_VERSION_MAJOR}.${Python3_VERSION_MINOR}~), python3 (<< ${Python3_VERSION_MAJOR}.${DTA_PY_NEXT}), python3-numpy")
+  set(CPACK_DEBIAN_PYTHON_PACKAGE_SUGGESTS "python3-pandas, dta-tools")
+  set(CPACK_COMPONENT_PYTHON_DESCRIPTION
+"Direct Telemetry Access client for Python
+The Python package dta: queries DTA collectors (their sockets, a local
+read-only mapping of their memory, snapshot files) through libdta's query
+client, with answers as numpy arrays whose structured dtypes come from the
+structures' value schemas: Key-Write, Postcarding and Key-Increment gets of
+key batches, Append lists followed as iterators of arrays.")
+endif()
 
 include(CPack)

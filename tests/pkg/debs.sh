@@ -26,10 +26,13 @@ lib=libdta$major
 arch=$(dpkg --print-architecture)
 ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)
 
-# Exactly the four packages: an install() rule without a component would
-# make a fifth (libdta-Unspecified).
+# Exactly the four packages, and python3-dta when that build has the
+# Python package: an install() rule without a component would make
+# another (libdta-Unspecified).
+py=
+grep -q '^DTA_HAVE_PYTHON:INTERNAL=ON' "$debs/CMakeCache.txt" && py=python3-dta
 got=$(cd "$debs" && ls *.deb | sed 's/_.*//' | sort | tr '\n' ' ')
-e2e_expect "packages built" "$got" "dta-tools dta-wireshark libdta-dev $lib "
+e2e_expect "packages built" "$got" "dta-tools dta-wireshark libdta-dev $lib ${py:+$py }"
 deb() { ls "$debs/$1"_*_"$arch".deb "$debs/$1"_*_all.deb 2>/dev/null | head -n 1; }
 
 # Each package's files: what docs/packaging.md lists.
@@ -41,7 +44,7 @@ has() { # PACKAGE PATH...
 	done
 	echo "ok: $p has $*"
 }
-for p in $lib libdta-dev dta-tools dta-wireshark; do
+for p in $lib libdta-dev dta-tools dta-wireshark $py; do
 	has $p /usr/share/doc/$p/copyright /usr/share/doc/$p/changelog.gz
 done
 has $lib /usr/lib/$ma/libdta.so.$major
@@ -60,6 +63,12 @@ has dta-tools /usr/bin/dta-collector /usr/bin/dta-translator /usr/bin/dta-gen \
 e2e_expect "dta-tools creates the units' user" \
 	"$(dpkg-deb -I "$(deb dta-tools)" postinst | grep -c 'systemd-sysusers.*dta.conf')" 1
 has dta-wireshark /usr/lib/$ma/wireshark/plugins/dta.lua
+if [ -n "$py" ]; then
+	pyext=$(dpkg-deb -c "$(deb $py)" | awk '{ print $6 }' |
+		grep -c '^\./usr/lib/python3/dist-packages/dta/_dta\.cpython-.*\.so$')
+	e2e_expect "python3-dta holds the extension" "$pyext" 1
+	has $py /usr/lib/python3/dist-packages/dta/__init__.py
+fi
 e2e_expect "libdta-dev depends on $lib of its version" \
 	"$(dpkg-deb -f "$(deb libdta-dev)" Depends | grep -o "$lib (= [^)]*)")" \
 	"$lib (= $(dpkg-deb -f "$(deb libdta-dev)" Version))"
@@ -85,7 +94,7 @@ echo "ok: lintian fails a broken package: $(grep '^E:' "$E2E/lintian.bad")"
 
 # Unpacked into a throwaway root, as dpkg would install them.
 root=$E2E/root
-for p in $lib libdta-dev dta-tools dta-wireshark; do
+for p in $lib libdta-dev dta-tools dta-wireshark $py; do
 	dpkg -x "$(deb $p)" "$root"
 done
 export LD_LIBRARY_PATH="$root/usr/lib/$ma"
@@ -123,6 +132,24 @@ for t in kw pc ap ki; do # (all exact: e2e_four checked --min-success 1)
 done
 e2e_stop_translator
 e2e_stop_collector
+
+# The packaged Python module, with the packaged programs: the pytest
+# suite (python/tests) on its own private collector.
+if [ -n "$py" ]; then
+	pyrun=$(sed -n 's/^Python3_EXECUTABLE:FILEPATH=//p' "$debs/CMakeCache.txt")
+	if "$pyrun" -c "import numpy, pytest" 2>/dev/null; then
+		(cd "$src/python/tests" &&
+		 PATH=$root/usr/bin:$PATH DTA_BUILD_DIR= PYTHONDONTWRITEBYTECODE=1 \
+		 PYTHONPATH=$root/usr/lib/python3/dist-packages \
+		 "$pyrun" -m pytest -q -p no:cacheprovider .) ||
+			{ echo "FAIL: the packaged Python module's tests" >&2; exit 1; }
+		"$pyrun" -c "import sys; sys.path.insert(0, '$root/usr/lib/python3/dist-packages')
+import dta; assert dta.__file__.startswith('$root'), dta.__file__"
+		echo "ok: the packaged Python module passes its tests"
+	else
+		echo "note: $pyrun lacks numpy or pytest: packaged module not run"
+	fi
+fi
 
 # A program built against the unpacked libdta-dev (pkg-config and
 # find_package), loading the unpacked libdta.
