@@ -68,7 +68,7 @@ def run(client, path):
     n = len(keys)
     slots = st.geometry["slots"] * st.shares
     load = (n - 1 - np.arange(n)) / slots  # keys written after, per slot
-    bits = 8 * st.geometry["checksum"]
+    bits = 8 * st.geometry["csum_bytes"]
     expect = np.array([1 - min(1.0, sum(dta.bound_kw(n_red, bits, a)))
                        for a in load])
     return {"file": path, "n": n_red, "structure": st.name, "keys": n,

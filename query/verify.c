@@ -20,8 +20,9 @@
 
 /* Keys asked per client call: progress is shown between calls. */
 #define VERIFY_CHUNK 65536
-/* Keys of one kind per bin of the bounds' tally (below). */
-#define SEQ_BIN 1024
+/* A bin of the bounds' tally (below) spans at most 1/SEQ_STEPS of a
+ * load factor: its keys' loads differ by that much at most. */
+#define SEQ_STEPS 4096
 
 /*
  * eq. 1-8 at every key's age. The truth lists keys oldest write first, so
@@ -29,14 +30,17 @@
  * only once the whole file is read. And evaluating the bound (pow, exp)
  * for each of millions of keys cost verify a third of its time. So each
  * key is only counted, by its place among the keys of its kind, in bins
- * of SEQ_BIN places (its count, and the sums of its offset x in [0, 1)
- * within the bin and of x^2); at the end the success probability p is
- * evaluated exactly at each bin's ends and taken as linear between, which
- * gives the bin's sum of p and of p (1 - p) from those three numbers.
- * The load changes by SEQ_BIN / units across a bin, so the linear error
- * is far below the digits verify prints.
+ * of w places (its count, and the sums of its offset x in [0, 1) within
+ * the bin and of x^2); at the end the success probability p is evaluated
+ * exactly at each bin's ends and taken as linear between, which gives the
+ * bin's sum of p and of p (1 - p) from those three numbers. w is the
+ * structure's units (slots or chunks, over all shares) / SEQ_STEPS, so the
+ * load moves by at most 1/4096 across a bin and the linear error stays far
+ * below the digits verify prints; small structures get one key a bin
+ * (exact).
  */
 struct seq_bins {
+	uint64_t w; /* keys a bin */
 	size_t n;
 	struct seq_bin {
 		uint64_t cnt;
@@ -95,6 +99,17 @@ static struct group *group_for(struct groups *gs, struct tally *t,
 	g->cs = cs;
 	g->t = t;
 	g->klen = klen;
+	{
+		uint64_t units = cs->layout.primitive == DTA_PRIM_KEY_WRITE
+					 ? cs->layout.g.kw.slots
+				 : cs->layout.primitive == DTA_PRIM_POSTCARD
+					 ? cs->layout.g.pc.chunks
+					 : 0;
+
+		g->seq.w = units * cs->ncollectors / SEQ_STEPS;
+		if (!g->seq.w)
+			g->seq.w = 1;
+	}
 	return g;
 }
 
@@ -127,8 +142,8 @@ static struct tally *tally_for(struct tally *t, size_t *nt,
 /* Key number @seq of its kind (0: the first listed, the oldest). */
 static void seq_add(struct seq_bins *h, uint64_t seq)
 {
-	size_t b = (size_t)(seq / SEQ_BIN);
-	double x = (double)(seq % SEQ_BIN) / SEQ_BIN;
+	size_t b = (size_t)(seq / h->w);
+	double x = (double)(seq % h->w) / (double)h->w;
 
 	if (b >= h->n) {
 		size_t n = h->n ? h->n : 64;
@@ -181,7 +196,7 @@ static void seq_expect(struct tally *t, const struct seq_bins *h,
 
 	for (size_t b = 0; b < h->n; b++) {
 		const struct seq_bin *e = &h->b[b];
-		uint64_t s0 = (uint64_t)b * SEQ_BIN, s1 = s0 + SEQ_BIN;
+		uint64_t s0 = (uint64_t)b * h->w, s1 = s0 + h->w;
 		double p0, d, k, sx, sxx, sp, spp;
 
 		if (!e->cnt)
@@ -192,8 +207,8 @@ static void seq_expect(struct tally *t, const struct seq_bins *h,
 		d = s1 > s0 ? success(cs, redundancy,
 				      (double)(total - s1 - 1) / per) - p0
 			    : 0;
-		/* x measured in SEQ_BIN places; p is linear in places. */
-		k = s1 > s0 ? (double)SEQ_BIN / (double)(s1 - s0) : 0;
+		/* x measured in w places; p is linear in places. */
+		k = s1 > s0 ? (double)h->w / (double)(s1 - s0) : 0;
 		sx = e->sx * k;
 		sxx = e->sxx * k * k;
 		sp = (double)e->cnt * p0 + d * sx;

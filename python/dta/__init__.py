@@ -29,6 +29,7 @@ from ._dta import Error
 __all__ = [
     "connect", "Client", "Structure", "Error", "KwResult", "PcResult",
     "ApFollow", "key5", "parse_key", "dtype_of_schema", "to_dataframe",
+    "bound_kw", "bound_pc",
     "FOUND", "NOT_FOUND", "CONFLICT", "KEY_WRITE", "APPEND",
     "KEY_INCREMENT", "POSTCARD",
 ]
@@ -429,6 +430,54 @@ class Client:
         """A text request (e.g. "stats") to collector ``collector`` of the
         configuration; its JSON answer as text."""
         return self._c.request(collector, text)
+
+    def wait(self, name: str, seq: Optional[int] = None,
+             timeout: float = 30.0):
+        """Wait for a notification on structure ``name``: a report with the
+        immediate flag written to it (docs/client.md "Notifications").
+
+        seq: the sequence last seen (None: take the current one and wait
+            for the next move). timeout: seconds at most (0: only read).
+        Returns (moved, seq): moved is True when the structure's sequence
+        differs from ``seq`` (at once if it already does), and seq is its
+        sequence now (over all shares, their sum mod 2**32).
+        """
+        ms = max(0, int(timeout * 1000))
+        if seq is None:
+            _, seq = self._c.wait(name, 0, 0)
+        moved, now = self._c.wait(name, seq & 0xFFFFFFFF, ms)
+        return bool(moved), now
+
+    def notifications(self, name: str, timeout: Optional[float] = None
+                      ) -> Iterator[int]:
+        """Iterate over the notifications of structure ``name``: yields the
+        structure's new sequence each time reports with the immediate flag
+        moved it (several may fold into one step). Starts from the current
+        sequence. With a timeout (seconds), stops after that long without
+        a notification; without one, runs until the client is closed or
+        the loop breaks."""
+        _, seq = self._c.wait(name, 0, 0)
+        while True:
+            moved, seq = self.wait(name, seq,
+                                   3600.0 if timeout is None else timeout)
+            if moved:
+                yield seq
+            elif timeout is not None:
+                return
+
+
+def bound_kw(n: int, checksum_bits: int, alpha: float):
+    """The paper's Key-Write bounds (eq. 1-4, libdta's dta_bound_kw_*()):
+    (probability of no answer, probability of a wrong answer) for a key
+    written with N = ``n`` copies and ``checksum_bits``-bit checksums, at
+    load factor ``alpha`` (keys written after it per slot)."""
+    return _dta.bound_kw(n, checksum_bits, alpha)
+
+
+def bound_pc(n: int, slot_bits: int, alpha: float, values: int, hops: int):
+    """The paper's Postcarding bounds (eq. 5-8): (no answer, wrong answer)
+    at load ``alpha`` (flows per chunk) for a value set of ``values``."""
+    return _dta.bound_pc(n, slot_bits, alpha, values, hops)
 
 
 def connect(target: str, text: bool = False, any_owner: bool = False) -> Client:

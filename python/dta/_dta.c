@@ -623,6 +623,26 @@ static PyObject *client_request(struct client_obj *self, PyObject *args)
 	return ret;
 }
 
+/* wait(name, seq, timeout_ms) -> (moved, seq): dta_client_wait(). */
+static PyObject *client_wait(struct client_obj *self, PyObject *args)
+{
+	const char *name;
+	unsigned long seq_in;
+	uint32_t seq;
+	int ms, rc;
+
+	if (!PyArg_ParseTuple(args, "ski", &name, &seq_in, &ms))
+		return NULL;
+	if (client_open_check(self) < 0)
+		return NULL;
+	seq = (uint32_t)seq_in;
+	CLIENT_CALL(self, rc, dta_client_wait(self->c, name, &seq, ms));
+	if (rc < 0)
+		return client_raise(self, rc);
+	return Py_BuildValue("(Ok)", rc ? Py_True : Py_False,
+			     (unsigned long)seq);
+}
+
 static PyMethodDef client_methods[] = {
 	{"close", (PyCFunction)client_close, METH_NOARGS,
 	 "Close the handle (and its cursors); idempotent."},
@@ -638,6 +658,8 @@ static PyMethodDef client_methods[] = {
 	 "ki_get(name, keys, klen, bank, counts)"},
 	{"ap_open", (PyCFunction)client_ap_open, METH_VARARGS,
 	 "ap_open(name, list, start) -> Cursor"},
+	{"wait", (PyCFunction)client_wait, METH_VARARGS,
+	 "wait(name, seq, timeout_ms) -> (moved, seq): dta_client_wait()"},
 	{"request", (PyCFunction)client_request, METH_VARARGS,
 	 "request(collector, text) -> JSON text"},
 	{NULL, NULL, 0, NULL},
@@ -788,11 +810,40 @@ static PyObject *mod_schema_parse(PyObject *m, PyObject *args)
 	return schema_dict(&s);
 }
 
+/* bound_kw(n, bits, alpha) -> (empty, wrong): eq. 1-4 (dta/analysis.h). */
+static PyObject *mod_bound_kw(PyObject *m, PyObject *args)
+{
+	unsigned n, bits;
+	double alpha;
+
+	if (!PyArg_ParseTuple(args, "IId", &n, &bits, &alpha))
+		return NULL;
+	return Py_BuildValue("(dd)", dta_bound_kw_empty(n, bits, alpha),
+			     dta_bound_kw_wrong(n, bits, alpha));
+}
+
+/* bound_pc(n, bits, alpha, values, hops) -> (empty, wrong): eq. 5-8. */
+static PyObject *mod_bound_pc(PyObject *m, PyObject *args)
+{
+	unsigned n, bits, hops;
+	double alpha, values;
+
+	if (!PyArg_ParseTuple(args, "IIddI", &n, &bits, &alpha, &values, &hops))
+		return NULL;
+	return Py_BuildValue("(dd)",
+			     dta_bound_pc_empty(n, bits, alpha, values, hops),
+			     dta_bound_pc_wrong(n, bits, alpha, values, hops));
+}
+
 static PyMethodDef module_methods[] = {
 	{"strerror", mod_strerror, METH_VARARGS,
 	 "strerror(code) -> libdta's text for an error code"},
 	{"schema_parse", mod_schema_parse, METH_VARARGS,
 	 "schema_parse(text) -> dict (libdta's dta_schema_parse())"},
+	{"bound_kw", mod_bound_kw, METH_VARARGS,
+	 "bound_kw(n, bits, alpha) -> (empty, wrong): eq. 1-4"},
+	{"bound_pc", mod_bound_pc, METH_VARARGS,
+	 "bound_pc(n, bits, alpha, values, hops) -> (empty, wrong): eq. 5-8"},
 	{NULL, NULL, 0, NULL},
 };
 
