@@ -9,6 +9,7 @@ query/ below it) or on PATH. Loss-free by construction: dta-gen sends
 with --sync against the translator's stats file, and stop() checks the
 translator's accounting (sent = received, nothing lost).
 """
+import glob
 import json
 import os
 import shutil
@@ -197,3 +198,11 @@ class DtaSystem:
         self.translator = self.collector = None
         self.extra = []
         shutil.rmtree(self.dir, ignore_errors=True)
+        # A collector keeps its regions when a snapshot fails: leave none
+        # of this system's behind (as tests/e2e/lib.sh does).
+        for n in self.names:
+            for f in glob.glob("/dev/shm/dta-%s.*" % n):
+                try:
+                    os.unlink(f)
+                except OSError:
+                    pass
