@@ -29,7 +29,7 @@ from ._dta import Error
 __all__ = [
     "connect", "Client", "Structure", "Error", "KwResult", "PcResult",
     "ApFollow", "key5", "parse_key", "dtype_of_schema", "to_dataframe",
-    "bound_kw", "bound_pc",
+    "bound_kw", "bound_pc", "IntPath", "IntHop", "IntEvent", "IntEvents",
     "FOUND", "NOT_FOUND", "CONFLICT", "KEY_WRITE", "APPEND",
     "KEY_INCREMENT", "POSTCARD",
 ]
@@ -431,6 +431,88 @@ class Client:
         configuration; its JSON answer as text."""
         return self._c.request(collector, text)
 
+    # ---- INT questions (dta/int_query.h, docs/int.md) ----
+
+    def int_roles(self, config: Optional[str] = None) -> dict:
+        """The [int] roles (which structure holds paths, hop records,
+        events, flow and queue counts) of configuration ``config``; by
+        default the configuration this client was opened on (config:,
+        map:, snapshot:...?config=). Raises dta.Error without one."""
+        if config is None:
+            config = _config_of(self.target)
+        if config is None:
+            raise Error(2, "INT questions need the configuration's [int] "
+                        "section: connect with config:, map: or "
+                        "snapshot:?config=, or pass roles=int_roles(CONF)")
+        roles = _dta.int_roles(config)
+        if roles is None:
+            raise Error(2, "%s has no [int] section" % config)
+        return roles
+
+    def int_paths(self, flows: Keys, which: str = "auto",
+                  roles: Optional[dict] = None) -> List["IntPath"]:
+        """The paths of a batch of flows (13- or 37-byte keys, key5()):
+        from path_kw (INT-MD) or path_pc (postcards) as ``which`` says
+        ("auto": path_kw when there is one). Switch ids first hop first;
+        None for a hop that reported none."""
+        buf, kl, _ = _keys(flows, None)
+        w = {"auto": 0, "kw": 1, "pc": 2}[which]
+        return [IntPath(*t) for t in self._c.int_paths(
+            roles or self.int_roles(), buf, kl, w)]
+
+    def int_hops(self, flow: bytes, switch_ids: Optional[Sequence] = None,
+                 roles: Optional[dict] = None) -> List["IntHop"]:
+        """The hop records of one flow at each switch of ``switch_ids``
+        (default: its path, int_paths()): latency, queue occupancy and
+        egress timestamp as the hop reported them (None: not reported)."""
+        roles = roles or self.int_roles()
+        if switch_ids is None:
+            (p,) = self.int_paths([flow], roles=roles)
+            switch_ids = list(p.path)
+        keys = bytes(flow) * len(switch_ids)
+        return [IntHop(*t) for t in self._c.int_hops(
+            roles, keys, len(flow), list(switch_ids))]
+
+    def int_flow_counts(self, flows: Keys,
+                        roles: Optional[dict] = None) -> np.ndarray:
+        """Reports counted per flow (flow_ki, count-min estimates)."""
+        buf, kl, n = _keys(flows, None)
+        out = np.zeros(n, dtype=np.uint64)
+        self._c.int_flow_counts(roles or self.int_roles(), buf, kl, out)
+        return out
+
+    def int_queue_counts(self, switch_ids: Sequence[int],
+                         queues: Sequence[int],
+                         roles: Optional[dict] = None) -> np.ndarray:
+        """Reports counted per (switch id, queue id) (queue_ki)."""
+        out = np.zeros(len(switch_ids), dtype=np.uint64)
+        self._c.int_queue_counts(roles or self.int_roles(), list(switch_ids),
+                                 list(queues), out)
+        return out
+
+    def int_events(self, kind: Optional[str] = None,
+                   switch_id: Optional[int] = None,
+                   flow_hash: Optional[int] = None,
+                   reason: Optional[int] = None, queue: Optional[int] = None,
+                   time_from: Optional[int] = None,
+                   time_to: Optional[int] = None, start: str = "oldest",
+                   max: int = 1 << 20, roles: Optional[dict] = None
+                   ) -> "IntEvents":
+        """Drop ("drop") and congestion ("congestion") events stored now in
+        events_ap that match every given field (times in the reports' own
+        unit, inclusive), oldest first per list, up to ``max``. Returns
+        IntEvents(events, read, lost): ``read`` entries looked at, ``lost``
+        entries the rings overwrote before they were read."""
+        flags = {None: 0, "drop": _dta.INT_F_DROPPED,
+                 "congestion": _dta.INT_F_CONGESTED}[kind]
+        f = {"flags": flags, "switch_id": switch_id, "flow_hash": flow_hash,
+             "reason": reason, "queue": queue, "time_from": time_from,
+             "time_to": time_to}
+        ev, nread, lost = self._c.int_events(
+            roles or self.int_roles(), f,
+            _dta.AP_NOW if start == "now" else _dta.AP_OLDEST, max)
+        return IntEvents([IntEvent(*e) for e in ev], nread, lost)
+
     def wait(self, name: str, seq: Optional[int] = None,
              timeout: float = 30.0):
         """Wait for a notification on structure ``name``: a report with the
@@ -478,6 +560,60 @@ def bound_pc(n: int, slot_bits: int, alpha: float, values: int, hops: int):
     """The paper's Postcarding bounds (eq. 5-8): (no answer, wrong answer)
     at load ``alpha`` (flows per chunk) for a value set of ``values``."""
     return _dta.bound_pc(n, slot_bits, alpha, values, hops)
+
+
+class IntPath(NamedTuple):
+    """A flow's path (dta_int_paths())."""
+    status: int      #: FOUND, NOT_FOUND or CONFLICT
+    primitive: int   #: KEY_WRITE or POSTCARD: which structure answered
+    path: tuple      #: switch ids, first hop first (None: not reported)
+    votes: int
+    candidates: int
+    valid_copies: int
+
+
+class IntHop(NamedTuple):
+    """A hop record (dta_int_hop_records()); None: not reported."""
+    switch_id: Optional[int]
+    status: int
+    hop_latency: Optional[int]
+    queue_occupancy: Optional[int]
+    egress_ts: Optional[int]
+    clean: bool
+
+
+class IntEvent(NamedTuple):
+    """A drop or congestion event (docs/int.md); None: not reported."""
+    list: int
+    switch_id: int
+    ingress_port: Optional[int]
+    egress_port: Optional[int]
+    flags: int
+    queue_id: Optional[int]
+    drop_reason: Optional[int]
+    version: int
+    queue_occupancy: Optional[int]
+    flow_hash: int
+    hop_latency: Optional[int]
+    time: int
+
+
+class IntEvents(NamedTuple):
+    events: list
+    read: int
+    lost: int
+
+
+def _config_of(target: str) -> Optional[str]:
+    """The configuration file a target names, if any."""
+    for p in ("config:", "map:"):
+        if target.startswith(p):
+            return target[len(p):].split("?", 1)[0]
+    if "?" in target:
+        for kv in target.split("?", 1)[1].split("&"):
+            if kv.startswith("config="):
+                return kv[len("config="):]
+    return None
 
 
 def connect(target: str, text: bool = False, any_owner: bool = False) -> Client:

@@ -643,6 +643,420 @@ static PyObject *client_wait(struct client_obj *self, PyObject *args)
 			     (unsigned long)seq);
 }
 
+/* ---- INT questions (dta/int_query.h) ---- */
+
+static const char *const role_keys[] = { "path_kw", "path_pc", "hop_kw",
+					 "events_ap", "flow_ki", "queue_ki" };
+
+static char *role_field(struct dta_int_roles *r, unsigned i)
+{
+	char *f[] = { r->path_kw, r->path_pc, r->hop_kw, r->events_ap,
+		      r->flow_ki, r->queue_ki };
+
+	return f[i];
+}
+
+/* A roles dict (int_roles()) as the library's struct. */
+static int roles_from(PyObject *d, struct dta_int_roles *r)
+{
+	PyObject *v;
+
+	memset(r, 0, sizeof(*r));
+	r->sz = sizeof(*r);
+	if (!PyDict_Check(d)) {
+		PyErr_SetString(PyExc_TypeError, "roles must be a dict");
+		return -1;
+	}
+	for (unsigned i = 0; i < 6; i++) {
+		const char *name;
+
+		v = PyDict_GetItemString(d, role_keys[i]);
+		if (!v || v == Py_None)
+			continue;
+		name = PyUnicode_AsUTF8(v);
+		if (!name)
+			return -1;
+		snprintf(role_field(r, i), DTA_CONFIG_NAME_MAX, "%s", name);
+	}
+	v = PyDict_GetItemString(d, "events_by");
+	if (v && (r->events_by = (unsigned)PyLong_AsUnsignedLong(v),
+		  PyErr_Occurred()))
+		return -1;
+	v = PyDict_GetItemString(d, "redundancy");
+	if (v && (r->redundancy = (unsigned)PyLong_AsUnsignedLong(v),
+		  PyErr_Occurred()))
+		return -1;
+	return 0;
+}
+
+/* int_roles(config_path) -> dict of the [int] section's roles, or None. */
+static PyObject *mod_int_roles(PyObject *m, PyObject *args)
+{
+	struct dta_config *cfg;
+	struct dta_int_roles r = { .sz = sizeof(r) };
+	const char *path;
+	char err[512] = "";
+	PyObject *d;
+	int rc;
+
+	if (!PyArg_ParseTuple(args, "s", &path))
+		return NULL;
+	rc = dta_config_load(path, &cfg, err, sizeof(err));
+	if (rc < 0)
+		return raise_code(rc, *err ? err : path);
+	rc = dta_int_roles_config(cfg, &r);
+	dta_config_destroy(cfg);
+	if (rc < 0)
+		return raise_code(rc, path);
+	if (rc == 0)
+		Py_RETURN_NONE;
+	d = PyDict_New();
+	if (!d)
+		return NULL;
+	for (unsigned i = 0; i < 6; i++) {
+		const char *n = role_field(&r, i);
+		PyObject *v = *n ? PyUnicode_FromString(n) : Py_NewRef(Py_None);
+
+		if (!v || PyDict_SetItemString(d, role_keys[i], v) < 0) {
+			Py_XDECREF(v);
+			Py_DECREF(d);
+			return NULL;
+		}
+		Py_DECREF(v);
+	}
+	if (dict_set(d, "events_by", PyLong_FromUnsignedLong(r.events_by)) < 0 ||
+	    dict_set(d, "redundancy", PyLong_FromUnsignedLong(r.redundancy)) < 0) {
+		Py_DECREF(d);
+		return NULL;
+	}
+	return d;
+}
+
+/* A u32 that may be "not reported" (all ones) as an int or None. */
+static PyObject *opt_u64(uint64_t v, uint64_t none)
+{
+	if (v == none)
+		Py_RETURN_NONE;
+	return PyLong_FromUnsignedLongLong(v);
+}
+
+/* int_paths(roles, keys, klen, which) -> [(status, primitive, (sw..),
+ * votes, candidates, valid_copies)] */
+static PyObject *client_int_paths(struct client_obj *self, PyObject *args)
+{
+	struct dta_int_roles r;
+	struct dta_int_path *p = NULL;
+	PyObject *roles, *keys, *out = NULL;
+	Py_ssize_t klen;
+	unsigned which;
+	Py_buffer kb;
+	size_t n;
+	int rc;
+
+	if (!PyArg_ParseTuple(args, "OOnI", &roles, &keys, &klen, &which) ||
+	    client_open_check(self) < 0 || roles_from(roles, &r) < 0 ||
+	    get_keys(keys, &kb, klen, &n) < 0)
+		return NULL;
+	p = PyMem_RawMalloc((n ? n : 1) * sizeof(*p));
+	if (!p) {
+		PyErr_NoMemory();
+		goto release;
+	}
+	CLIENT_CALL(self, rc, dta_int_paths(self->c, &r, which, kb.buf,
+					    (size_t)klen, n, p));
+	if (rc < 0) {
+		client_raise(self, rc);
+		goto release;
+	}
+	out = PyList_New((Py_ssize_t)n);
+	for (size_t i = 0; out && i < n; i++) {
+		PyObject *sw = PyTuple_New(p[i].n), *t;
+
+		for (unsigned j = 0; sw && j < p[i].n; j++)
+			PyTuple_SET_ITEM(sw, j, opt_u64(p[i].sw[j], DTA_INT_NONE));
+		t = sw ? Py_BuildValue("(iiNIII)", p[i].status, p[i].primitive,
+				       sw, p[i].votes, p[i].candidates,
+				       p[i].valid_copies)
+		       : NULL;
+		if (!t) {
+			Py_CLEAR(out);
+			break;
+		}
+		PyList_SET_ITEM(out, (Py_ssize_t)i, t);
+	}
+release:
+	PyMem_RawFree(p);
+	PyBuffer_Release(&kb);
+	return out;
+}
+
+/* A sequence of ints into a new u32 (or u8) array of @n. */
+static void *ints_from(PyObject *seq, size_t *n, size_t width)
+{
+	PyObject *f = PySequence_Fast(seq, "expected a sequence of ints");
+	uint8_t *a;
+
+	if (!f)
+		return NULL;
+	*n = (size_t)PySequence_Fast_GET_SIZE(f);
+	a = PyMem_RawMalloc((*n ? *n : 1) * width);
+	if (!a) {
+		Py_DECREF(f);
+		PyErr_NoMemory();
+		return NULL;
+	}
+	for (size_t i = 0; i < *n; i++) {
+		PyObject *o = PySequence_Fast_GET_ITEM(f, (Py_ssize_t)i);
+		unsigned long v = o == Py_None ? DTA_INT_NONE
+					       : PyLong_AsUnsignedLong(o);
+
+		if (PyErr_Occurred() || (width == 1 && v > 255) ||
+		    v > UINT32_MAX) {
+			if (!PyErr_Occurred())
+				PyErr_SetString(PyExc_ValueError,
+						"a value out of range");
+			PyMem_RawFree(a);
+			Py_DECREF(f);
+			return NULL;
+		}
+		if (width == 1)
+			a[i] = (uint8_t)v;
+		else
+			((uint32_t *)a)[i] = (uint32_t)v;
+	}
+	Py_DECREF(f);
+	return a;
+}
+
+/* int_hops(roles, keys, klen, switch_ids) -> [(switch_id, status,
+ * latency, occupancy, egress_ts, clean)] */
+static PyObject *client_int_hops(struct client_obj *self, PyObject *args)
+{
+	struct dta_int_roles r;
+	struct dta_int_hop_record *h = NULL;
+	PyObject *roles, *keys, *sws, *out = NULL;
+	Py_ssize_t klen;
+	uint32_t *sw = NULL;
+	Py_buffer kb;
+	size_t n, ns;
+	int rc;
+
+	if (!PyArg_ParseTuple(args, "OOnO", &roles, &keys, &klen, &sws) ||
+	    client_open_check(self) < 0 || roles_from(roles, &r) < 0 ||
+	    get_keys(keys, &kb, klen, &n) < 0)
+		return NULL;
+	sw = ints_from(sws, &ns, 4);
+	if (!sw)
+		goto release;
+	if (ns != n) {
+		PyErr_SetString(PyExc_ValueError, "one switch id per key");
+		goto release;
+	}
+	h = PyMem_RawMalloc((n ? n : 1) * sizeof(*h));
+	if (!h) {
+		PyErr_NoMemory();
+		goto release;
+	}
+	CLIENT_CALL(self, rc, dta_int_hop_records(self->c, &r, kb.buf,
+						  (size_t)klen, sw, n, h));
+	if (rc < 0) {
+		client_raise(self, rc);
+		goto release;
+	}
+	out = PyList_New((Py_ssize_t)n);
+	for (size_t i = 0; out && i < n; i++) {
+		bool f = h[i].status == DTA_Q_FOUND;
+		PyObject *t = Py_BuildValue(
+			"(NiNNNO)", opt_u64(h[i].switch_id, DTA_INT_NONE),
+			h[i].status,
+			f ? opt_u64(h[i].hop.hop_latency, UINT32_MAX)
+			  : Py_NewRef(Py_None),
+			f ? opt_u64(h[i].hop.queue_occupancy, UINT32_MAX)
+			  : Py_NewRef(Py_None),
+			f ? opt_u64(h[i].hop.egress_ts, UINT64_MAX)
+			  : Py_NewRef(Py_None),
+			h[i].clean ? Py_True : Py_False);
+
+		if (!t) {
+			Py_CLEAR(out);
+			break;
+		}
+		PyList_SET_ITEM(out, (Py_ssize_t)i, t);
+	}
+release:
+	PyMem_RawFree(h);
+	PyMem_RawFree(sw);
+	PyBuffer_Release(&kb);
+	return out;
+}
+
+/* int_counts(roles, keys, klen, counts) for flows; int_queue_counts(roles,
+ * switch_ids, queues, counts): counts is a writable u64 buffer. */
+static PyObject *client_int_flow_counts(struct client_obj *self,
+					PyObject *args)
+{
+	struct dta_int_roles r;
+	PyObject *roles, *keys, *counts;
+	Py_ssize_t klen;
+	Py_buffer kb, cb;
+	size_t n;
+	int rc;
+
+	if (!PyArg_ParseTuple(args, "OOnO", &roles, &keys, &klen, &counts) ||
+	    client_open_check(self) < 0 || roles_from(roles, &r) < 0 ||
+	    get_keys(keys, &kb, klen, &n) < 0)
+		return NULL;
+	if (get_out(counts, &cb, n * sizeof(uint64_t), "counts") < 0) {
+		PyBuffer_Release(&kb);
+		return NULL;
+	}
+	CLIENT_CALL(self, rc, dta_int_flow_counts(self->c, &r, kb.buf,
+						  (size_t)klen, n, cb.buf));
+	PyBuffer_Release(&cb);
+	PyBuffer_Release(&kb);
+	if (rc < 0)
+		return client_raise(self, rc);
+	Py_RETURN_NONE;
+}
+
+static PyObject *client_int_queue_counts(struct client_obj *self,
+					 PyObject *args)
+{
+	struct dta_int_roles r;
+	PyObject *roles, *sws, *qs, *counts, *ret = NULL;
+	uint32_t *sw = NULL;
+	uint8_t *q = NULL;
+	Py_buffer cb;
+	size_t n, nq;
+	int rc;
+
+	if (!PyArg_ParseTuple(args, "OOOO", &roles, &sws, &qs, &counts) ||
+	    client_open_check(self) < 0 || roles_from(roles, &r) < 0)
+		return NULL;
+	sw = ints_from(sws, &n, 4);
+	q = sw ? ints_from(qs, &nq, 1) : NULL;
+	if (!q)
+		goto release;
+	if (nq != n) {
+		PyErr_SetString(PyExc_ValueError, "one queue per switch id");
+		goto release;
+	}
+	if (get_out(counts, &cb, n * sizeof(uint64_t), "counts") < 0)
+		goto release;
+	CLIENT_CALL(self, rc, dta_int_queue_counts(self->c, &r, sw, q, n,
+						   cb.buf));
+	PyBuffer_Release(&cb);
+	if (rc < 0) {
+		client_raise(self, rc);
+		goto release;
+	}
+	ret = Py_NewRef(Py_None);
+release:
+	PyMem_RawFree(q);
+	PyMem_RawFree(sw);
+	return ret;
+}
+
+/* int_events(roles, filter, start, max) -> ([(list, switch_id, ingress,
+ * egress, flags, queue, reason, version, occupancy, flow_hash, latency,
+ * time)], read, lost): every matching event stored now, up to max. */
+static PyObject *client_int_events(struct client_obj *self, PyObject *args)
+{
+	struct dta_int_event_filter f;
+	struct dta_int_roles r;
+	struct dta_int_events *e = NULL;
+	struct dta_int_event *ev = NULL;
+	uint32_t *lst = NULL;
+	PyObject *roles, *fd, *out = NULL, *v;
+	unsigned long long max;
+	uint64_t nread = 0, lost = 0;
+	int from, rc;
+	size_t got = 0;
+
+	if (!PyArg_ParseTuple(args, "OOiK", &roles, &fd, &from, &max) ||
+	    client_open_check(self) < 0 || roles_from(roles, &r) < 0)
+		return NULL;
+	dta_int_event_filter_init(&f);
+	if (fd != Py_None) {
+		static const char *const k[] = { "switch_id", "flow_hash",
+						  "reason", "queue",
+						  "time_from", "time_to" };
+		uint64_t *dst[] = { &f.switch_id, &f.flow_hash, &f.reason,
+				    &f.queue, &f.time_from, &f.time_to };
+
+		for (unsigned i = 0; i < 6; i++) {
+			v = PyDict_GetItemString(fd, k[i]);
+			if (v && v != Py_None &&
+			    (*dst[i] = PyLong_AsUnsignedLongLong(v),
+			     PyErr_Occurred()))
+				return NULL;
+		}
+		v = PyDict_GetItemString(fd, "flags");
+		if (v && v != Py_None &&
+		    (f.flags = (uint8_t)PyLong_AsUnsignedLong(v),
+		     PyErr_Occurred()))
+			return NULL;
+	}
+	ev = PyMem_RawMalloc(4096 * sizeof(*ev));
+	lst = PyMem_RawMalloc(4096 * sizeof(*lst));
+	out = PyList_New(0);
+	if (!ev || !lst || !out) {
+		if (!out || !PyErr_Occurred())
+			PyErr_NoMemory();
+		goto fail;
+	}
+	CLIENT_CALL(self, rc, dta_int_events_open(self->c, &r, &f, from, &e));
+	if (rc < 0) {
+		client_raise(self, rc);
+		goto fail;
+	}
+	while (got < max) {
+		long k;
+		size_t want = max - got < 4096 ? (size_t)(max - got) : 4096;
+
+		CLIENT_CALL(self, k, dta_int_events_read(e, ev, lst, want));
+		if (k < 0) {
+			client_raise(self, (int)k);
+			goto fail;
+		}
+		if (k == 0)
+			break;
+		for (long i = 0; i < k; i++) {
+			PyObject *t = Py_BuildValue(
+				"(kkNNiNNiNkNK)", (unsigned long)lst[i],
+				(unsigned long)ev[i].switch_id,
+				opt_u64(ev[i].ingress_port, UINT16_MAX),
+				opt_u64(ev[i].egress_port, UINT16_MAX),
+				ev[i].flags, opt_u64(ev[i].queue_id, UINT8_MAX),
+				opt_u64(ev[i].drop_reason, UINT8_MAX),
+				ev[i].version,
+				opt_u64(ev[i].queue_occupancy, UINT32_MAX),
+				(unsigned long)ev[i].flow_hash,
+				opt_u64(ev[i].hop_latency, UINT32_MAX),
+				(unsigned long long)ev[i].time);
+
+			if (!t || PyList_Append(out, t) < 0) {
+				Py_XDECREF(t);
+				goto fail;
+			}
+			Py_DECREF(t);
+		}
+		got += (size_t)k;
+	}
+	dta_int_events_counts(e, &nread, &lost);
+	dta_int_events_close(e);
+	PyMem_RawFree(ev);
+	PyMem_RawFree(lst);
+	return Py_BuildValue("(NKK)", out, (unsigned long long)nread,
+			     (unsigned long long)lost);
+fail:
+	dta_int_events_close(e);
+	PyMem_RawFree(ev);
+	PyMem_RawFree(lst);
+	Py_XDECREF(out);
+	return NULL;
+}
+
 static PyMethodDef client_methods[] = {
 	{"close", (PyCFunction)client_close, METH_NOARGS,
 	 "Close the handle (and its cursors); idempotent."},
@@ -658,6 +1072,18 @@ static PyMethodDef client_methods[] = {
 	 "ki_get(name, keys, klen, bank, counts)"},
 	{"ap_open", (PyCFunction)client_ap_open, METH_VARARGS,
 	 "ap_open(name, list, start) -> Cursor"},
+	{"int_paths", (PyCFunction)client_int_paths, METH_VARARGS,
+	 "int_paths(roles, keys, klen, which) -> [(status, primitive, sw, "
+	 "votes, candidates, valid_copies)]"},
+	{"int_hops", (PyCFunction)client_int_hops, METH_VARARGS,
+	 "int_hops(roles, keys, klen, switch_ids) -> [(switch_id, status, "
+	 "latency, occupancy, egress_ts, clean)]"},
+	{"int_flow_counts", (PyCFunction)client_int_flow_counts, METH_VARARGS,
+	 "int_flow_counts(roles, keys, klen, counts)"},
+	{"int_queue_counts", (PyCFunction)client_int_queue_counts, METH_VARARGS,
+	 "int_queue_counts(roles, switch_ids, queues, counts)"},
+	{"int_events", (PyCFunction)client_int_events, METH_VARARGS,
+	 "int_events(roles, filter, start, max) -> (events, read, lost)"},
 	{"wait", (PyCFunction)client_wait, METH_VARARGS,
 	 "wait(name, seq, timeout_ms) -> (moved, seq): dta_client_wait()"},
 	{"request", (PyCFunction)client_request, METH_VARARGS,
@@ -840,6 +1266,8 @@ static PyMethodDef module_methods[] = {
 	 "strerror(code) -> libdta's text for an error code"},
 	{"schema_parse", mod_schema_parse, METH_VARARGS,
 	 "schema_parse(text) -> dict (libdta's dta_schema_parse())"},
+	{"int_roles", mod_int_roles, METH_VARARGS,
+	 "int_roles(config_path) -> dict of the [int] roles, or None"},
 	{"bound_kw", mod_bound_kw, METH_VARARGS,
 	 "bound_kw(n, bits, alpha) -> (empty, wrong): eq. 1-4"},
 	{"bound_pc", mod_bound_pc, METH_VARARGS,
@@ -870,6 +1298,8 @@ PyMODINIT_FUNC PyInit__dta(void)
 		{"KEY_INCREMENT", DTA_PRIM_KEY_INCREMENT},
 		{"POSTCARD", DTA_PRIM_POSTCARD},
 		{"AP_OLDEST", DTA_EXEC_AP_OLDEST},
+		{"INT_F_DROPPED", DTA_INT_F_DROPPED},
+		{"INT_F_CONGESTED", DTA_INT_F_CONGESTED},
 		{"AP_NOW", DTA_EXEC_AP_NOW},
 		{"CLIENT_TEXT", DTA_CLIENT_TEXT},
 		{"CLIENT_ANY_OWNER", DTA_CLIENT_ANY_OWNER},
