@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "dta/dta.h"
+#include "dta/schema.h"
 
 /* The options given before the command. */
 struct query_opts {
@@ -44,6 +45,26 @@ void load_config(void);
  * words for summaries ("over the collector socket", ...).
  */
 struct dta_client *query_client(const char **how);
+
+/* Value @v (@len bytes) decoded with @sch as one JSON object on stdout
+ * (dta_schema_json()); dies when it cannot be. */
+void query_schema_json(const struct dta_schema *sch, const void *v,
+		       size_t len);
+/* The same as the member ,"fields":{..}; nothing when @sch is NULL. */
+void query_json_fields(const struct dta_schema *sch, const void *v,
+		       size_t len);
+
+/* ---- the commands (point.c, ap.c, info.c) ---- */
+
+int cmd_kw(int argc, char **argv); /* kw get */
+int cmd_pc(int argc, char **argv); /* pc path */
+int cmd_ki(int argc, char **argv); /* ki get */
+int cmd_ap(int argc, char **argv); /* ap tail|follow */
+int cmd_info(int argc, char **argv);
+/* Requests only a collector answers (dta_client_request()). */
+int cmd_stats(int argc, char **argv);
+int cmd_snapshot(int argc, char **argv);
+int cmd_switch(int argc, char **argv);
 
 /* One structure's verify counts. */
 struct tally {
