@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * dta-query: the DTA query CLI.
- *
- * Answers come from a running dta-collector (over its socket) or from
- * snapshot files, through the same query code (common/tools.c), so both
- * give identical answers. See `dta-query --help` and docs/query.md.
+ * dta-query: the DTA query CLI, a thin layer over the client
+ * (dta/client.h): main(), the options, query_client(), size and verify
+ * here; kw/pc/ki in point.c, ap in ap.c, info/stats/snapshot/switch in
+ * info.c, int in int.c, verify's checks in verify.c. Every answer comes
+ * through the client, whether from a collector's socket, its shared
+ * memory (--map) or snapshot files. See `dta-query --help` and
+ * docs/query.md.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -19,15 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
-#include <jansson.h>
-
 #include "dta/client.h"
-#include "dta/exec.h"
 #include "query.h"
 #include "tools.h"
 
