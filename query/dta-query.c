@@ -233,7 +233,8 @@ struct dta_client *query_client(const char **how)
 void query_schema_json(const struct dta_schema *sch, const void *v,
 		       size_t len)
 {
-	char js[8192];
+	/* DTA_DATA_MAX bytes as i8 fields: under 5 chars a byte. */
+	static char js[6 * DTA_DATA_MAX + 2048];
 	int n = dta_schema_json(sch, v, len, js, sizeof(js));
 
 	if (n < 0)

@@ -113,5 +113,19 @@ e2e_query kw get flows "$K" > "$E2E/text.out"
 grep -q '^found: 0x[0-9a-f]\{40\} (' "$E2E/text.out"
 e2e_query ap tail events 1 -n 3 > "$E2E/ap.out"
 e2e_expect "ap tail text lines" "$(grep -c '^0x[0-9a-f]\{16\}$' "$E2E/ap.out")" 3
+# follow --json: the same members as the collector's ap answer, fields
+# after the entries; everything stored, from the oldest entry.
+e2e_query --json ap follow events 1 --from-start > "$E2E/follow.json" &
+follow=$!
+E2E_PIDS="$E2E_PIDS $follow"
+n=$(grep -c '^ap 1 ' "$E2E/ap.truth")
+# Whole lines only: py fails on a line still being written.
+follow_done() { [ "$(py ap < "$E2E/follow.json" 2>/dev/null)" = "$n" ]; }
+e2e_retry follow_done
+kill "$follow"
+wait "$follow" 2>/dev/null || true
+E2E_PIDS=
+e2e_expect "follow entries with fields" "$(py ap < "$E2E/follow.json")" "$n"
+grep -q '}\],"lost":0,"position":[0-9]*}$' "$E2E/follow.json"
 e2e_stop_collector
 e2e_pass
