@@ -237,6 +237,16 @@ static int ask_keys(struct point_q *q, char **args, int nargs)
 	return missing ? 1 : 0;
 }
 
+/* "VERB NAME KEY [KEY..|-]" in @args (@what: "kw get", ...): ask them. */
+static int ask_args(struct point_q *q, int nargs, char **args,
+		    const char *what)
+{
+	if (nargs < 3 || strcmp(args[0], strchr(what, ' ') + 1))
+		die("usage: dta-query %s NAME KEY [KEY..|-]", what);
+	q->name = args[1];
+	return ask_keys(q, args + 2, nargs - 2);
+}
+
 int cmd_kw(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -269,10 +279,7 @@ int cmd_kw(int argc, char **argv)
 			return opt == 'h' ? 0 : 2;
 		}
 	}
-	if (argc - optind < 3 || strcmp(argv[optind], "get"))
-		die("usage: dta-query kw get NAME KEY [KEY..|-]");
-	q.name = argv[optind + 1];
-	return ask_keys(&q, argv + optind + 2, argc - optind - 2);
+	return ask_args(&q, argc - optind, argv + optind, "kw get");
 }
 
 int cmd_pc(int argc, char **argv)
@@ -286,10 +293,7 @@ int cmd_pc(int argc, char **argv)
 		       "  each, asked in batches.\n");
 		return 0;
 	}
-	if (argc < 4 || strcmp(argv[1], "path"))
-		die("usage: dta-query pc path NAME KEY [KEY..|-]");
-	q.name = argv[2];
-	return ask_keys(&q, argv + 3, argc - 3);
+	return ask_args(&q, argc - 1, argv + 1, "pc path");
 }
 
 int cmd_ki(int argc, char **argv)
@@ -314,8 +318,5 @@ int cmd_ki(int argc, char **argv)
 			return opt == 'h' ? 0 : 2;
 		}
 	}
-	if (argc - optind < 3 || strcmp(argv[optind], "get"))
-		die("usage: dta-query ki get NAME KEY [KEY..|-]");
-	q.name = argv[optind + 1];
-	return ask_keys(&q, argv + optind + 2, argc - optind - 2);
+	return ask_args(&q, argc - optind, argv + optind, "ki get");
 }
