@@ -64,7 +64,7 @@ static void follow(struct dta_client *c, struct dta_client_cursor *cur,
 		long got = dta_client_ap_read(cur, buf, AP_CHUNK, &lost);
 
 		if (got < 0)
-			die("%s", dta_client_error(c));
+			query_fail(c);
 		if (G.json && got) {
 			putchar('{');
 			print_entries(buf, (size_t)got, es, sch, true);
@@ -104,7 +104,7 @@ static void tail(struct dta_client *c, struct dta_client_cursor *cur,
 				total);
 	}
 	if (got < 0)
-		die("%s", dta_client_error(c));
+		query_fail(c);
 	if (show && total > AP_CHUNK)
 		fputc('\n', stderr);
 	first = total > tail ? total - tail : 0;
@@ -136,7 +136,7 @@ int cmd_ap(int argc, char **argv)
 	struct dta_client_cursor *cur;
 	struct dta_client *c;
 	unsigned long n = 10, l;
-	int from_start = 0, opt, i;
+	int from_start = 0, opt;
 	const char *how;
 	bool fol;
 	char *end;
@@ -173,17 +173,11 @@ int cmd_ap(int argc, char **argv)
 	if (fol && (G.nfiles || G.dir))
 		die("follow needs a running collector");
 	c = query_client(&how);
-	i = dta_client_find(c, argv[optind + 1]);
-	if (i < 0)
-		die("no structure named %s", argv[optind + 1]);
-	s = dta_client_structure(c, (size_t)i);
-	if (s->layout.primitive != DTA_PRIM_APPEND)
-		die("%s is a %s structure", s->name,
-		    dta_primitive_name(s->layout.primitive));
-	if (dta_client_ap_open(c, s->name, (uint32_t)l,
+	if (dta_client_ap_open(c, argv[optind + 1], (uint32_t)l,
 			       fol && !from_start ? DTA_EXEC_AP_NOW
 						  : DTA_EXEC_AP_OLDEST, &cur))
-		die("%s", dta_client_error(c));
+		query_fail(c);
+	s = dta_client_structure(c, (size_t)dta_client_find(c, argv[optind + 1]));
 	if (fol)
 		follow(c, cur, s->layout.g.ap.entry_size, s->schema);
 	tail(c, cur, s->layout.g.ap.entry_size, s->schema, n);

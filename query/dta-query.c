@@ -146,6 +146,16 @@ void die(const char *fmt, ...)
 	exit(3);
 }
 
+void query_fail(const struct dta_client *c)
+{
+	if (G.json) { /* the error object the collector's answer was */
+		fputs("{\"error\":", stdout);
+		tool_json_str(stdout, dta_client_error(c));
+		fputs("}\n", stdout);
+	}
+	die("%s", dta_client_error(c));
+}
+
 void load_config(void)
 {
 	char err[256];

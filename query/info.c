@@ -163,7 +163,7 @@ static int cmd_simple(int argc, char **argv, const char *req,
 	if (rc == -EOPNOTSUPP)
 		die("%s needs a running collector", req);
 	if (rc)
-		die("%s", dta_client_error(c));
+		query_fail(c);
 	root = json_loads(js, 0, NULL);
 	/* Only a top-level error is the request's: the snapshot answer names
 	 * per-structure errors inside "failed". */

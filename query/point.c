@@ -152,7 +152,7 @@ static size_t run_ask(struct dta_client *c, const struct point_q *q,
 		     : dta_client_ki_get(c, q->name, r->keys, r->klen, r->n,
 					 q->bank, cnt);
 	if (rc)
-		die("%s", dta_client_error(c));
+		query_fail(c);
 	for (size_t k = 0; k < r->n; k++) {
 		const uint8_t *key = r->keys + k * r->klen;
 

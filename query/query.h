@@ -28,6 +28,12 @@ extern struct query_opts G;
 __attribute__((format(printf, 1, 2), noreturn))
 void die(const char *fmt, ...);
 
+struct dta_client;
+/* The client's last error: with --json also {"error":MSG} on stdout (as
+ * a collector answers); then die(). */
+__attribute__((noreturn))
+void query_fail(const struct dta_client *c);
+
 /* A numeric option's value in [@lo, @hi], or exit 2 saying why. */
 uint64_t opt_uint(const char *opt, const char *s, uint64_t lo, uint64_t hi);
 
