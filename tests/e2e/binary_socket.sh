@@ -115,6 +115,11 @@ grep -q '"schema"' "$E2E/info.sock" ||
 	{ echo "FAIL: no schema in info: $(cat "$E2E/info.sock")" >&2; exit 1; }
 cmp "$E2E/info.sock" "$E2E/info.map" && cmp "$E2E/info.sock" "$E2E/info.snap" ||
 	{ echo "FAIL: info differs between the socket, --map and snapshots" >&2; exit 1; }
+# dta-query writes info from the client's structures: what the collector
+# itself answers to `info`, byte for byte.
+echo info | "$BUILD/tests/query_probe" pipe "$E2E/collector.sock" > "$E2E/info.raw"
+cmp "$E2E/info.raw" "$E2E/info.sock" ||
+	{ echo "FAIL: dta-query info is not the collector's answer" >&2; exit 1; }
 grep -q 'malformed frame' "$E2E/collector.log" ||
 	{ echo "FAIL: the malformed frame is not in the log" >&2; exit 1; }
 e2e_pass
