@@ -86,18 +86,29 @@ static void follow(struct dta_client *c, struct dta_client_cursor *cur,
 static void tail(struct dta_client *c, struct dta_client_cursor *cur,
 		 size_t es, const struct dta_schema *sch, size_t tail)
 {
-	uint8_t *keep = malloc((tail ? tail : 1) * es), *buf = malloc(AP_CHUNK * es);
+	uint8_t *keep = NULL, *buf = malloc(AP_CHUNK * es);
 	bool show = !G.json && isatty(STDERR_FILENO);
 	uint64_t total = 0, first, lost;
+	size_t kcap = 0; /* entries @keep holds: grows to @tail, then a ring */
 	long got;
 
-	if (!keep || !buf)
+	if (!buf)
 		die("out of memory");
 	while ((got = dta_client_ap_read(cur, buf, AP_CHUNK, &lost)) > 0) {
-		for (size_t k = 0; tail && k < (size_t)got; k++, total++)
-			memcpy(keep + (total % tail) * es, buf + k * es, es);
-		if (!tail)
-			total += (uint64_t)got;
+		if (kcap < tail && total + (uint64_t)got > kcap) {
+			/* Room as entries come, not -n's 2^24 up front. */
+			while (kcap < tail && total + (uint64_t)got > kcap)
+				kcap = kcap ? 2 * kcap : AP_CHUNK;
+			kcap = kcap < tail ? kcap : tail;
+			keep = realloc(keep, kcap * es);
+			if (!keep)
+				die("out of memory");
+		}
+		/* Below @tail entries the index is the position itself. */
+		for (size_t k = 0; tail && k < (size_t)got; k++)
+			memcpy(keep + ((total + k) % tail) * es, buf + k * es,
+			       es);
+		total += (uint64_t)got;
 		/* A long read (more than one chunk) shows how far it is. */
 		if (show && total > AP_CHUNK)
 			fprintf(stderr, "\rap: %" PRIu64 " entries read   ",
