@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "dta/dta.h"
+#include "dta/schema.h"
 
 /* The options given before the command. */
 struct query_opts {
@@ -26,6 +27,12 @@ extern struct query_opts G;
 /* Print "dta-query: ..." on stderr and exit 3. */
 __attribute__((format(printf, 1, 2), noreturn))
 void die(const char *fmt, ...);
+
+struct dta_client;
+/* The client's last error: with --json also {"error":MSG} on stdout (as
+ * a collector answers); then die(). */
+__attribute__((noreturn))
+void query_fail(const struct dta_client *c);
 
 /* A numeric option's value in [@lo, @hi], or exit 2 saying why. */
 uint64_t opt_uint(const char *opt, const char *s, uint64_t lo, uint64_t hi);
@@ -44,6 +51,26 @@ void load_config(void);
  * words for summaries ("over the collector socket", ...).
  */
 struct dta_client *query_client(const char **how);
+
+/* Value @v (@len bytes) decoded with @sch as one JSON object on stdout
+ * (dta_schema_json()); dies when it cannot be. */
+void query_schema_json(const struct dta_schema *sch, const void *v,
+		       size_t len);
+/* The same as the member ,"fields":{..}; nothing when @sch is NULL. */
+void query_json_fields(const struct dta_schema *sch, const void *v,
+		       size_t len);
+
+/* ---- the commands (point.c, ap.c, info.c) ---- */
+
+int cmd_kw(int argc, char **argv); /* kw get */
+int cmd_pc(int argc, char **argv); /* pc path */
+int cmd_ki(int argc, char **argv); /* ki get */
+int cmd_ap(int argc, char **argv); /* ap tail|follow */
+int cmd_info(int argc, char **argv);
+/* Requests only a collector answers (dta_client_request()). */
+int cmd_stats(int argc, char **argv);
+int cmd_snapshot(int argc, char **argv);
+int cmd_switch(int argc, char **argv);
 
 /* One structure's verify counts. */
 struct tally {

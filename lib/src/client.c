@@ -490,6 +490,40 @@ static void job_step(struct dta_client *c, struct job *j)
 	}
 }
 
+/*
+ * A send to @u failed with @rc. A collector that turns a client away
+ * ("too many clients") says why in one line, then closes: that line,
+ * received or still waiting (peeked, not taken), is the message.
+ */
+static int send_failed(struct dta_client *c, struct unit *u, int rc)
+{
+	struct link *ln = &u->ln;
+	char peek[512];
+	const char *p = ln->rb ? (const char *)ln->rb + ln->roff : NULL;
+	size_t len = ln->rb ? ln->rlen - ln->roff : 0;
+	json_t *o = NULL, *e;
+	const char *nl;
+
+	if (!len && (rc == -EPIPE || rc == -ECONNRESET)) {
+		ssize_t n = recv(ln->fd, peek, sizeof(peek), MSG_PEEK |
+				 MSG_DONTWAIT);
+
+		p = peek;
+		len = n > 0 ? (size_t)n : 0;
+	}
+	nl = len ? memchr(p, '\n', len) : NULL;
+	if (nl && len > 9 && !memcmp(p, "{\"error\":", 9))
+		o = json_loadb(p, (size_t)(nl - p), 0, NULL);
+	e = json_object_get(o, "error");
+	if (json_is_string(e))
+		rc = fail(c, rc, "%.300s (%s then closed the connection)",
+			  json_string_value(e), u->what);
+	else
+		rc = fail(c, rc, "%s: %s", u->what, strerror(-rc));
+	json_decref(o);
+	return rc;
+}
+
 /* Wait on every running job's connection at once: send what waits to be
  * sent, receive what has come. */
 static int jobs_wait(struct dta_client *c, struct job *jobs, size_t nj)
@@ -537,9 +571,7 @@ static int jobs_wait(struct dta_client *c, struct job *jobs, size_t nj)
 				/* EPIPE, ECONNRESET: read what it said
 				 * before it went. */
 				ln->sb.len = ln->soff = 0;
-				job_error(c, j, fail(c, -errno, "%s: %s",
-						     j->u->what,
-						     strerror(errno)));
+				job_error(c, j, send_failed(c, j->u, -errno));
 				j->n = j->built;
 			}
 		}
@@ -753,12 +785,18 @@ static int link_start(struct dta_client *c, struct unit *u)
 	    !json_is_integer(mf) || json_integer_value(mf) < 256) {
 		json_t *e = o ? json_object_get(o, "error") : NULL;
 
-		rc = fail(c, -DTA_E_PROTOCOL, "%s does not speak binary frames"
-			  " (it answered %.200s%s); use DTA_CLIENT_TEXT for "
-			  "text lines", u->what,
-			  json_is_string(e) ? json_string_value(e)
-					    : (const char *)ans,
-			  json_is_string(e) ? "" : "");
+		/* An error answer comes first: it may be why we are turned
+		 * away ("too many clients"), not the protocol. */
+		if (json_is_string(e))
+			rc = fail(c, -DTA_E_PROTOCOL, "%.200s (%s answered "
+				  "this to `binary`; for a collector without "
+				  "binary frames use DTA_CLIENT_TEXT)",
+				  json_string_value(e), u->what);
+		else
+			rc = fail(c, -DTA_E_PROTOCOL, "%s does not speak "
+				  "binary frames (it answered %.200s); use "
+				  "DTA_CLIENT_TEXT for text lines", u->what,
+				  (const char *)ans);
 		json_decref(o);
 		free(ans);
 		return rc;

@@ -97,9 +97,11 @@ e2e_query stats > "$E2E/stats.json"
 frames=$(sed -n 's/.*"frames":\([0-9]*\).*/\1/p' "$E2E/stats.json")
 keys=$(sed -n 's/.*"keys":\([0-9]*\).*/\1/p' "$E2E/stats.json")
 # frame_probe's data frames, its 8 TEXT and error frames, the TEXT frame
-# before each malformed one (which is no request), the stalled client's.
+# before each malformed one (which is no request), the stalled client's,
+# and dta-query's own two (the client's info at open, stats in a TEXT
+# frame).
 probe=$(sed -n 's/^ok: \([0-9]*\) frames.*/\1/p' "$E2E/probe.out")
-e2e_expect "frames counted" "$frames" $((probe + 8 + 2 + stalled))
+e2e_expect "frames counted" "$frames" $((probe + 8 + 2 + stalled + 2))
 e2e_expect "keys counted in frames" "$keys" \
 	"$(grep -c '^\(kw\|pc\|ki\)' "$E2E/requests")"
 # The same structures, schemas included, whoever answers: the socket,
@@ -113,6 +115,11 @@ grep -q '"schema"' "$E2E/info.sock" ||
 	{ echo "FAIL: no schema in info: $(cat "$E2E/info.sock")" >&2; exit 1; }
 cmp "$E2E/info.sock" "$E2E/info.map" && cmp "$E2E/info.sock" "$E2E/info.snap" ||
 	{ echo "FAIL: info differs between the socket, --map and snapshots" >&2; exit 1; }
+# dta-query writes info from the client's structures: what the collector
+# itself answers to `info`, byte for byte.
+echo info | "$BUILD/tests/query_probe" pipe "$E2E/collector.sock" > "$E2E/info.raw"
+cmp "$E2E/info.raw" "$E2E/info.sock" ||
+	{ echo "FAIL: dta-query info is not the collector's answer" >&2; exit 1; }
 grep -q 'malformed frame' "$E2E/collector.log" ||
 	{ echo "FAIL: the malformed frame is not in the log" >&2; exit 1; }
 e2e_pass
