@@ -57,6 +57,37 @@ def read_truth(path):
     return out
 
 
+_next_port = [32000 + (os.getpid() % 3000) * 2]
+
+
+def free_ports(n):
+    """The first of @n consecutive UDP ports on 127.0.0.1 that nothing
+    holds now, from a range (32000-39999) the shell tests (42000-62001,
+    tests/e2e/lib.sh) never use; each call of one process starts past the
+    last one's, so two systems of one test run never share a port. (The
+    translator binds with SO_REUSEPORT: a second one on the same port would
+    take half the datagrams instead of failing.)"""
+    import socket
+    port = _next_port[0]
+    while True:
+        if port + n > 40000:
+            port = 32000
+        socks = []
+        try:
+            for i in range(n):
+                s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+                socks.append(s)
+                s.bind(("127.0.0.1", port + i))
+        except OSError:
+            port += n
+            continue
+        finally:
+            for s in socks:
+                s.close()
+        _next_port[0] = port + n
+        return port
+
+
 class DtaSystem:
     """One collector (and translator while sending) with structures
     STRUCTURES (the [structure ...] sections' text)."""
@@ -67,7 +98,7 @@ class DtaSystem:
         self.sock = os.path.join(self.dir, "collector.sock")
         self.snapdir = os.path.join(self.dir, "snapshots")
         self.stats = os.path.join(self.dir, "translator.json")
-        self.port = 42000 + (os.getpid() % 10000) * 2 + 1
+        self.port = free_ports(2)
         self.name = "py-%s-%d" % (name, os.getpid())
         self.collector = None
         self.translator = None

@@ -60,7 +60,7 @@ F7 = dta.key5("10.0.0.7", 1234, "10.0.0.2", 80, "udp")
 
 @pytest.fixture(scope="module")
 def system():
-    port = 43000 + (os.getpid() % 5000) * 2
+    port = dtaenv.free_ports(1)
     s = dtaenv.DtaSystem(structures(port), "int")
     try:
         s.start()
