@@ -159,6 +159,8 @@ DTA_API int dta_client_ap_open(struct dta_client *c, const char *name,
  * dta_client_ap_read() - up to @max new entries into @buf (@max *
  * entry_size bytes of room); *@lost receives the entries overwritten
  * before this cursor read them (all just before the first returned).
+ * Batches are returned whole: @max below the structure's batch_entries
+ * is -ENOSPC.
  * Return: entries read (0: nothing new now), or -errno.
  */
 DTA_API long dta_client_ap_read(struct dta_client_cursor *cur, void *buf,

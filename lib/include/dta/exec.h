@@ -137,7 +137,9 @@ DTA_API void dta_exec_session_destroy(struct dta_exec_session *s);
  * @position: receives the index of the next entry expected (may be NULL).
  * Return: entries read (0: nothing new); -EINVAL; -ENOENT;
  * -DTA_E_PRIMITIVE; -DTA_E_MISMATCH (@list out of range); -ENOSPC (the
- * session follows DTA_EXEC_READERS_MAX lists already); -ENOMEM.
+ * session follows DTA_EXEC_READERS_MAX lists already, or @max is below
+ * the structure's batch_entries: batches are returned whole,
+ * dta_ap_read()); -ENOMEM.
  */
 DTA_API int dta_exec_ap_read(struct dta_exec_session *s, size_t i,
 			     uint32_t list, int from, void *buf, size_t max,
