@@ -506,6 +506,7 @@ static void usage(FILE *f)
 		"                           need its socket\n"
 		"  -j, --json               JSON output (one object per answer)\n"
 		"  -h, --help               this text\n"
+		"      --version            print \"dta-query VERSION\" and exit\n"
 		"\nCommands:\n");
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		fprintf(f, "  %-9s %s\n", cmds[i].name, cmds[i].help);
@@ -527,6 +528,7 @@ int main(int argc, char **argv)
 		{ "map", no_argument, NULL, 'm' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int opt;
@@ -548,6 +550,7 @@ int main(int argc, char **argv)
 		case 'm': G.map = 1; break;
 		case 'j': G.json = 1; break;
 		case 'h': usage(stdout); return 0;
+		case 'V': printf("dta-query %s\n", DTA_VERSION_STRING); return 0;
 		default: usage(stderr); return 2;
 		}
 	}
