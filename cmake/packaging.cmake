@@ -60,6 +60,12 @@ foreach(pair ${DTA_DEB_COMPONENTS})
           DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/${pkg}
           COMPONENT ${comp} EXCLUDE_FROM_ALL)
 endforeach()
+# The documents --help and the man pages name as docs/NAME.md, as
+# DATADIR/doc/dta-tools/NAME.md (they link to each other by bare name,
+# which still works there).
+file(GLOB DTA_DOCS CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/docs/*.md)
+install(FILES ${DTA_DOCS} DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/dta-tools
+        COMPONENT tools)
 # The example configuration, for /etc/dta/dta.conf (dta.conf(5)).
 install(FILES ${PROJECT_SOURCE_DIR}/examples/dta.conf
         DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/dta-tools/examples

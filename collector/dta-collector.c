@@ -165,7 +165,10 @@ static void usage(FILE *f)
 		"size each structure got.\n"
 		"On shutdown the regions are retired (translators stop writing),\n"
 		"snapshotted, then removed; if a snapshot fails they are kept for the\n"
-		"next collector to reattach, and the exit status is 1.\n");
+		"next collector to reattach, and the exit status is 1.\n"
+		"The docs/NAME.md files named here are installed as\n"
+		"/usr/share/doc/dta-tools/NAME.md by the dta-tools package\n"
+		"(PREFIX/share/doc/dta-tools/ by cmake --install).\n");
 }
 
 static bool yes(const char *v)

@@ -181,7 +181,11 @@ static void usage(FILE *f)
 		"                        its queue_datagrams)\n"
 		"      --sync-timeout S  give up waiting after S seconds (default 60)\n"
 		"  -h, --help            this text\n"
-		"      --version         print \"dta-gen VERSION\" and exit\n");
+		"      --version         print \"dta-gen VERSION\" and exit\n"
+		"\n"
+		"The docs/NAME.md files named here are installed as\n"
+		"/usr/share/doc/dta-tools/NAME.md by the dta-tools package\n"
+		"(PREFIX/share/doc/dta-tools/ by cmake --install).\n");
 }
 
 /* ---- keys and paths ---- */

@@ -514,7 +514,10 @@ static void usage(FILE *f)
 		"[2001:db8::1]:1->[2001:db8::2]:2/udp,\n10.0.0.1, 42 (4 bytes "
 		"big-endian), 0x0a000001 (bytes as written); docs/keys.md.\n"
 		"Exit status: 0 found/ok, 1 not found (kw, pc, int path|hops) or\nverify below "
-		"--min-success or an INT truth line not exact, 2 usage,\n3 error.\n");
+		"--min-success or an INT truth line not exact, 2 usage,\n3 error.\n"
+		"The docs/NAME.md files named here are installed as\n"
+		"/usr/share/doc/dta-tools/NAME.md by the dta-tools package\n"
+		"(PREFIX/share/doc/dta-tools/ by cmake --install).\n");
 }
 
 int main(int argc, char **argv)

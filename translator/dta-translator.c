@@ -201,7 +201,10 @@ static void usage(FILE *f)
 		"them refused because the collector had retired its shared memory\n"
 		"(stopping) and no new collector's was there. If the collector\n"
 		"restarts, the translator notices before its next write and writes\n"
-		"into the new collector's shared memory.\n");
+		"into the new collector's shared memory.\n"
+		"The docs/NAME.md files named here are installed as\n"
+		"/usr/share/doc/dta-tools/NAME.md by the dta-tools package\n"
+		"(PREFIX/share/doc/dta-tools/ by cmake --install).\n");
 }
 
 /* Map structure @i's region; NULL with a message on failure. */
