@@ -60,10 +60,27 @@ foreach(pair ${DTA_DEB_COMPONENTS})
           DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/${pkg}
           COMPONENT ${comp} EXCLUDE_FROM_ALL)
 endforeach()
+# The documents --help and the man pages name as docs/NAME.md, as
+# DATADIR/doc/dta-tools/NAME.md (they link to each other by bare name,
+# which still works there).
+file(GLOB DTA_DOCS CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/docs/*.md)
+install(FILES ${DTA_DOCS} DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/dta-tools
+        COMPONENT tools)
 # The example configuration, for /etc/dta/dta.conf (dta.conf(5)).
 install(FILES ${PROJECT_SOURCE_DIR}/examples/dta.conf
         DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/dta-tools/examples
         COMPONENT tools)
+# ... and installed there by dta-tools, where the units read it
+# (SYSCONFDIR/dta/dta.conf, dist/systemd), as a conffile: dpkg keeps the
+# operator's edits on upgrade and removes it on purge. Only in component
+# installs (CPack's): a plain `cmake --install` does not overwrite a
+# configuration already there.
+set(DTA_DEB_CONF ${CMAKE_INSTALL_FULL_SYSCONFDIR}/dta/dta.conf)
+install(FILES ${PROJECT_SOURCE_DIR}/examples/dta.conf
+        DESTINATION ${CMAKE_INSTALL_FULL_SYSCONFDIR}/dta
+        PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ
+        COMPONENT tools EXCLUDE_FROM_ALL)
+file(WRITE ${CMAKE_BINARY_DIR}/debian/tools/conffiles "${DTA_DEB_CONF}\n")
 
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME libdta)
@@ -121,8 +138,11 @@ file (libdta) and the CMake package (find_package(dta)).")
 
 set(CPACK_DEBIAN_TOOLS_PACKAGE_NAME dta-tools)
 set(CPACK_DEBIAN_TOOLS_PACKAGE_SECTION net)
-# postinst: systemd-sysusers for the units' user (dist/systemd/dta.sysusers).
-set(CPACK_DEBIAN_TOOLS_PACKAGE_CONTROL_EXTRA ${CMAKE_CURRENT_LIST_DIR}/debian/tools/postinst)
+# postinst: systemd-sysusers for the units' user (dist/systemd/dta.sysusers);
+# conffiles: the configuration in /etc.
+set(CPACK_DEBIAN_TOOLS_PACKAGE_CONTROL_EXTRA
+    ${CMAKE_CURRENT_LIST_DIR}/debian/tools/postinst
+    ${CMAKE_BINARY_DIR}/debian/tools/conffiles)
 set(CPACK_COMPONENT_TOOLS_DESCRIPTION
 "Direct Telemetry Access collector, translator and tools
 The programs of libdta: dta-collector holds DTA structures in shared
@@ -134,7 +154,8 @@ dta-gen sends the DTA paper's workloads with ground truth.
 .
 Includes systemd units for both daemons (the user dta is created on
 installation; the units are not enabled), drop-ins for RDMA and raw-frame
-modes, and an example configuration.")
+modes, and the configuration they read, /etc/dta/dta.conf (an example
+to size before enabling the units).")
 
 set(CPACK_DEBIAN_WIRESHARK_PACKAGE_NAME dta-wireshark)
 set(CPACK_DEBIAN_WIRESHARK_PACKAGE_SECTION net)

@@ -153,6 +153,7 @@ static void usage(FILE *f)
 		"                         127.0.0.1; docs/metrics.md)\n"
 		"  -q, --quiet            no log messages\n"
 		"  -h, --help             this text\n"
+		"      --version          print \"dta-collector VERSION\" and exit\n"
 		"\n"
 		"Structure S of collector NAME lives in shared memory /dta-NAME.S\n"
 		"(the section's name key, else its NAME, else \"dta\"), mode\n"
@@ -164,7 +165,10 @@ static void usage(FILE *f)
 		"size each structure got.\n"
 		"On shutdown the regions are retired (translators stop writing),\n"
 		"snapshotted, then removed; if a snapshot fails they are kept for the\n"
-		"next collector to reattach, and the exit status is 1.\n");
+		"next collector to reattach, and the exit status is 1.\n"
+		"The docs/NAME.md files named here are installed as\n"
+		"/usr/share/doc/dta-tools/NAME.md by the dta-tools package\n"
+		"(PREFIX/share/doc/dta-tools/ by cmake --install).\n");
 }
 
 static bool yes(const char *v)
@@ -1622,6 +1626,7 @@ int main(int argc, char **argv)
 		{ "force", no_argument, NULL, 'f' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ "metrics", required_argument, NULL, 'M' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1646,6 +1651,7 @@ int main(int argc, char **argv)
 		case 'q': tool_log_quiet(true); break;
 		case 'M': metrics_listen = optarg; break;
 		case 'h': usage(stdout); return 0;
+		case 'V': printf("dta-collector %s\n", DTA_VERSION_STRING); return 0;
 		default: usage(stderr); return 2;
 		}
 	}

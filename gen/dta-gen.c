@@ -180,7 +180,12 @@ static void usage(FILE *f)
 		"                        the translator's receive queue surely holds,\n"
 		"                        its queue_datagrams)\n"
 		"      --sync-timeout S  give up waiting after S seconds (default 60)\n"
-		"  -h, --help            this text\n");
+		"  -h, --help            this text\n"
+		"      --version         print \"dta-gen VERSION\" and exit\n"
+		"\n"
+		"The docs/NAME.md files named here are installed as\n"
+		"/usr/share/doc/dta-tools/NAME.md by the dta-tools package\n"
+		"(PREFIX/share/doc/dta-tools/ by cmake --install).\n");
 }
 
 /* ---- keys and paths ---- */
@@ -1114,6 +1119,7 @@ int main(int argc, char **argv)
 		{ "int-ipv6", no_argument, NULL, 17 },
 		{ "immediate", no_argument, NULL, 18 },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct gen g = { .type = -1, .count = 100000, .seed = 1,
@@ -1177,6 +1183,7 @@ int main(int argc, char **argv)
 		case 18: g.immediate = 1; break;
 		case 16: g.int_ttl = (unsigned)num(optarg, "--int-ttl", 5, 255); break;
 		case 'h': usage(stdout); return 0;
+		case 'V': printf("dta-gen %s\n", DTA_VERSION_STRING); return 0;
 		default: usage(stderr); return 2;
 		}
 	}

@@ -506,6 +506,7 @@ static void usage(FILE *f)
 		"                           need its socket\n"
 		"  -j, --json               JSON output (one object per answer)\n"
 		"  -h, --help               this text\n"
+		"      --version            print \"dta-query VERSION\" and exit\n"
 		"\nCommands:\n");
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
 		fprintf(f, "  %-9s %s\n", cmds[i].name, cmds[i].help);
@@ -513,7 +514,10 @@ static void usage(FILE *f)
 		"[2001:db8::1]:1->[2001:db8::2]:2/udp,\n10.0.0.1, 42 (4 bytes "
 		"big-endian), 0x0a000001 (bytes as written); docs/keys.md.\n"
 		"Exit status: 0 found/ok, 1 not found (kw, pc, int path|hops) or\nverify below "
-		"--min-success or an INT truth line not exact, 2 usage,\n3 error.\n");
+		"--min-success or an INT truth line not exact, 2 usage,\n3 error.\n"
+		"The docs/NAME.md files named here are installed as\n"
+		"/usr/share/doc/dta-tools/NAME.md by the dta-tools package\n"
+		"(PREFIX/share/doc/dta-tools/ by cmake --install).\n");
 }
 
 int main(int argc, char **argv)
@@ -527,6 +531,7 @@ int main(int argc, char **argv)
 		{ "map", no_argument, NULL, 'm' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int opt;
@@ -548,6 +553,7 @@ int main(int argc, char **argv)
 		case 'm': G.map = 1; break;
 		case 'j': G.json = 1; break;
 		case 'h': usage(stdout); return 0;
+		case 'V': printf("dta-query %s\n", DTA_VERSION_STRING); return 0;
 		default: usage(stderr); return 2;
 		}
 	}

@@ -189,6 +189,7 @@ static void usage(FILE *f)
 		"                           127.0.0.1; not with --pcap; docs/metrics.md)\n"
 		"  -q, --quiet              no log messages\n"
 		"  -h, --help               this text\n"
+		"      --version            print \"dta-translator VERSION\" and exit\n"
 		"\n"
 		"Translator core settings ([translator] section): pc_cache (entries,\n"
 		"32768), pc_timeout_ms (10), ap_timeout_ms (1), ki_window_us (0: no\n"
@@ -200,7 +201,10 @@ static void usage(FILE *f)
 		"them refused because the collector had retired its shared memory\n"
 		"(stopping) and no new collector's was there. If the collector\n"
 		"restarts, the translator notices before its next write and writes\n"
-		"into the new collector's shared memory.\n");
+		"into the new collector's shared memory.\n"
+		"The docs/NAME.md files named here are installed as\n"
+		"/usr/share/doc/dta-tools/NAME.md by the dta-tools package\n"
+		"(PREFIX/share/doc/dta-tools/ by cmake --install).\n");
 }
 
 /* Map structure @i's region; NULL with a message on failure. */
@@ -2432,6 +2436,7 @@ int main(int argc, char **argv)
 		{ "switch", required_argument, NULL, 'X' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ "metrics", required_argument, NULL, 'M' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -2464,6 +2469,7 @@ int main(int argc, char **argv)
 		case 'q': tool_log_quiet(true); break;
 		case 'M': metrics_listen = optarg; break;
 		case 'h': usage(stdout); return 0;
+		case 'V': printf("dta-translator %s\n", DTA_VERSION_STRING); return 0;
 		default: usage(stderr); return 2;
 		}
 	}

@@ -59,7 +59,22 @@ has dta-tools /usr/bin/dta-collector /usr/bin/dta-translator /usr/bin/dta-gen \
 	/usr/lib/systemd/system/dta-translator.service \
 	/usr/lib/sysusers.d/dta.conf /usr/share/doc/dta-tools/systemd/rdma.conf \
 	/usr/share/doc/dta-tools/systemd/raw-frames.conf \
-	/usr/share/doc/dta-tools/examples/dta.conf
+	/usr/share/doc/dta-tools/examples/dta.conf /etc/dta/dta.conf
+# The documents --help and the man pages point at, where they say: every
+# docs/*.md of the source as /usr/share/doc/dta-tools/NAME.md.
+set --
+for f in "$src"/docs/*.md; do
+	set -- "$@" "/usr/share/doc/dta-tools/$(basename "$f")"
+done
+[ $# -ge 10 ] || { echo "FAIL: only $# docs/*.md in $src" >&2; exit 1; }
+has dta-tools "$@"
+# The units' configuration is a conffile (dpkg keeps the operator's edits),
+# mode 0644, owned by root.
+e2e_expect "dta-tools conffiles" \
+	"$(dpkg-deb -I "$(deb dta-tools)" conffiles)" /etc/dta/dta.conf
+e2e_expect "/etc/dta/dta.conf mode and owner" \
+	"$(dpkg-deb -c "$(deb dta-tools)" | awk '$6 == "./etc/dta/dta.conf" { print $1, $2 }')" \
+	"-rw-r--r-- root/root"
 e2e_expect "dta-tools creates the units' user" \
 	"$(dpkg-deb -I "$(deb dta-tools)" postinst | grep -c 'systemd-sysusers.*dta.conf')" 1
 has dta-wireshark /usr/lib/$ma/wireshark/plugins/dta.lua
@@ -106,7 +121,40 @@ for d in collector translator; do
 	e2e_expect "unit starts the packaged $d" \
 		"$(sed -n 's/^ExecStart=\([^ ]*\).*/\1/p' "$root/usr/lib/systemd/system/dta-$d.service")" \
 		/usr/bin/dta-$d
+	e2e_expect "unit reads the packaged configuration ($d)" \
+		"$(sed -n 's/^ExecStart=.* -c \([^ ]*\).*/\1/p' "$root/usr/lib/systemd/system/dta-$d.service")" \
+		/etc/dta/dta.conf
 done
+# Every docs/NAME.md the packaged programs' --help and man pages name is
+# in the package, and both say where: /usr/share/doc/dta-tools/NAME.md.
+for p in dta-collector dta-translator dta-query dta-gen; do
+	"$root/usr/bin/$p" --help > "$E2E/help.$p"
+	grep -q '^/usr/share/doc/dta-tools/NAME.md ' "$E2E/help.$p" ||
+		{ echo "FAIL: $p --help does not say where docs are installed" >&2; exit 1; }
+	# (roff source, its \- and \&. back to - and .)
+	zcat "$root"/usr/share/man/man*/"$p".[18].gz | sed 's/\\-/-/g; s/\\&//g' > "$E2E/man.$p"
+	grep -q 'usr/share/doc/dta-tools/NAME' "$E2E/man.$p" ||
+		{ echo "FAIL: man $p does not say where docs are installed" >&2; exit 1; }
+	cat "$E2E/man.$p" >> "$E2E/help.$p"
+	n=0
+	for f in $(grep -o 'docs/[a-z0-9_-]*\.md' "$E2E/help.$p" | sort -u); do
+		[ -f "$root/usr/share/doc/dta-tools/${f#docs/}" ] ||
+			{ echo "FAIL: $p names $f, not in the package" >&2; exit 1; }
+		n=$((n + 1))
+	done
+	for f in $(grep -o 'usr/share/doc/dta-tools/[a-z0-9_-]*\.md' "$E2E/help.$p" | sort -u); do
+		[ -f "$root/$f" ] ||
+			{ echo "FAIL: $p names /$f, not in the package" >&2; exit 1; }
+		n=$((n + 1))
+	done
+	echo "ok: the $n documents $p --help and man $p name are installed"
+done
+# The installed configuration loads: dta-query parses it and finds its
+# [collector] (-C "" is the unnamed one) before sizing, offline.
+"$QUERY" -c "$root/etc/dta/dta.conf" -C "" size kw --flows 1000 \
+	> "$E2E/size.out" 2>&1 ||
+	{ cat "$E2E/size.out"; echo "FAIL: /etc/dta/dta.conf does not load" >&2; exit 1; }
+echo "ok: /etc/dta/dta.conf loads"
 if command -v man > /dev/null; then
 	for m in "$root"/usr/share/man/man*/*.gz; do
 		w=$(MANWIDTH=80 man --warnings -l "$m" 2>&1 > /dev/null)
@@ -122,7 +170,7 @@ fi
 	# Postcard flows complete however slowly this machine runs
 	# (as in tests/e2e/all_primitives.sh).
 	echo "pc_timeout_ms = 60000"
-	sed -n '/^\[structure /,$p' "$root/usr/share/doc/dta-tools/examples/dta.conf"
+	sed -n '/^\[structure /,$p' "$root/etc/dta/dta.conf"
 } > "$E2E/dta.conf"
 e2e_start_collector
 e2e_start_translator
