@@ -13,53 +13,25 @@
 #include <jansson.h>
 
 #include "dta/client.h"
+#include "dta/exec.h"
 #include "query.h"
 #include "tools.h"
 
-/* One structure as the collector's `info` answers it (lib/src/exec.c):
- * the same members in the same order. */
+/* One structure as the collector's `info` answers it: libdta's text, with
+ * the client's lists over all shares. */
 static void info_one(FILE *f, const struct dta_client_structure *s)
 {
-	const struct dta_layout *l = &s->layout;
+	char text[DTA_SCHEMA_TEXT_MAX] = "";
+	struct dta_buf b = { 0 };
 
-	fputs("{\"name\":", f);
-	tool_json_str(f, s->name);
-	fprintf(f, ",\"primitive\":\"%s\",\"hash\":\"%s\",\"seed\":%" PRIu64
-		",\"bytes\":%" PRIu64, dta_primitive_name(l->primitive),
-		dta_hash_family_name(l->hash_family), l->hash_seed,
-		l->data_size);
-	switch (l->primitive) {
-	case DTA_PRIM_KEY_WRITE:
-		fprintf(f, ",\"slots\":%" PRIu64 ",\"data\":%u,\"checksum\":%u,"
-			"\"redundancy\":%u", l->g.kw.slots, l->g.kw.data_len,
-			l->g.kw.csum_bytes, l->g.kw.max_redundancy);
-		break;
-	case DTA_PRIM_POSTCARD:
-		fprintf(f, ",\"chunks\":%" PRIu64 ",\"hops\":%u,\"slot_bytes\":%u,"
-			"\"redundancy\":%u,\"values\":%zu", l->g.pc.chunks,
-			l->g.pc.hops, l->g.pc.slot_bytes, l->g.pc.redundancy,
-			s->nvalues);
-		break;
-	case DTA_PRIM_APPEND:
-		fprintf(f, ",\"lists\":%u,\"first_list\":%u,\"batches\":%u,"
-			"\"batch\":%u,\"entry\":%u", s->lists, s->list_base,
-			l->g.ap.ring_batches, l->g.ap.batch_entries,
-			l->g.ap.entry_size);
-		break;
-	case DTA_PRIM_KEY_INCREMENT:
-		fprintf(f, ",\"width\":%" PRIu64 ",\"rows\":%u,\"banks\":%u",
-			l->g.ki.width, l->g.ki.rows, l->g.ki.banks);
-		break;
-	}
-	if (s->schema) {
-		char text[DTA_SCHEMA_TEXT_MAX];
-
-		if (dta_schema_format(s->schema, text, sizeof(text)) < 0)
-			die("%s: its schema cannot be formatted", s->name);
-		fputs(",\"schema\":", f);
-		tool_json_str(f, text);
-	}
-	fputc('}', f);
+	if (s->schema && dta_schema_format(s->schema, text, sizeof(text)) < 0)
+		die("%s: its schema cannot be formatted", s->name);
+	dta_structure_json(&b, s->name, &s->layout, s->lists, s->list_base,
+			   s->nvalues, text);
+	if (b.oom)
+		die("out of memory");
+	fwrite(b.p, 1, b.len, f);
+	dta_buf_free(&b);
 }
 
 /* Text: one line per structure, its members as key=value, then the hash

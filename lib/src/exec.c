@@ -584,12 +584,13 @@ static void json_error(struct dta_buf *o, const char *fmt, ...)
 
 /* ---- text answers ---- */
 
-static void info_one(struct dta_buf *o, const struct xs *s)
+DTA_API void dta_structure_json(struct dta_buf *o, const char *name,
+				const struct dta_layout *l, uint32_t lists,
+				uint32_t list_base, size_t nvalues,
+				const char *schema_text)
 {
-	const struct dta_layout *l = &s->layout;
-
 	put_str(o, "{\"name\":");
-	put_json_str(o, s->name, strlen(s->name));
+	put_json_str(o, name, strlen(name));
 	put_printf(o, ",\"primitive\":\"%s\",\"hash\":\"%s\",\"seed\":%" PRIu64
 		   ",\"bytes\":%" PRIu64, dta_primitive_name(l->primitive),
 		   dta_hash_family_name(l->hash_family), l->hash_seed,
@@ -604,24 +605,30 @@ static void info_one(struct dta_buf *o, const struct xs *s)
 		put_printf(o, ",\"chunks\":%" PRIu64 ",\"hops\":%u,\"slot_bytes\":%u,"
 			   "\"redundancy\":%u,\"values\":%zu", l->g.pc.chunks,
 			   l->g.pc.hops, l->g.pc.slot_bytes, l->g.pc.redundancy,
-			   s->pub.nvalues);
+			   nvalues);
 		break;
 	case DTA_PRIM_APPEND:
 		put_printf(o, ",\"lists\":%u,\"first_list\":%u,\"batches\":%u,"
-			   "\"batch\":%u,\"entry\":%u", l->g.ap.lists,
-			   s->pub.list_base, l->g.ap.ring_batches,
-			   l->g.ap.batch_entries, l->g.ap.entry_size);
+			   "\"batch\":%u,\"entry\":%u", lists, list_base,
+			   l->g.ap.ring_batches, l->g.ap.batch_entries,
+			   l->g.ap.entry_size);
 		break;
 	case DTA_PRIM_KEY_INCREMENT:
 		put_printf(o, ",\"width\":%" PRIu64 ",\"rows\":%u,\"banks\":%u",
 			   l->g.ki.width, l->g.ki.rows, l->g.ki.banks);
 		break;
 	}
-	if (s->schema_text[0]) {
+	if (schema_text && schema_text[0]) {
 		put_str(o, ",\"schema\":");
-		put_json_str(o, s->schema_text, strlen(s->schema_text));
+		put_json_str(o, schema_text, strlen(schema_text));
 	}
 	put(o, "}", 1);
+}
+
+static void info_one(struct dta_buf *o, const struct xs *s)
+{
+	dta_structure_json(o, s->name, &s->layout, s->layout.g.ap.lists,
+			   s->pub.list_base, s->pub.nvalues, s->schema_text);
 }
 
 static void put_status(struct dta_buf *o, int status)

@@ -162,6 +162,22 @@ DTA_API void dta_buf_put(struct dta_buf *b, const void *p, size_t len);
 DTA_API void dta_buf_free(struct dta_buf *b);
 
 /**
+ * dta_structure_json() - one structure as the `info` request describes it
+ * (docs/collector-protocol.md): {"name","primitive","hash","seed","bytes",
+ * geometry..[,"schema"]}, appended to @out. The executor's `info` and
+ * dta-query's (from a client's structures) are this text.
+ * @lists:       Append: the lists to report (one share's, or a client's
+ *               over all shares); ignored for other primitives.
+ * @list_base:   Append: the report list id of list 0.
+ * @nvalues:     Postcarding: the size of the value set.
+ * @schema_text: the canonical schema text, or NULL or "" for none.
+ */
+DTA_API void dta_structure_json(struct dta_buf *out, const char *name,
+				const struct dta_layout *l, uint32_t lists,
+				uint32_t list_base, size_t nvalues,
+				const char *schema_text);
+
+/**
  * dta_exec_text() - answer one text request (docs/collector-protocol.md)
  * into @out: one JSON object and a newline, always valid UTF-8 JSON
  * whatever the request's bytes (bytes that are not UTF-8 are escaped as
