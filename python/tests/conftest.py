@@ -45,15 +45,18 @@ class System:
     pass
 
 
-@pytest.fixture(scope="session")
-def system():
-    s = dtaenv.DtaSystem(STRUCTURES, "tests")
+def fed_system(structures, name, ap_n, lists, **kw):
+    """A DtaSystem fed dta-gen's four workloads with ground truth (Append: @ap_n
+    entries over @lists lists), the translator stopped (its last Append batches
+    written) and snapshots taken; its truth in .truth[kind]."""
+    s = dtaenv.DtaSystem(structures, name, **kw)
     try:
         s.start()
         t = {}
         for kind, args in (
                 ("kw", ["-n", "400", "-k", "200"]),
-                ("ap", ["-n", "300", "--lists", "2", "--entry", "8"]),
+                ("ap", ["-n", str(ap_n), "--lists", str(lists),
+                        "--entry", "8"]),
                 ("pc", ["-n", "100"]),
                 ("ki", ["-n", "600", "-k", "60"])):
             path = os.path.join(s.dir, kind + ".truth")
@@ -62,9 +65,17 @@ def system():
         s.stop_translator()
         s.snapshot()
         s.truth = t
-        yield s
-    finally:
+        return s
+    except BaseException:
         s.stop()
+        raise
+
+
+@pytest.fixture(scope="session")
+def system():
+    s = fed_system(STRUCTURES, "tests", 300, 2)
+    yield s
+    s.stop()
 
 
 def targets(s):
@@ -117,21 +128,6 @@ collector = east
 def sharded():
     """Two collectors ([collector] and [collector east]) over which the
     structures are partitioned, as tests/e2e/collectors.sh has them."""
-    s = dtaenv.DtaSystem(SHARDED, "shards", east=True)
-    try:
-        s.start()
-        t = {}
-        for kind, args in (
-                ("kw", ["-n", "400", "-k", "200"]),
-                ("ap", ["-n", "400", "--lists", "4", "--entry", "8"]),
-                ("pc", ["-n", "100"]),
-                ("ki", ["-n", "600", "-k", "60"])):
-            path = os.path.join(s.dir, kind + ".truth")
-            s.gen("-t", kind, *args, "-T", path)
-            t[kind] = dtaenv.read_truth(path)
-        s.stop_translator()
-        s.snapshot()
-        s.truth = t
-        yield s
-    finally:
-        s.stop()
+    s = fed_system(SHARDED, "shards", 400, 4, east=True)
+    yield s
+    s.stop()
