@@ -105,15 +105,11 @@ struct lines {
 	size_t len, cap;
 };
 
-/* The next line (without its newline, valid until the next call), or
- * NULL at end of stream. */
-static char *next_line(struct lines *l)
+/* Read what the socket has into @l's buffer (growing it); false at the
+ * end of the stream. */
+static bool read_more(struct lines *l)
 {
-	static char *line;
-	static size_t lcap;
-	char *nl;
-
-	while (!(nl = l->len ? memchr(l->buf, '\n', l->len) : NULL)) {
+	for (;;) {
 		ssize_t n;
 
 		if (l->cap - l->len < 65536) {
@@ -127,13 +123,26 @@ static char *next_line(struct lines *l)
 			continue;
 		if (n < 0)
 			fail("read: %s", strerror(errno));
-		if (n == 0) {
+		l->len += (size_t)(n > 0 ? n : 0);
+		return n > 0;
+	}
+}
+
+/* The next line (without its newline, valid until the next call), or
+ * NULL at end of stream. */
+static char *next_line(struct lines *l)
+{
+	static char *line;
+	static size_t lcap;
+	char *nl;
+
+	while (!(nl = l->len ? memchr(l->buf, '\n', l->len) : NULL)) {
+		if (!read_more(l)) {
 			if (l->len)
 				fail("%zu bytes without a newline before the "
 				     "end of the stream", l->len);
 			return NULL;
 		}
-		l->len += (size_t)n;
 	}
 	if ((size_t)(nl - l->buf) + 1 > lcap) {
 		lcap = (size_t)(nl - l->buf) + 1;
@@ -262,26 +271,12 @@ static char *next_frame(struct lines *l)
 				      (size_t)(uint8_t)l->buf[1] << 16 |
 				      (size_t)(uint8_t)l->buf[2] << 8 |
 				      (uint8_t)l->buf[3])) {
-		ssize_t n;
-
-		if (l->cap - l->len < 65536) {
-			l->cap = l->cap ? 2 * l->cap : 1 << 20;
-			l->buf = realloc(l->buf, l->cap);
-			if (!l->buf)
-				fail("out of memory");
-		}
-		n = read(l->fd, l->buf + l->len, l->cap - l->len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			fail("read: %s", strerror(errno));
-		if (n == 0) {
+		if (!read_more(l)) {
 			if (l->len)
 				fail("%zu bytes of a frame before the end of "
 				     "the stream", l->len);
 			return NULL;
 		}
-		l->len += (size_t)n;
 	}
 	if (flen < 24 || l->buf[4] != 5 || memcmp(l->buf + 16, "\0\0\0\0", 4))
 		fail("not a TEXT answer frame (length %zu, op %d)", flen,
