@@ -24,6 +24,7 @@
 #include "dta/client.h"
 #include "dta/exec.h"
 #include "dta/wire.h"
+#include "tools.h"
 
 #define MAX_TARGETS 8
 #define MAX_KEYLEN DTA_KEY_MAX
@@ -49,22 +50,6 @@ static void die(const char *fmt, ...)
 	fputc('\n', stderr);
 	va_end(ap);
 	exit(1);
-}
-
-static int unhex(const char *s, uint8_t *out, size_t cap)
-{
-	size_t n = strlen(s);
-
-	if (n % 2 || n / 2 > cap)
-		return -1;
-	for (size_t i = 0; i < n / 2; i++) {
-		unsigned v;
-
-		if (sscanf(s + 2 * i, "%2x", &v) != 1)
-			return -1;
-		out[i] = (uint8_t)v;
-	}
-	return (int)(n / 2);
 }
 
 static void add_key(struct keys *k, const uint8_t *key, size_t len)
@@ -100,7 +85,7 @@ static void load_truth(const char *path)
 			continue;
 		k = !strcmp(word, "kw") ? &kw_keys : !strcmp(word, "pc") ? &pc_keys
 			: !strcmp(word, "ki") ? &ki_keys : NULL;
-		if (!k || (len = unhex(hex, key, sizeof(key))) <= 0)
+		if (!k || (len = tool_unhex(hex, key, sizeof(key))) <= 0)
 			continue;
 		add_key(k, key, (size_t)len);
 		key[len - 1] ^= 0x5a;

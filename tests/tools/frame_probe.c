@@ -41,6 +41,7 @@
 #include "dta/exec.h"
 #include "dta/frame.h"
 #include "dta/dta.h"
+#include "tools.h"
 
 #define MAX_LINES 100000
 #define MAX_STRUCT 64
@@ -260,22 +261,6 @@ struct req {
 	uint8_t key[DTA_KEY_MAX];
 	size_t klen;
 };
-
-static int unhex(const char *s, uint8_t *out, size_t cap)
-{
-	size_t n = strlen(s);
-
-	if (n % 2 || n / 2 > cap)
-		return -1;
-	for (size_t i = 0; i < n / 2; i++) {
-		unsigned v;
-
-		if (sscanf(s + 2 * i, "%2x", &v) != 1)
-			return -1;
-		out[i] = (uint8_t)v;
-	}
-	return (int)(n / 2);
-}
 
 static void hex(const uint8_t *p, size_t n, char *out)
 {
@@ -529,11 +514,11 @@ int main(int argc, char **argv)
 			: !strcmp(op, "ki") ? OP_KI : 0;
 		if (!r->op)
 			fail("bad request %s", line);
-		kl = unhex(key, r->key, sizeof(r->key));
-		if (kl <= 0)
+		kl = tool_unhex(key, r->key, sizeof(r->key));
+		if (kl <= 0 || strlen(key) >= sizeof(r->hex))
 			fail("bad key %s", key);
 		r->klen = (size_t)kl;
-		snprintf(r->hex, sizeof(r->hex), "%s", key);
+		memcpy(r->hex, key, strlen(key) + 1);
 		if (r->op != OP_KI)
 			r->bank = 0;
 		nr++;
