@@ -56,6 +56,8 @@ struct group {
 	uint8_t *keys; /* n * klen */
 	uint8_t *want; /* kw: n * data_len; pc: n * hops u32; ki: n u64 */
 	uint8_t *hops; /* pc: hops in each truth path */
+	void *res;     /* the answers: kw, pc results, or ki counts */
+	uint8_t *data; /* kw: the data answered */
 	struct seq_bins seq; /* kw, pc: where each key stands (bounds) */
 };
 
@@ -122,6 +124,19 @@ static size_t group_add(struct group *g, const uint8_t *key)
 		g->want = xrealloc(NULL, VERIFY_CHUNK * want_size(g->cs));
 		if (g->cs->layout.primitive == DTA_PRIM_POSTCARD)
 			g->hops = xrealloc(NULL, VERIFY_CHUNK);
+		switch (g->cs->layout.primitive) {
+		case DTA_PRIM_KEY_WRITE:
+			g->res = xrealloc(NULL, VERIFY_CHUNK *
+					  sizeof(struct dta_kw_result));
+			g->data = xrealloc(NULL, VERIFY_CHUNK * want_size(g->cs));
+			break;
+		case DTA_PRIM_POSTCARD:
+			g->res = xrealloc(NULL, VERIFY_CHUNK *
+					  sizeof(struct dta_pc_result));
+			break;
+		default:
+			g->res = xrealloc(NULL, VERIFY_CHUNK * sizeof(uint64_t));
+		}
 	}
 	memcpy(g->keys + g->n * g->klen, key, g->klen);
 	return g->n++;
@@ -340,13 +355,14 @@ struct verify_progress {
 	size_t pos, tlen; /* bytes of the truth read, of all */
 };
 
-/* Ask @g's keys [@lo, @hi) and judge the answers. */
-static void judge(struct dta_client *c, struct group *g, size_t lo, size_t hi,
-		  void *res, uint8_t *data)
+/* Ask @g's queued keys and judge the answers. */
+static void judge(struct dta_client *c, struct group *g)
 {
 	const struct dta_config_structure *cs = g->cs;
-	const uint8_t *keys = g->keys + lo * g->klen;
-	size_t n = hi - lo, ws = want_size(cs);
+	const uint8_t *keys = g->keys;
+	uint8_t *data = g->data;
+	void *res = g->res;
+	size_t n = g->n, ws = want_size(cs);
 	struct tally *t = g->t;
 	int err;
 
@@ -363,7 +379,7 @@ static void judge(struct dta_client *c, struct group *g, size_t lo, size_t hi,
 		for (size_t i = 0; i < n; i++) {
 			t->total++;
 			if (r[i].status == DTA_Q_FOUND)
-				memcmp(data + i * ws, g->want + (lo + i) * ws,
+				memcmp(data + i * ws, g->want + i * ws,
 				       ws) ? t->wrong++ : t->exact++;
 			else if (r[i].status == DTA_Q_CONFLICT)
 				t->conflict++;
@@ -380,8 +396,8 @@ static void judge(struct dta_client *c, struct group *g, size_t lo, size_t hi,
 			break;
 		for (size_t i = 0; i < n; i++) {
 			const uint32_t *w =
-				(const uint32_t *)(g->want + (lo + i) * ws);
-			unsigned hops = g->hops[lo + i], got = r[i].path_len;
+				(const uint32_t *)(g->want + i * ws);
+			unsigned hops = g->hops[i], got = r[i].path_len;
 
 			t->total++;
 			if (r[i].status == DTA_Q_CONFLICT) {
@@ -411,7 +427,7 @@ static void judge(struct dta_client *c, struct group *g, size_t lo, size_t hi,
 		for (size_t i = 0; i < n; i++) {
 			uint64_t want;
 
-			memcpy(&want, g->want + (lo + i) * ws, sizeof(want));
+			memcpy(&want, g->want + i * ws, sizeof(want));
 			t->total++;
 			t->exact += got[i] == want;
 			t->over += got[i] > want;
@@ -455,21 +471,12 @@ static bool fast_kw(const char *ln, const char *end, uint8_t *key, int *klen,
 }
 
 /* Judge @g's queued keys and empty it; @v counts progress. */
-static void flush(struct dta_client *c, struct group *g, void **res,
-		  uint8_t **data, struct verify_progress *v)
+static void flush(struct dta_client *c, struct group *g,
+		  struct verify_progress *v)
 {
 	if (!g->n)
 		return;
-	if (!*res) {
-		size_t r = sizeof(struct dta_pc_result) >
-				   sizeof(struct dta_kw_result)
-				   ? sizeof(struct dta_pc_result)
-				   : sizeof(struct dta_kw_result);
-
-		*res = xrealloc(NULL, VERIFY_CHUNK * r);
-		*data = xrealloc(NULL, (size_t)VERIFY_CHUNK * DTA_DATA_MAX);
-	}
-	judge(c, g, 0, g->n, *res, *data);
+	judge(c, g);
 	v->done += g->n;
 	g->n = 0;
 	if (v->show)
@@ -518,8 +525,6 @@ uint64_t verify_dta(struct dta_client *c, const char *text, size_t tlen,
 	unsigned redundancy = 2; /* dta-gen's default, else its comment's */
 	bool in_pc = false;
 	char *line = NULL;
-	void *res = NULL;
-	uint8_t *data = NULL;
 	/* The last kw line's structure and group: consecutive lines are
 	 * mostly of one. */
 	const struct dta_config_structure *kw_cs = NULL;
@@ -557,7 +562,7 @@ uint64_t verify_dta(struct dta_client *c, const char *text, size_t tlen,
 			}
 			g = &gs.g[kw_g];
 			if (g->n == VERIFY_CHUNK)
-				flush(c, g, &res, &data, &v);
+				flush(c, g, &v);
 			k = group_add(g, key);
 			memcpy(g->want + k * (size_t)dl, d, (size_t)dl);
 			seq_add(&g->seq, kw_seen++);
@@ -609,7 +614,7 @@ uint64_t verify_dta(struct dta_client *c, const char *text, size_t tlen,
 			t = tally_for(tl, nt, cs);
 			g = group_for(&gs, t, cs, (size_t)klen);
 			if (g->n == VERIFY_CHUNK)
-				flush(c, g, &res, &data, &v);
+				flush(c, g, &v);
 			k = group_add(g, key);
 			dl = tool_unhex(tt.value, g->want + k * want_size(cs),
 					want_size(cs));
@@ -625,7 +630,7 @@ uint64_t verify_dta(struct dta_client *c, const char *text, size_t tlen,
 			t = tally_for(tl, nt, cs);
 			g = group_for(&gs, t, cs, (size_t)klen);
 			if (g->n == VERIFY_CHUNK)
-				flush(c, g, &res, &data, &v);
+				flush(c, g, &v);
 			k = group_add(g, key);
 			g->hops[k] = (uint8_t)tt.hops;
 			if (!parse_path(tt.value, tt.hops,
@@ -640,7 +645,7 @@ uint64_t verify_dta(struct dta_client *c, const char *text, size_t tlen,
 			t = tally_for(tl, nt, cs);
 			g = group_for(&gs, t, cs, (size_t)klen);
 			if (g->n == VERIFY_CHUNK)
-				flush(c, g, &res, &data, &v);
+				flush(c, g, &v);
 			k = group_add(g, key);
 			memcpy(g->want + k * sizeof(uint64_t), &tt.count,
 			       sizeof(tt.count));
@@ -651,7 +656,7 @@ uint64_t verify_dta(struct dta_client *c, const char *text, size_t tlen,
 		struct group *g = &gs.g[i];
 		const struct dta_config_structure *cs = g->cs;
 
-		flush(c, g, &res, &data, &v);
+		flush(c, g, &v);
 		if (cs->layout.primitive == DTA_PRIM_KEY_WRITE)
 			seq_expect(g->t, &g->seq, cs, redundancy, kw_seen,
 				   (double)cs->layout.g.kw.slots);
@@ -662,13 +667,13 @@ uint64_t verify_dta(struct dta_client *c, const char *text, size_t tlen,
 		free(g->keys);
 		free(g->want);
 		free(g->hops);
+		free(g->res);
+		free(g->data);
 		free(g->seq.b);
 	}
 	answers = v.done;
 	if (progress && v.done)
 		fputc('\n', stderr);
-	free(res);
-	free(data);
 	free(gs.g);
 
 	for (size_t i = 0; i < naps; i++) {
