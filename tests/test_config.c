@@ -627,6 +627,72 @@ static void test_schema_int_builtin(void **state)
 		     "path: structure p has data_len 18, not a multiple of 4");
 }
 
+/* Remote readers, epochs and [export] (issue 23): what is accepted is
+ * read back; what is not names its line and why. */
+static void test_remote_keys(void **state)
+{
+	static const char text[] =
+		"[collector]\nquery_listen = 127.0.0.1:7420\n"
+		"api_listen = 7421\nendpoint = host-a:7420\n"
+		"tls_cert = /etc/dta/c.crt\ntls_key = /etc/dta/c.key\n"
+		"tls_ca = /etc/dta/ca.crt\n"
+		"[structure open]\nprimitive = kw\n"
+		"[structure closed]\nprimitive = kw\n"
+		"readers = grafana, ana.lyst@lab ,x-1\n"
+		"[structure counts]\nprimitive = ki\nbanks = 2\nepoch = 60\n"
+		"[export]\nclickhouse_url = http://127.0.0.1:8123/\n"
+		"batch_rows = 50000\nflush_ms = 500\n";
+	const struct dta_config_structure *open, *closed, *counts;
+	struct dta_config *c = NULL;
+	char err[256] = "";
+
+	(void)state;
+	assert_int_equal(dta_config_parse(text, strlen(text), &c, err,
+					  sizeof(err)), 0);
+	assert_string_equal(dta_config_get(c, "collector", "endpoint"),
+			    "host-a:7420");
+	assert_string_equal(dta_config_get(c, "export", "batch_rows"), "50000");
+	open = dta_config_find(c, "open");
+	closed = dta_config_find(c, "closed");
+	counts = dta_config_find(c, "counts");
+	assert_true(dta_config_may_read(open, "anyone"));
+	assert_true(dta_config_may_read(closed, "grafana"));
+	assert_true(dta_config_may_read(closed, "ana.lyst@lab"));
+	assert_true(dta_config_may_read(closed, "x-1"));
+	assert_false(dta_config_may_read(closed, "graf"));
+	assert_false(dta_config_may_read(closed, "grafana2"));
+	assert_false(dta_config_may_read(closed, NULL));
+	assert_int_equal(counts->epoch_s, 60);
+	assert_int_equal(open->epoch_s, 0);
+	dta_config_destroy(c);
+
+	assert_true(dta_config_reader_valid("a"));
+	assert_false(dta_config_reader_valid(""));
+	assert_false(dta_config_reader_valid("a b"));
+	assert_false(dta_config_reader_valid("a,b"));
+	assert_false(dta_config_reader_valid(
+		"12345678901234567890123456789012345678901234567890123456789012345"));
+
+	expect_error("[structure a]\nprimitive = kw\nreaders = ok, b d\n",
+		     "line 3: readers: 'b d' is not a certificate name (1-64 "
+		     "letters, digits, '.', '_', '@' or '-') or *");
+	expect_error("[structure a]\nprimitive = kw\nreaders = ,\n",
+		     "line 3: readers: name at least one reader (or *)");
+	expect_error("[structure a]\nprimitive = kw\nepoch = 10\n",
+		     "line 3: epoch: only a Key-Increment structure with banks "
+		     "= 2 has epochs (one bank is written while the other is "
+		     "read and reset)");
+	expect_error("[structure a]\nprimitive = ki\nepoch = 10\n",
+		     "line 3: epoch: only a Key-Increment structure with banks "
+		     "= 2 has epochs (one bank is written while the other is "
+		     "read and reset)");
+	expect_error("[export]\nbatch_rows = 0\n",
+		     "line 2: batch_rows: '0' is not a number from 1 to 16777216");
+	expect_error("[export]\nsocket = x\n",
+		     "line 2: socket: unknown key in [export]");
+	expect_error("[export]\n[export]\n", "line 2: [export] given twice");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -643,6 +709,7 @@ int main(void)
 		cmocka_unit_test(test_schema_key),
 		cmocka_unit_test(test_schema_key_bad),
 		cmocka_unit_test(test_schema_int_builtin),
+		cmocka_unit_test(test_remote_keys),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -44,7 +44,14 @@ struct section {
 	char schema[LINE_MAX_BYTES]; /* the "schema" key's value, in full */
 };
 
-enum { SEC_NONE, SEC_COLLECTOR, SEC_TRANSLATOR, SEC_STRUCTURE, SEC_INT };
+enum {
+	SEC_NONE,
+	SEC_COLLECTOR,
+	SEC_TRANSLATOR,
+	SEC_STRUCTURE,
+	SEC_INT,
+	SEC_EXPORT,
+};
 
 struct dta_config {
 	size_t n;
@@ -53,6 +60,7 @@ struct dta_config {
 	struct section coll[DTA_CONFIG_MAX_COLLECTORS]; /* [collector (NAME)] */
 	struct section trans;                           /* [translator] */
 	struct section intsec;                          /* [int] */
+	struct section exportsec;                       /* [export] */
 	bool has_int;
 	struct kv coll_ref[DTA_CONFIG_MAX_STRUCTURES];  /* "collector" keys */
 	struct dta_schema schemas[DTA_CONFIG_MAX_STRUCTURES]; /* s[i].schema */
@@ -112,6 +120,40 @@ static const struct key_rule collector_rules[] = {
 	{ "switch_qpn", KT_UINT, 1, 0xFFFFFF, 0, NULL },
 	{ "switch_psn", KT_UINT, 0, 0xFFFFFF, 0, NULL },
 	{ "switch_meta", KT_STRING, 0, 0, 0, NULL },
+	{ "metrics_listen", KT_LISTEN, 0, 0, 0, NULL },
+	/* remote queries (docs/security.md "Remote queries") */
+	{ "query_listen", KT_LISTEN, 0, 0, 0, NULL },
+	{ "api_listen", KT_LISTEN, 0, 0, 0, NULL },
+	{ "endpoint", KT_HOSTPORT, 0, 0, 0, NULL },
+	{ "tls_cert", KT_STRING, 0, 0, 0, NULL },
+	{ "tls_key", KT_STRING, 0, 0, 0, NULL },
+	{ "tls_ca", KT_STRING, 0, 0, 0, NULL },
+	/* Key-Increment epochs (docs/layouts.md "Epochs") */
+	{ "epoch_dir", KT_STRING, 0, 0, 0, NULL },
+	{ NULL, KT_STRING, 0, 0, 0, NULL },
+};
+
+/* [export]: dta-export (docs/export.md). */
+static const struct key_rule export_rules[] = {
+	{ "source", KT_STRING, 0, 0, 0, NULL },
+	{ "structures", KT_STRING, 0, 0, 0, NULL },
+	{ "state_dir", KT_STRING, 0, 0, 0, NULL },
+	{ "batch_rows", KT_UINT, 1, 1u << 24, 0, NULL },
+	{ "flush_ms", KT_DURATION, 1, 3600000, 1000000ull, NULL },
+	{ "buffer_rows", KT_UINT, 1, 1u << 30, 0, NULL },
+	{ "poll_ms", KT_DURATION, 1, 60000, 1000000ull, NULL },
+	{ "clickhouse_url", KT_STRING, 0, 0, 0, NULL },
+	{ "clickhouse_database", KT_NAME, 0, 0, 0, NULL },
+	{ "clickhouse_table_prefix", KT_STRING, 0, 0, 0, NULL },
+	{ "clickhouse_user", KT_STRING, 0, 0, 0, NULL },
+	{ "clickhouse_password_file", KT_STRING, 0, 0, 0, NULL },
+	{ "nats_url", KT_STRING, 0, 0, 0, NULL },
+	{ "nats_stream", KT_NAME, 0, 0, 0, NULL },
+	{ "nats_subject", KT_STRING, 0, 0, 0, NULL },
+	{ "nats_creds", KT_STRING, 0, 0, 0, NULL },
+	{ "tls_cert", KT_STRING, 0, 0, 0, NULL },
+	{ "tls_key", KT_STRING, 0, 0, 0, NULL },
+	{ "tls_ca", KT_STRING, 0, 0, 0, NULL },
 	{ "metrics_listen", KT_LISTEN, 0, 0, 0, NULL },
 	{ NULL, KT_STRING, 0, 0, 0, NULL },
 };
@@ -230,6 +272,34 @@ static int get_num(struct section *s, const char *key, uint64_t def,
 			    "%s: '%s' is not a number from %llu to %llu", key,
 			    kv->val, (unsigned long long)lo,
 			    (unsigned long long)hi);
+	return 0;
+}
+
+static char *trim(char *p);
+
+/* "readers = NAME, NAME, .." (client certificate names; docs/security.md):
+ * kept as given, checked to be a list of names. */
+static int parse_readers(struct dta_config_structure *cs, struct kv *kv,
+			 char *err, size_t errlen)
+{
+	char buf[VALUE_MAX], *save = NULL, *tok;
+	size_t n = 0;
+
+	snprintf(buf, sizeof(buf), "%s", kv->val);
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		tok = trim(tok);
+		if (strcmp(tok, "*") && !dta_config_reader_valid(tok))
+			return fail(err, errlen, kv->line,
+				    "readers: '%s' is not a certificate name "
+				    "(1-64 letters, digits, '.', '_', '@' or "
+				    "'-') or *", tok);
+		n++;
+	}
+	if (!n)
+		return fail(err, errlen, kv->line,
+			    "readers: name at least one reader (or *)");
+	snprintf(cs->readers, sizeof(cs->readers), "%s", kv->val);
 	return 0;
 }
 
@@ -493,6 +563,25 @@ static int finish_structure(struct dta_config *c, struct section *s,
 			    "%s (%s; docs/config.md)", s->name,
 			    dta_primitive_name(prim), dta_hash_family_name(fam),
 			    dta_strerror(rc));
+	kv = find_kv(s, "readers");
+	if (kv && (rc = parse_readers(cs, kv, err, errlen)) != 0) {
+		free(cs->values);
+		cs->values = NULL;
+		return rc;
+	}
+	rc = get_num(s, "epoch", 0, 0, 86400 * 365, &a, err, errlen);
+	if (!rc && a && (prim != DTA_PRIM_KEY_INCREMENT ||
+			 cs->layout.g.ki.banks != 2))
+		rc = fail(err, errlen, find_kv(s, "epoch")->line,
+			  "epoch: only a Key-Increment structure with banks = 2 "
+			  "has epochs (one bank is written while the other is "
+			  "read and reset)");
+	if (rc) {
+		free(cs->values);
+		cs->values = NULL;
+		return rc;
+	}
+	cs->epoch_s = (uint32_t)a;
 	kv = find_kv(s, "schema");
 	if (kv && (rc = structure_schema(c, s, kv, err, errlen)) != 0) {
 		free(cs->values);
@@ -709,6 +798,7 @@ static int check_prog_keys(struct section *s, char *err, size_t errlen)
 {
 	const struct key_rule *rules = s->kind == SEC_COLLECTOR ? collector_rules
 				       : s->kind == SEC_INT    ? int_rules
+				       : s->kind == SEC_EXPORT ? export_rules
 							       : translator_rules;
 
 	for (unsigned i = 0; i < s->nkv; i++) {
@@ -722,6 +812,7 @@ static int check_prog_keys(struct section *s, char *err, size_t errlen)
 				    "%s: unknown key in [%s%s%s]", s->kv[i].key,
 				    s->kind == SEC_COLLECTOR ? "collector"
 				    : s->kind == SEC_INT     ? "int"
+				    : s->kind == SEC_EXPORT  ? "export"
 							     : "translator",
 				    s->name[0] ? " " : "", s->name);
 		rc = check_value(r, &s->kv[i], err, errlen);
@@ -759,6 +850,11 @@ static int end_section(struct dta_config *c, struct section *s, char *err,
 			c->has_int = true;
 		}
 		break;
+	case SEC_EXPORT:
+		rc = check_prog_keys(s, err, errlen);
+		if (!rc)
+			c->exportsec = *s;
+		break;
 	default:
 		break;
 	}
@@ -791,10 +887,11 @@ static int parse_header(struct dta_config *c, struct section *s, char *p,
 	s->line = line;
 	s->name[0] = 0;
 	if (!strcmp(p, "collector") || !strcmp(p, "translator") ||
-	    !strcmp(p, "int")) {
+	    !strcmp(p, "int") || !strcmp(p, "export")) {
 		s->kind = !strcmp(p, "collector")    ? SEC_COLLECTOR
 			  : !strcmp(p, "translator") ? SEC_TRANSLATOR
-						     : SEC_INT;
+			  : !strcmp(p, "int")        ? SEC_INT
+						     : SEC_EXPORT;
 		if (seen[s->kind])
 			return fail(err, errlen, line, "[%s] given twice", p);
 		seen[s->kind] = true;
@@ -820,7 +917,7 @@ static int parse_header(struct dta_config *c, struct section *s, char *p,
 	if (strncmp(p, "structure", 9) != 0 || (p[9] != ' ' && p[9] != '\t'))
 		return fail(err, errlen, line,
 			    "unknown section [%s] (collector, collector NAME, "
-			    "translator, int or structure NAME)", p);
+			    "translator, int, export or structure NAME)", p);
 	name = trim(p + 9);
 	if (!valid_name(name))
 		return fail(err, errlen, line,
@@ -1110,7 +1207,7 @@ DTA_API int dta_config_parse(const char *text, size_t len,
 {
 	struct dta_config *c;
 	struct section *s;
-	bool seen[SEC_INT + 1] = { false };
+	bool seen[SEC_EXPORT + 1] = { false };
 	unsigned line = 0;
 	size_t pos = 0;
 	int rc = 0;
@@ -1284,6 +1381,8 @@ DTA_API const char *dta_config_get(const struct dta_config *c,
 		s = &c->trans;
 	else if (!strcmp(section, "int"))
 		s = &c->intsec;
+	else if (!strcmp(section, "export"))
+		s = &c->exportsec;
 	else
 		return NULL;
 	for (unsigned i = 0; i < s->nkv; i++)
@@ -1335,4 +1434,39 @@ DTA_API int dta_config_share(const struct dta_config_structure *cs, size_t i)
 		if (cs->collectors[k] == i)
 			return (int)k;
 	return -ENOENT;
+}
+
+DTA_API bool dta_config_reader_valid(const char *name)
+{
+	size_t n = 0;
+
+	if (!name)
+		return false;
+	for (; name[n]; n++) {
+		char ch = name[n];
+
+		if (!isalnum((unsigned char)ch) && ch != '.' && ch != '_' &&
+		    ch != '@' && ch != '-')
+			return false;
+	}
+	return n >= 1 && n <= 64;
+}
+
+DTA_API bool dta_config_may_read(const struct dta_config_structure *cs,
+				 const char *reader)
+{
+	char buf[sizeof(cs->readers)], *save = NULL, *tok;
+
+	if (!cs || !reader)
+		return false;
+	if (!cs->readers[0])
+		return true;
+	snprintf(buf, sizeof(buf), "%s", cs->readers);
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		tok = trim(tok);
+		if (!strcmp(tok, "*") || !strcmp(tok, reader))
+			return true;
+	}
+	return false;
 }

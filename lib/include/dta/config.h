@@ -25,6 +25,7 @@
 #ifndef DTA_CONFIG_H
 #define DTA_CONFIG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -71,9 +72,23 @@ struct dta_config_structure {
 	unsigned ncollectors;
 	uint8_t collectors[DTA_CONFIG_MAX_COLLECTORS];
 	const struct dta_schema *schema;
+	/* "readers": who may read it remotely, as written (comma-separated
+	 * certificate names or *); "" when not given: every authenticated
+	 * client (docs/security.md "Remote queries"). */
+	char readers[256];
+	/* "epoch": Key-Increment epoch length in seconds (0: no epochs;
+	 * docs/layouts.md "Epochs"). */
+	uint32_t epoch_s;
 };
 
 struct dta_config; /* opaque */
+
+/* Whether @name may name a remote reader: 1-64 of [A-Za-z0-9._@-]. */
+DTA_API bool dta_config_reader_valid(const char *name);
+/* Whether the client whose certificate is named @reader may read @cs
+ * remotely: its "readers" list holds @reader or *, or it has no list. */
+DTA_API bool dta_config_may_read(const struct dta_config_structure *cs,
+				 const char *reader);
 
 /**
  * dta_config_parse() - parse configuration text.
