@@ -367,51 +367,12 @@ e2e_pass() {
 	echo "PASS: $E2E_NAME"
 }
 
-# TLS certificates for remote-query tests, made with certtool (gnutls-bin)
-# into DIR: ca.pem/ca.key (the CA), server.pem/.key (CN collector, names
-# localhost and 127.0.0.1), wrongname.pem/.key (the CA's, names
-# wrong.example and 127.0.0.2 only), CN.pem/.key for each client CN given
-# (TLS client certificates of the CA), and rogue-ca.pem with rogue.pem/.key
-# (CN analyst, signed by another CA). Keys mode 0600. Exits 77 (skip)
-# without certtool.
-e2e_tls_certs() { # DIR CN...
+# TLS certificates for remote-query tests (tests/tls_certs.sh): DIR gets
+# ca.pem, server.pem (localhost, 127.0.0.1), wrongname.pem, rogue.pem
+# (another CA's) and NAME.pem for each client NAME given, with their .key
+# files. Exits 77 (skip) without certtool.
+e2e_tls_certs() { # DIR NAME[=CN]..
 	command -v certtool >/dev/null ||
 		{ echo "SKIP: certtool (gnutls-bin) is not installed"; exit 77; }
-	d=$1; shift
-	mkdir -p "$d"
-	(
-	umask 077
-	cd "$d"
-	key() { certtool --generate-privkey --key-type=ecdsa --outfile "$1.key" 2>/dev/null; }
-	ca() { # NAME CN
-		key "$1"
-		printf 'cn = "%s"\nca\ncert_signing_key\nexpiration_days = 2\n' "$2" > "$1.tmpl"
-		certtool --generate-self-signed --load-privkey "$1.key" \
-			--template "$1.tmpl" --outfile "$1.pem" 2>/dev/null
-	}
-	leaf() { # NAME CA TEMPLATE-LINES
-		key "$1"
-		printf '%s\nexpiration_days = 2\nsigning_key\n' "$3" > "$1.tmpl"
-		certtool --generate-certificate --load-privkey "$1.key" \
-			--load-ca-certificate "$2.pem" --load-ca-privkey "$2.key" \
-			--template "$1.tmpl" --outfile "$1.pem" 2>/dev/null
-	}
-	ca ca "dta test CA"
-	ca rogue-ca "dta rogue CA"
-	leaf server ca 'cn = "collector"
-dns_name = "localhost"
-ip_address = "127.0.0.1"
-tls_www_server'
-	leaf wrongname ca 'cn = "collector"
-dns_name = "wrong.example"
-ip_address = "127.0.0.2"
-tls_www_server'
-	leaf rogue rogue-ca 'cn = "analyst"
-tls_www_client'
-	for cn in "$@"; do
-		leaf "$cn" ca "cn = \"$cn\"
-tls_www_client"
-	done
-	chmod 644 ./*.pem
-	)
+	sh "$(dirname "$0")/../tls_certs.sh" "$@"
 }
