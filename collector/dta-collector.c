@@ -33,6 +33,9 @@
 #include "dta/frame.h"
 #include "log.h"
 #include "metrics.h"
+#ifdef DTA_HAVE_MHD
+#include "api.h"
+#endif
 #include "notify.h"
 #include "service.h"
 #include "tools.h"
@@ -107,6 +110,9 @@ struct collector {
 	struct metrics_server *metrics; /* NULL: metrics_listen not set */
 	struct metrics_hist answer_ns;  /* request latency (metrics only) */
 	struct coll_notify *notify;     /* `wait` requests (collector/notify.c) */
+#ifdef DTA_HAVE_MHD
+	struct coll_api *api; /* NULL: api_listen not set (collector/api.c) */
+#endif
 #ifdef DTA_HAVE_RDMA
 	struct coll_rdma *rdma;
 #endif
@@ -899,6 +905,41 @@ static int start_metrics(struct collector *c, const char *listen)
 	return 0;
 }
 
+/* The HTTPS JSON API on [collector] api_listen (docs/api.md): HTTPS only,
+ * so the TLS keys must be set too. */
+static int start_api(struct collector *c)
+{
+	const char *listen = dta_config_collector_get(c->cfg, (size_t)c->idx,
+						      "api_listen");
+#ifdef DTA_HAVE_MHD
+	struct coll_api_opts o = {
+		.listen = listen, .collector = c->name, .x = c->x, .cs = c->cs,
+		.n = c->n,
+	};
+	char err[512] = "";
+
+	if (!listen)
+		return 0;
+	o.tls_cert = dta_config_collector_get(c->cfg, (size_t)c->idx,
+					      "tls_cert");
+	o.tls_key = dta_config_collector_get(c->cfg, (size_t)c->idx, "tls_key");
+	o.tls_ca = dta_config_collector_get(c->cfg, (size_t)c->idx, "tls_ca");
+	if (coll_api_start(&o, &c->api, err, sizeof(err))) {
+		tool_log(LOG_ERR, "api_listen = %s: %s", listen, err);
+		return -1;
+	}
+	tool_log(LOG_INFO, "HTTPS API on https://%s%s/v1/structures",
+		 strchr(listen, ':') ? "" : "127.0.0.1:", listen);
+	return 0;
+#else
+	if (!listen)
+		return 0;
+	tool_log(LOG_ERR, "api_listen = %s: this build has no libmicrohttpd",
+		 listen);
+	return -1;
+#endif
+}
+
 /* Answer a request the collector handles itself (rare ones: the FILE
  * they are written to costs an allocation) into @out: one JSON object,
  * no newline. */
@@ -1517,6 +1558,35 @@ static void answer_waits(struct collector *c)
 		coll_notify_want(c->notify, any);
 }
 
+static int api_timeout(struct collector *c, int ms)
+{
+#ifdef DTA_HAVE_MHD
+	return coll_api_timeout(c->api, ms);
+#else
+	(void)c;
+	return ms;
+#endif
+}
+
+static void api_run(struct collector *c)
+{
+#ifdef DTA_HAVE_MHD
+	coll_api_run(c->api);
+#else
+	(void)c;
+#endif
+}
+
+static void api_stop(struct collector *c)
+{
+#ifdef DTA_HAVE_MHD
+	coll_api_stop(c->api);
+	c->api = NULL;
+#else
+	(void)c;
+#endif
+}
+
 static void serve(struct collector *c)
 {
 	uint64_t next_status = tool_now_ns() + 5000000000ull;
@@ -1546,6 +1616,13 @@ static void serve(struct collector *c)
 			p[np].events = POLLIN;
 			idx[np++] = -4;
 		}
+#ifdef DTA_HAVE_MHD
+		if (c->api) {
+			p[np].fd = coll_api_fd(c->api);
+			p[np].events = POLLIN;
+			idx[np++] = -5;
+		}
+#endif
 		for (int i = 0; i < MAX_CLIENTS; i++) {
 			struct client *cl = &c->cl[i];
 
@@ -1560,18 +1637,20 @@ static void serve(struct collector *c)
 				p[np].events |= POLLOUT;
 			idx[np++] = i;
 		}
-		n = poll(p, (nfds_t)np,
+		n = poll(p, (nfds_t)np, api_timeout(c,
 			 metrics_server_timeout(c->metrics,
 				tool_service_timeout_ms(tool_now_ns(),
-							client_timeouts(c, 500))));
+							client_timeouts(c, 500)))));
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			tool_log(LOG_ERR, "poll: %s", strerror(errno));
 			return;
 		}
-		if (n == 0) /* MHD's connection timeouts */
+		if (n == 0) { /* MHD's connection timeouts, API deadlines */
 			metrics_server_run(c->metrics);
+			api_run(c);
+		}
 		/* The watchdog's keep-alive comes from this loop only: a
 		 * collector stuck in a request stops sending it. */
 		now = tool_now_ns();
@@ -1597,6 +1676,10 @@ static void serve(struct collector *c)
 			}
 			if (idx[k] == -4) {
 				coll_notify_drain(c->notify);
+				continue;
+			}
+			if (idx[k] == -5) {
+				api_run(c);
 				continue;
 			}
 			cl = &c->cl[idx[k]];
@@ -1729,7 +1812,8 @@ int main(int argc, char **argv)
 
 	if (listen_on(&c) || open_regions(&c, huge, force, restore))
 		goto out;
-	if (start_rdma(&c) || start_metrics(&c, metrics_listen))
+	if (start_rdma(&c) || start_metrics(&c, metrics_listen) ||
+	    start_api(&c))
 		goto out;
 	opt = coll_notify_start(c.r, c.n, &c.notify);
 	if (opt) {
@@ -1747,6 +1831,7 @@ int main(int argc, char **argv)
 	c.notify = NULL;
 	metrics_server_stop(c.metrics);
 	c.metrics = NULL;
+	api_stop(&c);
 	tool_log(LOG_INFO, "%s: shutting down",
 		 stop_signal == SIGTERM ? "SIGTERM" : "SIGINT");
 	tool_service_stopping("shutting down: retiring the regions%s",
@@ -1764,6 +1849,7 @@ int main(int argc, char **argv)
 out:
 	coll_notify_stop(c.notify);
 	metrics_server_stop(c.metrics);
+	api_stop(&c);
 	for (int i = 0; i < MAX_CLIENTS; i++)
 		if (c.cl[i].fd >= 0)
 			drop_client(&c.cl[i]);
