@@ -46,6 +46,7 @@ struct coll_api {
 struct req {
 	char *body;
 	size_t len;
+	uint64_t dropped; /* body bytes read past the limit */
 	bool too_big;
 };
 
@@ -654,9 +655,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 		if (cl && (parse_u64(cl, UINT64_MAX, &len) ||
 			   len > COLL_API_BODY_MAX)) {
 			rq->too_big = true;
-			return send_error(a, conn, MHD_HTTP_CONTENT_TOO_LARGE,
-					  NULL, "body over %u bytes",
-					  COLL_API_BODY_MAX);
+			/* A body up to 16 times the limit is read and dropped,
+			 * so that a client that sends it before reading (most
+			 * do) gets the 413; a larger one is answered at once
+			 * and the connection closed. */
+			if (len > 16ull * COLL_API_BODY_MAX)
+				return send_error(a, conn,
+						  MHD_HTTP_CONTENT_TOO_LARGE, NULL,
+						  "body over %u bytes",
+						  COLL_API_BODY_MAX);
 		}
 		return MHD_YES; /* headers seen: the body (if any) next */
 	}
@@ -673,6 +680,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 			rq->len += n;
 		} else {
 			rq->too_big = true;
+			/* Past what is worth reading to answer 413: close. */
+			rq->dropped += n;
+			if (rq->dropped > 16ull * COLL_API_BODY_MAX)
+				return MHD_NO;
 		}
 		*upload_len = 0;
 		return MHD_YES;
