@@ -153,6 +153,10 @@ int coll_tls_peer_check(gnutls_session_t s, char *name, size_t cap,
 	if (status) {
 		if (gnutls_certificate_verification_status_print(
 			    status, GNUTLS_CRT_X509, &txt, 0) >= 0) {
+			char *e = (char *)txt.data + strlen((char *)txt.data);
+
+			while (e > (char *)txt.data && e[-1] == ' ')
+				*--e = 0;
 			fail(why, whylen, 0, "certificate refused: %s",
 			     (const char *)txt.data);
 			gnutls_free(txt.data);
