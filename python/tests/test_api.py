@@ -269,5 +269,8 @@ def test_request_deadline(api):
             break
     s.close()
     assert closed, "the server kept a trickling request past 2 minutes"
-    # Ended by the deadline, not before it (not the inactivity timeout).
+    # Ended by the deadline, not before it (not the inactivity timeout),
+    # and counted.
     assert time.monotonic() - start >= 20
+    st = json.loads(api.s.query("stats").strip().splitlines()[-1])
+    assert st["api"]["deadline_closed"] == 1, st["api"]
