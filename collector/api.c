@@ -204,7 +204,7 @@ static enum MHD_Result collect_key(void *cls, enum MHD_ValueKind kind,
 		const char **v;
 		size_t cap = k->cap ? 2 * k->cap : 16;
 
-		if (cap > DTA_EXEC_BATCH_MAX || !value) {
+		if (cap > DTA_EXEC_BATCH_MAX) {
 			k->overflow = true;
 			return MHD_NO;
 		}

@@ -243,6 +243,28 @@ def test_refused(api):
     assert r.status_code == 413
 
 
+def test_per_address_cap(api):
+    """16 connections from one address at once; the 17th is closed at
+    accept, and served again once the others are gone."""
+    host, port = api.url[len("https://"):].split(":")
+    held = [socket.create_connection((host, int(port)), timeout=30)
+            for _ in range(16)]
+    try:
+        with pytest.raises(requests.exceptions.RequestException):
+            get(api, "/")
+    finally:
+        for s in held:
+            s.close()
+    for _ in range(100):  # until the collector has seen them close
+        try:
+            if get(api, "/").status_code == 200:
+                break
+        except requests.exceptions.RequestException:
+            time.sleep(0.1)
+    else:
+        pytest.fail("not served after the held connections closed")
+
+
 def test_request_deadline(api):
     """A client that trickles a request, a byte at a time well within the
     inactivity timeout, is cut off at the total deadline (30 s): the
