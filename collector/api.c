@@ -227,32 +227,54 @@ struct point_opts {
 	uint64_t bank, red, thr;
 };
 
+/* Why a request failed: its status and message. */
+struct fail {
+	unsigned status;
+	char msg[256];
+};
+
+static json_t *failed(struct fail *f, unsigned status, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static json_t *failed(struct fail *f, unsigned status, const char *fmt, ...)
+{
+	va_list ap;
+
+	f->status = status;
+	va_start(ap, fmt);
+	vsnprintf(f->msg, sizeof(f->msg), fmt, ap);
+	va_end(ap);
+	return NULL;
+}
+
+static const char *skip_0x(const char *hex)
+{
+	return hex[0] == '0' && (hex[1] == 'x' || hex[1] == 'X') ? hex + 2 : hex;
+}
+
 /* The answers to @k keys of structure @name (primitive word @op: kw, pc,
- * ki), each the executor's text answer with the key added first. */
-static enum MHD_Result answer_points(struct coll_api *a,
-				     struct MHD_Connection *conn,
-				     const char *name, const char *op,
-				     const struct keys *k,
-				     const struct point_opts *po)
+ * ki), each the executor's text answer with the key added first; NULL
+ * with @f set on failure. */
+static json_t *point_results(struct coll_api *a, const char *name,
+			     const char *op, const struct keys *k,
+			     const struct point_opts *po, struct fail *f)
 {
 	struct dta_buf out = { 0 };
-	json_t *results = json_array(), *reply;
+	json_t *results;
 	char line[DTA_EXEC_REQUEST_MAX + 1];
 	uint8_t key[DTA_KEY_MAX];
 	const char *p;
 
 	for (size_t i = 0; i < k->n; i++) {
-		const char *hex = k->v[i];
+		const char *hex = skip_0x(k->v[i]);
 		int n;
 
-		if (hex[0] == '0' && (hex[1] == 'x' || hex[1] == 'X'))
-			hex += 2;
 		if (tool_unhex(hex, key, sizeof(key)) <= 0) {
-			json_decref(results);
+			dta_exec_text_flush(a->sess, &out);
 			dta_buf_free(&out);
-			return send_error(a, conn, MHD_HTTP_BAD_REQUEST, NULL,
-					  "key %zu: not 1..%d bytes of hex", i,
-					  DTA_KEY_MAX);
+			return failed(f, MHD_HTTP_BAD_REQUEST,
+				      "key %zu: not 1..%d bytes of hex", i,
+				      DTA_KEY_MAX);
 		}
 		n = snprintf(line, sizeof(line), "%s %s %s", op, name, hex);
 		if (!strcmp(op, "ki") && po->has_bank)
@@ -266,28 +288,25 @@ static enum MHD_Result answer_points(struct coll_api *a,
 	}
 	dta_exec_text_flush(a->sess, &out);
 	if (out.oom) {
-		json_decref(results);
 		dta_buf_free(&out);
-		return send_error(a, conn, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL,
-				  "out of memory");
+		return failed(f, MHD_HTTP_INTERNAL_SERVER_ERROR,
+			      "out of memory");
 	}
 	/* One answer line per key, in order. */
+	results = json_array();
 	p = out.p;
 	for (size_t i = 0; i < k->n; i++) {
 		const char *nl = memchr(p, '\n', out.len - (size_t)(p - out.p));
-		const char *hex = k->v[i];
+		const char *hex = skip_0x(k->v[i]);
 		json_t *ans, *r;
 
-		if (hex[0] == '0' && (hex[1] == 'x' || hex[1] == 'X'))
-			hex += 2;
 		ans = nl ? json_loadb(p, (size_t)(nl - p), 0, NULL) : NULL;
 		if (!json_is_object(ans)) {
 			json_decref(ans);
 			json_decref(results);
 			dta_buf_free(&out);
-			return send_error(a, conn,
-					  MHD_HTTP_INTERNAL_SERVER_ERROR, NULL,
-					  "internal error: unreadable answer");
+			return failed(f, MHD_HTTP_INTERNAL_SERVER_ERROR,
+				      "internal error: unreadable answer");
 		}
 		r = json_pack("{s:s%}", "key", hex, strlen(hex));
 		json_object_update(r, ans);
@@ -296,8 +315,7 @@ static enum MHD_Result answer_points(struct coll_api *a,
 		p = nl + 1;
 	}
 	dta_buf_free(&out);
-	reply = json_pack("{s:s,s:o}", "structure", name, "results", results);
-	return send_json(a, conn, MHD_HTTP_OK, reply, NULL);
+	return results;
 }
 
 /* POST body {"keys": [...], "bank": N, "redundancy": N, "threshold": N}. */
@@ -412,7 +430,16 @@ static enum MHD_Result points(struct coll_api *a, struct MHD_Connection *conn,
 			       "{\"keys\": [\"HEX\", ...]}");
 		goto out;
 	}
-	r = answer_points(a, conn, es->name, op, &k, &po);
+	{
+		struct fail f;
+		json_t *res = point_results(a, es->name, op, &k, &po, &f);
+
+		r = res ? send_json(a, conn, MHD_HTTP_OK,
+				    json_pack("{s:s,s:o}", "structure", es->name,
+					      "results", res),
+				    NULL)
+			: send_error(a, conn, f.status, NULL, "%s", f.msg);
+	}
 out:
 	free(k.v);
 	json_decref(body);
@@ -420,6 +447,61 @@ out:
 }
 
 /* ---- Append ---- */
+
+/* Entries of Append list @list of structure @i from @cursor, at most
+ * @max, as JSON ({"hex", "fields"}); NULL with @f set on failure. */
+static json_t *ap_entries(struct coll_api *a, long i, uint32_t list,
+			  uint64_t cursor, uint64_t max, uint64_t *lost,
+			  uint64_t *next, struct fail *f)
+{
+	const struct dta_exec_structure *es = dta_exec_structure(a->o.x,
+								 (size_t)i);
+	size_t es_len = es->layout->g.ap.entry_size;
+	json_t *entries;
+	char *hex;
+	int n;
+
+	if (a->apcap < max * es_len) {
+		uint8_t *b = realloc(a->apbuf, max * es_len);
+
+		if (!b)
+			return failed(f, MHD_HTTP_INTERNAL_SERVER_ERROR,
+				      "out of memory");
+		a->apbuf = b;
+		a->apcap = max * es_len;
+	}
+	n = dta_exec_ap_read_at(a->o.x, (size_t)i, list, cursor, a->apbuf, max,
+				lost, next);
+	if (n < 0)
+		return failed(f, MHD_HTTP_INTERNAL_SERVER_ERROR, "read: %s",
+			      dta_strerror(n));
+	hex = malloc(2 * es_len + 1);
+	if (!hex)
+		return failed(f, MHD_HTTP_INTERNAL_SERVER_ERROR,
+			      "out of memory");
+	entries = json_array();
+	for (int k = 0; k < n; k++) {
+		const uint8_t *e = a->apbuf + (size_t)k * es_len;
+		json_t *ent;
+
+		tool_hex(e, es_len, hex);
+		ent = json_pack("{s:s}", "hex", hex);
+		if (es->schema) {
+			char fields[8192];
+			int fl = dta_schema_json(es->schema, e, es_len, fields,
+						 sizeof(fields));
+			json_t *fj = fl > 0 ? json_loadb(fields, (size_t)fl, 0,
+							 NULL)
+					    : NULL;
+
+			if (fj)
+				json_object_set_new(ent, "fields", fj);
+		}
+		json_array_append_new(entries, ent);
+	}
+	free(hex);
+	return entries;
+}
 
 static enum MHD_Result list_read(struct coll_api *a,
 				 struct MHD_Connection *conn, long i,
@@ -436,10 +518,8 @@ static enum MHD_Result list_read(struct coll_api *a,
 						     "max");
 	uint64_t list, cursor = DTA_EXEC_AP_CURSOR_OLDEST, max = AP_DEFAULT;
 	uint64_t lost = 0, next = 0;
-	json_t *entries, *reply;
-	size_t es_len;
-	char *hex;
-	int n;
+	struct fail f;
+	json_t *entries;
 
 	if (l->primitive != DTA_PRIM_APPEND)
 		return send_error(a, conn, MHD_HTTP_BAD_REQUEST, NULL,
@@ -459,53 +539,19 @@ static enum MHD_Result list_read(struct coll_api *a,
 				  l->g.ap.batch_entries, AP_MAX);
 	if (max < l->g.ap.batch_entries)
 		max = l->g.ap.batch_entries;
-	es_len = l->g.ap.entry_size;
-	if (a->apcap < max * es_len) {
-		uint8_t *b = realloc(a->apbuf, max * es_len);
-
-		if (!b)
-			return send_error(a, conn,
-					  MHD_HTTP_INTERNAL_SERVER_ERROR, NULL,
-					  "out of memory");
-		a->apbuf = b;
-		a->apcap = max * es_len;
-	}
-	n = dta_exec_ap_read_at(a->o.x, (size_t)i, (uint32_t)list, cursor,
-				a->apbuf, max, &lost, &next);
-	if (n < 0)
-		return send_error(a, conn, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL,
-				  "read: %s", dta_strerror(n));
-	hex = malloc(2 * es_len + 1);
-	if (!hex)
-		return send_error(a, conn, MHD_HTTP_INTERNAL_SERVER_ERROR, NULL,
-				  "out of memory");
-	entries = json_array();
-	for (int k = 0; k < n; k++) {
-		const uint8_t *e = a->apbuf + (size_t)k * es_len;
-		json_t *ent;
-
-		tool_hex(e, es_len, hex);
-		ent = json_pack("{s:s}", "hex", hex);
-		if (es->schema) {
-			char fields[8192];
-			int fl = dta_schema_json(es->schema, e, es_len, fields,
-						 sizeof(fields));
-			json_t *f = fl > 0 ? json_loadb(fields, (size_t)fl, 0,
-							NULL)
-					   : NULL;
-
-			if (f)
-				json_object_set_new(ent, "fields", f);
-		}
-		json_array_append_new(entries, ent);
-	}
-	free(hex);
-	reply = json_pack("{s:s,s:I,s:I,s:I,s:I,s:o}", "structure", es->name,
-			  "list", (json_int_t)list,
-			  "cursor", (json_int_t)(cs ? cursor : next - (uint64_t)n - lost),
-			  "next", (json_int_t)next, "lost", (json_int_t)lost,
-			  "entries", entries);
-	return send_json(a, conn, MHD_HTTP_OK, reply, NULL);
+	entries = ap_entries(a, i, (uint32_t)list, cursor, max, &lost, &next,
+			     &f);
+	if (!entries)
+		return send_error(a, conn, f.status, NULL, "%s", f.msg);
+	/* Without a cursor: where the oldest stored entry was. */
+	if (!cs)
+		cursor = next - json_array_size(entries) - lost;
+	return send_json(a, conn, MHD_HTTP_OK,
+			 json_pack("{s:s,s:I,s:I,s:I,s:I,s:o}", "structure",
+				   es->name, "list", (json_int_t)list, "cursor",
+				   (json_int_t)cursor, "next", (json_int_t)next,
+				   "lost", (json_int_t)lost, "entries", entries),
+			 NULL);
 }
 
 /* ---- routing ---- */
@@ -532,6 +578,168 @@ static enum MHD_Result grafana_metrics(struct coll_api *a,
 	}
 	json_decref(all);
 	return send_json(a, conn, MHD_HTTP_OK, out, NULL);
+}
+
+/* A Grafana table ({"type": "table", "columns", "rows"}) of @objs (an
+ * array of flat objects): a column per member, in the order first seen;
+ * numbers as numbers, anything else (arrays, objects) as its JSON text. */
+static json_t *grafana_table(json_t *objs)
+{
+	json_t *cols = json_array(), *names = json_object(), *rows = json_array();
+	json_t *o, *v;
+	const char *key;
+	size_t k;
+
+	json_array_foreach (objs, k, o) {
+		json_object_foreach (o, key, v) {
+			if (json_object_get(names, key))
+				continue;
+			json_object_set_new(names, key,
+					    json_integer((json_int_t)
+							 json_array_size(cols)));
+			json_array_append_new(
+				cols, json_pack("{s:s,s:s}", "text", key, "type",
+						json_is_number(v) ? "number"
+								  : "string"));
+		}
+	}
+	json_array_foreach (objs, k, o) {
+		json_t *row = json_array();
+
+		for (size_t c = 0; c < json_array_size(cols); c++)
+			json_array_append_new(row, json_null());
+		json_object_foreach (o, key, v) {
+			size_t c = (size_t)json_integer_value(
+				json_object_get(names, key));
+			json_t *cell;
+
+			if (json_is_number(v) || json_is_string(v)) {
+				cell = json_incref(v);
+			} else {
+				char *t = json_dumps(v, JSON_COMPACT |
+							       JSON_ENCODE_ANY);
+
+				cell = json_string(t ? t : "");
+				free(t);
+			}
+			json_array_set_new(row, c, cell);
+		}
+		json_array_append_new(rows, row);
+	}
+	json_decref(names);
+	return json_pack("{s:s,s:o,s:o}", "type", "table", "columns", cols,
+			 "rows", rows);
+}
+
+/* Append entries as flat rows: hex, then the schema's fields. */
+static json_t *flat_entries(json_t *entries)
+{
+	json_t *out = json_array(), *e;
+	size_t k;
+
+	json_array_foreach (entries, k, e) {
+		json_t *row = json_pack("{s:O}", "hex", json_object_get(e, "hex"));
+		json_t *fields = json_object_get(e, "fields");
+
+		if (fields)
+			json_object_update(row, fields);
+		json_array_append_new(out, row);
+	}
+	return out;
+}
+
+/*
+ * Grafana's JSON data source: POST /query. Each target names a structure;
+ * its payload says what to read: {"keys": [...], "bank": N} for a
+ * Key-Write, Postcarding or Key-Increment structure (a table of the
+ * lookups), {"list": N, "max": N} for an Append structure (a table of the
+ * oldest entries still stored). The answer is a table per target.
+ */
+static enum MHD_Result grafana_query(struct coll_api *a,
+				     struct MHD_Connection *conn,
+				     const struct req *rq, const char *who)
+{
+	json_error_t je;
+	json_t *body = json_loadb(rq->body ? rq->body : "", rq->len, 0, &je);
+	json_t *targets = json_object_get(body, "targets"), *t, *out = NULL;
+	struct fail f = { MHD_HTTP_BAD_REQUEST, "" };
+	size_t k;
+
+	if (!body || !json_is_array(targets)) {
+		json_decref(body);
+		return send_error(a, conn, MHD_HTTP_BAD_REQUEST, NULL,
+				  "the body must be Grafana's query: "
+				  "{\"targets\": [...]}");
+	}
+	out = json_array();
+	json_array_foreach (targets, k, t) {
+		const char *name = json_string_value(json_object_get(t, "target"));
+		json_t *payload = json_object_get(t, "payload"), *res;
+		const struct dta_exec_structure *es;
+		long i = name ? find_readable(a, name, who) : -1;
+
+		if (i < 0) {
+			f.status = MHD_HTTP_NOT_FOUND;
+			snprintf(f.msg, sizeof(f.msg), "target %zu: no structure "
+				 "named %s", k, name ? name : "(none)");
+			goto fail;
+		}
+		es = dta_exec_structure(a->o.x, (size_t)i);
+		if (es->layout->primitive == DTA_PRIM_APPEND) {
+			json_t *jl = json_object_get(payload, "list");
+			json_t *jm = json_object_get(payload, "max");
+			json_int_t list = jl ? json_integer_value(jl) : 0;
+			json_int_t max = jm ? json_integer_value(jm) : AP_DEFAULT;
+			uint64_t lost, next;
+
+			if ((jl && !json_is_integer(jl)) || list < 0 ||
+			    list >= es->layout->g.ap.lists ||
+			    (jm && !json_is_integer(jm)) ||
+			    max < es->layout->g.ap.batch_entries ||
+			    max > AP_MAX) {
+				snprintf(f.msg, sizeof(f.msg), "target %zu: payload "
+					 "list 0..%u, max %u..%d", k,
+					 es->layout->g.ap.lists - 1,
+					 es->layout->g.ap.batch_entries, AP_MAX);
+				goto fail;
+			}
+			res = ap_entries(a, i, (uint32_t)list,
+					 DTA_EXEC_AP_CURSOR_OLDEST, (uint64_t)max,
+					 &lost, &next, &f);
+			if (!res)
+				goto fail;
+			json_array_append_new(out, grafana_table(flat_entries(res)));
+			json_decref(res);
+		} else {
+			struct point_opts po = { 0 };
+			struct keys keys = { 0 };
+			const char *op = es->layout->primitive == DTA_PRIM_KEY_WRITE
+						 ? "kw"
+					 : es->layout->primitive == DTA_PRIM_POSTCARD
+						 ? "pc"
+						 : "ki";
+			const char *why = NULL;
+
+			if (body_keys(payload, &keys, &po, &why)) {
+				free(keys.v);
+				snprintf(f.msg, sizeof(f.msg), "target %zu: payload: "
+					 "%s", k, why);
+				goto fail;
+			}
+			res = point_results(a, es->name, op, &keys, &po, &f);
+			free(keys.v);
+			if (!res)
+				goto fail;
+			json_array_append_new(out, grafana_table(res));
+			json_decref(res);
+		}
+	}
+	json_decref(body);
+	return send_json(a, conn, MHD_HTTP_OK, out, NULL);
+fail:
+	json_decref(out);
+	json_decref(body);
+	return send_error(a, conn, f.status, NULL, "%s", f.msg);
 }
 
 static enum MHD_Result route(struct coll_api *a, struct MHD_Connection *conn,
@@ -563,6 +771,13 @@ static enum MHD_Result route(struct coll_api *a, struct MHD_Connection *conn,
 					  "POST", "POST only (Grafana's JSON "
 					  "data source)");
 		return grafana_metrics(a, conn, who);
+	}
+	if (!strcmp(url, "/query")) {
+		if (!post)
+			return send_error(a, conn, MHD_HTTP_METHOD_NOT_ALLOWED,
+					  "POST", "POST only (Grafana's JSON "
+					  "data source)");
+		return grafana_query(a, conn, rq, who);
 	}
 	if (!strcmp(url, "/v1/structures") || !strcmp(url, "/v1/structures/")) {
 		json_t *all;

@@ -7,6 +7,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <netinet/in.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -34,6 +35,7 @@ struct httpd {
 	uint16_t port;
 	struct hconn conns; /* list head */
 	uint64_t deadline_closed;
+	uint64_t last_log_ns, unlogged; /* libmicrohttpd's lines, rate-limited */
 };
 
 static uint64_t now_ns(void)
@@ -137,19 +139,32 @@ static void on_completed(void *cls, struct MHD_Connection *conn,
 		((struct hconn *)ci->socket_context)->start_ns = now_ns();
 }
 
+/* libmicrohttpd's own lines (failed handshakes, malformed HTTP): what a
+ * client controls, so at most one a second, with the count of those left
+ * out. */
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
 	struct httpd *h = cls;
-	char line[512];
+	uint64_t now = now_ns();
+	char line[512], more[64] = "";
 	size_t n;
 
 	if (!h->o.log)
 		return;
+	if (h->last_log_ns && now - h->last_log_ns < 1000000000ull) {
+		h->unlogged++;
+		return;
+	}
+	if (h->unlogged)
+		snprintf(more, sizeof(more), " (and %" PRIu64 " more not logged)",
+			 h->unlogged);
+	h->last_log_ns = now;
+	h->unlogged = 0;
 	vsnprintf(line, sizeof(line), fmt, ap);
 	n = strlen(line);
 	while (n && line[n - 1] == '\n')
 		line[--n] = 0;
-	h->o.log("%s: %s", h->o.name, line);
+	h->o.log("%s: %s%s", h->o.name, line, more);
 }
 
 int httpd_start(const struct httpd_opts *o, struct httpd **out)

@@ -174,16 +174,18 @@ e2e_expect "no keys" "$(status alice "$U/v1/structures/flows/kw")" 400
 e2e_expect "kw on an Append structure" "$(status alice "$U/v1/structures/events/kw?key=00")" 400
 e2e_expect "bad JSON body" "$(status alice "$U/v1/structures/flows/kw" --data-binary 'nope')" 400
 e2e_expect "list out of range" "$(status alice "$U/v1/structures/events/lists/2")" 404
+e2e_expect "Grafana query of secret as alice" "$(status alice "$U/query" \
+	--data-binary '{"targets":[{"target":"secret","payload":{"keys":["00"]}}]}')" 404
 e2e_expect "max below a batch" "$(status alice "$U/v1/structures/events/lists/0?max=3")" 400
 head -c $((2 * 1024 * 1024)) /dev/zero > "$E2E/big"
 e2e_expect "2 MiB body" "$(status alice "$U/v1/structures/flows/kw" --data-binary @"$E2E/big")" 413
 e2e_expect "still serving" "$(status alice "$U/")" 200
-# Counted: the 12 answers above with a 4xx status; the handshakes that
+# Counted: the 13 answers above with a 4xx status; the handshakes that
 # failed never became requests.
 e2e_query stats > "$E2E/stats.json"
 e2e_expect "api errors counted" \
 	"$(python3 -c 'import json,sys; a=json.load(sys.stdin)["api"]; print(a["errors"], a["refused"])' < "$E2E/stats.json")" \
-	"12 0"
+	"13 0"
 
 # ---- values: the unix socket's, key for key ----
 cat > "$E2E/same.py" <<'PY'
@@ -258,6 +260,7 @@ for line in open(truthdir + "/ap.truth"):
     if w and w[0] == "ap":
         sent[int(w[1])].append(w[2][2:] if w[2].startswith("0x") else w[2])
 info = curl("/v1/structures/events")
+stored = {}
 for lst in (0, 1):
     seen, lost, cur, calls = [], 0, 0, 0
     while True:
@@ -295,6 +298,22 @@ for lst in (0, 1):
     assert [e["hex"] for e in r["entries"]] == seen[1:], r
     print("ok: list %d: %d entries sent, %d read once each in %d calls, "
           "%d counted lost" % (lst, total, len(seen), calls, lost))
+    stored[lst] = seen
+
+# Grafana's JSON data source: /metrics lists, /query answers tables with
+# the same values.
+names = [m["value"] for m in curl("/metrics", {})]
+assert names == ["flows", "postcards", "counters", "events"], names
+ks = keys_of("ki", 5)
+tables = curl("/query", {"targets": [
+    {"refId": "A", "target": "counters", "payload": {"keys": ks}},
+    {"refId": "B", "target": "events", "payload": {"list": 1, "max": 64}}]})
+want = unix(["ki counters %s" % k for k in ks])
+assert [c["text"] for c in tables[0]["columns"]] == ["key", "count"], tables
+assert tables[0]["rows"] == [[k, w["count"]] for k, w in zip(ks, want)]
+assert [c["text"] for c in tables[1]["columns"]] == ["hex", "seq", "v"]
+assert [r[0] for r in tables[1]["rows"]] == stored[1]
+print("ok: Grafana /metrics and /query")
 PY
 python3 "$E2E/same.py" "$E2E/collector.sock" "$U" "$P" "$E2E"
 
