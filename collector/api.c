@@ -581,8 +581,9 @@ static enum MHD_Result grafana_metrics(struct coll_api *a,
 }
 
 /* A Grafana table ({"type": "table", "columns", "rows"}) of @objs (an
- * array of flat objects): a column per member, in the order first seen;
- * numbers as numbers, anything else (arrays, objects) as its JSON text. */
+ * array of flat objects, still the caller's): a column per member, in the
+ * order first seen; numbers and strings as they are, anything else
+ * (arrays, objects) as its JSON text. */
 static json_t *grafana_table(json_t *objs)
 {
 	json_t *cols = json_array(), *names = json_object(), *rows = json_array();
@@ -708,7 +709,12 @@ static enum MHD_Result grafana_query(struct coll_api *a,
 					 &lost, &next, &f);
 			if (!res)
 				goto fail;
-			json_array_append_new(out, grafana_table(flat_entries(res)));
+			{
+				json_t *flat = flat_entries(res);
+
+				json_array_append_new(out, grafana_table(flat));
+				json_decref(flat);
+			}
 			json_decref(res);
 		} else {
 			struct point_opts po = { 0 };
