@@ -89,6 +89,11 @@ static enum MHD_Result send_error(struct coll_api *a,
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	/* Messages may quote the request (a name, jansson's "near '...'"):
+	 * printable ASCII only, for the log line and for valid JSON. */
+	for (char *p = msg; *p; p++)
+		if ((unsigned char)*p < 0x20 || (unsigned char)*p > 0x7e)
+			*p = '?';
 	if (status == MHD_HTTP_BAD_REQUEST ||
 	    status == MHD_HTTP_CONTENT_TOO_LARGE) {
 		/* Malformed requests: at most one line a second. */

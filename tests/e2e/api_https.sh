@@ -166,6 +166,8 @@ e2e_expect "GET secret as bob" "$(status bob "$U/v1/structures/secret")" 200
 
 # Errors.
 e2e_expect "unknown structure" "$(status alice "$U/v1/structures/nope")" 404
+e2e_expect "a name with a newline and a stray byte" "$(status alice "$U/v1/structures/a%0Ab%FF")" 404
+python3 -c 'import json,sys; print("ok: still JSON:", json.load(open(sys.argv[1])))' "$E2E/body"
 e2e_expect "unknown path" "$(status alice "$U/v2")" 404
 e2e_expect "DELETE" "$(status alice "$U/v1/structures" -X DELETE)" 405
 e2e_expect "bad key" "$(status alice "$U/v1/structures/flows/kw?key=xyz")" 400
@@ -183,12 +185,12 @@ e2e_expect "max below a batch" "$(status alice "$U/v1/structures/events/lists/0?
 head -c $((2 * 1024 * 1024)) /dev/zero > "$E2E/big"
 e2e_expect "2 MiB body" "$(status alice "$U/v1/structures/flows/kw" --data-binary @"$E2E/big")" 413
 e2e_expect "still serving" "$(status alice "$U/")" 200
-# Counted: the 14 answers above with a 4xx status; the handshakes that
+# Counted: the 15 answers above with a 4xx status; the handshakes that
 # failed never became requests.
 e2e_query stats > "$E2E/stats.json"
 e2e_expect "api errors counted" \
 	"$(python3 -c 'import json,sys; a=json.load(sys.stdin)["api"]; print(a["errors"], a["refused"])' < "$E2E/stats.json")" \
-	"14 0"
+	"15 0"
 
 # ---- values: the unix socket's, key for key ----
 cat > "$E2E/same.py" <<'PY'
