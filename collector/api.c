@@ -534,10 +534,12 @@ static enum MHD_Result list_read(struct coll_api *a,
 		return send_error(a, conn, MHD_HTTP_NOT_FOUND, NULL,
 				  "%s has lists 0..%u", es->name,
 				  l->g.ap.lists - 1);
-	if (cs && parse_u64(cs, UINT64_MAX - 1, &cursor))
+	/* Below 2^62: the answer's numbers stay JSON integers jansson and
+	 * JavaScript-free clients read exactly, with room to count on. */
+	if (cs && parse_u64(cs, (1ull << 62) - 1, &cursor))
 		return send_error(a, conn, MHD_HTTP_BAD_REQUEST, NULL,
-				  "cursor must be a whole number (the next "
-				  "entry's index)");
+				  "cursor must be a whole number below 2^62 "
+				  "(the next entry's index)");
 	if (ms && (parse_u64(ms, AP_MAX, &max) || max < l->g.ap.batch_entries))
 		return send_error(a, conn, MHD_HTTP_BAD_REQUEST, NULL,
 				  "max must be %u..%d (batches are read whole)",

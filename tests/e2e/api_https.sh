@@ -181,16 +181,17 @@ e2e_expect "bad JSON body" "$(status alice "$U/v1/structures/flows/kw" --data-bi
 e2e_expect "list out of range" "$(status alice "$U/v1/structures/events/lists/2")" 404
 e2e_expect "Grafana query of secret as alice" "$(status alice "$U/query" \
 	--data-binary '{"targets":[{"target":"secret","payload":{"keys":["00"]}}]}')" 404
+e2e_expect "cursor of 2^62" "$(status alice "$U/v1/structures/events/lists/0?cursor=4611686018427387904")" 400
 e2e_expect "max below a batch" "$(status alice "$U/v1/structures/events/lists/0?max=3")" 400
 head -c $((2 * 1024 * 1024)) /dev/zero > "$E2E/big"
 e2e_expect "2 MiB body" "$(status alice "$U/v1/structures/flows/kw" --data-binary @"$E2E/big")" 413
 e2e_expect "still serving" "$(status alice "$U/")" 200
-# Counted: the 15 answers above with a 4xx status; the handshakes that
+# Counted: the 16 answers above with a 4xx status; the handshakes that
 # failed never became requests.
 e2e_query stats > "$E2E/stats.json"
 e2e_expect "api errors counted" \
 	"$(python3 -c 'import json,sys; a=json.load(sys.stdin)["api"]; print(a["errors"], a["refused"])' < "$E2E/stats.json")" \
-	"15 0"
+	"16 0"
 
 # ---- values: the unix socket's, key for key ----
 cat > "$E2E/same.py" <<'PY'
