@@ -1006,6 +1006,7 @@ int coll_api_start(const struct coll_api_opts *o, struct coll_api **out,
 		.conn_limit = COLL_API_CONNECTIONS,
 		.per_ip_limit = COLL_API_PER_IP, .timeout_s = COLL_API_IDLE_S,
 		.deadline_s = COLL_API_DEADLINE_S,
+		.conn_memory = COLL_API_CONN_MEMORY,
 		/* No session tickets: every connection does a full handshake
 		 * and presents its certificate. */
 		.tls_priorities = COLL_TLS_PRIORITY ":%NO_TICKETS",

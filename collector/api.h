@@ -23,6 +23,10 @@
 #define COLL_API_DEADLINE_S 30
 /* Seconds of silence before a connection is closed. */
 #define COLL_API_IDLE_S 10
+/* Bytes per connection for a request's line, headers and query arguments
+ * (each ?key= costs its text and a record): room for about 2500 13-byte
+ * keys in a GET. */
+#define COLL_API_CONN_MEMORY (256u * 1024)
 /* Connections at once, and from one address. */
 #define COLL_API_CONNECTIONS 64
 #define COLL_API_PER_IP 16

@@ -219,6 +219,9 @@ int httpd_start(const struct httpd_opts *o, struct httpd **out)
 				o->per_ip_limit ? o->per_ip_limit : 8u,
 				MHD_OPTION_CONNECTION_TIMEOUT,
 				o->timeout_s ? o->timeout_s : 10u,
+				MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+				o->conn_memory ? o->conn_memory
+					       : (size_t)32 * 1024,
 				MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
 				MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
 				MHD_OPTION_ARRAY, tls,

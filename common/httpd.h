@@ -44,6 +44,9 @@ struct httpd_opts {
 	unsigned per_ip_limit; /* from one address (0: 8) */
 	unsigned timeout_s;    /* inactivity (0: 10) */
 	unsigned deadline_s;   /* one request, in total (0: none) */
+	/* Bytes per connection for its request line, headers and query
+	 * arguments (libmicrohttpd's pool; 0: its default, 32 KiB). */
+	size_t conn_memory;
 	/* HTTPS when set: PEM text of the server's certificate (chain) and
 	 * key; with @tls_ca_pem, clients must present a certificate that
 	 * chains to it. */
