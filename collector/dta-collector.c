@@ -33,6 +33,9 @@
 #include "dta/frame.h"
 #include "log.h"
 #include "metrics.h"
+#ifdef DTA_HAVE_MHD
+#include "api.h"
+#endif
 #include "notify.h"
 #include "remote.h"
 #include "service.h"
@@ -115,6 +118,9 @@ struct collector {
 	struct metrics_hist answer_ns;  /* request latency (metrics only) */
 	struct coll_notify *notify;     /* `wait` requests (collector/notify.c) */
 	struct coll_remote *remote;     /* query_listen (collector/remote.c) */
+#ifdef DTA_HAVE_MHD
+	struct coll_api *api; /* NULL: api_listen not set (collector/api.c) */
+#endif
 #ifdef DTA_HAVE_RDMA
 	struct coll_rdma *rdma;
 #endif
@@ -767,6 +773,17 @@ static void stats_json(struct collector *c, FILE *out, size_t nstruct)
 	if (c->remote)
 		fprintf(out, ",\"remote_refused\":%" PRIu64,
 			coll_remote_refused(c->remote));
+#ifdef DTA_HAVE_MHD
+	if (c->api) {
+		struct coll_api_stats st;
+
+		coll_api_stats(c->api, &st);
+		fprintf(out, ",\"api\":{\"requests\":%" PRIu64 ",\"errors\":%"
+			PRIu64 ",\"refused\":%" PRIu64 ",\"deadline_closed\":%"
+			PRIu64 "}", st.requests, st.errors, st.refused,
+			st.deadline);
+	}
+#endif
 #ifdef DTA_HAVE_RDMA
 	if (c->rdma) {
 		fputc(',', out);
@@ -819,6 +836,14 @@ static const struct metrics_def collector_metrics[] = {
 	   "RDMA connections refused (rdma_allow, no room)."),
 	CM("rdma.disconnected", "rdma_disconnects_total", METRICS_COUNTER,
 	   "RDMA connections that ended."),
+	CM("api.requests", "api_requests_total", METRICS_COUNTER,
+	   "HTTPS API requests answered (docs/api.md)."),
+	CM("api.errors", "api_request_errors_total", METRICS_COUNTER,
+	   "HTTPS API requests answered with a 4xx or 5xx status."),
+	CM("api.refused", "api_refused_total", METRICS_COUNTER,
+	   "HTTPS API requests refused (403): no usable client name."),
+	CM("api.deadline_closed", "api_deadline_closed_total", METRICS_COUNTER,
+	   "HTTPS API connections shut at the request deadline."),
 };
 #undef CM
 #undef CL
@@ -909,6 +934,41 @@ static int start_metrics(struct collector *c, const char *listen)
 	tool_log(LOG_INFO, "metrics on http://%s%s/metrics",
 		 strchr(listen, ':') ? "" : "127.0.0.1:", listen);
 	return 0;
+}
+
+/* The HTTPS JSON API on [collector] api_listen (docs/api.md): HTTPS only,
+ * so the TLS keys must be set too. */
+static int start_api(struct collector *c)
+{
+	const char *listen = dta_config_collector_get(c->cfg, (size_t)c->idx,
+						      "api_listen");
+#ifdef DTA_HAVE_MHD
+	struct coll_api_opts o = {
+		.listen = listen, .collector = c->name, .x = c->x, .cs = c->cs,
+		.n = c->n,
+	};
+	char err[512] = "";
+
+	if (!listen)
+		return 0;
+	o.tls_cert = dta_config_collector_get(c->cfg, (size_t)c->idx,
+					      "tls_cert");
+	o.tls_key = dta_config_collector_get(c->cfg, (size_t)c->idx, "tls_key");
+	o.tls_ca = dta_config_collector_get(c->cfg, (size_t)c->idx, "tls_ca");
+	if (coll_api_start(&o, &c->api, err, sizeof(err))) {
+		tool_log(LOG_ERR, "api_listen = %s: %s", listen, err);
+		return -1;
+	}
+	tool_log(LOG_INFO, "HTTPS API on https://%s%s/v1/structures",
+		 strchr(listen, ':') ? "" : "127.0.0.1:", listen);
+	return 0;
+#else
+	if (!listen)
+		return 0;
+	tool_log(LOG_ERR, "api_listen = %s: this build has no libmicrohttpd",
+		 listen);
+	return -1;
+#endif
 }
 
 /* Answer a request the collector handles itself (rare ones: the FILE
@@ -1691,14 +1751,43 @@ static void answer_waits(struct collector *c)
 		coll_notify_want(c->notify, any);
 }
 
+static int api_timeout(struct collector *c, int ms)
+{
+#ifdef DTA_HAVE_MHD
+	return coll_api_timeout(c->api, ms);
+#else
+	(void)c;
+	return ms;
+#endif
+}
+
+static void api_run(struct collector *c)
+{
+#ifdef DTA_HAVE_MHD
+	coll_api_run(c->api);
+#else
+	(void)c;
+#endif
+}
+
+static void api_stop(struct collector *c)
+{
+#ifdef DTA_HAVE_MHD
+	coll_api_stop(c->api);
+	c->api = NULL;
+#else
+	(void)c;
+#endif
+}
+
 static void serve(struct collector *c)
 {
 	uint64_t next_status = tool_now_ns() + 5000000000ull;
 
 	while (!stop_signal) {
-		struct pollfd p[MAX_CLIENTS + 5];
-		int idx[MAX_CLIENTS + 5], np = 0, n, ms;
-		bool pend[MAX_CLIENTS + 5] = { false }, any_pend = false;
+		struct pollfd p[MAX_CLIENTS + 6];
+		int idx[MAX_CLIENTS + 6], np = 0, n, ms;
+		bool pend[MAX_CLIENTS + 6] = { false }, any_pend = false;
 		uint64_t now;
 
 		p[np].fd = c->listen_fd;
@@ -1726,6 +1815,13 @@ static void serve(struct collector *c)
 			p[np].events = POLLIN;
 			idx[np++] = -5;
 		}
+#ifdef DTA_HAVE_MHD
+		if (c->api) {
+			p[np].fd = coll_api_fd(c->api);
+			p[np].events = POLLIN;
+			idx[np++] = -6;
+		}
+#endif
 		for (int i = 0; i < MAX_CLIENTS; i++) {
 			struct client *cl = &c->cl[i];
 
@@ -1751,9 +1847,9 @@ static void serve(struct collector *c)
 				p[np].events |= POLLOUT;
 			idx[np++] = i;
 		}
-		ms = metrics_server_timeout(c->metrics,
+		ms = api_timeout(c, metrics_server_timeout(c->metrics,
 			tool_service_timeout_ms(tool_now_ns(),
-						client_timeouts(c, 500)));
+						client_timeouts(c, 500))));
 		n = poll(p, (nfds_t)np, any_pend ? 0 : ms);
 		if (n < 0) {
 			if (errno == EINTR)
@@ -1761,8 +1857,10 @@ static void serve(struct collector *c)
 			tool_log(LOG_ERR, "poll: %s", strerror(errno));
 			return;
 		}
-		if (n == 0 && !any_pend) /* MHD's connection timeouts */
+		if (n == 0 && !any_pend) { /* MHD's timeouts, API deadlines */
 			metrics_server_run(c->metrics);
+			api_run(c);
+		}
 		/* The watchdog's keep-alive comes from this loop only: a
 		 * collector stuck in a request stops sending it. */
 		now = tool_now_ns();
@@ -1792,6 +1890,10 @@ static void serve(struct collector *c)
 			}
 			if (idx[k] == -5) {
 				accept_remote(c);
+				continue;
+			}
+			if (idx[k] == -6) {
+				api_run(c);
 				continue;
 			}
 			cl = &c->cl[idx[k]];
@@ -1928,7 +2030,8 @@ int main(int argc, char **argv)
 	if (start_remote(&c) || listen_on(&c) ||
 	    open_regions(&c, huge, force, restore))
 		goto out;
-	if (start_rdma(&c) || start_metrics(&c, metrics_listen))
+	if (start_rdma(&c) || start_metrics(&c, metrics_listen) ||
+	    start_api(&c))
 		goto out;
 	opt = coll_notify_start(c.r, c.n, &c.notify);
 	if (opt) {
@@ -1946,6 +2049,7 @@ int main(int argc, char **argv)
 	c.notify = NULL;
 	metrics_server_stop(c.metrics);
 	c.metrics = NULL;
+	api_stop(&c);
 	tool_log(LOG_INFO, "%s: shutting down",
 		 stop_signal == SIGTERM ? "SIGTERM" : "SIGINT");
 	tool_service_stopping("shutting down: retiring the regions%s",
@@ -1963,6 +2067,7 @@ int main(int argc, char **argv)
 out:
 	coll_notify_stop(c.notify);
 	metrics_server_stop(c.metrics);
+	api_stop(&c);
 	for (int i = 0; i < MAX_CLIENTS; i++)
 		if (c.cl[i].fd >= 0)
 			drop_client(&c.cl[i]);

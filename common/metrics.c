@@ -11,7 +11,7 @@
 #include <string.h>
 
 #ifdef DTA_HAVE_MHD
-#include <microhttpd.h>
+#include "httpd.h"
 #endif
 
 #include "metrics.h"
@@ -465,42 +465,14 @@ int metrics_listen_parse(const char *s, uint32_t *addr, uint16_t *port)
 
 #ifdef DTA_HAVE_MHD
 struct metrics_server {
-	struct MHD_Daemon *d;
+	struct httpd *h;
 	struct metrics_server_opts o;
-	uint16_t port;
 };
-
-static enum MHD_Result reply(struct MHD_Connection *conn, unsigned status,
-			     const char *type, char *body, size_t len,
-			     bool owned, const char *allow)
-{
-	struct MHD_Response *r;
-	enum MHD_Result ret;
-
-	r = MHD_create_response_from_buffer(len, body,
-					    owned ? MHD_RESPMEM_MUST_FREE
-						  : MHD_RESPMEM_MUST_COPY);
-	if (!r) {
-		if (owned)
-			free(body);
-		return MHD_NO;
-	}
-	if (MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type) ==
-		    MHD_NO ||
-	    (allow && MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW,
-					      allow) == MHD_NO)) {
-		MHD_destroy_response(r);
-		return MHD_NO;
-	}
-	ret = MHD_queue_response(conn, status, r);
-	MHD_destroy_response(r);
-	return ret;
-}
 
 static enum MHD_Result text(struct MHD_Connection *conn, unsigned status,
 			    const char *msg, const char *allow)
 {
-	return reply(conn, status, "text/plain; charset=utf-8", (char *)msg,
+	return httpd_reply(conn, status, "text/plain; charset=utf-8", (char *)msg,
 		     strlen(msg), false, allow);
 }
 
@@ -539,7 +511,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 			return text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
 				    "cannot write the metrics\n", NULL);
 		}
-		return reply(conn, MHD_HTTP_OK,
+		return httpd_reply(conn, MHD_HTTP_OK,
 			     "text/plain; version=0.0.4; charset=utf-8", buf,
 			     len, true, NULL);
 	}
@@ -555,101 +527,64 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 		    "not found: /metrics, /health, /healthz\n", NULL);
 }
 
-static void mhd_log(void *cls, const char *fmt, va_list ap)
-{
-	struct metrics_server *s = cls;
-	char line[512];
-	size_t n;
-
-	if (!s->o.log)
-		return;
-	vsnprintf(line, sizeof(line), fmt, ap);
-	n = strlen(line);
-	while (n && line[n - 1] == '\n')
-		line[--n] = 0;
-	s->o.log("metrics: %s", line);
-}
-
 int metrics_server_start(const struct metrics_server_opts *o,
 			 struct metrics_server **out)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET };
-	const union MHD_DaemonInfo *info;
 	struct metrics_server *s;
-	uint32_t addr;
-	uint16_t port;
+	struct httpd_opts ho = {
+		.name = "metrics", .handler = on_request,
+		.conn_limit = 16, .per_ip_limit = 8, .timeout_s = 10,
+		.deadline_s = 30,
+	};
 	int err;
 
 	if (!out)
 		return -EINVAL;
 	*out = NULL;
-	if (!o || !o->write || !o->health ||
-	    metrics_listen_parse(o->listen, &addr, &port))
+	if (!o || !o->write || !o->health)
 		return -EINVAL;
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
 	s->o = *o;
-	sa.sin_addr.s_addr = addr;
-	sa.sin_port = htons(port);
-	/* No thread of MHD's: the daemon's loop runs it (metrics.h). */
-	errno = 0;
-	s->d = MHD_start_daemon(MHD_USE_EPOLL | MHD_USE_ERROR_LOG, port, NULL,
-				NULL, on_request, s,
-				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, s,
-				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
-				MHD_OPTION_CONNECTION_LIMIT, (unsigned)16,
-				MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)8,
-				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10,
-				MHD_OPTION_END);
-	if (!s->d) {
-		err = errno ? -errno : -EADDRINUSE;
-		if (o->log)
-			o->log("metrics: cannot listen on %s (%s)", o->listen,
-			       strerror(-err));
+	ho.listen = o->listen;
+	ho.cls = s;
+	ho.log = o->log;
+	err = httpd_start(&ho, &s->h);
+	if (err) {
 		free(s);
 		return err;
 	}
-	info = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_BIND_PORT);
-	s->port = info ? info->port : port;
 	*out = s;
 	return 0;
 }
 
 int metrics_server_fd(const struct metrics_server *s)
 {
-	const union MHD_DaemonInfo *info =
-		MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_EPOLL_FD);
-
-	return info ? info->epoll_fd : -1;
+	return httpd_fd(s->h);
 }
 
 uint16_t metrics_server_port(const struct metrics_server *s)
 {
-	return s->port;
+	return httpd_port(s->h);
 }
 
 void metrics_server_run(struct metrics_server *s)
 {
 	if (s)
-		MHD_run(s->d);
+		httpd_run(s->h);
 }
 
 int metrics_server_timeout(const struct metrics_server *s, int ms)
 {
-	MHD_UNSIGNED_LONG_LONG t;
-
-	if (s && MHD_get_timeout(s->d, &t) == MHD_YES &&
-	    (ms < 0 || t < (MHD_UNSIGNED_LONG_LONG)ms))
-		return (int)t;
-	return ms;
+	return s ? httpd_timeout(s->h, ms) : ms;
 }
 
 void metrics_server_stop(struct metrics_server *s)
 {
 	if (!s)
 		return;
-	MHD_stop_daemon(s->d);
+	httpd_stop(s->h);
 	free(s);
 }
 #else /* !DTA_HAVE_MHD */

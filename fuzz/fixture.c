@@ -239,7 +239,7 @@ static void check_ap(const struct dta_layout *l, const void *area)
 	for (uint32_t list = 0; list <= lists; list++) {
 		/* list == lists (when not capped) must be refused. */
 		uint32_t id = list == lists ? l->g.ap.lists : list;
-		struct dta_ap_cursor cur;
+		struct dta_ap_cursor cur = { 0 };
 		int rc = dta_ap_cursor_recover(l, area, id, &cur);
 
 		if (id == l->g.ap.lists ? rc >= 0 : (rc < 0 || rc > 1))
@@ -276,6 +276,36 @@ static void check_ap(const struct dta_layout *l, const void *area)
 			}
 			if (rc < 0 || (reads <= 4 * (l->g.ap.ring_batches + 1) &&
 				       dta_ap_reader_position(rd) < got))
+				abort();
+			dta_ap_reader_destroy(rd);
+		}
+		/* Readers placed at an entry index (dta_ap_reader_create_at(),
+		 * the stateless cursors): at 0, at the writer's position the
+		 * ring's bytes give, and a batch before it. They run dry (or
+		 * are stopped, as above) without reading out of bounds. */
+		for (int j = 0; j < 3; j++) {
+			uint32_t at = j == 0 ? 0
+				      : j == 1 ? cur.next_entry
+					       : cur.next_entry - (uint32_t)k - 1;
+			struct dta_ap_reader *rd;
+			uint64_t lost = 0;
+			unsigned reads = 0;
+
+			rc = dta_ap_reader_create_at(l, area, id, at, &rd);
+			if (id == l->g.ap.lists) {
+				if (rc == 0)
+					abort();
+				continue;
+			}
+			if (rc)
+				abort();
+			while ((rc = dta_ap_read(rd, out, k, &lost)) > 0) {
+				if ((size_t)rc > k)
+					abort();
+				if (++reads > 4 * (l->g.ap.ring_batches + 1))
+					break;
+			}
+			if (rc < 0)
 				abort();
 			dta_ap_reader_destroy(rd);
 		}

@@ -477,6 +477,91 @@ static void test_ap_read(void **state)
 	dta_exec_session_destroy(NULL);
 }
 
+/* Stateless reads from a cursor. List 0 of "log": 6 batches of 4 in a
+ * ring of 4, so entries 8..23 are stored; entry i is entry i % 4 of batch
+ * i / 4, whose first byte fill() made 8 * (i / 4 + i % 4). */
+static uint8_t first_byte(uint64_t i)
+{
+	return (uint8_t)(8 * (i / 4 + i % 4));
+}
+
+static void test_ap_read_at(void **state)
+{
+	uint8_t got[64 * 8];
+	uint64_t lost, next, cur, total_lost = 0, seen = 0;
+	int n;
+
+	(void)state;
+	/* From 0: the 8 overwritten entries lost, then 8..23. */
+	n = dta_exec_ap_read_at(T.x, S_LOG, 0, 0, got, 64, &lost, &next);
+	assert_int_equal(n, 16);
+	assert_int_equal(lost, 8);
+	assert_int_equal(next, 24);
+	for (int k = 0; k < n; k++)
+		assert_int_equal(got[k * 8], first_byte(8 + (uint64_t)k));
+	/* Walking batch by batch: each entry once, the loss once. */
+	for (cur = 0;;) {
+		n = dta_exec_ap_read_at(T.x, S_LOG, 0, cur, got, 4, &lost,
+					&next);
+		assert_true(n >= 0);
+		if (n == 0) {
+			assert_int_equal(next, cur);
+			break;
+		}
+		total_lost += lost;
+		for (int k = 0; k < n; k++)
+			assert_int_equal(got[k * 8],
+					 first_byte(cur + lost + (uint64_t)k));
+		seen += (uint64_t)n;
+		assert_int_equal(next, cur + lost + (uint64_t)n);
+		cur = next;
+	}
+	assert_int_equal(total_lost, 8);
+	assert_int_equal(seen, 16);
+	assert_int_equal(cur, 24);
+	/* Inside a batch: the rest of it and what follows. */
+	n = dta_exec_ap_read_at(T.x, S_LOG, 0, 10, got, 64, &lost, &next);
+	assert_int_equal(n, 14);
+	assert_int_equal(lost, 0);
+	assert_int_equal(next, 24);
+	assert_int_equal(got[0], first_byte(10));
+	/* The oldest, as a new session's consumer reads it. */
+	n = dta_exec_ap_read_at(T.x, S_LOG, 0, DTA_EXEC_AP_CURSOR_OLDEST, got,
+				64, &lost, &next);
+	assert_int_equal(n, 16);
+	assert_int_equal(lost, 0);
+	assert_int_equal(next, 24);
+	assert_int_equal(got[0], first_byte(8));
+	/* The cursor's high bits are the caller's: only the low 32 locate. */
+	n = dta_exec_ap_read_at(T.x, S_LOG, 0, (1ull << 32) + 12, got, 4,
+				&lost, &next);
+	assert_int_equal(n, 4);
+	assert_int_equal(next, (1ull << 32) + 16);
+	/* List 1: one batch (4 entries); ahead of the writer: nothing. */
+	n = dta_exec_ap_read_at(T.x, S_LOG, 1, 0, got, 64, &lost, &next);
+	assert_int_equal(n, 4);
+	assert_int_equal(got[0], 100);
+	assert_int_equal(next, 4);
+	n = dta_exec_ap_read_at(T.x, S_LOG, 1, 50, got, 64, &lost, &next);
+	assert_int_equal(n, 0);
+	assert_int_equal(next, 50);
+	/* Errors. */
+	assert_int_equal(dta_exec_ap_read_at(NULL, S_LOG, 0, 0, got, 64, NULL,
+					     NULL), -EINVAL);
+	assert_int_equal(dta_exec_ap_read_at(T.x, S_LOG, 0, 0, NULL, 64, NULL,
+					     NULL), -EINVAL);
+	assert_int_equal(dta_exec_ap_read_at(T.x, S_LOG, 0, 0, got, 0, NULL,
+					     NULL), -EINVAL);
+	assert_int_equal(dta_exec_ap_read_at(T.x, S_COUNT, 0, 0, got, 64, NULL,
+					     NULL), -ENOENT);
+	assert_int_equal(dta_exec_ap_read_at(T.x, S_FLOWS, 0, 0, got, 64, NULL,
+					     NULL), -DTA_E_PRIMITIVE);
+	assert_int_equal(dta_exec_ap_read_at(T.x, S_LOG, 70, 0, got, 64, NULL,
+					     NULL), -DTA_E_MISMATCH);
+	assert_int_equal(dta_exec_ap_read_at(T.x, S_LOG, 0, 0, got, 2, NULL,
+					     NULL), -ENOSPC);
+}
+
 /* ---- text ---- */
 
 /* The answers to @req, one request per line, flushed at the end. */
@@ -1469,6 +1554,7 @@ int main(void)
 		cmocka_unit_test(test_typed_errors),
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_ap_read),
+		cmocka_unit_test(test_ap_read_at),
 		cmocka_unit_test(test_text_golden),
 		cmocka_unit_test(test_text_equals_single),
 		cmocka_unit_test(test_text_errors),

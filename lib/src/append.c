@@ -226,6 +226,67 @@ DTA_API int dta_ap_reader_create(const struct dta_layout *l, const void *area,
 	return 0;
 }
 
+/*
+ * Where a reader whose next entry is @entry starts: at the oldest stored
+ * batch that ends after @entry (the one holding it, or the first after a
+ * gap), with the entries between @entry and that batch counted lost by
+ * the first read (ap_gap(): base_seq leaves room for them); after the
+ * newest batch when none ends after @entry.
+ */
+DTA_API int dta_ap_reader_create_at(const struct dta_layout *l,
+				    const void *area, uint32_t list,
+				    uint32_t entry, struct dta_ap_reader **out)
+{
+	const uint8_t *a = area;
+	uint32_t cseq = 0, cfirst = 0, wseq = 0, wend = 0;
+	int have_c = 0, have_w = 0, err;
+
+	err = dta_ap_reader_create(l, area, list, 0, out);
+	if (err)
+		return err;
+	for (uint32_t pos = 0; pos < l->g.ap.ring_batches; pos++) {
+		const uint8_t *f = a + ((uint64_t)list * l->g.ap.ring_batches +
+					pos) * l->g.ap.frame_size;
+		uint32_t seq, first;
+		unsigned count;
+
+		if (!ap_frame_valid(l, f, &seq, &first, &count))
+			continue;
+		if (!have_w || ap_sdist(seq, wseq) > 0) {
+			wseq = seq;
+			wend = first + count;
+			have_w = 1;
+		}
+		if (ap_sdist(first + count, entry) > 0 &&
+		    (!have_c || ap_sdist(seq, cseq) < 0)) {
+			cseq = seq;
+			cfirst = first;
+			have_c = 1;
+		}
+	}
+	if (have_c) {
+		int64_t d = ap_sdist(cfirst, entry);
+		uint32_t k = l->g.ap.batch_entries;
+
+		(*out)->expect = cseq;
+		if (d > 0) {
+			/* Lost: room for d entries in the batches skipped. */
+			(*out)->expect_entry = entry;
+			(*out)->base_seq = cseq - 1 -
+					   (uint32_t)(((uint64_t)d + k - 1) / k);
+		} else {
+			(*out)->expect_entry = cfirst;
+			(*out)->base_seq = cseq - 1;
+		}
+	} else if (have_w) {
+		(*out)->expect = ap_next_seq(wseq);
+		(*out)->expect_entry = wend;
+		(*out)->base_seq = wseq;
+	}
+	(*out)->position = (*out)->expect_entry;
+	return 0;
+}
+
 DTA_API void dta_ap_reader_destroy(struct dta_ap_reader *rd)
 {
 	free(rd);

@@ -475,6 +475,84 @@ DTA_API int dta_exec_ap_read(struct dta_exec_session *s, size_t i,
 		       &stage);
 }
 
+/* a - b modulo 2^32 as a signed distance in [-2^31, 2^31). */
+static int64_t sdist32(uint32_t a, uint32_t b)
+{
+	uint32_t d = a - b;
+
+	return d < 0x80000000u ? (int64_t)d : (int64_t)d - 0x100000000ll;
+}
+
+DTA_API int dta_exec_ap_read_at(const struct dta_exec *x, size_t i,
+				uint32_t list, uint64_t cursor, void *buf,
+				size_t max, uint64_t *lost, uint64_t *next)
+{
+	const struct xs *xs;
+	struct dta_ap_reader *rd;
+	uint64_t l = 0, pos;
+	uint32_t first;
+	int64_t trim, step;
+	size_t es;
+	int n, err;
+
+	if (!x || !buf || max == 0 || max > DTA_EXEC_BATCH_MAX)
+		return -EINVAL;
+	if (i >= x->n)
+		return -ENOENT;
+	xs = x->s[i];
+	if (xs->layout.primitive != DTA_PRIM_APPEND)
+		return -DTA_E_PRIMITIVE;
+	if (list >= xs->layout.g.ap.lists)
+		return -DTA_E_MISMATCH;
+	if (cursor == DTA_EXEC_AP_CURSOR_OLDEST)
+		err = dta_ap_reader_create(&xs->layout, xs->pub.area, list, 0,
+					   &rd);
+	else
+		err = dta_ap_reader_create_at(&xs->layout, xs->pub.area, list,
+					      (uint32_t)cursor, &rd);
+	if (err)
+		return err;
+	n = dta_ap_read(rd, buf, max, &l);
+	pos = dta_ap_reader_position(rd);
+	dta_ap_reader_destroy(rd);
+	if (n < 0)
+		return n;
+	es = xs->layout.g.ap.entry_size;
+	if (cursor == DTA_EXEC_AP_CURSOR_OLDEST) {
+		if (lost)
+			*lost = l;
+		if (next)
+			*next = pos;
+		return n;
+	}
+	if (n == 0) {
+		/* Nothing new: the cursor stays (the reader may stand at the
+		 * start of the batch that holds it). */
+		if (lost)
+			*lost = 0;
+		if (next)
+			*next = cursor;
+		return 0;
+	}
+	/* The run starts at entry pos - n; entries before the cursor are
+	 * the head of a batch the cursor points into. */
+	first = (uint32_t)(pos - (uint64_t)n);
+	trim = sdist32((uint32_t)cursor, first);
+	if (trim > 0 && trim < n) {
+		memmove(buf, (uint8_t *)buf + (size_t)trim * es,
+			(size_t)(n - trim) * es);
+		n -= (int)trim;
+	}
+	if (lost)
+		*lost = l;
+	step = sdist32((uint32_t)pos, (uint32_t)cursor);
+	if (next)
+		*next = step >= 0 || (uint64_t)-step <= cursor
+				? cursor + (uint64_t)step
+				: (uint32_t)pos;
+	return n;
+}
+
 /* ---- JSON output ---- */
 
 /* dta_buf_put() with the common case (room enough) inlined: answers are

@@ -167,6 +167,38 @@ DTA_API int dta_exec_ap_read(struct dta_exec_session *s, size_t i,
 			     uint32_t list, int from, void *buf, size_t max,
 			     uint64_t *lost, uint64_t *position);
 
+/* dta_exec_ap_read_at() @cursor: start at the oldest batch still stored. */
+#define DTA_EXEC_AP_CURSOR_OLDEST UINT64_MAX
+
+/**
+ * dta_exec_ap_read_at() - up to @max entries of Append list @list (index
+ * within structure @i) from entry @cursor on, with no state kept between
+ * calls: the caller holds the cursor (an HTTP client, an exporter). The
+ * cursor counts entries as the writer numbers them (the frames' 32-bit
+ * entry index, extended to 64 bits by the caller's own counting: only
+ * its low 32 bits locate the entry). DTA_EXEC_AP_CURSOR_OLDEST starts at
+ * the oldest batch still stored.
+ * @buf:   receives the entries (@max * entry_size bytes of room).
+ * @lost:  receives the entries from @cursor on that were overwritten (or
+ *         in corrupt frames) before this read got to them, all just before
+ *         the first entry returned (may be NULL).
+ * @next:  receives the cursor of the next read: @cursor + @lost + entries
+ *         returned (may be NULL). When @cursor is ahead of the writer (its
+ *         ring was reset, or the cursor is not this list's), reading goes
+ *         on from the writer's newest entry and @next is smaller than
+ *         @cursor: a caller can tell.
+ * Entries are returned from @cursor exactly: a cursor inside a batch gets
+ * the rest of that batch. Walking a list with the @next of each call
+ * returns every entry once, and counts in @lost every entry it missed.
+ * Return: entries read (0: nothing new; @next is then @cursor); -EINVAL;
+ * -ENOENT; -DTA_E_PRIMITIVE; -DTA_E_MISMATCH (@list out of range);
+ * -ENOSPC (@max below the structure's batch_entries); -ENOMEM.
+ * Thread-safe (it only reads the area).
+ */
+DTA_API int dta_exec_ap_read_at(const struct dta_exec *x, size_t i,
+				uint32_t list, uint64_t cursor, void *buf,
+				size_t max, uint64_t *lost, uint64_t *next);
+
 /**
  * struct dta_buf - a growable output buffer. Appending never fails
  * visibly: when memory runs out, @oom is set and later appends do nothing
