@@ -1851,7 +1851,7 @@ DTA_API int dta_client_open(const char *target,
 		return rc;
 	}
 	*out = c;
-	ok(c);
+	done(c); /* collectors that did not answer at open, named */
 	return 0;
 }
 
