@@ -34,6 +34,7 @@
 #include "log.h"
 #include "metrics.h"
 #include "notify.h"
+#include "remote.h"
 #include "service.h"
 #include "tools.h"
 #ifdef DTA_HAVE_RDMA
@@ -77,6 +78,12 @@ struct client {
 	uint64_t last_ns; /* last byte read or sent */
 	struct dta_exec_session *sess;
 	struct coll_wait wait; /* a `wait` unanswered: later requests wait */
+	/* Remote (query_listen): its TLS session, NULL for the Unix socket;
+	 * until its handshake is over it sends and answers nothing. Its
+	 * certificate's name decides what it may read (remote.h). */
+	struct coll_tls_conn *tls;
+	char reader[COLL_REMOTE_NAME_MAX];
+	size_t nvisible; /* remote: the structures it may read */
 };
 
 struct collector {
@@ -107,6 +114,7 @@ struct collector {
 	struct metrics_server *metrics; /* NULL: metrics_listen not set */
 	struct metrics_hist answer_ns;  /* request latency (metrics only) */
 	struct coll_notify *notify;     /* `wait` requests (collector/notify.c) */
+	struct coll_remote *remote;     /* query_listen (collector/remote.c) */
 #ifdef DTA_HAVE_RDMA
 	struct coll_rdma *rdma;
 #endif
@@ -736,7 +744,8 @@ static size_t unsent(const struct client *cl)
 	return cl->out.len - cl->out_sent;
 }
 
-static void stats_json(struct collector *c, FILE *out)
+/* @nstruct: the structures the asking client may see. */
+static void stats_json(struct collector *c, FILE *out, size_t nstruct)
 {
 	unsigned clients = 0, blocked = 0;
 
@@ -752,9 +761,12 @@ static void stats_json(struct collector *c, FILE *out)
 		"\"clients_blocked\":%u,\"clients_refused\":%" PRIu64
 		",\"clients_idle_closed\":%" PRIu64 ",\"clients_stalled\":%" PRIu64
 		",\"snapshots\":%" PRIu64, DTA_VERSION_STRING,
-		(double)(tool_now_ns() - c->started_ns) / 1e9, c->n, c->requests,
+		(double)(tool_now_ns() - c->started_ns) / 1e9, nstruct, c->requests,
 		c->errors, c->frames, c->keys, clients, blocked, c->refused, c->idle_closed,
 		c->stalled, c->snapshots);
+	if (c->remote)
+		fprintf(out, ",\"remote_refused\":%" PRIu64,
+			coll_remote_refused(c->remote));
 #ifdef DTA_HAVE_RDMA
 	if (c->rdma) {
 		fputc(',', out);
@@ -814,7 +826,7 @@ static const struct metrics_def collector_metrics[] = {
 /* stats_json() as metrics_write_stats() calls it. */
 static void stats_json_cb(void *ctx, FILE *out)
 {
-	stats_json(ctx, out);
+	stats_json(ctx, out, ((struct collector *)ctx)->n);
 }
 
 static int metrics_write(void *ctx, FILE *f)
@@ -902,9 +914,10 @@ static int start_metrics(struct collector *c, const char *listen)
 /* Answer a request the collector handles itself (rare ones: the FILE
  * they are written to costs an allocation) into @out: one JSON object,
  * no newline. */
-static void handle_own(struct collector *c, uid_t uid, char **w, int nw,
-		       struct dta_buf *out)
+static void handle_own(struct collector *c, const struct client *cl, char **w,
+		       int nw, struct dta_buf *out)
 {
+	uid_t uid = cl->uid;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -914,7 +927,7 @@ static void handle_own(struct collector *c, uid_t uid, char **w, int nw,
 		return;
 	}
 	if (!strcmp(w[0], "stats")) {
-		stats_json(c, f);
+		stats_json(c, f, cl->tls ? cl->nvisible : c->n);
 	} else if (!strcmp(w[0], "switch")) {
 		/* Its rkeys let the holder write into our memory. */
 		if (uid != geteuid() && uid != 0) {
@@ -999,9 +1012,19 @@ static bool own_request(struct collector *c, struct client *cl,
 				    DTA_FRAME_MAX));
 			return true;
 		}
+	} else if (cl->tls && (!strcmp(w[0], "switch") ||
+			       !strcmp(w[0], "snapshot") ||
+			       !strcmp(w[0], "ki-reset"))) {
+		/* They change the collector, cost it, or hand out write
+		 * access: local clients only (docs/security.md). */
+		char m[128];
+
+		snprintf(m, sizeof(m), "%s: not allowed over a remote "
+			 "connection (use the collector's Unix socket)", w[0]);
+		put_error(c, out, m);
 	} else if (!strcmp(w[0], "stats") || !strcmp(w[0], "switch") ||
 		   !strcmp(w[0], "snapshot") || !strcmp(w[0], "ki-reset")) {
-		handle_own(c, cl->uid, w, nw, out);
+		handle_own(c, cl, w, nw, out);
 	} else if (!strcmp(w[0], "wait")) {
 		/* Text lines only (wait_request()): a frame's answer would
 		 * have to wait with its header. */
@@ -1020,6 +1043,8 @@ static bool wait_request(struct collector *c, struct client *cl,
 			 const char *line)
 {
 	const char *names[DTA_CONFIG_MAX_STRUCTURES];
+	struct dta_region *r[DTA_CONFIG_MAX_STRUCTURES];
+	size_t real[DTA_CONFIG_MAX_STRUCTURES], n = 0;
 	char copy[LINE_MAX_BYTES], *w[4], a[COLL_WAIT_ANSWER_MAX];
 	int nw, k;
 
@@ -1027,9 +1052,18 @@ static bool wait_request(struct collector *c, struct client *cl,
 	nw = tool_split(copy, w, 4);
 	if (nw == 0 || strcmp(w[0], "wait"))
 		return false;
-	for (size_t i = 0; i < c->n; i++)
-		names[i] = c->cs[i].name;
-	k = coll_wait_request(&cl->wait, w, nw, c->r, names, c->n, a);
+	/* A remote client waits only on what it may read: another structure
+	 * is, to it, one that does not exist. */
+	for (size_t i = 0; i < c->n; i++) {
+		if (cl->tls && !dta_config_may_read(&c->cs[i], cl->reader))
+			continue;
+		names[n] = c->cs[i].name;
+		r[n] = c->r[i];
+		real[n++] = i;
+	}
+	k = coll_wait_request(&cl->wait, w, nw, r, names, n, a);
+	if (cl->wait.on)
+		cl->wait.s = (unsigned)real[cl->wait.s];
 	dta_buf_put(&cl->out, a, (size_t)k);
 	c->errors += k && !memcmp(a, "{\"error\"", 8);
 	return true;
@@ -1105,6 +1139,8 @@ static int handle_frame(struct collector *c, struct client *cl,
 
 static void drop_client(struct client *cl)
 {
+	coll_tls_conn_free(cl->tls);
+	cl->tls = NULL;
 	close(cl->fd);
 	cl->fd = -1;
 	cl->len = 0;
@@ -1130,7 +1166,12 @@ static void drop_client_why(struct client *cl, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-	tool_log(LOG_INFO, "client (uid %d): %s; connection closed", (int)cl->uid, why);
+	if (cl->tls)
+		tool_log(LOG_INFO, "remote client %s: %s; connection closed",
+			 cl->reader, why);
+	else
+		tool_log(LOG_INFO, "client (uid %d): %s; connection closed",
+			 (int)cl->uid, why);
 	drop_client(cl);
 }
 
@@ -1138,8 +1179,10 @@ static void drop_client_why(struct client *cl, const char *fmt, ...)
 static int flush_out(struct client *cl)
 {
 	while (unsent(cl)) {
-		ssize_t n = send(cl->fd, cl->out.p + cl->out_sent, unsent(cl),
-				 MSG_DONTWAIT | MSG_NOSIGNAL);
+		ssize_t n = cl->tls ? coll_tls_conn_write(cl->tls, cl->out.p +
+							  cl->out_sent, unsent(cl))
+				    : send(cl->fd, cl->out.p + cl->out_sent,
+					   unsent(cl), MSG_DONTWAIT | MSG_NOSIGNAL);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -1356,7 +1399,9 @@ static void client_progress(struct collector *c, struct client *cl)
 
 static void client_input(struct collector *c, struct client *cl)
 {
-	ssize_t n = read(cl->fd, cl->in + cl->len, cl->in_cap - 1 - cl->len);
+	size_t room = cl->in_cap - 1 - cl->len;
+	ssize_t n = cl->tls ? coll_tls_conn_read(cl->tls, cl->in + cl->len, room)
+			    : read(cl->fd, cl->in + cl->len, room);
 
 	if (n < 0) {
 		if (errno != EINTR && errno != EAGAIN)
@@ -1434,6 +1479,123 @@ static void accept_clients(struct collector *c)
 	}
 }
 
+/* ---- remote clients (query_listen; collector/remote.c) ---- */
+
+struct reader_ctx {
+	const struct collector *c;
+	const struct client *cl;
+};
+
+/* dta_exec_session_set_filter()'s predicate: structure @i's readers. */
+static bool may_read(void *ctx, size_t i)
+{
+	const struct reader_ctx *r = ctx;
+
+	return dta_config_may_read(&r->c->cs[i], r->cl->reader);
+}
+
+/* Remote connections take client slots as local ones do; their handshake
+ * runs in the poll loop (remote_handshake()). */
+static void accept_remote(struct collector *c)
+{
+	for (;;) {
+		struct coll_tls_conn *t;
+		struct client *cl = NULL;
+		int fd = coll_remote_accept(c->remote, &t);
+
+		if (fd == -EAGAIN)
+			return;
+		if (fd < 0) {
+			if (fd == -ECONNABORTED || fd == -EINTR)
+				continue;
+			return; /* EMFILE...: poll says when to try again */
+		}
+		for (int i = 0; i < MAX_CLIENTS && !cl; i++)
+			if (c->cl[i].fd < 0)
+				cl = &c->cl[i];
+		if (cl) {
+			memset(cl, 0, sizeof(*cl));
+			cl->fd = -1;
+			cl->in = malloc(IN_BYTES + 1);
+			if (!cl->in || dta_exec_session_create(c->x, &cl->sess)) {
+				free(cl->in);
+				cl->in = NULL;
+				cl = NULL;
+			}
+		}
+		if (!cl) {
+			uint64_t now = tool_now_ns();
+
+			/* No line to say so before TLS: just close. */
+			coll_tls_conn_free(t);
+			close(fd);
+			c->refused++;
+			if (now - c->last_refusal_ns > 1000000000ull) {
+				tool_log(LOG_WARNING, "refused a remote client: "
+					 "%d clients connected, or out of memory "
+					 "(%" PRIu64 " refused so far)",
+					 MAX_CLIENTS, c->refused);
+				c->last_refusal_ns = now;
+			}
+			continue;
+		}
+		cl->in_cap = IN_BYTES + 1;
+		cl->fd = fd;
+		cl->tls = t;
+		cl->uid = (uid_t)-1;
+		cl->last_ns = tool_now_ns();
+	}
+}
+
+/* Advance @cl's handshake; once its certificate named it, it sees the
+ * structures their readers let it read, and is served as any client. */
+static void remote_handshake(struct collector *c, struct client *cl)
+{
+	struct reader_ctx rc_ = { c, cl };
+	int rc = coll_tls_conn_handshake(c->remote, cl->tls, cl->reader);
+
+	if (rc == 0)
+		return;
+	if (rc < 0) { /* logged and counted by remote.c */
+		drop_client(cl);
+		return;
+	}
+	rc = dta_exec_session_set_filter(cl->sess, may_read, &rc_);
+	cl->nvisible = rc > 0 ? (size_t)rc : 0;
+	cl->last_ns = tool_now_ns();
+	tool_log(LOG_DEBUG, "remote client %s connected; it may read %zu of "
+		 "%zu structures", cl->reader, cl->nvisible, c->n);
+	/* Its first requests may have come with its last handshake bytes. */
+	client_input(c, cl);
+}
+
+/* [collector] query_listen with tls_cert, tls_key, tls_ca. */
+static int start_remote(struct collector *c)
+{
+	const char *listen = dta_config_collector_get(c->cfg, (size_t)c->idx,
+						      "query_listen");
+	const char *k[3] = { "tls_cert", "tls_key", "tls_ca" }, *v[3];
+
+	if (!listen)
+		return 0;
+	for (int i = 0; i < 3; i++) {
+		v[i] = dta_config_collector_get(c->cfg, (size_t)c->idx, k[i]);
+		if (!v[i] || !*v[i]) {
+			tool_log(LOG_ERR, "query_listen needs tls_cert, tls_key "
+				 "and tls_ca: remote clients are served over "
+				 "TLS with client certificates only (%s is not "
+				 "set; docs/security.md \"Remote queries\")",
+				 k[i]);
+			return -1;
+		}
+	}
+	if (coll_remote_start(listen, v[0], v[1], v[2], &c->remote))
+		return -1;
+	tool_log(LOG_INFO, "remote queries on %s (TLS, client certificates "
+		 "of %s)", listen, v[2]);
+	return 0;
+}
+
 /* Close clients idle (nothing unsent) or stalled (answers unsent, not
  * read) too long; return the milliseconds until the next such deadline
  * (at most @ms). */
@@ -1447,6 +1609,18 @@ static int client_timeouts(struct collector *c, int ms)
 
 		if (cl->fd < 0)
 			continue;
+		if (cl->tls && !coll_tls_conn_ready(cl->tls)) {
+			limit = COLL_REMOTE_HANDSHAKE_S * 1000000000ull;
+			if (now - cl->last_ns >= limit) {
+				c->idle_closed++;
+				drop_client(cl); /* (its name is not known) */
+				continue;
+			}
+			left = (limit - (now - cl->last_ns)) / 1000000 + 1;
+			if (left < (uint64_t)ms)
+				ms = (int)left;
+			continue;
+		}
 		ms = coll_wait_timeout_ms(&cl->wait, now, ms);
 		if (cl->wait.on && !unsent(cl))
 			continue; /* waiting is not idling */
@@ -1522,8 +1696,9 @@ static void serve(struct collector *c)
 	uint64_t next_status = tool_now_ns() + 5000000000ull;
 
 	while (!stop_signal) {
-		struct pollfd p[MAX_CLIENTS + 4];
-		int idx[MAX_CLIENTS + 4], np = 0, n;
+		struct pollfd p[MAX_CLIENTS + 5];
+		int idx[MAX_CLIENTS + 5], np = 0, n, ms;
+		bool pend[MAX_CLIENTS + 5] = { false }, any_pend = false;
 		uint64_t now;
 
 		p[np].fd = c->listen_fd;
@@ -1546,6 +1721,11 @@ static void serve(struct collector *c)
 			p[np].events = POLLIN;
 			idx[np++] = -4;
 		}
+		if (c->remote) {
+			p[np].fd = coll_remote_fd(c->remote);
+			p[np].events = POLLIN;
+			idx[np++] = -5;
+		}
 		for (int i = 0; i < MAX_CLIENTS; i++) {
 			struct client *cl = &c->cl[i];
 
@@ -1553,24 +1733,35 @@ static void serve(struct collector *c)
 				continue;
 			p[np].fd = cl->fd;
 			p[np].events = 0;
+			if (cl->tls && !coll_tls_conn_ready(cl->tls)) {
+				p[np].events = coll_tls_conn_events(cl->tls);
+				idx[np++] = i;
+				continue;
+			}
 			if (!cl->eof && unsent(cl) < OUT_CAP &&
-			    cl->len + 1 < cl->in_cap)
+			    cl->len + 1 < cl->in_cap) {
 				p[np].events |= POLLIN;
+				/* Records TLS already decrypted: the socket
+				 * may have nothing more to say. */
+				pend[np] = cl->tls &&
+					   coll_tls_conn_pending(cl->tls);
+				any_pend |= pend[np];
+			}
 			if (unsent(cl))
 				p[np].events |= POLLOUT;
 			idx[np++] = i;
 		}
-		n = poll(p, (nfds_t)np,
-			 metrics_server_timeout(c->metrics,
-				tool_service_timeout_ms(tool_now_ns(),
-							client_timeouts(c, 500))));
+		ms = metrics_server_timeout(c->metrics,
+			tool_service_timeout_ms(tool_now_ns(),
+						client_timeouts(c, 500)));
+		n = poll(p, (nfds_t)np, any_pend ? 0 : ms);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			tool_log(LOG_ERR, "poll: %s", strerror(errno));
 			return;
 		}
-		if (n == 0) /* MHD's connection timeouts */
+		if (n == 0 && !any_pend) /* MHD's connection timeouts */
 			metrics_server_run(c->metrics);
 		/* The watchdog's keep-alive comes from this loop only: a
 		 * collector stuck in a request stops sending it. */
@@ -1583,7 +1774,7 @@ static void serve(struct collector *c)
 		for (int k = 1; k < np; k++) {
 			struct client *cl;
 
-			if (!p[k].revents)
+			if (!p[k].revents && !pend[k])
 				continue;
 #ifdef DTA_HAVE_RDMA
 			if (idx[k] == -2) {
@@ -1599,11 +1790,18 @@ static void serve(struct collector *c)
 				coll_notify_drain(c->notify);
 				continue;
 			}
+			if (idx[k] == -5) {
+				accept_remote(c);
+				continue;
+			}
 			cl = &c->cl[idx[k]];
 			if (cl->fd < 0)
 				continue;
-			if ((p[k].events & POLLIN) &&
-			    (p[k].revents & (POLLIN | POLLHUP | POLLERR)))
+			if (cl->tls && !coll_tls_conn_ready(cl->tls))
+				remote_handshake(c, cl);
+			else if ((p[k].events & POLLIN) &&
+			    (pend[k] ||
+			     (p[k].revents & (POLLIN | POLLHUP | POLLERR))))
 				client_input(c, cl);
 			else
 				client_progress(c, cl);
@@ -1727,7 +1925,8 @@ int main(int argc, char **argv)
 	tool_service_init();
 	tool_service_status("starting: creating the structures");
 
-	if (listen_on(&c) || open_regions(&c, huge, force, restore))
+	if (start_remote(&c) || listen_on(&c) ||
+	    open_regions(&c, huge, force, restore))
 		goto out;
 	if (start_rdma(&c) || start_metrics(&c, metrics_listen))
 		goto out;
@@ -1767,6 +1966,7 @@ out:
 	for (int i = 0; i < MAX_CLIENTS; i++)
 		if (c.cl[i].fd >= 0)
 			drop_client(&c.cl[i]);
+	coll_remote_stop(c.remote);
 	if (c.listen_fd >= 0) {
 		close(c.listen_fd);
 		unlink(c.socket_path);

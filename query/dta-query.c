@@ -262,6 +262,9 @@ struct dta_client *query_client(const char **how)
 		if (G.coll_name)
 			TARGET("&collector=%s", G.coll_name);
 		*how = "snapshot files";
+	} else if (G.target) {
+		TARGET("%s", G.target);
+		*how = "over TLS";
 	} else if (G.socket || !G.cfg) {
 		if (G.socket)
 			snprintf(path, sizeof(path), "%s", G.socket);
@@ -543,6 +546,11 @@ static void usage(FILE *f)
 		"                           --snapshot-dir only its shares are read.\n"
 		"                           Otherwise keys and lists go to the collector\n"
 		"                           holding them (its socket from the config)\n"
+		"  -C, --collector tls://HOST:PORT[?ca=FILE&cert=FILE&key=FILE&name=NAME]\n"
+		"                           every request goes to that remote collector\n"
+		"                           over TLS (its query_listen); files default\n"
+		"                           to $DTA_TLS_CA, $DTA_TLS_CERT, $DTA_TLS_KEY\n"
+		"                           (docs/client.md)\n"
 		"  -f, --file FILE          use a snapshot file instead (repeatable)\n"
 		"  -D, --snapshot-dir DIR   use DIR/NAME.dta for every configured structure\n"
 		"                           (with several collectors and no --collector,\n"
@@ -602,7 +610,12 @@ int main(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "+c:S:C:f:D:mjh", lo, NULL)) != -1) {
 		switch (opt) {
 		case 'c': G.config = optarg; break;
-		case 'C': G.coll_name = optarg; break;
+		case 'C':
+			if (strstr(optarg, "://"))
+				G.target = optarg; /* a remote collector */
+			else
+				G.coll_name = optarg;
+			break;
 		case 'S': G.socket = optarg; break;
 		case 'f':
 			if (G.nfiles == DTA_CONFIG_MAX_STRUCTURES)

@@ -130,7 +130,8 @@ static int cmd_simple(int argc, char **argv, const char *req,
 	}
 	c = query_client(&how);
 	/* A client over one socket numbers its collector 0. */
-	rc = dta_client_request(c, G.socket || !G.cfg ? 0 : (unsigned)G.coll,
+	rc = dta_client_request(c,
+				G.socket || G.target || !G.cfg ? 0 : (unsigned)G.coll,
 				req, &js);
 	if (rc == -EOPNOTSUPP)
 		die("%s needs a running collector", req);

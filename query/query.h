@@ -16,6 +16,7 @@
 /* The options given before the command. */
 struct query_opts {
 	const char *config, *socket, *dir, *coll_name;
+	const char *target; /* --collector tls://..: every request goes there */
 	int coll; /* the default collector's index */
 	const char *files[DTA_CONFIG_MAX_STRUCTURES];
 	unsigned nfiles;

@@ -1293,6 +1293,138 @@ static void test_frame_answers(void **state)
 
 /* ---- dta_buf ---- */
 
+/* ---- sessions with a filter (dta_exec_session_set_filter()) ---- */
+
+/* Hides flows and counts. */
+static bool hide_flows_counts(void *ctx, size_t i)
+{
+	(*(int *)ctx)++;
+	return i != S_FLOWS && i != S_COUNTS;
+}
+
+/* @a with every "zzz" replaced by @name. */
+static char *subst(const char *a, const char *name)
+{
+	char *out = calloc(1, strlen(a) * 4 + 64), *w = out;
+
+	assert_non_null(out);
+	for (; *a; a++) {
+		if (!strncmp(a, "zzz", 3)) {
+			w += sprintf(w, "%s", name);
+			a += 2;
+		} else {
+			*w++ = *a;
+		}
+	}
+	return out;
+}
+
+static void test_session_filter(void **state)
+{
+	static const int seen[] = { S_PATHS, S_NOPATHS, S_LOG, S_BIG };
+	struct dta_exec_session *f, *all;
+	struct dta_buf req = { 0 }, oa = { 0 }, ob = { 0 };
+	struct dta__frame_answer a, b;
+	uint8_t k[8 * 4], ea[64], eb[64];
+	uint64_t la = 0, lb = 0, pa = 0, pb = 0;
+	json_error_t e;
+	json_t *j, *st;
+	char *x, *y, *want;
+	int asked = 0, rc, na, nb;
+
+	(void)state;
+	assert_int_equal(dta_exec_session_create(T.x, &f), 0);
+	assert_int_equal(dta_exec_session_create(T.x, &all), 0);
+	assert_int_equal(dta_exec_session_set_filter(f, NULL, NULL), -EINVAL);
+	assert_int_equal(dta_exec_session_set_filter(f, hide_flows_counts,
+						     &asked), 4);
+	assert_int_equal(asked, S_COUNT);
+
+	/* info: the visible ones, in order, nothing else */
+	x = text_all(f, "info", &rc);
+	j = json_loads(x, 0, &e);
+	assert_non_null(j);
+	st = json_object_get(j, "structures");
+	assert_int_equal(json_array_size(st), 4);
+	for (size_t i = 0; i < 4; i++)
+		assert_string_equal(json_string_value(json_object_get(
+					    json_array_get(st, i), "name")),
+				    names[seen[i]]);
+	json_decref(j);
+	assert_null(strstr(x, "flows"));
+	assert_null(strstr(x, "counts"));
+	free(x);
+
+	/* a hidden structure answers as one that does not exist */
+	key_of(3, k);
+	for (int q = 0; q < 3; q++) {
+		static const char *const pre[] = { "kw", "ki", "ap" };
+		static const char *const post[] = { "00000000000003eb",
+						    "00000000000003eb 1",
+						    "0 4" };
+		const char *hidden = q == 0 ? "flows" : "counts";
+		char line[128];
+
+		snprintf(line, sizeof(line), "%s zzz %s", pre[q], post[q]);
+		y = text_all(all, line, &rc);
+		want = subst(y, hidden);
+		snprintf(line, sizeof(line), "%s %s %s", pre[q], hidden, post[q]);
+		x = text_all(f, line, &rc);
+		assert_string_equal(x, want);
+		free(x);
+		free(y);
+		free(want);
+	}
+	/* a visible one answers as without the filter */
+	x = text_all(f, "pc paths 00000000000003eb\nkw big 00000000000003e9", &rc);
+	y = text_all(all, "pc paths 00000000000003eb\nkw big 00000000000003e9",
+		     &rc);
+	assert_string_equal(x, y);
+	assert_null(strstr(x, "error"));
+	free(x);
+	free(y);
+
+	/* frames: numbered by place in the filtered list */
+	for (unsigned i = 0; i < 4; i++)
+		key_of(i, k + 8 * i);
+	put_req(&req, DTA_FRAME_KW, 3, 1, 4, 8, 0, k, sizeof(k));
+	frame_run(f, &req, &oa, &a);
+	put_req(&req, DTA_FRAME_KW, S_BIG, 1, 4, 8, 0, k, sizeof(k));
+	frame_run(all, &req, &ob, &b);
+	assert_int_equal(a.status, 0);
+	assert_int_equal(b.status, 0);
+	assert_int_equal(a.n, 4);
+	assert_int_equal(a.data_len, b.data_len);
+	assert_memory_equal(a.results, b.results, 4 * sizeof(struct dta_frame_kw));
+	assert_memory_equal(a.data, b.data, a.data_len);
+	/* beyond the visible ones: as beyond the end */
+	put_req(&req, DTA_FRAME_KI, 4, 2, 1, 8, 0, k, 8);
+	assert_frame_error(f, &req, ENOENT);
+	frame_run(f, &req, &oa, &a);
+	assert_int_equal(a.msg_len, strlen("no structure 4 (there are 4)"));
+	assert_memory_equal(a.msg, "no structure 4 (there are 4)", a.msg_len);
+	/* a KI frame to number 3 is big (Key-Write), not counts */
+	put_req(&req, DTA_FRAME_KI, 3, 3, 1, 8, 0, k, 8);
+	assert_frame_error(f, &req, DTA_E_PRIMITIVE);
+
+	/* dta_exec_ap_read(): the session's numbers too */
+	na = dta_exec_ap_read(f, 2, 1, DTA_EXEC_AP_OLDEST, ea, 8, &la, &pa);
+	nb = dta_exec_ap_read(all, S_LOG, 1, DTA_EXEC_AP_OLDEST, eb, 8, &lb, &pb);
+	assert_int_equal(na, 4);
+	assert_int_equal(nb, 4);
+	assert_memory_equal(ea, eb, 4 * 8);
+	assert_int_equal(la, lb);
+	assert_int_equal(pa, pb);
+	assert_int_equal(dta_exec_ap_read(f, 4, 0, DTA_EXEC_AP_OLDEST, ea, 8,
+					  &la, NULL), -ENOENT);
+
+	dta_buf_free(&req);
+	dta_buf_free(&oa);
+	dta_buf_free(&ob);
+	dta_exec_session_destroy(f);
+	dta_exec_session_destroy(all);
+}
+
 static void test_buf(void **state)
 {
 	struct dta_buf b = { 0 };
@@ -1347,6 +1479,7 @@ int main(void)
 		cmocka_unit_test(test_frame_malformed),
 		cmocka_unit_test(test_frame_errors),
 		cmocka_unit_test(test_frame_answers),
+		cmocka_unit_test(test_session_filter),
 		cmocka_unit_test(test_buf),
 	};
 

@@ -44,6 +44,7 @@
 #include "dta/schema.h"
 #include "dta/wire.h"
 #include "client_internal.h"
+#include "client_tls.h"
 #include "frame_internal.h"
 #include "internal.h"
 
@@ -69,6 +70,7 @@ struct followed {
 /* One connection to a collector. */
 struct link {
 	int fd; /* -1: closed */
+	struct dta__tls *tls; /* over TCP with TLS; NULL: a Unix socket */
 	bool text;
 	bool dead; /* lost: every later use fails */
 	uint32_t max_frame;
@@ -99,6 +101,11 @@ struct unit {
 	struct dta_exec *x; /* local */
 	struct dta_exec_session *sess;
 	int wfd; /* socket: a text connection for `wait`, -1: none */
+	struct dta__tls *wtls; /* its TLS session (a tls unit) */
+	/* A collector reached over TCP with TLS (tls:HOST:PORT): where, and
+	 * the name its certificate must carry; else path is its socket. */
+	bool tls;
+	char host[256], port[8], tls_name[256];
 	struct dta_region *r[DTA_CONFIG_MAX_STRUCTURES];
 	size_t nr;
 };
@@ -127,13 +134,15 @@ struct dta_client {
 	int timeout_ms; /* -1: none */
 	uint32_t missing; /* collectors the last call lacked (bit = index) */
 	char conf[PATH_MAX]; /* the configuration's path, for messages */
-	char tlsq[PATH_MAX]; /* ?ca=&cert=&key= of the target, for endpoints */
+	/* ?ca=&cert=&key= of a "config:" target, for endpoints ("": unset) */
+	char tls_ca[PATH_MAX], tls_cert[PATH_MAX], tls_key[PATH_MAX];
 	struct dta_config *cfg;
 	struct unit u[DTA_CONFIG_MAX_COLLECTORS];
 	size_t nu;
 	struct cstruct s[DTA_CONFIG_MAX_STRUCTURES];
 	size_t ns;
 	struct dta_client_cursor *cursors;
+	struct dta__tls_ctx *tls; /* credentials of the tls units */
 	char err[ERR_MAX];
 };
 
@@ -291,6 +300,8 @@ static int sock_connect(struct dta_client *c, const char *path,
 
 static void link_close(struct link *ln)
 {
+	dta__tls_free(ln->tls);
+	ln->tls = NULL;
 	if (ln->fd >= 0)
 		close(ln->fd);
 	ln->fd = -1;
@@ -306,11 +317,15 @@ static void link_close(struct link *ln)
 static int link_lost(struct dta_client *c, struct unit *u, int code,
 		     const char *why)
 {
+	/* (@why may be the session's: said before it goes) */
+	fail(c, code, "%s: %s", u->what, why);
 	u->ln.dead = true;
+	dta__tls_free(u->ln.tls);
+	u->ln.tls = NULL;
 	if (u->ln.fd >= 0)
 		close(u->ln.fd);
 	u->ln.fd = -1;
-	return fail(c, code, "%s: %s", u->what, why);
+	return code;
 }
 
 /* Read what the socket has now into rb (0 when nothing: EAGAIN). */
@@ -334,7 +349,10 @@ static int link_recv(struct dta_client *c, struct unit *u)
 		ln->rcap = cap;
 	}
 	for (;;) {
-		n = recv(ln->fd, ln->rb + ln->rlen, ln->rcap - ln->rlen, 0);
+		n = ln->tls ? dta__tls_recv(ln->tls, ln->rb + ln->rlen,
+					    ln->rcap - ln->rlen)
+			    : recv(ln->fd, ln->rb + ln->rlen, ln->rcap - ln->rlen,
+				   0);
 		if (n > 0) {
 			ln->rlen += (size_t)n;
 			return 1;
@@ -348,7 +366,8 @@ static int link_recv(struct dta_client *c, struct unit *u)
 			continue;
 		if (errno == EAGAIN || errno == EWOULDBLOCK)
 			return 0;
-		return link_lost(c, u, -errno, strerror(errno));
+		return link_lost(c, u, -errno, ln->tls ? dta__tls_why(ln->tls)
+						       : strerror(errno));
 	}
 }
 
@@ -523,7 +542,9 @@ static int send_failed(struct dta_client *c, struct unit *u, int rc)
 	json_t *o = NULL, *e;
 	const char *nl;
 
-	if (!len && (rc == -EPIPE || rc == -ECONNRESET)) {
+	/* (TLS: no peeking; a collector refuses a TLS client without a
+	 * line, and a refused certificate is its own error.) */
+	if (!len && !ln->tls && (rc == -EPIPE || rc == -ECONNRESET)) {
 		ssize_t n = recv(ln->fd, peek, sizeof(peek), MSG_PEEK |
 				 MSG_DONTWAIT);
 
@@ -538,7 +559,8 @@ static int send_failed(struct dta_client *c, struct unit *u, int rc)
 		rc = fail(c, rc, "%.300s (%s then closed the connection)",
 			  json_string_value(e), u->what);
 	else
-		rc = fail(c, rc, "%s: %s", u->what, strerror(-rc));
+		rc = fail(c, rc, "%s: %s", u->what, ln->tls ? dta__tls_why(ln->tls)
+							    : strerror(-rc));
 	json_decref(o);
 	return rc;
 }
@@ -549,6 +571,7 @@ static int jobs_wait(struct dta_client *c, struct job *jobs, size_t nj)
 {
 	struct pollfd pfd[DTA_CONFIG_MAX_COLLECTORS];
 	struct job *map[DTA_CONFIG_MAX_COLLECTORS];
+	bool pend[DTA_CONFIG_MAX_COLLECTORS], any_pend = false;
 	size_t np = 0;
 	int rc;
 
@@ -560,11 +583,14 @@ static int jobs_wait(struct dta_client *c, struct job *jobs, size_t nj)
 		pfd[np] = (struct pollfd){ .fd = ln->fd, .events = POLLIN };
 		if (ln->soff < ln->sb.len)
 			pfd[np].events |= POLLOUT;
+		/* Answers TLS decrypted already: the socket may stay quiet. */
+		pend[np] = dta__tls_pending(ln->tls);
+		any_pend |= pend[np];
 		map[np++] = &jobs[i];
 	}
 	if (!np)
 		return 0;
-	rc = poll(pfd, np, c->timeout_ms);
+	rc = poll(pfd, np, any_pend ? 0 : c->timeout_ms);
 	if (rc < 0) {
 		if (errno == EINTR)
 			return 1;
@@ -573,7 +599,7 @@ static int jobs_wait(struct dta_client *c, struct job *jobs, size_t nj)
 			job_end(c, map[i], rc);
 		return 0;
 	}
-	if (rc == 0) {
+	if (rc == 0 && !any_pend) {
 		/* Nothing moved on any connection for timeout_ms: the
 		 * collectors still owing answers count as gone (a later
 		 * answer could not be matched to its request any more). */
@@ -591,9 +617,12 @@ static int jobs_wait(struct dta_client *c, struct job *jobs, size_t nj)
 		struct link *ln = &j->u->ln;
 
 		if ((pfd[i].revents & POLLOUT) && ln->soff < ln->sb.len) {
-			ssize_t w = send(ln->fd, ln->sb.p + ln->soff,
-					 ln->sb.len - ln->soff,
-					 MSG_NOSIGNAL | MSG_DONTWAIT);
+			ssize_t w = ln->tls ? dta__tls_send(ln->tls,
+						ln->sb.p + ln->soff,
+						ln->sb.len - ln->soff)
+					    : send(ln->fd, ln->sb.p + ln->soff,
+						   ln->sb.len - ln->soff,
+						   MSG_NOSIGNAL | MSG_DONTWAIT);
 
 			if (w > 0) {
 				ln->soff += (size_t)w;
@@ -608,7 +637,8 @@ static int jobs_wait(struct dta_client *c, struct job *jobs, size_t nj)
 				j->n = j->built;
 			}
 		}
-		if (pfd[i].revents & (POLLIN | POLLHUP | POLLERR)) {
+		if (j->end == 1 && ln->fd >= 0 &&
+		    (pend[i] || (pfd[i].revents & (POLLIN | POLLHUP | POLLERR)))) {
 			rc = link_recv(c, j->u);
 			if (rc < 0 && j->first && j->first != -EPIPE &&
 			    j->first != -ECONNRESET)
@@ -993,6 +1023,29 @@ static void unit_init(struct unit *u)
 	u->wfd = -1;
 }
 
+/* The `wait` connection, if any. */
+static void wait_close(struct unit *u)
+{
+	dta__tls_free(u->wtls);
+	u->wtls = NULL;
+	if (u->wfd >= 0)
+		close(u->wfd);
+	u->wfd = -1;
+}
+
+/* A connection to @u's collector: its socket (and *@tls for a tls unit),
+ * or an error. */
+static int unit_dial(struct dta_client *c, struct unit *u, const char *path,
+		     struct dta__tls **tls)
+{
+	*tls = NULL;
+	if (!u->tls)
+		return sock_connect(c, path, u->what);
+	return dta__tls_dial(c->tls, u->host, u->port, u->tls_name,
+			     c->timeout_ms < 0 ? INT_MAX : c->timeout_ms, tls,
+			     c->err, sizeof(c->err));
+}
+
 static void unit_free(struct unit *u)
 {
 	dta_exec_session_destroy(u->sess);
@@ -1000,8 +1053,7 @@ static void unit_free(struct unit *u)
 	for (size_t i = 0; i < u->nr; i++)
 		dta_region_destroy(u->r[i]);
 	link_close(&u->ln);
-	if (u->wfd >= 0)
-		close(u->wfd);
+	wait_close(u);
 	unit_init(u);
 }
 
@@ -1011,13 +1063,23 @@ static int unit_socket(struct dta_client *c, struct unit *u, const char *path)
 
 	u->kind = KIND_SOCKET;
 	u->ln.text = c->flags & DTA_CLIENT_TEXT;
-	fd = sock_connect(c, path, u->what);
-	if (fd >= 0)
+	fd = unit_dial(c, u, path, &u->ln.tls);
+	if (fd >= 0 && !u->tls)
 		memcpy(u->path, path, strlen(path) + 1); /* checked there */
 	if (fd < 0)
 		return fd;
 	u->ln.fd = fd;
 	return link_start(c, u);
+}
+
+/* Make @to reach the collector @from reaches (over TLS: the same host,
+ * port and name; a Unix socket: the path unit_socket() is given). */
+static void unit_copy_place(struct unit *to, const struct unit *from)
+{
+	to->tls = from->tls;
+	memcpy(to->host, from->host, sizeof(to->host));
+	memcpy(to->port, from->port, sizeof(to->port));
+	memcpy(to->tls_name, from->tls_name, sizeof(to->tls_name));
 }
 
 static int unit_local(struct dta_client *c, struct unit *u)
@@ -1192,10 +1254,43 @@ static const char *coll_label(const struct dta_client *c, size_t i)
 static int unit_endpoint(struct dta_client *c, struct unit *u,
 			 const char *endpoint)
 {
-	(void)u;
-	return fail(c, -EOPNOTSUPP, "%s: this libdta has no TLS client "
-		    "transport to reach endpoint %s (built without it)",
-		    u->what, endpoint);
+	static const char *const env[3] = { "DTA_TLS_CA", "DTA_TLS_CERT",
+					    "DTA_TLS_KEY" };
+	const char *f[3] = { c->tls_ca, c->tls_cert, c->tls_key };
+	const char *colon;
+	size_t hl;
+	int rc;
+
+	/* HOST:PORT or [V6]:PORT, as the configuration checked it. */
+	colon = strrchr(endpoint, ':');
+	hl = colon ? (size_t)(colon - endpoint) : 0;
+	if (hl && endpoint[0] == '[' && endpoint[hl - 1] == ']') {
+		endpoint++;
+		hl -= 2;
+	}
+	if (!colon || !hl || hl >= sizeof(u->host) || !colon[1] ||
+	    strlen(colon + 1) >= sizeof(u->port))
+		return fail(c, -EINVAL, "%s: endpoint %s is not HOST:PORT",
+			    u->what, endpoint);
+	memcpy(u->host, endpoint, hl);
+	u->host[hl] = 0;
+	snprintf(u->port, sizeof(u->port), "%s", colon + 1);
+	/* The collector's certificate names its endpoint's host. */
+	memcpy(u->tls_name, u->host, hl + 1);
+	u->tls = true;
+	if (!c->tls) {
+		for (int k = 0; k < 3; k++)
+			if (!*f[k])
+				f[k] = secure_getenv(env[k]) ? secure_getenv(env[k])
+							     : "";
+		rc = dta__tls_ctx_create(*f[0] ? f[0] : NULL,
+					 *f[1] ? f[1] : NULL,
+					 *f[2] ? f[2] : NULL, &c->tls, c->err,
+					 sizeof(c->err));
+		if (rc)
+			return rc;
+	}
+	return unit_socket(c, u, NULL);
 }
 
 /* Connect unit @i to collector @i: its socket when the socket exists on
@@ -1233,6 +1328,7 @@ static int unit_connect(struct dta_client *c, size_t i)
 	if (rc)
 		return fail(c, rc, "%s: socket path too long", u->what);
 	u->ep[0] = 0;
+	u->tls = false;
 	u->gen++;
 	return unit_socket(c, u, path);
 }
@@ -1665,7 +1761,7 @@ static int open_files(struct dta_client *c, const char *list)
  * The ?KEY=VALUE&.. part of a target, for "config:", "map:" and
  * "snapshot:": collector=NAME (all three), config=CONF (snapshot only);
  * with @tls ("config:"), via=auto|socket|endpoint and the TLS files
- * ca=, cert=, key= (kept in c->tlsq for the endpoints).
+ * ca=, cert=, key= (kept in c->tls_* for the endpoints).
  */
 static int target_params_tls(struct dta_client *c, char *q, bool want_config,
 			     bool tls, const char **coll, const char **conf)
@@ -1717,12 +1813,13 @@ static int target_params_tls(struct dta_client *c, char *q, bool want_config,
 		c->via = VIA_ENDPOINT;
 	else if (via && strcmp(via, "auto"))
 		return fail(c, -EINVAL, "via=%s: auto, socket or endpoint", via);
-	if (tls && (size_t)snprintf(c->tlsq, sizeof(c->tlsq), "%s%s%s%s%s%s",
-				    ca ? "&ca=" : "", ca ? ca : "",
-				    cert ? "&cert=" : "", cert ? cert : "",
-				    key ? "&key=" : "", key ? key : "") >=
-		       sizeof(c->tlsq))
+	if ((ca && strlen(ca) >= sizeof(c->tls_ca)) ||
+	    (cert && strlen(cert) >= sizeof(c->tls_cert)) ||
+	    (key && strlen(key) >= sizeof(c->tls_key)))
 		return fail(c, -ENAMETOOLONG, "ca=, cert=, key=: too long");
+	snprintf(c->tls_ca, sizeof(c->tls_ca), "%s", ca ? ca : "");
+	snprintf(c->tls_cert, sizeof(c->tls_cert), "%s", cert ? cert : "");
+	snprintf(c->tls_key, sizeof(c->tls_key), "%s", key ? key : "");
 	return 0;
 }
 
@@ -1732,10 +1829,98 @@ static int target_params(struct dta_client *c, char *q, bool want_config,
 	return target_params_tls(c, q, want_config, false, coll, conf);
 }
 
+/*
+ * "tls://HOST:PORT[?ca=FILE&cert=FILE&key=FILE&name=NAME]" (HOST may be
+ * [IPv6]): a collector's query_listen, over TLS. Unset files default to
+ * $DTA_TLS_CA, $DTA_TLS_CERT, $DTA_TLS_KEY; without a CA, the system's
+ * trust store. The collector's certificate must carry NAME (default
+ * HOST). docs/client.md "Targets".
+ */
+static int open_tls(struct dta_client *c, const char *spec)
+{
+	const char *p[4] = { NULL, NULL, NULL, NULL }; /* ca cert key name */
+	static const char *const keys[4] = { "ca", "cert", "key", "name" };
+	static const char *const env[3] = { "DTA_TLS_CA", "DTA_TLS_CERT",
+					    "DTA_TLS_KEY" };
+	struct unit *u = &c->u[0];
+	char *t = strdup(spec), *q, *host, *port;
+	int rc;
+
+	if (!t)
+		return fail(c, -ENOMEM, "out of memory");
+	q = strchr(t, '?');
+	if (q)
+		*q++ = 0;
+	host = t;
+	if (*host == '[') {
+		port = strchr(host, ']');
+		if (port)
+			*port++ = 0;
+		host++;
+	} else {
+		port = strrchr(host, ':');
+	}
+	if (!port || *port != ':' || !port[1] || !*host ||
+	    strspn(port + 1, "0123456789") != strlen(port + 1) ||
+	    strlen(port + 1) > 5 || strlen(host) >= sizeof(u->host)) {
+		rc = fail(c, -EINVAL, "tls://%s: want tls://HOST:PORT[?ca=FILE&"
+			  "cert=FILE&key=FILE&name=NAME]", spec);
+		goto out;
+	}
+	*port++ = 0;
+	while (q && *q) {
+		char *amp = strchr(q, '&'), *eq;
+		int k;
+
+		if (amp)
+			*amp = 0;
+		eq = strchr(q, '=');
+		if (eq)
+			*eq = 0;
+		for (k = 0; k < 4 && strcmp(q, keys[k]); k++)
+			;
+		if (!eq || k == 4 || p[k] || !eq[1]) {
+			rc = fail(c, -EINVAL, "tls target parameter \"%s\": "
+				  "%s (ca=FILE, cert=FILE, key=FILE, name=NAME, "
+				  "each once)", q, !eq || k == 4 ? "unknown"
+				  : p[k] ? "given twice" : "no value");
+			goto out;
+		}
+		p[k] = eq + 1;
+		q = amp ? amp + 1 : NULL;
+	}
+	for (int k = 0; k < 3; k++)
+		if (!p[k] && secure_getenv(env[k]) && *secure_getenv(env[k]))
+			p[k] = secure_getenv(env[k]);
+	if (p[3] && strlen(p[3]) >= sizeof(u->tls_name)) {
+		rc = fail(c, -EINVAL, "tls: name= is too long");
+		goto out;
+	}
+	rc = dta__tls_ctx_create(p[0], p[1], p[2], &c->tls, c->err,
+				 sizeof(c->err));
+	if (rc)
+		goto out;
+	c->nu = 1;
+	u->used = true;
+	u->tls = true;
+	snprintf(u->host, sizeof(u->host), "%s", host);
+	snprintf(u->port, sizeof(u->port), "%s", port);
+	snprintf(u->tls_name, sizeof(u->tls_name), "%s", p[3] ? p[3] : host);
+	snprintf(u->what, sizeof(u->what), "collector at tls://%s:%s", host,
+		 port);
+	rc = unit_socket(c, u, NULL);
+	if (!rc)
+		rc = open_info(c);
+out:
+	free(t);
+	return rc;
+}
+
 static int open_target(struct dta_client *c, const char *target)
 {
 	static const char usage[] =
-		"(unix:PATH, config:CONF, map:CONF, snapshot:DIR?config=CONF, "
+		"(unix:PATH, tls://HOST:PORT[?ca=..&cert=..&key=..&name=..], "
+		"config:CONF, map:CONF, snapshot:DIR?config=CONF, "
 		"file:PATH[,PATH..], or the path of a socket)";
 	char *t, *q, *rest, why[512];
 	const char *coll = NULL, *conf = NULL, *slash;
@@ -1744,6 +1929,8 @@ static int open_target(struct dta_client *c, const char *target)
 
 	if (!*target)
 		return fail(c, -EINVAL, "empty target %s", usage);
+	if (!strncmp(target, "tls://", 6))
+		return open_tls(c, target + 6);
 	if (!strncmp(target, "unix:", 5))
 		return target[5] ? open_unix(c, target + 5)
 				 : fail(c, -EINVAL, "unix: needs a path");
@@ -1866,6 +2053,7 @@ DTA_API void dta_client_close(struct dta_client *c)
 	for (size_t i = 0; i < c->ns; i++)
 		free(c->s[i].values);
 	dta_config_destroy(c->cfg);
+	dta__tls_ctx_destroy(c->tls);
 	free(c);
 }
 
@@ -2601,12 +2789,7 @@ static int own_connect(struct dta_client *c, struct unit *own,
 	unit_free(own);
 	own->used = true;
 	snprintf(own->what, sizeof(own->what), "%s", u->what);
-	if (u->ep[0]) {
-		snprintf(own->ep, sizeof(own->ep), "%s", u->ep);
-		own->kind = KIND_SOCKET;
-		own->ln.text = c->flags & DTA_CLIENT_TEXT;
-		return unit_endpoint(c, own, u->ep);
-	}
+	unit_copy_place(own, u);
 	return unit_socket(c, own, u->path);
 }
 
@@ -3074,15 +3257,18 @@ static int wait_send(struct dta_client *c, struct unit *u, const char *name,
 	int len = snprintf(req, sizeof(req), "wait %s %" PRIu32 " %d\n", name,
 			   seen, timeout_ms);
 	size_t off = 0;
+	int rc;
 
 	if (u->wfd < 0) {
-		u->wfd = sock_connect(c, u->path, u->what);
+		u->wfd = unit_dial(c, u, u->path, &u->wtls);
 		if (u->wfd < 0)
 			return u->wfd;
 	}
 	while (off < (size_t)len) {
-		ssize_t k = send(u->wfd, req + off, (size_t)len - off,
-				 MSG_NOSIGNAL);
+		ssize_t k = u->wtls ? dta__tls_send(u->wtls, req + off,
+						    (size_t)len - off)
+				    : send(u->wfd, req + off, (size_t)len - off,
+					   MSG_NOSIGNAL);
 
 		if (k < 0 && errno == EINTR)
 			continue;
@@ -3095,10 +3281,10 @@ static int wait_send(struct dta_client *c, struct unit *u, const char *name,
 		if (k < 0) {
 			int e = -errno;
 
-			close(u->wfd);
-			u->wfd = -1;
-			return fail(c, e, "%s: wait: %s", u->what,
-				    strerror(-e));
+			rc = fail(c, e, "%s: wait: %s", u->what, u->wtls ?
+				  dta__tls_why(u->wtls) : strerror(-e));
+			wait_close(u);
+			return rc;
 		}
 		off += (size_t)k;
 	}
@@ -3122,17 +3308,21 @@ static int wait_recv(struct dta_client *c, struct unit *u, int timeout_ms,
 
 		if (memchr(line, '\n', len))
 			break;
-		if (poll(&pf, 1, left > 0 ? (int)left : 0) == 0)
+		if (!dta__tls_pending(u->wtls) &&
+		    poll(&pf, 1, left > 0 ? (int)left : 0) == 0)
 			return -ETIMEDOUT;
-		k = recv(u->wfd, line + len, sizeof(line) - 1 - len, 0);
+		k = u->wtls ? dta__tls_recv(u->wtls, line + len,
+					    sizeof(line) - 1 - len)
+			    : recv(u->wfd, line + len, sizeof(line) - 1 - len, 0);
 		if (k < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (k <= 0 || len + (size_t)k >= sizeof(line) - 1) {
-			close(u->wfd);
-			u->wfd = -1;
-			return fail(c, k < 0 ? -errno : -ECONNRESET,
-				    "%s: wait: the connection %s", u->what,
-				    k < 0 ? "failed" : "closed or overflowed");
+			int rc = fail(c, k < 0 ? -errno : -ECONNRESET,
+				      "%s: wait: the connection %s", u->what,
+				      k < 0 ? "failed" : "closed or overflowed");
+
+			wait_close(u);
+			return rc;
 		}
 		len += (size_t)k;
 	}
@@ -3288,10 +3478,8 @@ DTA_API int dta_client_wait(struct dta_client *c, const char *name,
 	for (unsigned k = 0; k < s->nshares; k++) {
 		struct unit *u = &c->u[s->unit[k]];
 
-		if (pf[k].fd >= 0 && u->wfd >= 0) {
-			close(u->wfd);
-			u->wfd = -1;
-		}
+		if (pf[k].fd >= 0 && u->wfd >= 0)
+			wait_close(u);
 	}
 	*seq = sum;
 	return ok(c) + (rc == 1);

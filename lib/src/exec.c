@@ -70,6 +70,12 @@ struct dta_exec_session {
 		struct dta_ap_reader *rd;
 	} rd[DTA_EXEC_READERS_MAX];
 	unsigned nrd;
+	/* dta_exec_session_set_filter(): the structures this session sees,
+	 * by the executor's index, in order; its numbers are their places
+	 * here. Without a filter it sees all, numbered as added. */
+	bool filtered;
+	size_t nview;
+	uint8_t view[DTA_CONFIG_MAX_STRUCTURES];
 	struct text_queue q;
 	struct dta_buf text; /* a TEXT frame's answer, before framing */
 	uint8_t *apbuf;      /* a text `ap` request's entries */
@@ -387,6 +393,49 @@ DTA_API void dta_exec_session_destroy(struct dta_exec_session *s)
 	free(s);
 }
 
+DTA_API int dta_exec_session_set_filter(struct dta_exec_session *s,
+					bool (*may_read)(void *ctx, size_t i),
+					void *ctx)
+{
+	if (!s || !may_read)
+		return -EINVAL;
+	s->nview = 0;
+	for (size_t i = 0; i < s->x->n; i++)
+		if (may_read(ctx, i))
+			s->view[s->nview++] = (uint8_t)i;
+	s->filtered = true;
+	return (int)s->nview;
+}
+
+/* Structures the session sees. */
+static size_t sess_count(const struct dta_exec_session *s)
+{
+	return s->filtered ? s->nview : s->x->n;
+}
+
+/* The executor's index of the session's structure number @vi, or -1 when
+ * it sees no such structure. */
+static long sess_real(const struct dta_exec_session *s, size_t vi)
+{
+	if (vi >= sess_count(s))
+		return -1;
+	return s->filtered ? s->view[vi] : (long)vi;
+}
+
+/* The executor's index of structure @name if the session sees it, else
+ * -ENOENT: one it may not see is one that does not exist. */
+static long sess_find(const struct dta_exec_session *s, const char *name)
+{
+	int i = dta_exec_find(s->x, name);
+
+	if (i < 0 || !s->filtered)
+		return i;
+	for (size_t k = 0; k < s->nview; k++)
+		if (s->view[k] == i)
+			return i;
+	return -ENOENT;
+}
+
 /* Where an Append read failed: finding the structure and list, creating
  * the consumer, or reading (the text protocol words them differently). */
 enum ap_stage { AP_ARGS, AP_FOLLOW, AP_READ };
@@ -442,8 +491,12 @@ DTA_API int dta_exec_ap_read(struct dta_exec_session *s, size_t i,
 			     uint64_t *lost, uint64_t *position)
 {
 	enum ap_stage stage;
+	long ri = s ? sess_real(s, i) : -1;
 
-	return ap_read(s, i, list, from, buf, max, lost, position, &stage);
+	if (s && ri < 0)
+		return -ENOENT;
+	return ap_read(s, (size_t)ri, list, from, buf, max, lost, position,
+		       &stage);
 }
 
 /* ---- JSON output ---- */
@@ -755,10 +808,11 @@ static int unhex(const char *s, uint8_t *out, size_t cap)
 }
 
 /* Structure @name of primitive @prim, or -1 with an error answered. */
-static long find_for(const struct dta_exec *x, const char *name, int prim,
-		     struct dta_buf *o)
+static long find_for(const struct dta_exec_session *s, const char *name,
+		     int prim, struct dta_buf *o)
 {
-	int i = dta_exec_find(x, name);
+	const struct dta_exec *x = s->x;
+	long i = sess_find(s, name);
 
 	if (i < 0) {
 		json_error(o, "no structure named %s", name);
@@ -772,20 +826,21 @@ static long find_for(const struct dta_exec *x, const char *name, int prim,
 	return i;
 }
 
-static void text_info(const struct dta_exec *x, struct dta_buf *o)
+static void text_info(const struct dta_exec_session *s, struct dta_buf *o)
 {
 	put_str(o, "{\"structures\":[");
-	for (size_t i = 0; i < x->n; i++) {
+	for (size_t i = 0; i < sess_count(s); i++) {
 		if (i)
 			put(o, ",", 1);
-		info_one(o, x->s[i]);
+		info_one(o, s->x->s[sess_real(s, i)]);
 	}
 	put_str(o, "]}");
 }
 
-static void text_ki_total(const struct dta_exec *x, char **w, int nw,
+static void text_ki_total(const struct dta_exec_session *s, char **w, int nw,
 			  struct dta_buf *o)
 {
+	const struct dta_exec *x = s->x;
 	unsigned long bank;
 	uint64_t total;
 	char *end, num[32];
@@ -795,7 +850,7 @@ static void text_ki_total(const struct dta_exec *x, char **w, int nw,
 		json_error(o, "usage: kitotal NAME BANK");
 		return;
 	}
-	i = find_for(x, w[1], DTA_PRIM_KEY_INCREMENT, o);
+	i = find_for(s, w[1], DTA_PRIM_KEY_INCREMENT, o);
 	if (i < 0)
 		return;
 	bank = strtoul(w[2], &end, 0);
@@ -827,7 +882,7 @@ static void text_ap(struct dta_exec_session *s, char **w, int nw,
 		json_error(o, "usage: ap NAME LIST MAX [oldest|now]");
 		return;
 	}
-	i = find_for(s->x, w[1], DTA_PRIM_APPEND, o);
+	i = find_for(s, w[1], DTA_PRIM_APPEND, o);
 	if (i < 0)
 		return;
 	xs = s->x->s[i];
@@ -888,9 +943,10 @@ struct point {
 
 /* Check kw/pc/ki request @w: 0 with @p filled, -1 with an error answered
  * into @o. */
-static int point_parse(const struct dta_exec *x, char **w, int nw,
+static int point_parse(const struct dta_exec_session *s, char **w, int nw,
 		       struct point *p, struct dta_buf *o)
 {
+	const struct dta_exec *x = s->x;
 	long i;
 	int klen;
 
@@ -901,7 +957,7 @@ static int point_parse(const struct dta_exec *x, char **w, int nw,
 	p->prim = w[0][0] == 'p'    ? DTA_PRIM_POSTCARD
 		  : w[0][1] == 'w' ? DTA_PRIM_KEY_WRITE
 				   : DTA_PRIM_KEY_INCREMENT;
-	i = find_for(x, w[1], p->prim, o);
+	i = find_for(s, w[1], p->prim, o);
 	if (i < 0)
 		return -1;
 	p->i = (size_t)i;
@@ -1053,14 +1109,14 @@ DTA_API int dta_exec_text(struct dta_exec_session *s, const char *line,
 	}
 	if (!strcmp(w[0], "kitotal")) {
 		dta_exec_text_flush(s, o);
-		text_ki_total(s->x, w, nw, o);
+		text_ki_total(s, w, nw, o);
 		put(o, "\n", 1);
 		return 0;
 	}
 	if (w[0][0] == 'i' || w[0][0] == 'a') {
 		dta_exec_text_flush(s, o);
 		if (w[0][0] == 'i')
-			text_info(s->x, o);
+			text_info(s, o);
 		else
 			text_ap(s, w, nw, o);
 		put(o, "\n", 1);
@@ -1071,7 +1127,7 @@ DTA_API int dta_exec_text(struct dta_exec_session *s, const char *line,
 	if (s->q.n) {
 		struct dta_buf tmp = { 0 };
 
-		if (point_parse(s->x, w, nw, &p, &tmp)) {
+		if (point_parse(s, w, nw, &p, &tmp)) {
 			dta_exec_text_flush(s, o);
 			put(o, tmp.p, tmp.len);
 			o->oom |= tmp.oom;
@@ -1081,7 +1137,7 @@ DTA_API int dta_exec_text(struct dta_exec_session *s, const char *line,
 			return 0;
 		}
 		dta_buf_free(&tmp);
-	} else if (point_parse(s->x, w, nw, &p, o)) {
+	} else if (point_parse(s, w, nw, &p, o)) {
 		put(o, "\n", 1);
 		return 0;
 	}
@@ -1186,12 +1242,12 @@ static uint64_t answer_size(const struct xs *s, const struct dta__frame_request 
 
 /* The results of a KW, PC or KI request, a chunk at a time, into @w
  * (room for answer_size() bytes). Return 0 or the query's error. */
-static int frame_points(struct dta_exec_session *s, const struct xs *xs,
+static int frame_points(struct dta_exec_session *s, size_t i,
 			const struct dta__frame_request *r, uint8_t *w)
 {
+	const struct xs *xs = s->x->s[i];
 	size_t n = r->n, klen = r->klen;
 	const uint8_t *keys = r->payload;
-	size_t i = (size_t)r->structure;
 	int err = 0;
 
 	if (r->op == DTA_FRAME_KW) {
@@ -1262,6 +1318,7 @@ DTA_API int dta_exec_frame(struct dta_exec_session *s, const void *req,
 	uint32_t rsize;
 	size_t start;
 	uint8_t *w;
+	long ri;
 	int err;
 
 	if (!s || !o || dta__frame_request_parse(req, len, &r))
@@ -1272,12 +1329,13 @@ DTA_API int dta_exec_frame(struct dta_exec_session *s, const void *req,
 	}
 	if (r.op == DTA_FRAME_TEXT)
 		return frame_text(s, req, &r, o);
-	if (r.structure >= s->x->n) {
+	ri = sess_real(s, r.structure);
+	if (ri < 0) {
 		frame_error(o, req, ENOENT, "no structure %u (there are %zu)",
-			    r.structure, s->x->n);
+			    r.structure, sess_count(s));
 		return 0;
 	}
-	xs = s->x->s[r.structure];
+	xs = s->x->s[ri];
 	if (xs->layout.primitive != op_prim(r.op)) {
 		frame_error(o, req, DTA_E_PRIMITIVE,
 			    "structure %u (%s) holds %s, not %s", r.structure,
@@ -1331,7 +1389,7 @@ DTA_API int dta_exec_frame(struct dta_exec_session *s, const void *req,
 		enum ap_stage stage;
 		struct dta_frame_ap *fa = (struct dta_frame_ap *)w;
 
-		err = ap_read(s, r.structure, r.arg, r.from, w + sizeof(*fa), r.n,
+		err = ap_read(s, (size_t)ri, r.arg, r.from, w + sizeof(*fa), r.n,
 			      &lost, &pos, &stage);
 		if (err >= 0) {
 			dta__put_be64(fa->lost, lost);
@@ -1344,7 +1402,7 @@ DTA_API int dta_exec_frame(struct dta_exec_session *s, const void *req,
 			return 0;
 		}
 	} else {
-		err = frame_points(s, xs, &r, w);
+		err = frame_points(s, (size_t)ri, &r, w);
 		if (!err) {
 			o->len += (size_t)size;
 			dta__frame_answer_end(o, start);

@@ -366,3 +366,13 @@ EOF2
 e2e_pass() {
 	echo "PASS: $E2E_NAME"
 }
+
+# TLS certificates for remote-query tests (tests/tls_certs.sh): DIR gets
+# ca.pem, server.pem (localhost, 127.0.0.1), wrongname.pem, rogue.pem
+# (another CA's) and NAME.pem for each client NAME given, with their .key
+# files. Exits 77 (skip) without certtool.
+e2e_tls_certs() { # DIR NAME[=CN]..
+	command -v certtool >/dev/null ||
+		{ echo "SKIP: certtool (gnutls-bin) is not installed"; exit 77; }
+	sh "$(dirname "$0")/../tls_certs.sh" "$@"
+}

@@ -132,13 +132,35 @@ DTA_API int dta_exec_session_create(struct dta_exec *x,
 				    struct dta_exec_session **out);
 DTA_API void dta_exec_session_destroy(struct dta_exec_session *s);
 
+/**
+ * dta_exec_session_set_filter() - let session @s see only the structures
+ * @may_read(@ctx, i) accepts (i: the executor's index), asked once per
+ * structure, now: call it after every structure is added and before the
+ * session answers anything. Used by the collector's remote listener to
+ * apply a structure's "readers" (docs/security.md "Remote queries").
+ *
+ * The session then behaves as if the executor held only those
+ * structures, in their order: `info` lists them; the binary protocol and
+ * dta_exec_ap_read() number them 0..count-1 by their place in that list;
+ * a request naming (or numbering) any other one is answered exactly as for
+ * a structure that does not exist, so nothing tells the two apart.
+ * The typed queries on the executor (dta_exec_kw() ...) are not filtered.
+ *
+ * Return: the number of structures the session sees; -EINVAL (@s or
+ * @may_read NULL).
+ */
+DTA_API int dta_exec_session_set_filter(struct dta_exec_session *s,
+					bool (*may_read)(void *ctx, size_t i),
+					void *ctx);
+
 /* dta_exec_ap_read() @from: where a new consumer starts. */
 #define DTA_EXEC_AP_OLDEST 0 /* the oldest batch still stored */
 #define DTA_EXEC_AP_NOW 1    /* after the newest batch */
 
 /**
  * dta_exec_ap_read() - up to @max new entries of Append list @list (index
- * within structure @i) for this session's consumer of that list, created
+ * within structure @i, the session's number for it: see
+ * dta_exec_session_set_filter()) for this session's consumer of that list, created
  * at the first read, starting at @from (ignored afterwards).
  * @buf:      receives the entries (@max * entry_size bytes of room).
  * @lost:     receives entries overwritten (or in corrupt frames) before
