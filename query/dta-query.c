@@ -513,8 +513,8 @@ static const struct {
 } cmds[] = {
 	{ "kw", cmd_kw, "kw get NAME KEY..: Key-Write data of keys" },
 	{ "pc", cmd_pc, "pc path NAME KEY..: Postcarding paths of flows" },
-	{ "ap", cmd_ap, "ap tail|follow NAME LIST: Append entries" },
-	{ "ki", cmd_ki, "ki get NAME KEY..: Key-Increment counters of keys" },
+	{ "ap", cmd_ap, "ap tail|follow NAME LIST|all: Append entries" },
+	{ "ki", cmd_ki, "ki get|total NAME [KEY..]: Key-Increment counters" },
 	{ "int", cmd_int, "int path|hops|drops|congestion|count|queue: INT telemetry" },
 	{ "info", cmd_info, "info [FILE]: structures and their geometry" },
 	{ "stats", cmd_stats, "stats: collector counters" },
