@@ -1451,8 +1451,13 @@ static bool unit_gone(struct dta_client *c, size_t i, int rc)
 {
 	struct unit *u = &c->u[i];
 
+	/* The connection is gone, or broke (ENOENT here is an answer: a
+	 * collector saying "no such structure" answered). */
+	bool broke = rc == -ECONNRESET || rc == -EPIPE || rc == -ETIMEDOUT ||
+		     rc == -ECONNABORTED || rc == -DTA_E_UNAVAILABLE;
+
 	if (!c->fleet || u->kind != KIND_SOCKET ||
-	    !(u->down || u->ln.dead || u->ln.fd < 0 || no_answer(rc)))
+	    !(u->down || u->ln.dead || u->ln.fd < 0 || broke))
 		return false;
 	if (!u->down)
 		unit_down(c, i, rc);
@@ -2805,7 +2810,9 @@ static int cursor_gone(struct dta_client *c, struct dta_client_cursor *cur,
 	if (cur->own) {
 		char why[ERR_MAX];
 
-		if (!(cur->own->ln.dead || cur->own->ln.fd < 0 || no_answer(rc)))
+		/* Lost, or never reached (own_connect()). */
+		if (!(cur->own->ln.dead ||
+		      (cur->own->ln.fd < 0 && no_answer(rc))))
 			return rc;
 		c->missing |= 1u << i;
 		memcpy(why, c->err, sizeof(why));
