@@ -15,6 +15,11 @@
  *   - binary: dta_client_kw_get() of every key through "unix:SOCKET"
  *     (binary frames), per CPU-second of the collector, and per
  *     CPU-second of the collector and this thread together;
+ *   - tls binary: the same through "tls://127.0.0.1:PORT?.." (the
+ *     collector's query_listen: TCP, TLS 1.3, client certificate), per
+ *     CPU-second of the collector and with the client's, beside the Unix
+ *     socket's binary rate of the same round (certificates made with
+ *     tests/tls_certs.sh; the row is left out without certtool);
  *   - map: dta_client_kw_get() through "map:CONFIG", per CPU-second of
  *     this thread;
  * then once, dta-query verify of a truth file holding every key, over
@@ -34,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/resource.h>
 #include <sys/un.h>
@@ -74,6 +80,21 @@ static void *send_all(void *arg)
 		off += (size_t)n;
 	}
 	return NULL;
+}
+
+/* A TCP port on 127.0.0.1 nothing holds now. */
+static unsigned free_tcp_port(void)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(sa);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    getsockname(fd, (struct sockaddr *)&sa, &len))
+		die("a TCP port", -errno);
+	close(fd);
+	return ntohs(sa.sin_port);
 }
 
 /* Pipeline @len bytes of requests (@n lines) on a new connection and
@@ -198,7 +219,10 @@ int main(int argc, char **argv)
 	int huge = 1, opt, pfd[2], err;
 	char dir[] = "/tmp/dta-bench-sock-XXXXXX", cfg[PATH_MAX], sock[108];
 	char exe[PATH_MAX + 64], qexe[PATH_MAX + 64], shm[NAME_MAX], name[32];
-	char line[512], truth[PATH_MAX], target[PATH_MAX + 8], err_msg[512];
+	char line[512], truth[PATH_MAX], target[3 * PATH_MAX + 64], err_msg[512];
+	char certs[PATH_MAX], cmd[2 * PATH_MAX];
+	bool tls;
+	unsigned port = 0;
 	FILE *f, *ready;
 	pid_t pid;
 	clockid_t ccpu;
@@ -230,10 +254,25 @@ int main(int argc, char **argv)
 	f = fopen(cfg, "w");
 	if (!f)
 		die(cfg, -errno);
+	/* TLS: certificates of a CA made now (tests/tls_certs.sh). */
+	snprintf(certs, sizeof(certs), "%s/certs", dir);
+	snprintf(cmd, sizeof(cmd), "command -v certtool >/dev/null && sh "
+		 "'%s/tests/tls_certs.sh' '%s' bench", DTA_SOURCE_DIR, certs);
+	tls = system(cmd) == 0;
+	if (!tls)
+		fprintf(stderr, "bench_socket: no certificates (certtool from "
+			"gnutls-bin missing?): no TLS row\n");
 	fprintf(f, "[collector]\nname = %s\nsocket = %s\nidle_timeout = 0\n"
-		"huge_pages = %s\n\n[structure kw]\nprimitive = key-write\n"
-		"slots = %llu\ndata = 20\nredundancy = 2\n", name, sock,
-		huge ? "yes" : "no", 1ull << log2_slots);
+		"huge_pages = %s\n", name, sock, huge ? "yes" : "no");
+	if (tls) {
+		port = free_tcp_port();
+		fprintf(f, "query_listen = 127.0.0.1:%u\ntls_cert = %s/server.pem"
+			"\ntls_key = %s/server.key\ntls_ca = %s/ca.pem\n", port,
+			certs, certs, certs);
+	}
+	fprintf(f, "\n[structure kw]\nprimitive = key-write\n"
+		"slots = %llu\ndata = 20\nredundancy = 2\n",
+		1ull << log2_slots);
 	fclose(f);
 
 	if (pipe(pfd))
@@ -272,7 +311,8 @@ int main(int argc, char **argv)
 	size_t reqlen;
 	double lib[99], kept[99], soc[99], bin[99], bint[99], map[99];
 	double r_soc[99], r_bin[99], r_bint[99], r_map[99], r_mapk[99];
-	struct dta_client *cb, *cm;
+	double tb[99], tbt[99], r_tb[99], r_tbt[99]; /* TLS: vs binary */
+	struct dta_client *cb, *cm, *ct = NULL;
 	struct dta_kw_result *cres = malloc(nq * sizeof(*cres));
 	uint8_t *cdata = malloc(nq * 20);
 
@@ -345,6 +385,17 @@ int main(int argc, char **argv)
 	if (err) {
 		fprintf(stderr, "bench_socket: %s\n", err_msg);
 		die("open the client on the socket", err);
+	}
+	if (tls) {
+		snprintf(target, sizeof(target), "tls://127.0.0.1:%u?ca=%s/ca.pem"
+			 "&cert=%s/bench.pem&key=%s/bench.key", port, certs,
+			 certs, certs);
+		err = dta_client_open(target, NULL, &ct, err_msg,
+				      sizeof(err_msg));
+		if (err) {
+			fprintf(stderr, "bench_socket: %s\n", err_msg);
+			die("open the client over TLS", err);
+		}
 	}
 	snprintf(target, sizeof(target), "map:%s", cfg);
 	err = dta_client_open(target, NULL, &cm, err_msg, sizeof(err_msg));
@@ -425,6 +476,26 @@ int main(int argc, char **argv)
 			map[k] = (double)nq / (m1 - m0);
 			if (fb != found_lib || fm != found_lib)
 				die("the client and the library disagree", 0);
+			if (ct) {
+				size_t ft = 0;
+
+				m0 = bench_cpu_s();
+				cc0 = bench_clock_s(ccpu);
+				err = dta_client_kw_get(ct, "kw", keys, 13, nq,
+							NULL, cres, cdata);
+				if (err)
+					die(dta_client_error(ct), err);
+				m1 = bench_cpu_s();
+				cc1 = bench_clock_s(ccpu);
+				for (size_t i = 0; i < nq; i++)
+					ft += cres[i].status == DTA_Q_FOUND;
+				if (ft != found_lib)
+					die("TLS and the library disagree", 0);
+				tb[k] = (double)nq / (cc1 - cc0);
+				tbt[k] = (double)nq / ((cc1 - cc0) + (m1 - m0));
+				r_tb[k] = tb[k] / bin[k];
+				r_tbt[k] = tbt[k] / bint[k];
+			}
 		}
 		r_bin[k] = bin[k] / lib[k];
 		r_bint[k] = bint[k] / lib[k];
@@ -439,6 +510,12 @@ int main(int argc, char **argv)
 		       100 * r_soc[k],
 		       bin[k] / 1e6, 100 * r_bin[k], bint[k] / 1e6,
 		       100 * r_bint[k], map[k] / 1e6, 100 * r_map[k]);
+		if (ct)
+			printf("round %u: tls binary %.3f M/collector-CPU-s "
+			       "(%.1f%% of unix binary), %.3f M/CPU-s with the "
+			       "client's (%.1f%% of unix binary's)\n", k + 1,
+			       tb[k] / 1e6, 100 * r_tb[k], tbt[k] / 1e6,
+			       100 * r_tbt[k]);
 		fflush(stdout);
 		if (found_lib != found_sock)
 			die("the socket and the library disagree", 0);
@@ -461,6 +538,15 @@ int main(int argc, char **argv)
 		       bench_median(map, n) / 1e6, 100 * bench_median(r_map, n),
 		       100 * bench_median(r_mapk, n),
 		       bench_median(kept, n) / 1e6);
+		if (ct)
+			printf("median: tls binary %.3f M/collector-CPU-s "
+			       "(%.1f%% of unix binary), %.3f M/CPU-s of "
+			       "collector and client (%.1f%% of unix binary's)\n",
+			       bench_median(tb, n) / 1e6,
+			       100 * bench_median(r_tb, n),
+			       bench_median(tbt, n) / 1e6,
+			       100 * bench_median(r_tbt, n));
+		fflush(stdout);
 		vs = run_verify(qexe, cfg, false, truth, nq, ccpu, &ws);
 		vm = run_verify(qexe, cfg, true, truth, nq, ccpu, &wm);
 		printf("verify over the socket: %.3f M answers/CPU-s of "
@@ -473,6 +559,7 @@ int main(int argc, char **argv)
 
 	dta_client_close(cb);
 	dta_client_close(cm);
+	dta_client_close(ct);
 	free(cres);
 	free(cdata);
 	unlink(truth);
@@ -480,6 +567,9 @@ int main(int argc, char **argv)
 	kill(pid, SIGTERM);
 	waitpid(pid, NULL, 0);
 	unlink(cfg);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", certs);
+	if (system(cmd))
+		fprintf(stderr, "bench_socket: %s left behind\n", certs);
 	rmdir(dir);
 	free(req);
 	free(keys);

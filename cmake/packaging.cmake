@@ -124,9 +124,10 @@ This package contains the shared library.")
 set(CPACK_DEBIAN_DEV_PACKAGE_NAME libdta-dev)
 set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
 set(CPACK_COMPONENT_DEV_DEPENDS lib)
-# libdta.pc and dtaConfig.cmake ask pkg-config for libxxhash and jansson.
+# libdta.pc and dtaConfig.cmake ask pkg-config for libxxhash, jansson and
+# gnutls.
 set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS
-    "libxxhash-dev, libjansson-dev, pkgconf | pkg-config")
+    "libxxhash-dev, libjansson-dev, libgnutls28-dev, pkgconf | pkg-config")
 set(CPACK_COMPONENT_DEV_DESCRIPTION
 "Direct Telemetry Access library (development files)
 libdta implements Direct Telemetry Access (DTA, SIGCOMM 2023): telemetry
@@ -176,8 +177,8 @@ if(DTA_HAVE_PYTHON)
   set(CPACK_DEBIAN_PYTHON_PACKAGE_NAME python3-dta)
   set(CPACK_DEBIAN_PYTHON_PACKAGE_SECTION python)
   # The extension is built for one Python version (its ABI tag names
-  # it); libc6, libjansson4, libxxhash0 come from dpkg-shlibdeps (libdta
-  # is linked in statically).
+  # it); libc6, libjansson4, libxxhash0, libgnutls30 come from
+  # dpkg-shlibdeps (libdta is linked in statically).
   math(EXPR DTA_PY_NEXT "${Python3_VERSION_MINOR} + 1")
   set(CPACK_DEBIAN_PYTHON_PACKAGE_DEPENDS
       "python3 (>= ${Python3_VERSION_MAJOR}.${Python3_VERSION_MINOR}~), python3 (<< ${Python3_VERSION_MAJOR}.${DTA_PY_NEXT}), python3-numpy")

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Builds dta._dta together with libdta's sources (../lib/src/*.c), so that
 `pip install ./python` needs neither an installed libdta nor CMake: only a
-C compiler, the Python headers (python3-dev) and pkg-config's libxxhash and
-jansson (libxxhash-dev, libjansson-dev). The metadata is pyproject.toml's.
+C compiler, the Python headers (python3-dev) and pkg-config's libxxhash,
+jansson and gnutls (libxxhash-dev, libjansson-dev, libgnutls28-dev). The
+metadata is pyproject.toml's.
 
 pip builds a local directory in place (pip >= 21.3), so the tree's lib/
 next to this directory is found; DTA_SOURCE_DIR names another checkout.
@@ -25,11 +26,13 @@ if not os.path.isdir(os.path.join(lib, "src")):
 
 def pkg_config(*args):
     try:
-        out = subprocess.run(["pkg-config", *args, "libxxhash", "jansson"],
+        out = subprocess.run(["pkg-config", *args, "libxxhash", "jansson",
+                              "gnutls"],
                              check=True, capture_output=True, text=True)
     except (OSError, subprocess.CalledProcessError) as e:
-        sys.exit("setup.py: pkg-config %s libxxhash jansson failed (%s); "
-                 "apt-get install pkg-config libxxhash-dev libjansson-dev"
+        sys.exit("setup.py: pkg-config %s libxxhash jansson gnutls failed "
+                 "(%s); apt-get install pkg-config libxxhash-dev "
+                 "libjansson-dev libgnutls28-dev"
                  % (" ".join(args), getattr(e, "stderr", e)))
     return shlex.split(out.stdout)
 

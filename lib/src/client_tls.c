@@ -230,6 +230,10 @@ static int handshake_error(gnutls_session_t s, int rc, const char *host,
 
 		if (gnutls_certificate_verification_status_print(
 			    st, GNUTLS_CRT_X509, &txt, 0) >= 0) {
+			char *e = (char *)txt.data + strlen((char *)txt.data);
+
+			while (e > (char *)txt.data && e[-1] == ' ')
+				*--e = 0;
 			fail(err, errlen, 0, "%s:%s: the collector's certificate "
 			     "is refused (expected name %s): %s", host, port,
 			     name, (const char *)txt.data);
@@ -242,8 +246,9 @@ static int handshake_error(gnutls_session_t s, int rc, const char *host,
 	}
 	if (rc == GNUTLS_E_FATAL_ALERT_RECEIVED)
 		return fail(err, errlen, -EACCES, "%s:%s: the collector refused "
-			    "the TLS handshake (%s): it needs a client "
-			    "certificate signed by its CA (cert=, key=)", host,
+			    "this client (%s): it takes certificates its CA "
+			    "signed whose CN is a reader name (cert=, key=); its "
+			    "log says why", host,
 			    port, gnutls_alert_get_name(gnutls_alert_get(s)));
 	return fail(err, errlen, -EPROTO, "%s:%s: TLS handshake: %s", host,
 		    port, gnutls_strerror(rc));
@@ -325,8 +330,8 @@ static ssize_t tls_error(struct dta__tls *t, ssize_t rc)
 		/* TLS 1.3: the collector checks our certificate after our
 		 * side of the handshake is over, and says no here. */
 		snprintf(t->why, sizeof(t->why), "the collector refused this "
-			 "client (%s): it needs a client certificate signed by "
-			 "its CA (cert=, key=)",
+			 "client (%s): it takes certificates its CA signed whose "
+			 "CN is a reader name (cert=, key=); its log says why",
 			 gnutls_alert_get_name(gnutls_alert_get(t->s)));
 		errno = EACCES;
 		return -1;

@@ -92,7 +92,7 @@ class DtaSystem:
     """One collector (and translator while sending) with structures
     STRUCTURES (the [structure ...] sections' text)."""
 
-    def __init__(self, structures, name="py", east=False):
+    def __init__(self, structures, name="py", east=False, collector_extra=""):
         self.dir = tempfile.mkdtemp(prefix="dta-py-%s." % name)
         self.conf = os.path.join(self.dir, "dta.conf")
         self.sock = os.path.join(self.dir, "collector.sock")
@@ -115,6 +115,8 @@ class DtaSystem:
         head = "[collector]\nname = %s\nsocket = %s\nsnapshot_dir = %s\n" % (
             self.name, self.sock,
             os.path.join(self.snapdir, self.name) if east else self.snapdir)
+        # collector_extra: more [collector] lines (e.g. query_listen)
+        head += collector_extra
         if east:
             head += ("[collector east]\nname = %s\nsocket = %s\n"
                      "snapshot_dir = %s\n" % (
