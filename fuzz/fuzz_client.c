@@ -10,7 +10,8 @@
  * socket pair before the client opens the other, then that end is shut
  * down: the client reads answers until they run out (an error, never a
  * hang). Then every structure it learned is asked: three 4-byte keys for
- * kw, pc, ki (bank 0), a cursor on list 0 from the oldest entry for ap.
+ * kw, pc, ki (bank 0, then the bank's kitotal), a cursor on list 0 from
+ * the oldest entry for ap.
  * Checked: no crash or sanitizer report; every failure returns a negative
  * code with a message; statuses and counts read back are in range.
  */
@@ -31,7 +32,7 @@ static void ask(struct dta_client *c, const struct dta_client_structure *s)
 	struct dta_kw_result kw[3];
 	struct dta_pc_result pc[3];
 	struct dta_client_cursor *cur;
-	uint64_t cnt[3], lost;
+	uint64_t cnt[3], lost, total;
 	uint8_t d[3 * DTA_DATA_MAX], buf[16 * DTA_DATA_MAX];
 	long got;
 	int rc = 0;
@@ -54,6 +55,8 @@ static void ask(struct dta_client *c, const struct dta_client_structure *s)
 		break;
 	case DTA_PRIM_KEY_INCREMENT:
 		rc = dta_client_ki_get(c, s->name, keys, 4, 3, 0, cnt);
+		if (!rc) /* and the bank's total: `kitotal`'s answer */
+			rc = dta_client_ki_total(c, s->name, 0, &total);
 		break;
 	case DTA_PRIM_APPEND:
 		if (s->layout.g.ap.entry_size > DTA_DATA_MAX)

@@ -82,9 +82,12 @@ static void follow(struct dta_client *c, struct dta_client_cursor *cur,
 	}
 }
 
-/* tail: read everything still stored, print the last @tail. */
-static void tail(struct dta_client *c, struct dta_client_cursor *cur,
-		 size_t es, const struct dta_schema *sch, size_t tail)
+/* tail: read everything still stored, print the last @tail. @list >= 0:
+ * one list of `tail NAME all` (JSON: an element of "lists", no newline;
+ * text: a "# list L" line first). Return 0, or -DTA_E_UNAVAILABLE when
+ * the list's collector stopped answering (all: the others go on). */
+static int tail(struct dta_client *c, struct dta_client_cursor *cur,
+		size_t es, const struct dta_schema *sch, size_t tail, long list)
 {
 	uint8_t *keep = NULL, *buf = malloc(AP_CHUNK * es);
 	bool show = !G.json && isatty(STDERR_FILENO);
@@ -114,6 +117,11 @@ static void tail(struct dta_client *c, struct dta_client_cursor *cur,
 			fprintf(stderr, "\rap: %" PRIu64 " entries read   ",
 				total);
 	}
+	if (got == -DTA_E_UNAVAILABLE && list >= 0) {
+		free(buf);
+		free(keep);
+		return (int)got;
+	}
 	if (got < 0)
 		query_fail(c);
 	if (show && total > AP_CHUNK)
@@ -126,13 +134,62 @@ static void tail(struct dta_client *c, struct dta_client_cursor *cur,
 		die("out of memory");
 	for (uint64_t i = first; i < total; i++)
 		memcpy(buf + (i - first) * es, keep + (i % tail) * es, es);
-	if (G.json)
+	if (G.json && list >= 0)
+		printf("{\"list\":%ld,", list);
+	else if (G.json)
 		putchar('{');
+	else if (list >= 0)
+		printf("# list %ld\n", list);
 	print_entries(buf, (size_t)(total - first), es, sch, G.json);
 	if (G.json)
-		printf(",\"stored\":%" PRIu64 "}\n", total);
+		printf(",\"stored\":%" PRIu64 "}%s", total, list >= 0 ? "" : "\n");
 	free(buf);
 	free(keep);
+	return 0;
+}
+
+/* tail NAME all: every list of the structure over all its collectors;
+ * the lists of a collector that does not answer are left out, and said
+ * so (partial). */
+static void tail_all(struct dta_client *c, const char *name, size_t n)
+{
+	const struct dta_client_structure *s;
+	struct dta_client_cursor *cur;
+	bool first = true;
+	int i = dta_client_find(c, name), rc;
+
+	if (i < 0 || dta_client_structure(c, (size_t)i)->layout.primitive !=
+			     DTA_PRIM_APPEND) {
+		/* The client's own message: no such structure, primitive. */
+		dta_client_ap_open(c, name, 0, DTA_EXEC_AP_OLDEST, &cur);
+		query_fail(c);
+	}
+	s = dta_client_structure(c, (size_t)i);
+	if (G.json)
+		fputs("{\"lists\":[", stdout);
+	for (uint32_t l = 0; l < s->lists; l++) {
+		rc = dta_client_ap_open(c, name, l, DTA_EXEC_AP_OLDEST, &cur);
+		if (rc == -DTA_E_UNAVAILABLE) {
+			query_note_partial(c);
+			continue;
+		}
+		if (rc)
+			query_fail(c);
+		if (G.json && !first)
+			putchar(',');
+		rc = tail(c, cur, s->layout.g.ap.entry_size, s->schema, n,
+			  (long)l);
+		if (rc)
+			query_note_partial(c);
+		else
+			first = false;
+		dta_client_ap_close(cur);
+	}
+	if (G.json) {
+		putchar(']');
+		query_json_partial();
+		puts("}");
+	}
 }
 
 int cmd_ap(int argc, char **argv)
@@ -160,7 +217,7 @@ int cmd_ap(int argc, char **argv)
 		} else if (opt == 's') {
 			from_start = 1;
 		} else {
-			printf("Usage: dta-query ap tail NAME LIST [-n N]\n"
+			printf("Usage: dta-query ap tail NAME LIST|all [-n N]\n"
 			       "       dta-query ap follow NAME LIST [--from-start]\n"
 			       "  tail: the newest N entries still in the list's ring (default 10)\n"
 			       "  follow: print entries as they arrive (from now, or from the\n"
@@ -169,6 +226,10 @@ int cmd_ap(int argc, char **argv)
 			       "  LIST is the list index within structure NAME (0-based;\n"
 			       "  with the structure on several collectors, lists count on\n"
 			       "  across them: the first collector's, then the next's).\n"
+			       "  all: every list over every collector (each after a line\n"
+			       "  \"# list L\"; --json: {\"lists\":[{\"list\":L,..}..],\n"
+			       "  \"partial\":..,\"missing\":[..]}); the lists of a collector\n"
+			       "  that does not answer are left out and named (exit status 4).\n"
 			       "  Entries are printed in hex, oldest first; with --json and\n"
 			       "  a value schema, \"fields\" holds them decoded.\n");
 			return opt == 'h' ? 0 : 2;
@@ -178,6 +239,12 @@ int cmd_ap(int argc, char **argv)
 	    (strcmp(argv[optind], "tail") && strcmp(argv[optind], "follow")))
 		die("usage: dta-query ap tail|follow NAME LIST");
 	fol = !strcmp(argv[optind], "follow");
+	if (!fol && !strcmp(argv[optind + 2], "all")) {
+		c = query_client(&how);
+		tail_all(c, argv[optind + 1], n);
+		dta_client_close(c);
+		return 0;
+	}
 	l = strtoul(argv[optind + 2], &end, 0);
 	if (*end || end == argv[optind + 2] || l > UINT32_MAX)
 		die("LIST must be a list index, not %s", argv[optind + 2]);
@@ -191,7 +258,7 @@ int cmd_ap(int argc, char **argv)
 	s = dta_client_structure(c, (size_t)dta_client_find(c, argv[optind + 1]));
 	if (fol)
 		follow(c, cur, s->layout.g.ap.entry_size, s->schema);
-	tail(c, cur, s->layout.g.ap.entry_size, s->schema, n);
+	tail(c, cur, s->layout.g.ap.entry_size, s->schema, n, -1);
 	dta_client_ap_close(cur);
 	dta_client_close(c);
 	return 0;

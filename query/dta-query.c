@@ -184,9 +184,54 @@ static void socket_path(int c, char *path, size_t cap)
 		    "most %d bytes", path, DTA_SOCKET_PATH_MAX);
 }
 
+void query_note_partial(const struct dta_client *c)
+{
+	uint32_t m;
+
+	if (dta_client_partial(c, &m))
+		query_note_missing(c, m);
+}
+
+void query_note_missing(const struct dta_client *c, uint32_t m)
+{
+	uint32_t fresh = m & ~G.missing;
+
+	for (unsigned i = 0; i < DTA_CONFIG_MAX_COLLECTORS; i++)
+		if (fresh & (1u << i)) {
+			const char *n = dta_client_collector_name(c, i);
+
+			snprintf(G.missing_name[i], sizeof(G.missing_name[i]),
+				 "%s", n ? n : "?");
+		}
+	G.missing |= m;
+	for (unsigned i = 0; i < DTA_CONFIG_MAX_COLLECTORS; i++)
+		if (fresh & (1u << i))
+			fprintf(stderr, "dta-query: warning: collector %s did "
+				"not answer, the answer is partial%s%s%s\n",
+				G.missing_name[i],
+				dta_client_partial(c, NULL) ? " (" : "",
+				dta_client_partial(c, NULL) ? dta_client_error(c)
+							    : "",
+				dta_client_partial(c, NULL) ? ")" : "");
+}
+
+void query_json_partial(void)
+{
+	bool first = true;
+
+	printf(",\"partial\":%s,\"missing\":[", G.missing ? "true" : "false");
+	for (unsigned i = 0; i < DTA_CONFIG_MAX_COLLECTORS; i++)
+		if (G.missing & (1u << i)) {
+			printf("%s\"%s\"", first ? "" : ",", G.missing_name[i]);
+			first = false;
+		}
+	putchar(']');
+}
+
 struct dta_client *query_client(const char **how)
 {
 	char target[8192], err[1024], path[4096];
+	struct dta_client_opts o = { .sz = sizeof(o) };
 	struct dta_client *c;
 	size_t len = 0;
 	int rc;
@@ -229,17 +274,23 @@ struct dta_client *query_client(const char **how)
 		*how = "over the collector socket";
 	} else {
 		TARGET("config:%s", G.config);
-		*how = "over the collector sockets";
+		if (G.via)
+			TARGET("?via=%s", G.via);
+		*how = G.via && !strcmp(G.via, "endpoint")
+			       ? "over the collector endpoints"
+			       : "over the collector sockets";
 	}
 #undef TARGET
 	if (len >= sizeof(target))
 		die("paths too long");
-	rc = dta_client_open(target, NULL, &c, err, sizeof(err));
+	o.timeout_ms = G.timeout_ms;
+	rc = dta_client_open(target, &o, &c, err, sizeof(err));
 	if ((rc == -ECONNRESET || rc == -EPIPE) && !strncmp(target, "unix:", 5))
 		die("the collector at %s closed the connection (it stopped, "
 		    "or dropped this client: see its log)", target + 5);
 	if (rc)
 		die("%s", err);
+	query_note_partial(c); /* collectors that did not answer at open */
 	return c;
 }
 
@@ -462,8 +513,8 @@ static const struct {
 } cmds[] = {
 	{ "kw", cmd_kw, "kw get NAME KEY..: Key-Write data of keys" },
 	{ "pc", cmd_pc, "pc path NAME KEY..: Postcarding paths of flows" },
-	{ "ap", cmd_ap, "ap tail|follow NAME LIST: Append entries" },
-	{ "ki", cmd_ki, "ki get NAME KEY..: Key-Increment counters of keys" },
+	{ "ap", cmd_ap, "ap tail|follow NAME LIST|all: Append entries" },
+	{ "ki", cmd_ki, "ki get|total NAME [KEY..]: Key-Increment counters" },
 	{ "int", cmd_int, "int path|hops|drops|congestion|count|queue: INT telemetry" },
 	{ "info", cmd_info, "info [FILE]: structures and their geometry" },
 	{ "stats", cmd_stats, "stats: collector counters" },
@@ -513,6 +564,13 @@ static void usage(FILE *f)
 		"                           only a collector answers (stats, snapshot)\n"
 		"                           need its socket\n"
 		"  -j, --json               JSON output (one object per answer)\n"
+		"      --via auto|socket|endpoint\n"
+		"                           with --config: reach each collector by its\n"
+		"                           socket when it exists here, else by its\n"
+		"                           endpoint over TLS (auto, the default), or\n"
+		"                           always one way (docs/scale-out.md)\n"
+		"      --timeout MS         a collector silent this long counts as not\n"
+		"                           answering (default 10000)\n"
 		"  -h, --help               this text\n"
 		"      --version            print \"dta-query VERSION\" and exit\n"
 		"\nCommands:\n");
@@ -522,7 +580,7 @@ static void usage(FILE *f)
 		"[2001:db8::1]:1->[2001:db8::2]:2/udp,\n10.0.0.1, 42 (4 bytes "
 		"big-endian), 0x0a000001 (bytes as written); docs/keys.md.\n"
 		"Exit status: 0 found/ok, 1 not found (kw, pc, int path|hops) or\nverify below "
-		"--min-success or an INT truth line not exact, 2 usage,\n3 error.\n"
+		"--min-success or an INT truth line not exact, 2 usage,\n3 error, 4 partial: a collector of --config did not answer (its\nkeys \"unavailable\", fan-outs answered by the others; stderr names it).\n"
 		"The docs/NAME.md files named here are installed as\n"
 		"/usr/share/doc/dta-tools/NAME.md by the dta-tools package\n"
 		"(PREFIX/share/doc/dta-tools/ by cmake --install).\n");
@@ -538,6 +596,8 @@ int main(int argc, char **argv)
 		{ "snapshot-dir", required_argument, NULL, 'D' },
 		{ "map", no_argument, NULL, 'm' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "via", required_argument, NULL, 'v' },
+		{ "timeout", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -565,6 +625,17 @@ int main(int argc, char **argv)
 		case 'D': G.dir = optarg; break;
 		case 'm': G.map = 1; break;
 		case 'j': G.json = 1; break;
+		case 'v':
+			if (strcmp(optarg, "auto") && strcmp(optarg, "socket") &&
+			    strcmp(optarg, "endpoint"))
+				die("--via: auto, socket or endpoint, not %s",
+				    optarg);
+			G.via = optarg;
+			break;
+		case 't':
+			G.timeout_ms = (int)opt_uint("--timeout", optarg, 1,
+						     INT32_MAX);
+			break;
 		case 'h': usage(stdout); return 0;
 		case 'V': printf("dta-query %s\n", DTA_VERSION_STRING); return 0;
 		default: usage(stderr); return 2;
@@ -587,7 +658,10 @@ int main(int argc, char **argv)
 			int rc = cmds[i].fn(argc - optind, argv + optind);
 
 			dta_config_destroy(G.cfg);
-			return rc;
+			/* Some collector did not answer: whatever was found,
+			 * the answer is not whole. */
+			return G.missing && (rc == 0 || rc == 1)
+				       ? QUERY_EXIT_PARTIAL : rc;
 		}
 	fprintf(stderr, "dta-query: unknown command %s\n", argv[optind]);
 	usage(stderr);

@@ -38,7 +38,8 @@ static void int_roles(struct dta_int_roles *r)
 static const char *status_name(int st)
 {
 	return st == DTA_Q_FOUND ? "found"
-	       : st == DTA_Q_CONFLICT ? "conflict" : "not-found";
+	       : st == DTA_Q_CONFLICT ? "conflict"
+	       : st == DTA_Q_UNAVAILABLE ? "unavailable" : "not-found";
 }
 
 static void put_opt_u64(uint64_t v, uint64_t none)
@@ -227,7 +228,12 @@ static void count_out(const char *what, const char *text, const char *st,
 		tool_json_str(stdout, text);
 		fputs(",\"structure\":", stdout);
 		tool_json_str(stdout, st);
-		printf(",\"count\":%" PRIu64 "}\n", count);
+		if (count == DTA_CLIENT_KI_UNAVAILABLE)
+			puts(",\"status\":\"unavailable\"}");
+		else
+			printf(",\"count\":%" PRIu64 "}\n", count);
+	} else if (count == DTA_CLIENT_KI_UNAVAILABLE) {
+		puts("unavailable (the collector holding it did not answer)");
 	} else {
 		printf("%" PRIu64 "\n", count);
 	}
@@ -291,6 +297,7 @@ static int int_events(struct dta_client *c, const struct dta_int_roles *r,
 	uint32_t list[256], lo, hi;
 	struct dta_int_events *e;
 	uint64_t read, lost, shown = 0;
+	uint32_t missing;
 	long n;
 
 	if (dta_int_events_open(c, r, f, DTA_EXEC_AP_OLDEST, &e))
@@ -308,11 +315,15 @@ static int int_events(struct dta_client *c, const struct dta_int_roles *r,
 	if (n < 0)
 		die("%s", dta_client_error(c));
 	dta_int_events_counts(e, &read, &lost);
+	if (dta_int_events_partial(e, &missing))
+		query_note_missing(c, missing);
 	dta_int_events_close(e);
-	if (G.json)
+	if (G.json) {
 		printf("],\"matched\":%" PRIu64 ",\"read\":%" PRIu64
-		       ",\"lost\":%" PRIu64 "}\n", shown, read, lost);
-	else
+		       ",\"lost\":%" PRIu64, shown, read, lost);
+		query_json_partial();
+		puts("}");
+	} else
 		printf("%" PRIu64 " %s of %" PRIu64 " events read (lists %u-%u"
 		       "%s)\n", shown,
 		       f->flags == DTA_INT_F_DROPPED ? "drops"
@@ -415,6 +426,7 @@ int cmd_int(int argc, char **argv)
 		c = query_client(&how);
 		if (dta_int_queue_counts(c, &r, &sw, &q, 1, &count))
 			die("%s", dta_client_error(c));
+		query_note_partial(c);
 		count_out("queue", flow, r.queue_ki, count);
 		dta_client_close(c);
 		return 0;
@@ -442,6 +454,7 @@ int cmd_int(int argc, char **argv)
 
 		if (dta_int_flow_counts(c, &r, key, (size_t)klen, 1, &count))
 			die("%s", dta_client_error(c));
+		query_note_partial(c);
 		count_out("flow", flow, r.flow_ki, count);
 		rc = 0;
 	}

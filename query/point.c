@@ -54,7 +54,8 @@ static void jlead(const struct point_q *q, const uint8_t *key, size_t klen)
 	printf("\"key\":\"%s\",", hex);
 }
 
-static const char *const status_name[] = { "found", "not-found", "conflict" };
+static const char *const status_name[] = { "found", "not-found", "conflict",
+					   "unavailable" };
 
 static void print_kw(const struct point_q *q, const struct dta_schema *sch,
 		     const struct dta_kw_result *r, const uint8_t *data,
@@ -79,6 +80,8 @@ static void print_kw(const struct point_q *q, const struct dta_schema *sch,
 	if (r->status == DTA_Q_FOUND)
 		printf("found: 0x%s (%u of %u matching slots agree)\n", hex,
 		       r->votes, r->candidates);
+	else if (r->status == DTA_Q_UNAVAILABLE)
+		puts("unavailable (the collector holding it did not answer)");
 	else
 		printf("%s (%u slots matched the key's checksum)\n",
 		       status_name[r->status], r->candidates);
@@ -94,6 +97,10 @@ static void print_pc(const struct point_q *q, const struct dta_pc_result *r,
 	} else if (r->status == DTA_Q_FOUND) {
 		lead(q, text);
 		fputs("found: ", stdout);
+	} else if (r->status == DTA_Q_UNAVAILABLE) {
+		lead(q, text);
+		puts("unavailable (the collector holding it did not answer)");
+		return;
 	} else {
 		lead(q, text);
 		printf("%s (%u copies decoded validly)\n",
@@ -111,7 +118,16 @@ static void print_pc(const struct point_q *q, const struct dta_pc_result *r,
 static void print_ki(const struct point_q *q, uint64_t cnt,
 		     const uint8_t *key, size_t klen, const char *text)
 {
-	if (G.json) {
+	if (cnt == DTA_CLIENT_KI_UNAVAILABLE) {
+		if (G.json) {
+			jlead(q, key, klen);
+			puts("\"status\":\"unavailable\"}");
+		} else {
+			lead(q, text);
+			puts("unavailable (the collector holding it did not "
+			     "answer)");
+		}
+	} else if (G.json) {
 		jlead(q, key, klen);
 		printf("\"count\":%" PRIu64 "}\n", cnt);
 	} else if (q->single) {
@@ -153,6 +169,7 @@ static size_t run_ask(struct dta_client *c, const struct point_q *q,
 					 q->bank, cnt);
 	if (rc)
 		query_fail(c);
+	query_note_partial(c);
 	for (size_t k = 0; k < r->n; k++) {
 		const uint8_t *key = r->keys + k * r->klen;
 
@@ -296,6 +313,27 @@ int cmd_pc(int argc, char **argv)
 	return ask_args(&q, argc - 1, argv + 1, "pc path");
 }
 
+/* ki total NAME [--bank B]: the bank's total over every share. */
+static int ki_total(const char *name, unsigned bank)
+{
+	const char *how;
+	struct dta_client *c = query_client(&how);
+	uint64_t total;
+
+	if (dta_client_ki_total(c, name, bank, &total))
+		query_fail(c);
+	query_note_partial(c);
+	if (G.json) {
+		printf("{\"total\":%" PRIu64, total);
+		query_json_partial();
+		puts("}");
+	} else {
+		printf("%" PRIu64 "\n", total);
+	}
+	dta_client_close(c);
+	return 0;
+}
+
 int cmd_ki(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -312,11 +350,16 @@ int cmd_ki(int argc, char **argv)
 			q.bank = (unsigned)opt_uint("--bank", optarg, 0, 1);
 		} else {
 			printf("Usage: dta-query ki get NAME KEY [KEY..|-] [--bank B]\n"
-			       "  The count-min estimate for KEY (never below the true sum).\n"
-			       "  Several KEYs, or - (keys from stdin, one a line): one line\n"
-			       "  each, asked in batches.\n");
+			       "       dta-query ki total NAME [--bank B]\n"
+			       "  get: the count-min estimate for KEY (never below the true\n"
+			       "  sum). Several KEYs, or - (keys from stdin, one a line): one\n"
+			       "  line each, asked in batches.\n"
+			       "  total: everything added to the bank, over every collector\n"
+			       "  holding a share (the sum of one row: exact).\n");
 			return opt == 'h' ? 0 : 2;
 		}
 	}
+	if (argc - optind == 2 && !strcmp(argv[optind], "total"))
+		return ki_total(argv[optind + 1], q.bank);
 	return ask_args(&q, argc - optind, argv + optind, "ki get");
 }

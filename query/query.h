@@ -21,7 +21,13 @@ struct query_opts {
 	const char *files[DTA_CONFIG_MAX_STRUCTURES];
 	unsigned nfiles;
 	int json, map;
+	const char *via;  /* --via: config:'s ?via= */
+	int timeout_ms;   /* --timeout (0: the client's default) */
 	struct dta_config *cfg;
+	/* Collectors missing from some answer so far (bit i: collector i,
+	 * named missing[i]): the answer is partial, exit status 4. */
+	uint32_t missing;
+	char missing_name[DTA_CONFIG_MAX_COLLECTORS][DTA_CONFIG_NAME_MAX];
 };
 extern struct query_opts G;
 
@@ -34,6 +40,19 @@ struct dta_client;
  * a collector answers); then die(). */
 __attribute__((noreturn))
 void query_fail(const struct dta_client *c);
+
+/* Exit status of an answer that lacks collectors (partial). */
+#define QUERY_EXIT_PARTIAL 4
+
+/* After a client call: when its answer is partial, remember the missing
+ * collectors and warn on stderr (once per collector). */
+void query_note_partial(const struct dta_client *c);
+/* The same for collectors @missing (bit i: collector i of @c) that some
+ * fan-out over several calls lacked (dta_int_events_partial()). */
+void query_note_missing(const struct dta_client *c, uint32_t missing);
+/* The JSON members ,"partial":true|false,"missing":[NAMES..] of what
+ * query_note_partial() saw. */
+void query_json_partial(void);
 
 /* A numeric option's value in [@lo, @hi], or exit 2 saying why. */
 uint64_t opt_uint(const char *opt, const char *s, uint64_t lo, uint64_t hi);

@@ -1281,6 +1281,74 @@ static void test_socket(void **state)
 	set_free(&s);
 }
 
+/* ---- a collector that never answers: the timeout bounds the wait ---- */
+
+/* A Unix socket that listens and never accepts: connect() succeeds (the
+ * backlog holds it), nothing is ever answered. */
+static int silent_socket(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+	assert_true(fd >= 0);
+	unlink(path);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(fd, 8), 0);
+	return fd;
+}
+
+static void test_timeout(void **state)
+{
+	struct dta_client_opts o = { .sz = sizeof(o), .timeout_ms = -2 };
+	/* An older caller's struct, without timeout_ms: the default. */
+	struct dta_client_opts old = { .sz = offsetof(struct dta_client_opts,
+						      timeout_ms) };
+	char path[PATH_MAX], conf[PATH_MAX], t[PATH_MAX + 16], err[512];
+	char text[2 * PATH_MAX];
+	struct dta_client *c = (struct dta_client *)1;
+	int fd;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/silent.sock", dir);
+	snprintf(t, sizeof(t), "unix:%s", path);
+	assert_int_equal(dta_client_open(t, &o, &c, err, sizeof(err)), -EINVAL);
+	assert_null(c);
+	assert_non_null(strstr(err, "timeout_ms"));
+	fd = silent_socket(path);
+	o.timeout_ms = 100;
+	assert_int_equal(dta_client_open(t, &o, &c, err, sizeof(err)),
+			 -ETIMEDOUT);
+	assert_non_null(strstr(err, "no answer within 100 ms"));
+	assert_non_null(strstr(err, path));
+	/* config: its only collector silent: nobody to ask, the open
+	 * fails with that collector's error. */
+	snprintf(conf, sizeof(conf), "%s/silent.conf", dir);
+	snprintf(text, sizeof(text), "[collector]\nname = tsil\nsocket = %s\n"
+		 "[structure counts]\nprimitive = key-increment\n"
+		 "width = 64\n", path);
+	write_file(conf, text);
+	snprintf(t, sizeof(t), "config:%s", conf);
+	assert_int_equal(dta_client_open(t, &o, &c, err, sizeof(err)),
+			 -ETIMEDOUT);
+	assert_non_null(strstr(err, "no answer within 100 ms"));
+	/* ?via=endpoint with a collector that has none. */
+	snprintf(t, sizeof(t), "config:%s?via=endpoint", conf);
+	assert_int_equal(dta_client_open(t, &o, &c, err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "no endpoint"));
+	snprintf(t, sizeof(t), "config:%s?via=nowhere", conf);
+	assert_int_equal(dta_client_open(t, &o, &c, err, sizeof(err)),
+			 -EINVAL);
+	/* The old struct is accepted (it reaches the timeout only with the
+	 * default, 10 s: not waited for here, the open is refused sooner). */
+	assert_int_equal(dta_client_open("config:/nonexistent/x.conf", &old,
+					 &c, err, sizeof(err)), -ENOENT);
+	close(fd);
+	unlink(path);
+	unlink(conf);
+}
+
 /* ---- the configuration's names (lib/src/runtime.c) ---- */
 
 static void test_names(void **state)
@@ -1361,6 +1429,7 @@ int main(void)
 		cmocka_unit_test(test_map_and_lost),
 		cmocka_unit_test(test_sharded),
 		cmocka_unit_test(test_socket),
+		cmocka_unit_test(test_timeout),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

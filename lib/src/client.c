@@ -23,6 +23,7 @@
 #include <jansson.h>
 #include <limits.h>
 #include <poll.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -86,9 +87,16 @@ struct link {
 
 struct unit {
 	bool used; /* holds a share of some structure */
+	/* "config:" through sockets: this collector did not answer (-errno
+	 * or -DTA_E_UNAVAILABLE: why, in @down_msg); it is tried again at
+	 * the next call that needs it. 0: answering as far as we know. */
+	int down;
+	char down_msg[ERR_MAX];
 	int kind;
 	char what[PATH_MAX + 160]; /* for messages */
 	char path[DTA_SOCKET_PATH_MAX + 1];   /* socket */
+	char ep[256]; /* endpoint HOST:PORT when reached through it, else "" */
+	unsigned gen; /* connections made so far (cursors see reconnects) */
 	struct link ln;
 	struct dta_exec *x; /* local */
 	struct dta_exec_session *sess;
@@ -114,9 +122,20 @@ struct cstruct {
 	uint32_t base[DTA_CONFIG_MAX_COLLECTORS]; /* list base of share k */
 };
 
+enum { VIA_AUTO = 0, VIA_SOCKET, VIA_ENDPOINT };
+
 struct dta_client {
 	unsigned flags;
 	bool sockets; /* config: every collector through its socket */
+	/* "config:" through sockets or endpoints: a collector that does not
+	 * answer makes answers partial, not calls fail (dta_client_partial). */
+	bool fleet;
+	int via;        /* VIA_*: the target's ?via= */
+	int timeout_ms; /* -1: none */
+	uint32_t missing; /* collectors the last call lacked (bit = index) */
+	char conf[PATH_MAX]; /* the configuration's path, for messages */
+	/* ?ca=&cert=&key= of a "config:" target, for endpoints ("": unset) */
+	char tls_ca[PATH_MAX], tls_cert[PATH_MAX], tls_key[PATH_MAX];
 	struct dta_config *cfg;
 	struct unit u[DTA_CONFIG_MAX_COLLECTORS];
 	size_t nu;
@@ -138,6 +157,7 @@ struct dta_client_cursor {
 	struct unit *u;
 	struct dta_exec_session *sess; /* local: its own consumer */
 	struct unit *own;              /* socket: its own connection, or NULL */
+	unsigned gen; /* its unit's connection it follows on (unit.gen) */
 	/* Entries read when the cursor was opened (DTA_EXEC_AP_NOW fixes
 	 * its start then), not yet returned: pend[poff..npend). */
 	uint8_t *pend;
@@ -570,13 +590,27 @@ static int jobs_wait(struct dta_client *c, struct job *jobs, size_t nj)
 	}
 	if (!np)
 		return 0;
-	if (poll(pfd, np, any_pend ? 0 : -1) < 0) {
+	rc = poll(pfd, np, any_pend ? 0 : c->timeout_ms);
+	if (rc < 0) {
 		if (errno == EINTR)
 			return 1;
 		rc = fail(c, -errno, "poll: %s", strerror(errno));
 		for (size_t i = 0; i < np; i++)
 			job_end(c, map[i], rc);
 		return 0;
+	}
+	if (rc == 0 && !any_pend) {
+		/* Nothing moved on any connection for timeout_ms: the
+		 * collectors still owing answers count as gone (a later
+		 * answer could not be matched to its request any more). */
+		char why[96];
+
+		snprintf(why, sizeof(why), "no answer within %d ms (the "
+			 "client's timeout_ms)", c->timeout_ms);
+		for (size_t i = 0; i < np; i++)
+			job_end(c, map[i], link_lost(c, map[i]->u, -ETIMEDOUT,
+						      why));
+		return 1;
 	}
 	for (size_t i = 0; i < np; i++) {
 		struct job *j = map[i];
@@ -1007,7 +1041,8 @@ static int unit_dial(struct dta_client *c, struct unit *u, const char *path,
 	*tls = NULL;
 	if (!u->tls)
 		return sock_connect(c, path, u->what);
-	return dta__tls_dial(c->tls, u->host, u->port, u->tls_name, 10000, tls,
+	return dta__tls_dial(c->tls, u->host, u->port, u->tls_name,
+			     c->timeout_ms < 0 ? INT_MAX : c->timeout_ms, tls,
 			     c->err, sizeof(c->err));
 }
 
@@ -1212,13 +1247,77 @@ static const char *coll_label(const struct dta_client *c, size_t i)
 	return sec && *sec ? sec : dta_config_collector_id(c->cfg, i);
 }
 
-/* Connect unit @i to collector @i's socket. */
+/*
+ * Unit @u over a TLS connection to @endpoint (HOST:PORT), with the
+ * target's ?ca=&cert=&key= (or DTA_TLS_CA, DTA_TLS_CERT, DTA_TLS_KEY).
+ */
+static int unit_endpoint(struct dta_client *c, struct unit *u,
+			 const char *endpoint)
+{
+	static const char *const env[3] = { "DTA_TLS_CA", "DTA_TLS_CERT",
+					    "DTA_TLS_KEY" };
+	const char *f[3] = { c->tls_ca, c->tls_cert, c->tls_key };
+	const char *colon;
+	size_t hl;
+	int rc;
+
+	/* HOST:PORT or [V6]:PORT, as the configuration checked it. */
+	colon = strrchr(endpoint, ':');
+	hl = colon ? (size_t)(colon - endpoint) : 0;
+	if (hl && endpoint[0] == '[' && endpoint[hl - 1] == ']') {
+		endpoint++;
+		hl -= 2;
+	}
+	if (!colon || !hl || hl >= sizeof(u->host) || !colon[1] ||
+	    strlen(colon + 1) >= sizeof(u->port))
+		return fail(c, -EINVAL, "%s: endpoint %s is not HOST:PORT",
+			    u->what, endpoint);
+	memcpy(u->host, endpoint, hl);
+	u->host[hl] = 0;
+	snprintf(u->port, sizeof(u->port), "%s", colon + 1);
+	/* The collector's certificate names its endpoint's host. */
+	memcpy(u->tls_name, u->host, hl + 1);
+	u->tls = true;
+	if (!c->tls) {
+		for (int k = 0; k < 3; k++)
+			if (!*f[k])
+				f[k] = secure_getenv(env[k]) ? secure_getenv(env[k])
+							     : "";
+		rc = dta__tls_ctx_create(*f[0] ? f[0] : NULL,
+					 *f[1] ? f[1] : NULL,
+					 *f[2] ? f[2] : NULL, &c->tls, c->err,
+					 sizeof(c->err));
+		if (rc)
+			return rc;
+	}
+	return unit_socket(c, u, NULL);
+}
+
+/* Connect unit @i to collector @i: its socket when the socket exists on
+ * this host (or ?via=socket), else its endpoint (or ?via=endpoint). */
 static int unit_connect(struct dta_client *c, size_t i)
 {
 	struct unit *u = &c->u[i];
+	const char *ep = dta_config_collector_get(c->cfg, i, "endpoint");
 	char path[PATH_MAX];
+	struct stat st;
 	int rc = dta_config_collector_socket(c->cfg, i, path, sizeof(path));
 
+	if (c->via == VIA_ENDPOINT && !ep)
+		return fail(c, -EINVAL, "collector %s has no endpoint in %s "
+			    "(the target says ?via=endpoint)", coll_label(c, i),
+			    c->conf);
+	if (ep && (c->via == VIA_ENDPOINT ||
+		   (c->via == VIA_AUTO &&
+		    (rc || stat(path, &st) < 0 || !S_ISSOCK(st.st_mode))))) {
+		snprintf(u->what, sizeof(u->what), "collector %s (%s)",
+			 coll_label(c, i), ep);
+		snprintf(u->ep, sizeof(u->ep), "%s", ep);
+		u->gen++;
+		u->kind = KIND_SOCKET;
+		u->ln.text = c->flags & DTA_CLIENT_TEXT;
+		return unit_endpoint(c, u, ep);
+	}
 	snprintf(u->what, sizeof(u->what), "collector %s (%s)",
 		 coll_label(c, i), rc ? "no socket" : path);
 	if (rc == -ENOENT)
@@ -1228,6 +1327,9 @@ static int unit_connect(struct dta_client *c, size_t i)
 			    DTA_RUN_DIR);
 	if (rc)
 		return fail(c, rc, "%s: socket path too long", u->what);
+	u->ep[0] = 0;
+	u->tls = false;
+	u->gen++;
 	return unit_socket(c, u, path);
 }
 
@@ -1269,6 +1371,116 @@ static int unit_shares(struct dta_client *c, size_t i, const char *conf)
 	}
 	json_decref(root);
 	return rc;
+}
+
+/* ---- a fleet: collectors that do not answer ---- */
+
+/* Whether @rc says that a collector did not answer (gone, refused, reset,
+ * silent), rather than that it answered something we refuse. */
+static bool no_answer(int rc)
+{
+	switch (-rc) {
+	case ECONNREFUSED:
+	case ENOENT: /* no socket: the collector is not running */
+	case ECONNRESET:
+	case ECONNABORTED:
+	case EPIPE:
+	case ETIMEDOUT:
+	case EHOSTUNREACH:
+	case EHOSTDOWN:
+	case ENETUNREACH:
+	case ENETDOWN:
+	case DTA_E_UNAVAILABLE:
+		return true;
+	}
+	return false;
+}
+
+/* Unit @i did not answer (@rc; c->err says why): it is down until a call
+ * reconnects it, and missing from this call's answer. */
+static void unit_down(struct dta_client *c, size_t i, int rc)
+{
+	struct unit *u = &c->u[i];
+
+	u->down = rc ? rc : -DTA_E_UNAVAILABLE;
+	memcpy(u->down_msg, c->err, sizeof(u->down_msg));
+	link_close(&u->ln);
+	u->ln.dead = false;
+	u->ln.nf = 0;
+	if (u->wfd >= 0)
+		close(u->wfd);
+	u->wfd = -1;
+	c->missing |= 1u << i;
+}
+
+/*
+ * "config:" over sockets: unit @i ready to answer, reconnected (and its
+ * structures looked up again) when it was down or its connection was
+ * lost: a collector that returned answers again. Return 0, or
+ * -DTA_E_UNAVAILABLE with the unit marked down and c->err saying why.
+ */
+static int unit_ready(struct dta_client *c, size_t i)
+{
+	struct unit *u = &c->u[i];
+	int rc;
+
+	if (!c->fleet || u->kind == KIND_LOCAL)
+		return 0;
+	if (!u->down && !u->ln.dead && u->ln.fd >= 0)
+		return 0;
+	link_close(&u->ln);
+	u->ln.dead = false;
+	u->ln.nf = 0;
+	if (u->wfd >= 0)
+		close(u->wfd);
+	u->wfd = -1;
+	rc = unit_connect(c, i);
+	if (!rc)
+		rc = unit_shares(c, i, c->conf);
+	if (rc) {
+		unit_down(c, i, rc);
+		return -DTA_E_UNAVAILABLE;
+	}
+	u->down = 0;
+	return 0;
+}
+
+/* After a call that lost unit @i's connection with @rc: in a fleet the
+ * collector counts as not answering. Return true when it does. */
+static bool unit_gone(struct dta_client *c, size_t i, int rc)
+{
+	struct unit *u = &c->u[i];
+
+	/* The connection is gone, or broke (ENOENT here is an answer: a
+	 * collector saying "no such structure" answered). */
+	bool broke = rc == -ECONNRESET || rc == -EPIPE || rc == -ETIMEDOUT ||
+		     rc == -ECONNABORTED || rc == -DTA_E_UNAVAILABLE;
+
+	if (!c->fleet || u->kind != KIND_SOCKET ||
+	    !(u->down || u->ln.dead || u->ln.fd < 0 || broke))
+		return false;
+	if (!u->down)
+		unit_down(c, i, rc);
+	c->missing |= 1u << i;
+	return true;
+}
+
+/* The end of a call: whole (c->err ""), or partial, c->err naming the
+ * collectors missing and why. Return 0. */
+static int done(struct dta_client *c)
+{
+	size_t len = 0;
+
+	c->err[0] = 0;
+	if (!c->missing)
+		return 0;
+	len = (size_t)snprintf(c->err, sizeof(c->err), "partial answer: ");
+	for (size_t i = 0; i < c->nu && len < sizeof(c->err); i++)
+		if (c->missing & (1u << i))
+			len += (size_t)snprintf(c->err + len, sizeof(c->err) - len,
+						"%s%s", len > 16 ? "; " : "",
+						c->u[i].down_msg);
+	return 0;
 }
 
 /*
@@ -1338,9 +1550,10 @@ static int unit_regions(struct dta_client *c, size_t i, int mode,
 static int open_config(struct dta_client *c, const char *conf, int mode,
 		       const char *coll, const char *dir)
 {
-	char why[512];
-	int only = -1, rc;
-	unsigned holders = 0;
+	char why[512], first_msg[ERR_MAX];
+	int only = -1, rc, first = 0;
+	unsigned holders = 0, down = 0;
+	bool gone;
 
 	rc = dta_config_load(conf, &c->cfg, why, sizeof(why));
 	if (rc == -DTA_E_MALFORMED)
@@ -1355,6 +1568,8 @@ static int open_config(struct dta_client *c, const char *conf, int mode,
 	}
 	c->nu = dta_config_collectors(c->cfg);
 	c->sockets = mode == CFG_SOCKET && only < 0;
+	c->fleet = mode == CFG_SOCKET;
+	snprintf(c->conf, sizeof(c->conf), "%s", conf);
 	rc = config_structures(c, only);
 	if (rc)
 		return rc;
@@ -1363,16 +1578,34 @@ static int open_config(struct dta_client *c, const char *conf, int mode,
 	for (size_t i = 0; i < c->nu && !rc; i++) {
 		if (!c->u[i].used)
 			continue;
-		if (mode == CFG_SOCKET)
-			rc = unit_connect(c, i);
-		else
+		if (mode != CFG_SOCKET) {
 			rc = unit_regions(c, i, mode, dir,
 					  only < 0 && holders > 1);
-	}
-	/* Sockets: where each collector keeps each share. */
-	for (size_t i = 0; mode == CFG_SOCKET && i < c->nu && !rc; i++)
-		if (c->u[i].used)
+			continue;
+		}
+		/* Sockets: connected, and where each collector keeps each
+		 * share. One that does not answer is down, not fatal. */
+		rc = unit_connect(c, i);
+		gone = rc && no_answer(rc);
+		if (!rc) {
 			rc = unit_shares(c, i, conf);
+			gone = rc && (c->u[i].ln.dead || c->u[i].ln.fd < 0);
+		}
+		if (gone) {
+			if (!first) {
+				first = rc;
+				memcpy(first_msg, c->err, sizeof(first_msg));
+			}
+			unit_down(c, i, rc);
+			rc = 0;
+			down++;
+		}
+	}
+	if (!rc && down == holders && first) {
+		/* Nobody to ask: the open fails as with one collector. */
+		memcpy(c->err, first_msg, sizeof(c->err));
+		return first;
+	}
 	return rc;
 }
 
@@ -1444,6 +1677,7 @@ int dta__client_open_fd(int fd, unsigned flags, struct dta_client **out)
 	for (size_t i = 0; i < DTA_CONFIG_MAX_COLLECTORS; i++)
 		unit_init(&c->u[i]);
 	c->flags = flags;
+	c->timeout_ms = DTA_CLIENT_TIMEOUT_MS;
 	c->nu = 1;
 	u = &c->u[0];
 	u->used = true;
@@ -1530,11 +1764,15 @@ static int open_files(struct dta_client *c, const char *list)
 
 /*
  * The ?KEY=VALUE&.. part of a target, for "config:", "map:" and
- * "snapshot:": collector=NAME (all three), config=CONF (snapshot only).
+ * "snapshot:": collector=NAME (all three), config=CONF (snapshot only);
+ * with @tls ("config:"), via=auto|socket|endpoint and the TLS files
+ * ca=, cert=, key= (kept in c->tls_* for the endpoints).
  */
-static int target_params(struct dta_client *c, char *q, bool want_config,
-			 const char **coll, const char **conf)
+static int target_params_tls(struct dta_client *c, char *q, bool want_config,
+			     bool tls, const char **coll, const char **conf)
 {
+	const char *via = NULL, *ca = NULL, *cert = NULL, *key = NULL;
+
 	*coll = NULL;
 	*conf = NULL;
 	while (q && *q) {
@@ -1550,11 +1788,21 @@ static int target_params(struct dta_client *c, char *q, bool want_config,
 				slot = coll;
 			else if (!strcmp(q, "config") && want_config)
 				slot = conf;
+			else if (tls && !strcmp(q, "via"))
+				slot = &via;
+			else if (tls && !strcmp(q, "ca"))
+				slot = &ca;
+			else if (tls && !strcmp(q, "cert"))
+				slot = &cert;
+			else if (tls && !strcmp(q, "key"))
+				slot = &key;
 		}
 		if (!slot)
 			return fail(c, -EINVAL, "unknown target parameter "
-				    "\"%s\" (collector=NAME%s)", q,
-				    want_config ? ", config=CONF" : "");
+				    "\"%s\" (collector=NAME%s%s)", q,
+				    want_config ? ", config=CONF" : "",
+				    tls ? ", via=auto|socket|endpoint, ca=, "
+					  "cert=, key=" : "");
 		if (*slot)
 			return fail(c, -EINVAL, "target parameter %s given twice",
 				    q);
@@ -1564,7 +1812,26 @@ static int target_params(struct dta_client *c, char *q, bool want_config,
 		*slot = eq + 1;
 		q = amp ? amp + 1 : NULL;
 	}
+	if (via && !strcmp(via, "socket"))
+		c->via = VIA_SOCKET;
+	else if (via && !strcmp(via, "endpoint"))
+		c->via = VIA_ENDPOINT;
+	else if (via && strcmp(via, "auto"))
+		return fail(c, -EINVAL, "via=%s: auto, socket or endpoint", via);
+	if ((ca && strlen(ca) >= sizeof(c->tls_ca)) ||
+	    (cert && strlen(cert) >= sizeof(c->tls_cert)) ||
+	    (key && strlen(key) >= sizeof(c->tls_key)))
+		return fail(c, -ENAMETOOLONG, "ca=, cert=, key=: too long");
+	snprintf(c->tls_ca, sizeof(c->tls_ca), "%s", ca ? ca : "");
+	snprintf(c->tls_cert, sizeof(c->tls_cert), "%s", cert ? cert : "");
+	snprintf(c->tls_key, sizeof(c->tls_key), "%s", key ? key : "");
 	return 0;
+}
+
+static int target_params(struct dta_client *c, char *q, bool want_config,
+			 const char **coll, const char **conf)
+{
+	return target_params_tls(c, q, want_config, false, coll, conf);
 }
 
 /*
@@ -1695,7 +1962,7 @@ static int open_target(struct dta_client *c, const char *target)
 	if (q)
 		*q++ = 0;
 	if (!strncmp(t, "config:", 7) || !strncmp(t, "map:", 4)) {
-		rc = target_params(c, q, false, &coll, &conf);
+		rc = target_params_tls(c, q, false, t[0] == 'c', &coll, &conf);
 		if (!rc && !*rest)
 			rc = fail(c, -EINVAL, "%.*s needs a configuration file",
 				  (int)(rest - t), t);
@@ -1742,12 +2009,16 @@ DTA_API int dta_client_open(const char *target,
 		*out = NULL;
 	if (err && errlen)
 		err[0] = 0;
-	if (!target || !out || (opts && opts->sz < sizeof(size_t) +
-							  sizeof(unsigned))) {
+	if (!target || !out ||
+	    (opts && opts->sz < offsetof(struct dta_client_opts, flags) +
+					sizeof(opts->flags)) ||
+	    (opts && opts->sz >= offsetof(struct dta_client_opts, timeout_ms) +
+					 sizeof(opts->timeout_ms) &&
+	     opts->timeout_ms < -1)) {
 		if (err && errlen)
 			snprintf(err, errlen, "dta_client_open: %s",
 				 !target ? "no target" : !out ? "no handle"
-							      : "bad opts->sz");
+				 : "bad opts->sz or opts->timeout_ms");
 		return -EINVAL;
 	}
 	c = calloc(1, sizeof(*c));
@@ -1759,6 +2030,11 @@ DTA_API int dta_client_open(const char *target,
 	for (size_t i = 0; i < DTA_CONFIG_MAX_COLLECTORS; i++)
 		unit_init(&c->u[i]);
 	c->flags = opts ? opts->flags : 0;
+	c->timeout_ms = DTA_CLIENT_TIMEOUT_MS;
+	if (opts && opts->sz >= offsetof(struct dta_client_opts, timeout_ms) +
+				       sizeof(opts->timeout_ms) &&
+	    opts->timeout_ms)
+		c->timeout_ms = opts->timeout_ms;
 	rc = open_target(c, target);
 	if (rc) {
 		if (err && errlen)
@@ -1767,7 +2043,7 @@ DTA_API int dta_client_open(const char *target,
 		return rc;
 	}
 	*out = c;
-	ok(c);
+	done(c); /* collectors that did not answer at open, named */
 	return 0;
 }
 
@@ -2172,10 +2448,47 @@ static struct query query_into(const struct query *q, uint8_t *res, size_t n)
 	return t;
 }
 
+/* Results @from..@to of @q: unavailable (their collector did not
+ * answer). */
+static void query_unavailable(const struct query *q, size_t from, size_t to)
+{
+	size_t dl = data_len(q);
+
+	for (size_t i = from; i < to; i++) {
+		if (q->kw) {
+			memset(&q->kw[i], 0, sizeof(q->kw[i]));
+			q->kw[i].status = DTA_Q_UNAVAILABLE;
+			memset(q->data + i * dl, 0, dl);
+		} else if (q->pc) {
+			memset(&q->pc[i], 0, sizeof(q->pc[i]));
+			q->pc[i].status = DTA_Q_UNAVAILABLE;
+		} else {
+			q->counts[i] = DTA_CLIENT_KI_UNAVAILABLE;
+		}
+	}
+}
+
+/* unit_run() on share @k, in a fleet: a collector that does not answer
+ * makes every key's result unavailable. */
+static int share_run(struct dta_client *c, struct cstruct *s, unsigned k,
+		     const struct query *q, const uint8_t *keys, size_t n)
+{
+	int rc = unit_ready(c, s->unit[k]);
+
+	if (!rc)
+		rc = unit_run(c, s, k, q, keys, n);
+	if (rc && unit_gone(c, s->unit[k], rc)) {
+		query_unavailable(q, 0, n);
+		return 0;
+	}
+	return rc;
+}
+
 /*
  * Route @n keys to their shares: each share's keys are gathered, every
  * collector asked at the same time (local shares in turn), and the
- * results scattered back to key order.
+ * results scattered back to key order. In a fleet, the keys of a share
+ * whose collector does not answer are unavailable.
  */
 static int route(struct dta_client *c, const struct query *q,
 		 const uint8_t *keys, size_t n)
@@ -2192,12 +2505,13 @@ static int route(struct dta_client *c, const struct query *q,
 	struct batch b[DTA_CONFIG_MAX_COLLECTORS];
 	struct pipe pp[DTA_CONFIG_MAX_COLLECTORS];
 	struct job jobs[DTA_CONFIG_MAX_COLLECTORS];
+	unsigned jshare[DTA_CONFIG_MAX_COLLECTORS];
 	uint8_t *shard, *kbuf = NULL, *res = NULL;
 	size_t *pos = NULL;
 	int rc = 0;
 
 	if (s->nshares == 1)
-		return unit_run(c, s, 0, q, keys, n);
+		return share_run(c, s, 0, q, keys, n);
 	shard = malloc(n);
 	if (!shard)
 		return fail(c, -ENOMEM, "out of memory");
@@ -2208,7 +2522,7 @@ static int route(struct dta_client *c, const struct query *q,
 	}
 	for (unsigned k = 0; k < s->nshares; k++)
 		if (count[k] == n) {
-			rc = unit_run(c, s, k, q, keys, n);
+			rc = share_run(c, s, k, q, keys, n);
 			goto free_shard;
 		}
 	kbuf = malloc(n * q->klen);
@@ -2238,6 +2552,10 @@ static int route(struct dta_client *c, const struct query *q,
 		if (!count[k])
 			continue;
 		sq[k] = query_at(&tq, first[k]);
+		if (unit_ready(c, s->unit[k])) {
+			query_unavailable(&sq[k], 0, count[k]);
+			continue;
+		}
 		if (s->idx[k] < 0)
 			rc = fail(c, -ENOENT, "%s: structure %s is not there",
 				  u->what, s->name);
@@ -2246,12 +2564,35 @@ static int route(struct dta_client *c, const struct query *q,
 		else
 			rc = batch_prepare(c, u, s->idx[k], &sq[k], kk,
 					   count[k], &b[k], &pp[k], &nreq);
-		if (!rc && u->kind == KIND_SOCKET)
+		if (!rc && u->kind == KIND_SOCKET) {
+			jshare[nj] = k;
 			jobs[nj++] = (struct job){ .u = u, .pp = &pp[k],
 						   .n = nreq };
+		}
 	}
 	if (!rc && nj)
 		rc = jobs_run(c, jobs, nj);
+	if (rc && c->fleet) {
+		/* The shares whose collector went away are unavailable;
+		 * any other failure is the call's. */
+		rc = 0;
+		for (size_t j = 0; j < nj; j++) {
+			unsigned k = jshare[j];
+
+			if (!jobs[j].end)
+				continue;
+			memcpy(c->err, jobs[j].msg, sizeof(c->err));
+			if (unit_gone(c, s->unit[k], jobs[j].end))
+				query_unavailable(&sq[k], 0, count[k]);
+			else if (!rc)
+				rc = jobs[j].end;
+		}
+		for (size_t j = 0; rc && j < nj; j++)
+			if (jobs[j].end == rc) {
+				memcpy(c->err, jobs[j].msg, sizeof(c->err));
+				break;
+			}
+	}
 	for (size_t j = 0; j < n && !rc; j++) {
 		if (q->kw) {
 			q->kw[pos[j]] = tq.kw[j];
@@ -2303,8 +2644,9 @@ static int get(struct dta_client *c, const char *name, int prim,
 			    q->s->pub.layout.g.ki.banks, q->bank);
 	if (!n)
 		return ok(c);
+	c->missing = 0;
 	rc = route(c, q, keys, n);
-	return rc ? rc : ok(c);
+	return rc ? rc : done(c);
 }
 
 DTA_API int dta_client_kw_get(struct dta_client *c, const char *name,
@@ -2335,6 +2677,103 @@ DTA_API int dta_client_ki_get(struct dta_client *c, const char *name,
 	return get(c, name, DTA_PRIM_KEY_INCREMENT, keys, klen, n, &q);
 }
 
+DTA_API int dta_client_ki_total(struct dta_client *c, const char *name,
+				unsigned bank, uint64_t *total)
+{
+	struct cstruct *s;
+	uint64_t sum = 0;
+	unsigned answered = 0;
+	char req[DTA_CONFIG_NAME_MAX + 32];
+	int i, rc;
+
+	if (!c || !total)
+		return -EINVAL;
+	*total = 0;
+	i = dta_client_find(c, name);
+	if (i < 0)
+		return fail(c, -ENOENT, "no structure named %s",
+			    name ? name : "(null)");
+	s = &c->s[i];
+	if (s->pub.layout.primitive != DTA_PRIM_KEY_INCREMENT)
+		return fail(c, -DTA_E_PRIMITIVE, "%s is a %s structure", name,
+			    dta_primitive_name(s->pub.layout.primitive));
+	if (bank >= s->pub.layout.g.ki.banks)
+		return fail(c, -EINVAL, "%s has %u bank(s): no bank %u", name,
+			    s->pub.layout.g.ki.banks, bank);
+	c->missing = 0;
+	snprintf(req, sizeof(req), "kitotal %s %u", s->name, bank);
+	for (unsigned k = 0; k < s->nshares; k++) {
+		size_t ui = s->unit[k];
+		struct unit *u = &c->u[ui];
+		uint64_t v = 0;
+		char *js = NULL;
+		json_t *o;
+
+		if (u->kind == KIND_LOCAL) {
+			rc = dta_exec_ki_total(u->x, (size_t)s->idx[k], bank, &v);
+			if (rc)
+				return fail(c, rc, "%s: structure %s: %s",
+					    u->what, s->name, dta_strerror(rc));
+			sum += v;
+			answered++;
+			continue;
+		}
+		if (unit_ready(c, ui))
+			continue;
+		rc = ask_text(c, u, req, &js);
+		if (rc && unit_gone(c, ui, rc))
+			continue;
+		if (rc)
+			return rc;
+		o = parse_obj(js, strlen(js));
+		if (!o || json_u64(o, "total", &v)) {
+			json_t *e = o ? json_object_get(o, "error") : NULL;
+
+			rc = fail(c, json_is_string(e) ? -EIO : -DTA_E_PROTOCOL,
+				  "%s: kitotal %s: %.200s", u->what, s->name,
+				  json_is_string(e) ? json_string_value(e) : js);
+			json_decref(o);
+			free(js);
+			return rc;
+		}
+		json_decref(o);
+		free(js);
+		sum += v;
+		answered++;
+	}
+	if (!answered)
+		return fail(c, -DTA_E_UNAVAILABLE, "no collector holding %s "
+			    "answered: %s", s->name,
+			    c->u[s->unit[0]].down_msg);
+	*total = sum;
+	return done(c);
+}
+
+DTA_API unsigned dta_client_partial(const struct dta_client *c,
+				    uint32_t *missing)
+{
+	unsigned n = 0;
+
+	if (missing)
+		*missing = c ? c->missing : 0;
+	for (uint32_t m = c ? c->missing : 0; m; m &= m - 1)
+		n++;
+	return n;
+}
+
+DTA_API size_t dta_client_collectors(const struct dta_client *c)
+{
+	return c ? c->nu : 0;
+}
+
+DTA_API const char *dta_client_collector_name(const struct dta_client *c,
+					      unsigned i)
+{
+	if (!c || i >= c->nu)
+		return NULL;
+	return c->cfg ? coll_label(c, i) : "";
+}
+
 /* ---- Append cursors ---- */
 
 static bool link_follows(const struct link *ln, int s, uint32_t list)
@@ -2347,6 +2786,85 @@ static bool link_follows(const struct link *ln, int s, uint32_t list)
 
 static long ap_fetch(struct dta_client *c, struct dta_client_cursor *cur,
 		     void *buf, size_t max, uint64_t *lost);
+
+/* Connect @own, a cursor's own connection, to where unit @u is. */
+static int own_connect(struct dta_client *c, struct unit *own,
+		       const struct unit *u)
+{
+	unit_free(own);
+	own->used = true;
+	snprintf(own->what, sizeof(own->what), "%s", u->what);
+	unit_copy_place(own, u);
+	return unit_socket(c, own, u->path);
+}
+
+/* A cursor's collector did not answer (@rc, c->err why): in a fleet,
+ * -DTA_E_UNAVAILABLE and the collector is missing from the answer. */
+static int cursor_gone(struct dta_client *c, struct dta_client_cursor *cur,
+		       int rc)
+{
+	unsigned i = c->s[cur->si].unit[cur->share];
+
+	if (!c->fleet)
+		return rc;
+	if (cur->own) {
+		char why[ERR_MAX];
+
+		/* Lost, or never reached (own_connect()). */
+		if (!(cur->own->ln.dead ||
+		      (cur->own->ln.fd < 0 && no_answer(rc))))
+			return rc;
+		c->missing |= 1u << i;
+		memcpy(why, c->err, sizeof(why));
+		return fail(c, -DTA_E_UNAVAILABLE, "%s", why);
+	}
+	if (rc == -DTA_E_UNAVAILABLE || unit_gone(c, i, rc))
+		return fail(c, -DTA_E_UNAVAILABLE, "%s", c->u[i].down_msg);
+	return rc;
+}
+
+/*
+ * In a fleet, cursor @cur's connection ready: its collector reconnected
+ * when it went away. A new connection is a new consumer on the
+ * collector, which starts at the oldest entry it holds: entries read
+ * before may come again (at least once), none is skipped.
+ */
+static int cursor_ready(struct dta_client *c, struct dta_client_cursor *cur)
+{
+	unsigned i = c->s[cur->si].unit[cur->share];
+	int rc;
+
+	if (!c->fleet || cur->u->kind != KIND_SOCKET)
+		return 0;
+	if (cur->own) {
+		if (!cur->own->ln.dead && cur->own->ln.fd >= 0)
+			return 0;
+		rc = unit_ready(c, i); /* where it is, and its indices */
+		if (!rc)
+			rc = own_connect(c, cur->own, &c->u[i]);
+		if (rc)
+			return cursor_gone(c, cur, rc);
+		cur->own->ln.f[cur->own->ln.nf].s = c->s[cur->si].idx[cur->share];
+		cur->own->ln.f[cur->own->ln.nf++].list = cur->list;
+		cur->from = DTA_EXEC_AP_OLDEST;
+		return 0;
+	}
+	rc = unit_ready(c, i);
+	if (rc)
+		return cursor_gone(c, cur, rc);
+	if (cur->gen != c->u[i].gen) {
+		struct link *ln = &c->u[i].ln;
+
+		cur->gen = c->u[i].gen;
+		cur->from = DTA_EXEC_AP_OLDEST;
+		if (!link_follows(ln, c->s[cur->si].idx[cur->share], cur->list) &&
+		    ln->nf < DTA_EXEC_READERS_MAX) {
+			ln->f[ln->nf].s = c->s[cur->si].idx[cur->share];
+			ln->f[ln->nf++].list = cur->list;
+		}
+	}
+	return 0;
+}
 
 DTA_API int dta_client_ap_open(struct dta_client *c, const char *name,
 			       uint32_t list, int from,
@@ -2377,6 +2895,9 @@ DTA_API int dta_client_ap_open(struct dta_client *c, const char *name,
 			    name, s->pub.lists - 1, list);
 	k = list / s->lps;
 	u = &c->u[s->unit[k]];
+	c->missing = 0;
+	if (unit_ready(c, s->unit[k]))
+		return fail(c, -DTA_E_UNAVAILABLE, "%s", u->down_msg);
 	if (s->idx[k] < 0)
 		return fail(c, -ENOENT, "%s: structure %s is not there", u->what,
 			    name);
@@ -2389,6 +2910,7 @@ DTA_API int dta_client_ap_open(struct dta_client *c, const char *name,
 	cur->list = list % s->lps;
 	cur->from = from;
 	cur->u = u;
+	cur->gen = u->gen;
 	if (u->kind == KIND_LOCAL) {
 		/* A session of its own: its consumer is the cursor's alone. */
 		rc = dta_exec_session_create(u->x, &cur->sess);
@@ -2408,15 +2930,18 @@ DTA_API int dta_client_ap_open(struct dta_client *c, const char *name,
 			return fail(c, -ENOMEM, "out of memory");
 		}
 		unit_init(cur->own);
-		cur->own->used = true;
-		snprintf(cur->own->what, sizeof(cur->own->what), "%s",
-			 u->what);
-		unit_copy_place(cur->own, u);
-		rc = unit_socket(c, cur->own, u->path);
+		rc = own_connect(c, cur->own, u);
 		if (rc) {
 			unit_free(cur->own);
 			free(cur->own);
 			free(cur);
+			if (c->fleet && no_answer(rc)) {
+				char why[ERR_MAX];
+
+				memcpy(why, c->err, sizeof(why));
+				c->missing |= 1u << s->unit[k];
+				return fail(c, -DTA_E_UNAVAILABLE, "%s", why);
+			}
 			return rc;
 		}
 		cur->u = cur->own;
@@ -2443,7 +2968,7 @@ DTA_API int dta_client_ap_open(struct dta_client *c, const char *name,
 		}
 		got = ap_fetch(c, cur, cur->pend, max, &cur->plost);
 		if (got < 0) {
-			rc = (int)got;
+			rc = cursor_gone(c, cur, (int)got);
 			dta_client_ap_close(cur);
 			return rc;
 		}
@@ -2593,6 +3118,7 @@ DTA_API long dta_client_ap_read(struct dta_client_cursor *cur, void *buf,
 	struct dta_client *c;
 	uint64_t l = 0;
 	long got;
+	int rc;
 
 	if (!cur || (!buf && max))
 		return -EINVAL;
@@ -2613,9 +3139,13 @@ DTA_API long dta_client_ap_read(struct dta_client_cursor *cur, void *buf,
 		ok(c);
 		return (long)m;
 	}
+	c->missing = 0;
+	rc = cursor_ready(c, cur);
+	if (rc)
+		return rc;
 	got = ap_fetch(c, cur, buf, max, &l);
 	if (got < 0)
-		return got;
+		return cursor_gone(c, cur, (int)got);
 	if (lost)
 		*lost = l;
 	ok(c);
@@ -2673,6 +3203,12 @@ DTA_API int dta_client_request(struct dta_client *c, unsigned collector,
 		rc = unit_connect(c, collector);
 		if (rc) {
 			link_close(&u->ln);
+			if (c->fleet && no_answer(rc)) {
+				char why[ERR_MAX];
+
+				memcpy(why, c->err, sizeof(why));
+				return fail(c, -DTA_E_UNAVAILABLE, "%s", why);
+			}
 			return rc;
 		}
 		u->used = true;
@@ -2680,7 +3216,12 @@ DTA_API int dta_client_request(struct dta_client *c, unsigned collector,
 	if (!u->used)
 		return fail(c, -ENOENT, "no collector %u here", collector);
 	if (u->kind == KIND_SOCKET) {
+		c->missing = 0;
+		if (unit_ready(c, collector))
+			return fail(c, -DTA_E_UNAVAILABLE, "%s", u->down_msg);
 		rc = ask_text(c, u, req, answer);
+		if (rc && unit_gone(c, collector, rc))
+			return fail(c, -DTA_E_UNAVAILABLE, "%s", u->down_msg);
 		return rc ? rc : ok(c);
 	}
 	if (dta_exec_text(u->sess, req, len, &b) == 1) {

@@ -344,6 +344,30 @@ DTA_API int dta_exec_ki(const struct dta_exec *x, size_t i, const void *keys,
 	return 0;
 }
 
+DTA_API int dta_exec_ki_total(const struct dta_exec *x, size_t i,
+			      unsigned bank, uint64_t *total)
+{
+	const struct xs *s;
+	const uint64_t *row;
+	uint64_t sum = 0;
+	uint8_t k = 0;
+	int err = query_check(x, i, &k, 1, 1, total, DTA_PRIM_KEY_INCREMENT,
+			      &s);
+
+	if (err)
+		return err;
+	if (bank >= s->layout.g.ki.banks)
+		return -DTA_E_MISMATCH;
+	/* docs/layouts.md: row j of bank e at ((e * rows + j) * width) * 8;
+	 * the counters are updated by the NIC's fetch-and-add, read once. */
+	row = (const uint64_t *)s->pub.area +
+	      (uint64_t)bank * s->layout.g.ki.rows * s->layout.g.ki.width;
+	for (uint64_t j = 0; j < s->layout.g.ki.width; j++)
+		sum += __atomic_load_n(&row[j], __ATOMIC_RELAXED);
+	*total = sum;
+	return 0;
+}
+
 /* ---- sessions and Append readers ---- */
 
 DTA_API int dta_exec_session_create(struct dta_exec *x,
@@ -891,6 +915,34 @@ static void text_info(const struct dta_exec_session *s, struct dta_buf *o)
 	put_str(o, "]}");
 }
 
+static void text_ki_total(const struct dta_exec_session *s, char **w, int nw,
+			  struct dta_buf *o)
+{
+	const struct dta_exec *x = s->x;
+	unsigned long bank;
+	uint64_t total;
+	char *end, num[32];
+	long i;
+
+	if (nw != 3) {
+		json_error(o, "usage: kitotal NAME BANK");
+		return;
+	}
+	i = find_for(s, w[1], DTA_PRIM_KEY_INCREMENT, o);
+	if (i < 0)
+		return;
+	bank = strtoul(w[2], &end, 0);
+	if (*end || end == w[2] || bank >= x->s[i]->layout.g.ki.banks) {
+		json_error(o, "bank must be 0..%u", x->s[i]->layout.g.ki.banks - 1);
+		return;
+	}
+	dta_exec_ki_total(x, (size_t)i, (unsigned)bank, &total);
+	snprintf(num, sizeof(num), "%" PRIu64, total);
+	put_str(o, "{\"total\":");
+	put_str(o, num);
+	put_str(o, "}");
+}
+
 static void text_ap(struct dta_exec_session *s, char **w, int nw,
 		    struct dta_buf *o)
 {
@@ -1129,9 +1181,15 @@ DTA_API int dta_exec_text(struct dta_exec_session *s, const char *line,
 	nw = split(copy, w, 8);
 	if (nw == 0 || (strcmp(w[0], "info") && strcmp(w[0], "ap") &&
 			strcmp(w[0], "kw") && strcmp(w[0], "pc") &&
-			strcmp(w[0], "ki"))) {
+			strcmp(w[0], "ki") && strcmp(w[0], "kitotal"))) {
 		dta_exec_text_flush(s, o);
 		return 1;
+	}
+	if (!strcmp(w[0], "kitotal")) {
+		dta_exec_text_flush(s, o);
+		text_ki_total(s, w, nw, o);
+		put(o, "\n", 1);
+		return 0;
 	}
 	if (w[0][0] == 'i' || w[0][0] == 'a') {
 		dta_exec_text_flush(s, o);

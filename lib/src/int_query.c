@@ -347,9 +347,13 @@ struct dta_int_events {
 	char name[DTA_CONFIG_NAME_MAX];
 	struct dta_int_event_filter f;
 	int from;
-	uint32_t first, last, cur; /* lists; @cur is being read */
+	/* The lists read: in each of @shares shares of @lps lists, lists
+	 * @jf .. @jf + @w - 1; @cur (0..@n-1) is being read. */
+	uint32_t jf, w, lps, shares, n, cur;
+	uint32_t first, last;      /* the lowest and highest list read */
 	uint32_t idle;             /* lists in a row with nothing new */
-	struct dta_client_cursor **cursor; /* [last - first + 1], lazily */
+	struct dta_client_cursor **cursor; /* [n], lazily */
+	uint32_t missing, pass_missing; /* collectors not answering */
 	uint64_t read, lost;
 	uint8_t *raw;
 	size_t rawcap; /* entries */
@@ -415,21 +419,27 @@ DTA_API int dta_int_events_open(struct dta_client *c,
 		dta_int_event_filter_init(&e->f);
 	e->f.sz = sizeof(e->f);
 	e->from = from;
-	/* The lists events_by can have put a matching event in. */
+	/* The lists events_by can have put a matching event in, in every
+	 * share: a fleet's collectors each hold theirs. */
 	lists = st->layout.g.ap.lists;
-	e->last = lists - 1;
+	e->w = lists;
 	if (r->events_by == DTA_INT_EVENTS_ONE) {
-		e->last = 0;
+		e->w = 1;
 	} else if (r->events_by == DTA_INT_EVENTS_SWITCH &&
 		   e->f.switch_id != DTA_INT_ANY) {
-		e->first = e->last = (uint32_t)(e->f.switch_id % lists);
+		e->jf = (uint32_t)(e->f.switch_id % lists);
+		e->w = 1;
 	} else if (r->events_by == DTA_INT_EVENTS_REASON &&
 		   e->f.reason != DTA_INT_ANY) {
-		e->first = e->last = (uint32_t)(e->f.reason % lists);
+		e->jf = (uint32_t)(e->f.reason % lists);
+		e->w = 1;
 	}
-	e->cur = e->first;
-	e->cursor = calloc((size_t)(e->last - e->first) + 1,
-			   sizeof(*e->cursor));
+	e->lps = lists;
+	e->shares = st->shares ? st->shares : 1;
+	e->n = e->shares * e->w;
+	e->first = e->jf;
+	e->last = (e->shares - 1) * lists + e->jf + e->w - 1;
+	e->cursor = calloc(e->n, sizeof(*e->cursor));
 	if (!e->cursor) {
 		free(e);
 		return dta__client_fail(c, -ENOMEM, "out of memory");
@@ -450,7 +460,26 @@ DTA_API void dta_int_events_lists(const struct dta_int_events *e,
 /* The next list (wrapping to the first). */
 static void next_list(struct dta_int_events *e)
 {
-	e->cur = e->cur == e->last ? e->first : e->cur + 1;
+	e->cur = e->cur + 1 == e->n ? 0 : e->cur + 1;
+}
+
+/* The client's list number of list @t of the reader. */
+static uint32_t list_of(const struct dta_int_events *e, uint32_t t)
+{
+	return t / e->w * e->lps + e->jf + t % e->w;
+}
+
+DTA_API unsigned dta_int_events_partial(const struct dta_int_events *e,
+					uint32_t *missing)
+{
+	uint32_t m = e ? e->missing | e->pass_missing : 0;
+	unsigned n = 0;
+
+	if (missing)
+		*missing = m;
+	for (; m; m &= m - 1)
+		n++;
+	return n;
 }
 
 DTA_API long dta_int_events_read(struct dta_int_events *e,
@@ -472,26 +501,36 @@ DTA_API long dta_int_events_read(struct dta_int_events *e,
 	}
 	while (got == 0) {
 		uint64_t lost = 0;
-		long n;
-		int rc;
+		uint32_t m;
+		long n = 0;
+		int rc = 0;
 
-		cur = &e->cursor[e->cur - e->first];
-		if (!*cur) {
-			rc = dta_client_ap_open(e->c, e->name, e->cur, e->from,
-						cur);
-			if (rc)
-				return rc;
+		cur = &e->cursor[e->cur];
+		if (!*cur)
+			rc = dta_client_ap_open(e->c, e->name,
+						list_of(e, e->cur), e->from, cur);
+		if (!rc) {
+			n = dta_client_ap_read(*cur, e->raw, max, &lost);
+			rc = n < 0 ? (int)n : 0;
 		}
-		n = dta_client_ap_read(*cur, e->raw, max, &lost);
-		if (n < 0)
-			return n;
+		if (rc == -DTA_E_UNAVAILABLE) {
+			/* Its collector does not answer: the others are
+			 * read, the answer is partial. */
+			dta_client_partial(e->c, &m);
+			e->pass_missing |= m;
+			n = 0;
+		} else if (rc) {
+			return rc;
+		}
 		e->lost += lost;
 		if (n == 0) {
 			next_list(e);
-			if (++e->idle > e->last - e->first) {
+			if (++e->idle >= e->n) {
 				/* A whole pass found nothing new. */
 				e->idle = 0;
-				e->cur = e->first;
+				e->cur = 0;
+				e->missing = e->pass_missing;
+				e->pass_missing = 0;
 				return 0;
 			}
 			continue;
@@ -507,7 +546,7 @@ DTA_API long dta_int_events_read(struct dta_int_events *e,
 			if (!match(&e->f, &x))
 				continue;
 			if (list)
-				list[got] = e->cur;
+				list[got] = list_of(e, e->cur);
 			ev[got++] = x;
 		}
 	}
@@ -527,7 +566,7 @@ DTA_API void dta_int_events_close(struct dta_int_events *e)
 {
 	if (!e)
 		return;
-	for (uint32_t i = 0; i <= e->last - e->first; i++)
+	for (uint32_t i = 0; i < e->n; i++)
 		dta_client_ap_close(e->cursor[i]);
 	free(e->cursor);
 	free(e->raw);

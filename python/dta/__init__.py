@@ -30,8 +30,8 @@ __all__ = [
     "connect", "Client", "Structure", "Error", "KwResult", "PcResult",
     "ApFollow", "key5", "parse_key", "dtype_of_schema", "to_dataframe",
     "bound_kw", "bound_pc", "IntPath", "IntHop", "IntEvent", "IntEvents",
-    "FOUND", "NOT_FOUND", "CONFLICT", "KEY_WRITE", "APPEND",
-    "KEY_INCREMENT", "POSTCARD",
+    "FOUND", "NOT_FOUND", "CONFLICT", "UNAVAILABLE", "KI_UNAVAILABLE",
+    "E_UNAVAILABLE", "KEY_WRITE", "APPEND", "KEY_INCREMENT", "POSTCARD",
 ]
 
 #: libdta's version (DTA_VERSION_STRING), which the package shares.
@@ -41,6 +41,13 @@ __version__: str = _dta.VERSION
 FOUND: int = _dta.FOUND
 NOT_FOUND: int = _dta.NOT_FOUND
 CONFLICT: int = _dta.CONFLICT
+#: A key whose collector did not answer ("config:" targets): nothing is
+#: known about it, and the answer is partial (Client.partial).
+UNAVAILABLE: int = _dta.UNAVAILABLE
+#: ki_get()'s count of such a key (DTA_CLIENT_KI_UNAVAILABLE, 2**64 - 1).
+KI_UNAVAILABLE: int = (1 << 64) - 1
+#: dta.Error.errno of a call that needed one collector that did not answer.
+E_UNAVAILABLE: int = _dta.E_UNAVAILABLE
 #: Primitives (``enum dta_primitive``).
 KEY_WRITE: int = _dta.KEY_WRITE
 APPEND: int = _dta.APPEND
@@ -312,11 +319,12 @@ class Client:
     one Client from several threads are serialised)."""
 
     def __init__(self, target: str, text: bool = False,
-                 any_owner: bool = False):
+                 any_owner: bool = False, timeout: Optional[float] = None):
         flags = (_dta.CLIENT_TEXT if text else 0) | (
             _dta.CLIENT_ANY_OWNER if any_owner else 0)
         self.target = target
-        self._c = _dta.Client(target, flags)
+        self._events_missing: Optional[List[str]] = None
+        self._c = _dta.Client(target, flags, _timeout_ms(timeout))
         self._structures: Optional[List[Structure]] = None
         self._by_name: Optional[dict] = None
 
@@ -337,6 +345,35 @@ class Client:
     def __repr__(self) -> str:
         return "<dta.Client %r%s>" % (self.target,
                                       " closed" if self.closed else "")
+
+    @property
+    def partial(self) -> bool:
+        """Whether the last call's answer lacks collectors ("config:"
+        targets; docs/client.md "Partial answers"): keys of theirs are
+        UNAVAILABLE (KI_UNAVAILABLE counts), fan-outs (ki_total,
+        int_events) answered from the others."""
+        return bool(self.missing)
+
+    @property
+    def missing(self) -> List[str]:
+        """The collectors (names) the last call's answer lacks; [] when
+        whole. After int_events: those whose lists it could not read."""
+        if self._events_missing is not None:
+            return list(self._events_missing)
+        return self._c.partial()[1]
+
+    @property
+    def partial_message(self) -> str:
+        """Why: the client's message naming each missing collector."""
+        return self._c.partial()[2]
+
+    def ki_total(self, name: str, bank: int = 0) -> int:
+        """Everything added to ``bank`` of Key-Increment structure
+        ``name`` over all its collectors (the sum of one row: exact, in
+        the reporters' units). Partial when a collector did not answer
+        (see ``partial``, ``missing``): the others' sum."""
+        self._events_missing = None
+        return self._c.ki_total(name, bank)
 
     @property
     def structures(self) -> List[Structure]:
@@ -367,6 +404,7 @@ class Client:
         Returns KwResult(status, values, found); with dataframe=True a
         pandas DataFrame with the fields and columns status and found.
         """
+        self._events_missing = None
         st = self.structure(name)
         buf, kl, n = _keys(keys, klen)
         status = np.empty(n, dtype=np.uint8)
@@ -384,6 +422,7 @@ class Client:
     def pc_get(self, name: str, keys: Keys, klen: Optional[int] = None,
                padded: bool = False) -> PcResult:
         """Postcarding: the path of each flow key (see PcResult)."""
+        self._events_missing = None
         buf, kl, n = _keys(keys, klen)
         status = np.empty(n, dtype=np.uint8)
         lengths = np.empty(n, dtype=np.uint8)
@@ -400,6 +439,7 @@ class Client:
                klen: Optional[int] = None) -> np.ndarray:
         """Key-Increment: the count-min estimate of each key in ``bank``
         (uint64 array, in the units reporters counted: packets, bytes..)."""
+        self._events_missing = None
         buf, kl, n = _keys(keys, klen)
         counts = np.empty(n, dtype=np.uint64)
         self._c.ki_get(name, buf, kl, bank, counts)
@@ -508,9 +548,11 @@ class Client:
         f = {"flags": flags, "switch_id": switch_id, "flow_hash": flow_hash,
              "reason": reason, "queue": queue, "time_from": time_from,
              "time_to": time_to}
-        ev, nread, lost = self._c.int_events(
+        ev, nread, lost, missing = self._c.int_events(
             roles or self.int_roles(), f,
             _dta.AP_NOW if start == "now" else _dta.AP_OLDEST, max)
+        self._events_missing = [self._c.collector_name(i) for i in range(32)
+                                if missing & (1 << i)]
         return IntEvents([IntEvent(*e) for e in ev], nread, lost)
 
     def wait(self, name: str, seq: Optional[int] = None,
@@ -616,13 +658,27 @@ def _config_of(target: str) -> Optional[str]:
     return None
 
 
-def connect(target: str, text: bool = False, any_owner: bool = False) -> Client:
+def _timeout_ms(timeout: Optional[float]) -> int:
+    if timeout is None:
+        return 0  # the library's default, DTA_CLIENT_TIMEOUT_MS
+    if timeout < 0:
+        return -1  # forever
+    return max(1, int(timeout * 1000))
+
+
+def connect(target: str, text: bool = False, any_owner: bool = False,
+            timeout: Optional[float] = None) -> Client:
     """Open a client on ``target`` (docs/client.md): ``unix:PATH`` or a
-    socket PATH, ``config:CONF``, ``map:CONF``, ``snapshot:DIR?config=CONF``,
-    ``file:PATH[,PATH..]``; ``?collector=NAME`` for one collector's share.
-    text=True: speak text lines on sockets (for comparison). any_owner=True:
-    map: accepts shared memory of another user. Raises dta.Error."""
-    return Client(target, text=text, any_owner=any_owner)
+    socket PATH, ``config:CONF[?via=auto|socket|endpoint]``, ``map:CONF``,
+    ``snapshot:DIR?config=CONF``, ``file:PATH[,PATH..]``;
+    ``?collector=NAME`` for one collector's share. text=True: speak text
+    lines on sockets (for comparison). any_owner=True: map: accepts shared
+    memory of another user. timeout: seconds a collector may stay silent
+    before it counts as not answering (None: 10 s; negative: forever).
+    With config:, a collector that does not answer makes answers partial
+    (Client.partial, Client.missing) rather than raising. Raises
+    dta.Error."""
+    return Client(target, text=text, any_owner=any_owner, timeout=timeout)
 
 
 _PROTOS = {"tcp": 6, "udp": 17, "icmp": 1}

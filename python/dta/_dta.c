@@ -116,16 +116,16 @@ static PyObject *client_raise(struct client_obj *self, int rc)
 static int client_init(struct client_obj *self, PyObject *args,
 		       PyObject *kw)
 {
-	static char *kwlist[] = {"target", "flags", NULL};
+	static char *kwlist[] = {"target", "flags", "timeout_ms", NULL};
 	struct dta_client_opts o = {.sz = sizeof(o)};
 	const char *target;
 	char err[512] = "";
 	struct dta_client *c = NULL;
 	unsigned flags = 0;
-	int rc;
+	int rc, timeout_ms = 0;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "s|I", kwlist, &target,
-					 &flags))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "s|Ii", kwlist, &target,
+					 &flags, &timeout_ms))
 		return -1;
 	/* Once only: a handle reopened under its cursors would give them
 	 * another handle's state. */
@@ -140,6 +140,7 @@ static int client_init(struct client_obj *self, PyObject *args,
 		return -1;
 	}
 	o.flags = flags;
+	o.timeout_ms = timeout_ms;
 	Py_BEGIN_ALLOW_THREADS
 	rc = dta_client_open(target, &o, &c, err, sizeof(err));
 	Py_END_ALLOW_THREADS
@@ -564,6 +565,73 @@ release_keys:
 	return ret;
 }
 
+/* ki_total(name, bank) -> total over every share (dta_client_ki_total). */
+static PyObject *client_ki_total(struct client_obj *self, PyObject *args)
+{
+	const char *name;
+	unsigned bank;
+	uint64_t total = 0;
+	int rc;
+
+	if (!PyArg_ParseTuple(args, "sI", &name, &bank) ||
+	    client_open_check(self) < 0)
+		return NULL;
+	CLIENT_CALL(self, rc, dta_client_ki_total(self->c, name, bank, &total));
+	if (rc < 0)
+		return client_raise(self, rc);
+	return PyLong_FromUnsignedLongLong(total);
+}
+
+/* partial() -> (mask, [names], message): dta_client_partial() of the
+ * last call, the names of the missing collectors, the client's message. */
+static PyObject *client_partial(struct client_obj *self, PyObject *unused)
+{
+	PyObject *names, *ret;
+	uint32_t m = 0;
+
+	(void)unused;
+	if (client_open_check(self) < 0)
+		return NULL;
+	PyThread_acquire_lock(self->lock, WAIT_LOCK);
+	dta_client_partial(self->c, &m);
+	names = PyList_New(0);
+	for (unsigned i = 0; names && i < 32; i++) {
+		PyObject *n;
+
+		if (!(m & (1u << i)))
+			continue;
+		n = PyUnicode_FromString(dta_client_collector_name(self->c, i)
+						 ? dta_client_collector_name(self->c, i)
+						 : "?");
+		if (!n || PyList_Append(names, n) < 0) {
+			Py_XDECREF(n);
+			Py_CLEAR(names);
+			break;
+		}
+		Py_DECREF(n);
+	}
+	ret = names ? Py_BuildValue("(kNs)", (unsigned long)m, names,
+				    dta_client_error(self->c))
+		    : NULL;
+	PyThread_release_lock(self->lock);
+	return ret;
+}
+
+/* collector_name(i) -> str or None. */
+static PyObject *client_collector_name(struct client_obj *self,
+				       PyObject *args)
+{
+	const char *n;
+	unsigned i;
+
+	if (!PyArg_ParseTuple(args, "I", &i) || client_open_check(self) < 0)
+		return NULL;
+	n = dta_client_collector_name(self->c, i);
+	if (!n)
+		Py_RETURN_NONE;
+	return PyUnicode_FromString(n);
+}
+
 /* ap_open(name, list, start): a Cursor; start 0 oldest, 1 now. */
 static PyObject *client_ap_open(struct client_obj *self, PyObject *args)
 {
@@ -970,6 +1038,7 @@ static PyObject *client_int_events(struct client_obj *self, PyObject *args)
 	PyObject *roles, *fd, *out = NULL, *v;
 	unsigned long long max;
 	uint64_t nread = 0, lost = 0;
+	uint32_t missing = 0;
 	int from, rc;
 	size_t got = 0;
 
@@ -1044,11 +1113,12 @@ static PyObject *client_int_events(struct client_obj *self, PyObject *args)
 		got += (size_t)k;
 	}
 	dta_int_events_counts(e, &nread, &lost);
+	dta_int_events_partial(e, &missing);
 	dta_int_events_close(e);
 	PyMem_RawFree(ev);
 	PyMem_RawFree(lst);
-	return Py_BuildValue("(NKK)", out, (unsigned long long)nread,
-			     (unsigned long long)lost);
+	return Py_BuildValue("(NKKk)", out, (unsigned long long)nread,
+			     (unsigned long long)lost, (unsigned long)missing);
 fail:
 	dta_int_events_close(e);
 	PyMem_RawFree(ev);
@@ -1070,6 +1140,12 @@ static PyMethodDef client_methods[] = {
 	 "pc_get(name, keys, klen, status, lengths, paths)"},
 	{"ki_get", (PyCFunction)client_ki_get, METH_VARARGS,
 	 "ki_get(name, keys, klen, bank, counts)"},
+	{"ki_total", (PyCFunction)client_ki_total, METH_VARARGS,
+	 "ki_total(name, bank) -> total added to the bank over all shares"},
+	{"partial", (PyCFunction)client_partial, METH_NOARGS,
+	 "partial() -> (missing mask, [names], message) of the last call"},
+	{"collector_name", (PyCFunction)client_collector_name, METH_VARARGS,
+	 "collector_name(i) -> the name of collector i, or None"},
 	{"ap_open", (PyCFunction)client_ap_open, METH_VARARGS,
 	 "ap_open(name, list, start) -> Cursor"},
 	{"int_paths", (PyCFunction)client_int_paths, METH_VARARGS,
@@ -1083,7 +1159,8 @@ static PyMethodDef client_methods[] = {
 	{"int_queue_counts", (PyCFunction)client_int_queue_counts, METH_VARARGS,
 	 "int_queue_counts(roles, switch_ids, queues, counts)"},
 	{"int_events", (PyCFunction)client_int_events, METH_VARARGS,
-	 "int_events(roles, filter, start, max) -> (events, read, lost)"},
+	 "int_events(roles, filter, start, max) -> (events, read, lost, "
+	 "missing mask)"},
 	{"wait", (PyCFunction)client_wait, METH_VARARGS,
 	 "wait(name, seq, timeout_ms) -> (moved, seq): dta_client_wait()"},
 	{"request", (PyCFunction)client_request, METH_VARARGS,
@@ -1293,6 +1370,7 @@ PyMODINIT_FUNC PyInit__dta(void)
 		{"FOUND", DTA_Q_FOUND},
 		{"NOT_FOUND", DTA_Q_NOT_FOUND},
 		{"CONFLICT", DTA_Q_CONFLICT},
+		{"UNAVAILABLE", DTA_Q_UNAVAILABLE},
 		{"KEY_WRITE", DTA_PRIM_KEY_WRITE},
 		{"APPEND", DTA_PRIM_APPEND},
 		{"KEY_INCREMENT", DTA_PRIM_KEY_INCREMENT},

@@ -75,7 +75,7 @@ $drop
 		"0 drops of 1 events read (lists 12-12)"
 	dj='{"list":11,"switch":11,"dropped":true,"congested":false,"queue":1,"reason":11,"ingress_port":5,"egress_port":6,"occupancy":null,"latency":null,"time":4096,"flow_hash":1433415645,"version":1}'
 	e2e_expect "drops json $w" "$(q $w -j int drops --switch 11)" \
-		"{\"structure\":\"events\",\"first_list\":11,\"last_list\":11,\"events\":[$dj,$dj],\"matched\":2,\"read\":2,\"lost\":0}"
+		"{\"structure\":\"events\",\"first_list\":11,\"last_list\":11,\"events\":[$dj,$dj],\"matched\":2,\"read\":2,\"lost\":0,\"partial\":false,\"missing\":[]}"
 	e2e_expect "congestion $w" "$(q $w int congestion --queue 4)" \
 "switch 12 queue 4 ports 7->8: congestion, reason -, occupancy 300, latency -, time 8192, flow hash 0x55702fdd, version 1.0
 1 congestion events of 3 events read (lists 0-15)"
@@ -83,7 +83,7 @@ $drop
 		"$(q $w int congestion --switch 12 --queue 5)" \
 		"0 congestion events of 1 events read (lists 12-12)"
 	e2e_expect "congestion json $w" "$(q $w -j int congestion --switch 12)" \
-		'{"structure":"events","first_list":12,"last_list":12,"events":[{"list":12,"switch":12,"dropped":false,"congested":true,"queue":4,"reason":null,"ingress_port":7,"egress_port":8,"occupancy":300,"latency":null,"time":8192,"flow_hash":1433415645,"version":1}],"matched":1,"read":1,"lost":0}'
+		'{"structure":"events","first_list":12,"last_list":12,"events":[{"list":12,"switch":12,"dropped":false,"congested":true,"queue":4,"reason":null,"ingress_port":7,"egress_port":8,"occupancy":300,"latency":null,"time":8192,"flow_hash":1433415645,"version":1}],"matched":1,"read":1,"lost":0,"partial":false,"missing":[]}'
 	e2e_expect "count $w" "$(q $w int count "$F7")" 3
 	e2e_expect "count json $w" "$(q $w -j int count "$F5")" \
 		'{"flow":"10.0.0.5:1234->10.0.0.2:80/udp","structure":"flows","count":3}'

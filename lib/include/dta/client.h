@@ -5,10 +5,18 @@
  *
  *   unix:PATH            a collector's query socket (binary frames)
  *   PATH                 the same, when PATH names a socket
- *   config:CONF          every collector of configuration file CONF, each
- *                        through its socket; keys are routed to the
- *                        collector holding their share (dta_shard()),
- *                        Append lists to the collector holding them
+ *   config:CONF[?via=auto|socket|endpoint&ca=F&cert=F&key=F]
+ *                        every collector of configuration file CONF, each
+ *                        through its socket when that socket exists on
+ *                        this host, else through its `endpoint` (TCP+TLS,
+ *                        HOST:PORT; ca=, cert=, key= or the environment's
+ *                        DTA_TLS_CA, DTA_TLS_CERT, DTA_TLS_KEY); via=socket
+ *                        or via=endpoint forces one way. Keys are routed
+ *                        to the collector holding their share
+ *                        (dta_shard()), Append lists to the collector
+ *                        holding them. A collector that does not answer
+ *                        makes answers partial, not calls fail ("Partial
+ *                        answers" below; docs/scale-out.md)
  *   map:CONF             the same structures mapped read-only from the
  *                        collectors' shared memory on this machine:
  *                        queries run in this process at the library's rate
@@ -34,6 +42,23 @@
  * answers it with arrays, whichever backend answers. Answers are the
  * executor's (dta/exec.h): identical from a socket, a mapping or a
  * snapshot of the same memory.
+ *
+ * Partial answers ("config:" targets): a collector that does not answer
+ * (connection refused or reset, no socket, or silent for the timeout,
+ * dta_client_opts.timeout_ms) fails no call by itself. Key lookups
+ * (dta_client_kw_get(), _pc_get(), _ki_get()) return 0 and mark each key
+ * whose share it holds: status DTA_Q_UNAVAILABLE (Key-Write, Postcarding)
+ * or count DTA_CLIENT_KI_UNAVAILABLE (Key-Increment); the other keys are
+ * exact. Questions over every share (dta_client_ki_total(); the Append
+ * and INT fan-outs of dta/int_query.h and dta-query) answer from the
+ * collectors that do and say which did not. After every call,
+ * dta_client_partial() tells whether its answer lacks collectors and
+ * which, and dta_client_error() names them and why ("partial answer:
+ * ..."). A call that needs one collector (an Append cursor, a request
+ * to one collector) fails with -DTA_E_UNAVAILABLE instead. The next call
+ * that needs a collector that went away connects to it again: answers
+ * are whole again once it is back. Opening fails only when no collector
+ * holding a share answers (then with that collector's error).
  *
  * Errors: negative errno or -DTA_E_*; dta_client_error() then holds a
  * message naming what failed (the collector, the structure, the file).
@@ -62,14 +87,26 @@ extern "C" {
 				  * another user (a member of the
 				  * collector's group) */
 
+/* dta_client_opts.timeout_ms when 0: 10 s. */
+#define DTA_CLIENT_TIMEOUT_MS 10000
+
 /**
  * struct dta_client_opts - options for dta_client_open(); may be NULL.
- * @sz:    sizeof(struct dta_client_opts).
- * @flags: DTA_CLIENT_*.
+ * @sz:         sizeof(struct dta_client_opts) (an older, shorter struct
+ *              without @timeout_ms is accepted: the default applies).
+ * @flags:      DTA_CLIENT_*.
+ * @timeout_ms: how long a collector may keep the client waiting with
+ *              nothing arriving (a connection being made, an answer not
+ *              coming): then it counts as not answering ("config:":
+ *              partial answers; other targets: -ETIMEDOUT). An upper
+ *              bound that makes a dead peer fail fast, not a pace: a
+ *              long batch that keeps arriving never times out. 0:
+ *              DTA_CLIENT_TIMEOUT_MS; -1: wait forever.
  */
 struct dta_client_opts {
 	size_t sz;
 	unsigned flags;
+	int timeout_ms;
 };
 
 struct dta_client;        /* opaque */
@@ -78,7 +115,8 @@ struct dta_client_cursor; /* opaque: one Append list being followed */
 /**
  * dta_client_open() - open @target (above).
  * @err: receives why not (may be NULL; truncated to @errlen).
- * Return: 0; -EINVAL (malformed target); -ENOENT (no such socket, file or
+ * Return: 0; -EINVAL (malformed target, a timeout below -1,
+ * ?via=endpoint and a collector without one); -ENOENT (no such socket, file or
  * shared-memory object); -EPERM (a peer or object whose owner we do not
  * trust, docs/security.md); -ECONNREFUSED; -DTA_E_MALFORMED (bad
  * configuration); -DTA_E_PROTOCOL (the peer does not speak the protocol);
@@ -129,9 +167,13 @@ DTA_API int dta_client_find(const struct dta_client *c, const char *name);
  * its share). Results as dta_exec_kw(), _pc(), _ki() give them, in key
  * order.
  * Return: 0; -ENOENT (no such structure); -DTA_E_PRIMITIVE; -EINVAL;
- * -DTA_E_NOVALUES; -EPIPE or -ECONNRESET (a collector went away; the
- * message names it); -ENOMEM.
+ * -DTA_E_NOVALUES; -EPIPE, -ECONNRESET or -ETIMEDOUT (a collector went
+ * away, "unix:" targets; the message names it); -ENOMEM. "config:": a
+ * share whose collector does not answer is no error: its keys are
+ * unavailable (above, "Partial answers").
  */
+/* Key-Increment count of a key whose collector did not answer. */
+#define DTA_CLIENT_KI_UNAVAILABLE UINT64_MAX
 /* Key-Write: @data receives @n * data_len bytes. @o may be NULL. */
 DTA_API int dta_client_kw_get(struct dta_client *c, const char *name,
 			      const void *keys, size_t klen, size_t n,
@@ -145,12 +187,46 @@ DTA_API int dta_client_ki_get(struct dta_client *c, const char *name,
 			      unsigned bank, uint64_t *counts);
 
 /**
+ * dta_client_ki_total() - the total added to bank @bank of Key-Increment
+ * structure @name over all its shares: the sum of row 0 of the bank on
+ * every collector holding a share (each increment adds to one counter of
+ * every row, so a row's sum is the bank's total exactly, whatever the
+ * collisions; docs/layouts.md), mod 2^64. Collectors answer the text
+ * request `kitotal NAME BANK`.
+ * Return: 0 with *@total set (partial when a collector did not answer:
+ * the sum of the others, dta_client_partial()); -ENOENT;
+ * -DTA_E_PRIMITIVE; -EINVAL (bank); -DTA_E_UNAVAILABLE (no collector
+ * holding a share answered); -EIO (a collector refused: an older one
+ * without `kitotal`); the connection's errors.
+ */
+DTA_API int dta_client_ki_total(struct dta_client *c, const char *name,
+				unsigned bank, uint64_t *total);
+
+/**
+ * dta_client_partial() - whether the answer of the last call lacks
+ * collectors: their number (0: whole). @missing (may be NULL) receives
+ * them, bit i for collector i (configuration order, as
+ * dta_client_collector_name()). After dta_client_open(): the collectors
+ * that did not answer then.
+ */
+DTA_API unsigned dta_client_partial(const struct dta_client *c,
+				    uint32_t *missing);
+/* Collectors the client knows (the configuration's; 1 without one). */
+DTA_API size_t dta_client_collectors(const struct dta_client *c);
+/* Collector @i's name for people: its [collector NAME], else its id ("dta"
+ * for the unnamed [collector]); "" without a configuration; NULL out of
+ * range. Valid while @c is open. */
+DTA_API const char *dta_client_collector_name(const struct dta_client *c,
+					      unsigned i);
+
+/**
  * dta_client_ap_open() - follow Append list @list of structure @name
  * (numbered over all shares: share k holds lists k * lists-per-share ..),
  * starting at @from (DTA_EXEC_AP_OLDEST or DTA_EXEC_AP_NOW of dta/exec.h).
  * Return: 0; -ENOENT; -DTA_E_PRIMITIVE; -DTA_E_MISMATCH (@list out of
  * range); -ENOSPC (too many lists followed on one collector connection);
- * -ENOMEM.
+ * -DTA_E_UNAVAILABLE ("config:": its collector does not answer; bit
+ * in dta_client_partial()); -ENOMEM.
  */
 DTA_API int dta_client_ap_open(struct dta_client *c, const char *name,
 			       uint32_t list, int from,
@@ -161,6 +237,11 @@ DTA_API int dta_client_ap_open(struct dta_client *c, const char *name,
  * before this cursor read them (all just before the first returned).
  * Batches are returned whole: @max below the structure's batch_entries
  * is -ENOSPC.
+ * "config:": when the collector went away, -DTA_E_UNAVAILABLE; a later
+ * read connects again, and the collector's new consumer for this cursor
+ * starts at the oldest entry it holds: entries may come twice (at least
+ * once), none is skipped unsaid (the collector counts what its ring
+ * overwrote in *@lost).
  * Return: entries read (0: nothing new now), or -errno.
  */
 DTA_API long dta_client_ap_read(struct dta_client_cursor *cur, void *buf,
@@ -195,7 +276,8 @@ DTA_API int dta_client_wait(struct dta_client *c, const char *name,
  * the caller frees it). Local backends (map, snapshot, file) answer only
  * the executor's requests (info, kw, pc, ki, ap).
  * Return: 0; -EOPNOTSUPP (a local backend and a request only a collector
- * answers); -ENOENT (no such collector); -EPIPE, -ECONNRESET; -ENOMEM.
+ * answers); -ENOENT (no such collector); -EPIPE, -ECONNRESET;
+ * -DTA_E_UNAVAILABLE ("config:": the collector does not answer); -ENOMEM.
  */
 DTA_API int dta_client_request(struct dta_client *c, unsigned collector,
 			       const char *req, char **answer);

@@ -49,7 +49,8 @@ extern "C" {
 	X(INT_HOPS, "INT-MD stack holds more hops than DTA_INT_HOPS_MAX")     \
 	X(INT_TOOMANY, "more INT reports in the datagram than the output holds") \
 	X(NOVALUES, "Postcarding structure has no value set: paths cannot be decoded") \
-	X(PROTOCOL, "the peer does not speak the collector protocol")
+	X(PROTOCOL, "the peer does not speak the collector protocol")        \
+	X(UNAVAILABLE, "a collector does not answer (refused, reset or timed out)")
 
 enum dta_errno {
 	DTA_E__FIRST = DTA_ERRNO_BASE - 1,

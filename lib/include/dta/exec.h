@@ -115,6 +115,16 @@ DTA_API int dta_exec_pc(const struct dta_exec *x, size_t i, const void *keys,
 /* Key-Increment: the count-min estimate of each key in bank @bank. */
 DTA_API int dta_exec_ki(const struct dta_exec *x, size_t i, const void *keys,
 			size_t klen, size_t n, unsigned bank, uint64_t *counts);
+/*
+ * Key-Increment: the sum of row 0 of bank @bank, mod 2^64. Every
+ * increment adds its amount to one counter of every row (count-min), so
+ * this is exactly the total added to the bank since it was last zeroed,
+ * whatever the collisions. Text request `kitotal NAME BANK` ->
+ * {"total":N}. Return: 0; -EINVAL; -ENOENT; -DTA_E_PRIMITIVE;
+ * -DTA_E_MISMATCH (@bank).
+ */
+DTA_API int dta_exec_ki_total(const struct dta_exec *x, size_t i,
+			      unsigned bank, uint64_t *total);
 
 /* Sessions: create one per client (connection, client handle). Return 0
  * or -ENOMEM. */

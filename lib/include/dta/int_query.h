@@ -209,8 +209,9 @@ struct dta_int_events; /* opaque: a reader over the events' lists */
  * dta_int_events_open() - read the events_ap lists an event matching @f
  * can be in (events_by: one reads list 0; switch with a @f->switch_id only
  * that switch's list, reason with a @f->reason only that reason's; else
- * every list of the first share, where the translator writes them; the
- * lists of a share are layout.g.ap.lists), each from @from
+ * every list), in every share (a structure partitioned over a fleet's
+ * collectors: each one's lists; the lists of a share are
+ * layout.g.ap.lists), each from @from
  * (DTA_EXEC_AP_OLDEST or DTA_EXEC_AP_NOW of dta/exec.h). Each list is
  * followed with its own client cursor, opened when the reader reaches it.
  * Return: 0; -EINVAL; -ENOENT (no events role or structure);
@@ -237,6 +238,18 @@ DTA_API void dta_int_events_lists(const struct dta_int_events *e,
 DTA_API long dta_int_events_read(struct dta_int_events *e,
 				 struct dta_int_event *ev, uint32_t *list,
 				 size_t max);
+
+/**
+ * dta_int_events_partial() - whether the events read lack collectors
+ * ("config:" clients): their number, and in @missing (may be NULL) bit i
+ * for collector i, whose lists could not be read (-DTA_E_UNAVAILABLE from
+ * the client; the reader goes on with the other lists and tries them
+ * again in the next pass). After a read that returned 0 (a pass over
+ * every list), the collectors missing from that pass; during a pass,
+ * those missing so far in it and the last pass's.
+ */
+DTA_API unsigned dta_int_events_partial(const struct dta_int_events *e,
+					uint32_t *missing);
 
 /* Entries read (matching or not) and entries overwritten before they
  * were read, since open. */

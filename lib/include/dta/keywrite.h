@@ -54,6 +54,11 @@ enum dta_query_status {
 	DTA_Q_FOUND = 0,
 	DTA_Q_NOT_FOUND = 1,
 	DTA_Q_CONFLICT = 2, /* candidates disagree and none wins */
+	/* Only from the query client (dta/client.h, "config:" targets): the
+	 * collector holding the key's share did not answer, so nothing is
+	 * known about the key; the call's answer is partial
+	 * (dta_client_partial()). */
+	DTA_Q_UNAVAILABLE = 3,
 };
 
 /**
