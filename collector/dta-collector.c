@@ -1672,8 +1672,8 @@ static int client_timeouts(struct collector *c, int ms)
 		if (cl->tls && !coll_tls_conn_ready(cl->tls)) {
 			limit = COLL_REMOTE_HANDSHAKE_S * 1000000000ull;
 			if (now - cl->last_ns >= limit) {
-				c->idle_closed++;
-				drop_client(cl); /* (its name is not known) */
+				coll_tls_conn_timed_out(c->remote, cl->tls);
+				drop_client(cl);
 				continue;
 			}
 			left = (limit - (now - cl->last_ns)) / 1000000 + 1;

@@ -252,6 +252,15 @@ int coll_tls_conn_handshake(struct coll_remote *r, struct coll_tls_conn *t,
 	return 1;
 }
 
+void coll_tls_conn_timed_out(struct coll_remote *r, struct coll_tls_conn *t)
+{
+	char why[64];
+
+	snprintf(why, sizeof(why), "no TLS handshake within %d s",
+		 COLL_REMOTE_HANDSHAKE_S);
+	refuse(r, t, why);
+}
+
 bool coll_tls_conn_ready(const struct coll_tls_conn *t)
 {
 	return t->done;

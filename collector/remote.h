@@ -57,6 +57,9 @@ int coll_remote_accept(struct coll_remote *r, struct coll_tls_conn **out);
  */
 int coll_tls_conn_handshake(struct coll_remote *r, struct coll_tls_conn *t,
 			    char *name);
+/* A handshake not over within COLL_REMOTE_HANDSHAKE_S: counted and
+ * logged as a refusal; the caller closes the connection. */
+void coll_tls_conn_timed_out(struct coll_remote *r, struct coll_tls_conn *t);
 /* The handshake is over (either way). */
 bool coll_tls_conn_ready(const struct coll_tls_conn *t);
 /* POLLIN or POLLOUT: what the session waits for (handshake, or a record

@@ -10,7 +10,8 @@
 #    that does not exist) and is there for CN other;
 #  - snapshot and ki-reset are refused remotely;
 #  - refused: no client certificate, another CA's, a CN that is no reader
-#    name (each counted, the cause logged); the client refuses a collector
+#    name, no handshake at all (each counted, the cause logged); the
+#    client refuses a collector
 #    whose certificate does not carry the name it dialed;
 #  - the collector will not start with query_listen but no tls_ca, or with
 #    a key file others can read; the client will not use such a key.
@@ -217,6 +218,16 @@ for how in "rogue" "badcn" "none"; do
 done
 e2e_expect "refused handshakes" \
 	"$(e2e_query -j stats | sed -n 's/.*"remote_refused":\([0-9]*\).*/\1/p')" 3
+# A connection that never starts its handshake is closed (after the
+# handshake deadline, 10 s; the wait is bounded by recv's 120 s only) and
+# counted as refused.
+e2e_expect "bytes before the collector closed a silent connection" \
+	"$(python3 -c 'import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.settimeout(120)
+print(len(s.recv(100)))' "$RP")" 0
+e2e_expect "refused handshakes" \
+	"$(e2e_query -j stats | sed -n 's/.*"remote_refused":\([0-9]*\).*/\1/p')" 4
 grep -q 'refused: certificate refused: .*issuer is unknown' "$E2E/collector.log" ||
 	{ echo "FAIL: no refusal with its cause in the log" >&2; exit 1; }
 
