@@ -1843,63 +1843,25 @@ static int target_params(struct dta_client *c, char *q, bool want_config,
  */
 static int open_tls(struct dta_client *c, const char *spec)
 {
-	const char *p[4] = { NULL, NULL, NULL, NULL }; /* ca cert key name */
-	static const char *const keys[4] = { "ca", "cert", "key", "name" };
 	static const char *const env[3] = { "DTA_TLS_CA", "DTA_TLS_CERT",
 					    "DTA_TLS_KEY" };
 	struct unit *u = &c->u[0];
-	char *t = strdup(spec), *q, *host, *port;
+	struct dta__tls_target *t = malloc(sizeof(*t));
+	const char *p[3];
 	int rc;
 
 	if (!t)
 		return fail(c, -ENOMEM, "out of memory");
-	q = strchr(t, '?');
-	if (q)
-		*q++ = 0;
-	host = t;
-	if (*host == '[') {
-		port = strchr(host, ']');
-		if (port)
-			*port++ = 0;
-		host++;
-	} else {
-		port = strrchr(host, ':');
-	}
-	if (!port || *port != ':' || !port[1] || !*host ||
-	    strspn(port + 1, "0123456789") != strlen(port + 1) ||
-	    strlen(port + 1) > 5 || strlen(host) >= sizeof(u->host)) {
-		rc = fail(c, -EINVAL, "tls://%s: want tls://HOST:PORT[?ca=FILE&"
-			  "cert=FILE&key=FILE&name=NAME]", spec);
+	rc = dta__tls_target_parse(spec, t, c->err, sizeof(c->err));
+	if (rc)
 		goto out;
-	}
-	*port++ = 0;
-	while (q && *q) {
-		char *amp = strchr(q, '&'), *eq;
-		int k;
+	p[0] = t->ca;
+	p[1] = t->cert;
+	p[2] = t->key;
+	for (int k = 0; k < 3; k++) {
+		const char *v = p[k][0] ? p[k] : secure_getenv(env[k]);
 
-		if (amp)
-			*amp = 0;
-		eq = strchr(q, '=');
-		if (eq)
-			*eq = 0;
-		for (k = 0; k < 4 && strcmp(q, keys[k]); k++)
-			;
-		if (!eq || k == 4 || p[k] || !eq[1]) {
-			rc = fail(c, -EINVAL, "tls target parameter \"%s\": "
-				  "%s (ca=FILE, cert=FILE, key=FILE, name=NAME, "
-				  "each once)", q, !eq || k == 4 ? "unknown"
-				  : p[k] ? "given twice" : "no value");
-			goto out;
-		}
-		p[k] = eq + 1;
-		q = amp ? amp + 1 : NULL;
-	}
-	for (int k = 0; k < 3; k++)
-		if (!p[k] && secure_getenv(env[k]) && *secure_getenv(env[k]))
-			p[k] = secure_getenv(env[k]);
-	if (p[3] && strlen(p[3]) >= sizeof(u->tls_name)) {
-		rc = fail(c, -EINVAL, "tls: name= is too long");
-		goto out;
+		p[k] = v && *v ? v : NULL;
 	}
 	rc = dta__tls_ctx_create(p[0], p[1], p[2], &c->tls, c->err,
 				 sizeof(c->err));
@@ -1908,11 +1870,12 @@ static int open_tls(struct dta_client *c, const char *spec)
 	c->nu = 1;
 	u->used = true;
 	u->tls = true;
-	snprintf(u->host, sizeof(u->host), "%s", host);
-	snprintf(u->port, sizeof(u->port), "%s", port);
-	snprintf(u->tls_name, sizeof(u->tls_name), "%s", p[3] ? p[3] : host);
-	snprintf(u->what, sizeof(u->what), "collector at tls://%s:%s", host,
-		 port);
+	memcpy(u->host, t->host, sizeof(u->host));
+	snprintf(u->port, sizeof(u->port), "%s", t->port);
+	memcpy(u->tls_name, t->name[0] ? t->name : t->host,
+	       sizeof(u->tls_name));
+	snprintf(u->what, sizeof(u->what), "collector at tls://%s:%s", u->host,
+		 u->port);
 	rc = unit_socket(c, u, NULL);
 	if (!rc)
 		rc = open_info(c);

@@ -53,6 +53,68 @@ static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
 	return rc;
 }
 
+int dta__tls_target_parse(const char *spec, struct dta__tls_target *t,
+			  char *err, size_t errlen)
+{
+	static const char *const keys[4] = { "ca", "cert", "key", "name" };
+	char *fields[4] = { t->ca, t->cert, t->key, t->name };
+	const size_t caps[4] = { sizeof(t->ca), sizeof(t->cert),
+				 sizeof(t->key), sizeof(t->name) };
+	const char *q = strchr(spec, '?'), *end = q ? q : spec + strlen(spec);
+	const char *h = spec, *hend, *port;
+	unsigned long pn;
+	char *e;
+
+	memset(t, 0, sizeof(*t));
+	if (*h == '[') {
+		hend = memchr(h, ']', (size_t)(end - h));
+		port = hend ? hend + 1 : NULL;
+		h++;
+	} else {
+		for (hend = end; hend > h && hend[-1] != ':'; hend--)
+			;
+		port = hend > h ? --hend : NULL;
+	}
+	if (!port || port >= end || *port != ':' || hend <= h ||
+	    (size_t)(hend - h) >= sizeof(t->host) || memchr(h, '/', (size_t)(hend - h)))
+		goto usage;
+	port++;
+	if (end - port < 1 || end - port > 5 ||
+	    strspn(port, "0123456789") < (size_t)(end - port))
+		goto usage;
+	pn = strtoul(port, &e, 10);
+	if (pn < 1 || pn > 65535)
+		goto usage;
+	memcpy(t->host, h, (size_t)(hend - h));
+	memcpy(t->port, port, (size_t)(end - port));
+	while (q && *++q) {
+		const char *amp = strchr(q, '&'), *eq;
+		size_t len = amp ? (size_t)(amp - q) : strlen(q), vl;
+		int k;
+
+		eq = memchr(q, '=', len);
+		for (k = 0; eq && k < 4; k++)
+			if (strlen(keys[k]) == (size_t)(eq - q) &&
+			    !memcmp(q, keys[k], (size_t)(eq - q)))
+				break;
+		vl = eq ? len - (size_t)(eq - q) - 1 : 0;
+		if (!eq || k == 4 || fields[k][0] || !vl || vl >= caps[k])
+			return fail(err, errlen, -EINVAL, "tls target parameter "
+				    "\"%.*s\": %s (ca=FILE, cert=FILE, key=FILE, "
+				    "name=NAME, each once)", (int)len, q,
+				    !eq || k == 4 ? "unknown"
+				    : fields[k][0] ? "given twice"
+				    : !vl ? "no value" : "too long");
+		memcpy(fields[k], eq + 1, vl);
+		q = amp;
+	}
+	return 0;
+usage:
+	return fail(err, errlen, -EINVAL, "tls://%.300s: want tls://HOST:PORT"
+		    "[?ca=FILE&cert=FILE&key=FILE&name=NAME] (PORT 1-65535)",
+		    spec);
+}
+
 /* The private key: ours alone (as ssh wants of its keys). */
 static int check_key(const char *key, char *err, size_t errlen)
 {

@@ -8,9 +8,26 @@
 #ifndef DTA_CLIENT_TLS_H
 #define DTA_CLIENT_TLS_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
+
+/*
+ * A "tls://" target's rest, "HOST:PORT[?ca=FILE&cert=FILE&key=FILE&
+ * name=NAME]" (HOST may be [IPv6]), parsed: each string "" when not
+ * given. No defaults applied, nothing opened.
+ */
+struct dta__tls_target {
+	char host[256], port[6];
+	char ca[PATH_MAX], cert[PATH_MAX], key[PATH_MAX], name[256];
+};
+
+/* Return 0 with @t filled, or -EINVAL with a message in @err (a missing
+ * or empty host, a port not 1-65535, an unknown, repeated or empty
+ * parameter, a value too long). */
+int dta__tls_target_parse(const char *spec, struct dta__tls_target *t,
+			  char *err, size_t errlen);
 
 /* Credentials: the CA the collector's certificate must chain to, and the
  * client's own certificate and key (what the collector knows it by). */

@@ -14,6 +14,7 @@ import tempfile
 import pytest
 
 import dta
+import dtaenv
 from conftest import STRUCTURES, fed_system
 from test_client import answers
 
@@ -33,7 +34,9 @@ def tls_system():
     if not shutil.which("certtool") or not os.path.exists(CERTS_SH):
         pytest.skip("certtool (gnutls-bin) or tests/tls_certs.sh missing")
     certs = tempfile.mkdtemp(prefix="dta-py-certs.")
-    subprocess.run(["sh", CERTS_SH, certs, "analyst", "other"], check=True)
+    # (without a sanitizer build's preloaded runtimes: child_env())
+    subprocess.run(["sh", CERTS_SH, certs, "analyst", "other"], check=True,
+                   env=dtaenv.child_env())
     port = tcp_port()
     extra = ("query_listen = 127.0.0.1:%d\ntls_cert = %s/server.pem\n"
              "tls_key = %s/server.key\ntls_ca = %s/ca.pem\n"
