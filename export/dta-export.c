@@ -40,7 +40,10 @@ static void usage(FILE *f)
 		"                           ReplacingMergeTree per structure and a\n"
 		"                           Distributed table over it) and exit\n"
 		"      --cluster NAME       the remote_servers cluster the Distributed\n"
-		"                           tables span (default: dta)\n"
+		"                           tables span (default: dta); run the\n"
+		"                           statements on every server of it\n"
+		"      --on-cluster         add ON CLUSTER NAME to each statement\n"
+		"                           instead (ClickHouse with ZooKeeper)\n"
 		"      --stats              at exit, print the counters as JSON\n"
 		"  -q, --quiet              no log messages\n"
 		"  -h, --help               this text\n"
@@ -53,6 +56,7 @@ int main(int argc, char **argv)
 		{ "config", required_argument, NULL, 'c' },
 		{ "print-schema", no_argument, NULL, 'P' },
 		{ "cluster", required_argument, NULL, 'C' },
+		{ "on-cluster", no_argument, NULL, 'O' },
 		{ "stats", no_argument, NULL, 'S' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -61,7 +65,7 @@ int main(int argc, char **argv)
 	};
 	struct sigaction sa = { .sa_handler = on_signal };
 	const char *cfg_path = NULL, *cluster = "dta";
-	bool print_schema = false, stats = false;
+	bool print_schema = false, stats = false, on_cluster = false;
 	struct export_settings set;
 	struct export_core *x = NULL;
 	struct dta_config *cfg = NULL;
@@ -74,6 +78,7 @@ int main(int argc, char **argv)
 		case 'c': cfg_path = optarg; break;
 		case 'P': print_schema = true; break;
 		case 'C': cluster = optarg; break;
+		case 'O': on_cluster = true; break;
 		case 'S': stats = true; break;
 		case 'q': tool_log_quiet(true); break;
 		case 'h': usage(stdout); return 0;
@@ -97,7 +102,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (print_schema) {
-		rc = export_clickhouse_ddl(cfg, &set, cluster, stdout, err,
+		rc = export_clickhouse_ddl(cfg, &set, cluster, on_cluster, stdout, err,
 					   sizeof(err));
 		if (rc)
 			tool_log(LOG_ERR, "%s", err);

@@ -114,9 +114,11 @@ void export_core_close(struct export_core *x);
 void export_core_stats(void *x, FILE *f);
 
 /* ClickHouse DDL for every exported structure (--print-schema). @cluster:
- * the remote_servers cluster of the Distributed tables. Return 0 or -errno. */
+ * the remote_servers cluster of the Distributed tables; @on_cluster: add
+ * ON CLUSTER (needs ZooKeeper) instead of running it on every server.
+ * Return 0 or -errno. */
 int export_clickhouse_ddl(const struct dta_config *cfg,
 			  const struct export_settings *s, const char *cluster,
-			  FILE *out, char *err, size_t errlen);
+			  bool on_cluster, FILE *out, char *err, size_t errlen);
 
 #endif

@@ -135,16 +135,20 @@ static void names(const struct dta_config *cfg, char *db, size_t dbcap,
 
 int export_clickhouse_ddl(const struct dta_config *cfg,
 			  const struct export_settings *s, const char *cluster,
-			  FILE *out, char *err, size_t errlen)
+			  bool on_cluster, FILE *out, char *err, size_t errlen)
 {
-	char db[DTA_CONFIG_NAME_MAX], prefix[64];
+	char db[DTA_CONFIG_NAME_MAX], prefix[64], oc[128] = "";
 	unsigned n = 0;
 
 	names(cfg, db, sizeof(db), prefix, sizeof(prefix));
+	if (on_cluster)
+		snprintf(oc, sizeof(oc), " ON CLUSTER `%s`", cluster);
 	fprintf(out, "-- dta-export tables (docs/export.md): per structure a "
-		     "local ReplacingMergeTree\n-- on every shard of cluster "
-		     "%s, and a Distributed table over them.\n-- SELECT ... "
-		     "FINAL counts each row once after retries.\n", cluster);
+		     "local ReplacingMergeTree\n-- on every server of cluster "
+		     "%s, and a Distributed table over them.\n-- %s\n-- "
+		     "SELECT ... FINAL counts each row once after retries.\n",
+		cluster, on_cluster ? "Run once (ON CLUSTER needs ZooKeeper)."
+				    : "Run on every server of the cluster.");
 	for (size_t i = 0; i < dta_config_count(cfg); i++) {
 		const struct dta_config_structure *cs =
 			dta_config_structure(cfg, i);
@@ -162,9 +166,9 @@ int export_clickhouse_ddl(const struct dta_config *cfg,
 		} else {
 			continue;
 		}
-		fprintf(out, "\nCREATE TABLE IF NOT EXISTS `%s`.`%s%s_local` "
-			     "ON CLUSTER `%s` (\n    collector String,\n    "
-			     "structure String,\n", db, prefix, cs->name, cluster);
+		fprintf(out, "\nCREATE TABLE IF NOT EXISTS `%s`.`%s%s_local`%s "
+			     "(\n    collector String,\n    structure String,\n",
+			db, prefix, cs->name, oc);
 		if (cs->layout.primitive == DTA_PRIM_APPEND) {
 			fprintf(out, "    list UInt32,\n    position UInt64,\n"
 				     "    time_ns UInt64,\n    time DateTime,\n"
@@ -186,11 +190,11 @@ int export_clickhouse_ddl(const struct dta_config *cfg,
 		}
 		fprintf(out, "\n) ENGINE = ReplacingMergeTree()\nORDER BY "
 			     "(%s);\n", order);
-		fprintf(out, "\nCREATE TABLE IF NOT EXISTS `%s`.`%s%s` ON "
-			     "CLUSTER `%s`\nAS `%s`.`%s%s_local`\nENGINE = "
-			     "Distributed(`%s`, `%s`, `%s%s_local`, %s);\n", db,
-			prefix, cs->name, cluster, db, prefix, cs->name, cluster,
-			db, prefix, cs->name, shard);
+		fprintf(out, "\nCREATE TABLE IF NOT EXISTS `%s`.`%s%s`%s\nAS "
+			     "`%s`.`%s%s_local`\nENGINE = Distributed(`%s`, "
+			     "`%s`, `%s%s_local`, %s);\n", db, prefix, cs->name,
+			oc, db, prefix, cs->name, cluster, db, prefix, cs->name,
+			shard);
 		n++;
 	}
 	if (!n)

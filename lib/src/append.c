@@ -297,7 +297,6 @@ DTA_API int dta_ap_reader_create_at(const struct dta_layout *l,
 		} else {
 			/* @position is inside the batch: skip its start. */
 			rd->skip = (unsigned)-d;
-			rd->position = position - rd->skip;
 			(void)best_count;
 		}
 	} else if (any) {
@@ -390,7 +389,6 @@ DTA_API int dta_ap_read(struct dta_ap_reader *rd, void *out, size_t max,
 				/* The batch a resumed reader was to start
 				 * inside is gone: count from its position. */
 				rd->expect_entry += rd->skip;
-				rd->position += rd->skip;
 				rd->skip = 0;
 			}
 			/* A writer puts batch h here only whole rings after
@@ -418,7 +416,6 @@ DTA_API int dta_ap_read(struct dta_ap_reader *rd, void *out, size_t max,
 				break;
 			if (rd->skip) {
 				rd->expect_entry += rd->skip;
-				rd->position += rd->skip;
 				rd->skip = 0;
 			}
 			rd->expect = ap_next_seq(rd->expect);
@@ -427,7 +424,6 @@ DTA_API int dta_ap_read(struct dta_ap_reader *rd, void *out, size_t max,
 		if (rd->skip && (rd->skip >= count || first != rd->expect_entry)) {
 			/* Not the batch the reader was resumed inside. */
 			rd->expect_entry += rd->skip;
-			rd->position += rd->skip;
 			rd->skip = 0;
 		}
 		if (count - rd->skip > max - got ||
@@ -444,7 +440,7 @@ DTA_API int dta_ap_read(struct dta_ap_reader *rd, void *out, size_t max,
 		gap = ap_gap(rd, rd->expect, first);
 		if (lost)
 			*lost += gap;
-		rd->position += gap + count;
+		rd->position += gap + count - rd->skip;
 		rd->expect_entry = first + count;
 		rd->base_seq = rd->expect;
 		rd->expect = ap_next_seq(rd->expect);

@@ -199,7 +199,7 @@ DTA_API void dta_structure_json(struct dta_buf *out, const char *name,
  * whatever the request's bytes (bytes that are not UTF-8 are escaped as
  * \u00XX of their value, never echoed raw). Requests: info | kw NAME
  * KEYHEX [N [T]] | pc NAME KEYHEX | ki NAME KEYHEX [BANK] | ap NAME LIST
- * MAX [oldest|now]. A kw, pc or ki request may be queued and answered by
+ * MAX [oldest|now|at POS]. A kw, pc or ki request may be queued and answered by
  * a later call (runs of point queries of one structure are answered
  * together, byte-identical to one at a time); answers always appear in
  * request order. @line is @len bytes, no newline, and may hold any bytes
