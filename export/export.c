@@ -1082,17 +1082,9 @@ int export_core_open(const struct dta_config *cfg,
 	rc = check_dir(s->state_dir, err, errlen);
 	if (!rc)
 		rc = load_state(x, err, errlen);
-	if (!rc) {
-		rc = dta_client_open(s->source, NULL, &x->client, err, errlen);
-		if (rc && err && errlen) {
-			char tmp[512];
-
-			snprintf(tmp, sizeof(tmp), "%s", err);
-			fail(err, errlen, "source %s: %s", s->source, tmp);
-		}
-	}
 	if (rc)
 		goto out;
+	/* Sinks first: a configuration fault shows before any connection. */
 	for (size_t i = 0; i < export_nsinks && x->nsink < MAX_SINKS; i++) {
 		struct sink *k = &x->sink[x->nsink];
 
@@ -1109,6 +1101,14 @@ int export_core_open(const struct dta_config *cfg,
 		fail(err, errlen, "no sink configured: set clickhouse_url "
 		     "(or nats_url) in [export]");
 		rc = -ENOENT;
+		goto out;
+	}
+	rc = dta_client_open(s->source, NULL, &x->client, err, errlen);
+	if (rc) {
+		char tmp[512];
+
+		snprintf(tmp, sizeof(tmp), "%s", err);
+		fail(err, errlen, "source %s: %s", s->source, tmp);
 		goto out;
 	}
 	rc = open_cursors(x, err, errlen);
