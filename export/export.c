@@ -481,6 +481,8 @@ int export_count_lost(struct export_core *x, const char *collector,
 
 /* ---- the buffer ---- */
 
+/* The meta of (@collector, @structure), made with a copy of @schema (which
+ * may belong to a client that is closed and opened again) the first time. */
 static int meta_find(struct export_core *x, const char *collector,
 		     const char *structure, const struct dta_schema *schema)
 {
@@ -488,8 +490,7 @@ static int meta_find(struct export_core *x, const char *collector,
 
 	for (size_t i = 0; i < x->nmeta; i++)
 		if (!strcmp(x->meta[i].collector, collector) &&
-		    !strcmp(x->meta[i].structure, structure) &&
-		    x->meta[i].schema == schema)
+		    !strcmp(x->meta[i].structure, structure))
 			return (int)i;
 	m = realloc(x->meta, (x->nmeta + 1) * sizeof(*m));
 	if (!m)
@@ -498,10 +499,19 @@ static int meta_find(struct export_core *x, const char *collector,
 	m = &m[x->nmeta];
 	m->collector = strdup(collector);
 	m->structure = strdup(structure);
-	m->schema = schema;
-	if (!m->collector || !m->structure) {
+	m->schema = NULL;
+	if (schema && schema->nfields) {
+		struct dta_schema *c = malloc(sizeof(*c));
+
+		if (c)
+			*c = *schema;
+		m->schema = c;
+	}
+	if (!m->collector || !m->structure || (schema && schema->nfields &&
+					       !m->schema)) {
 		free(m->collector);
 		free(m->structure);
+		free((void *)m->schema);
 		return -ENOMEM;
 	}
 	return (int)x->nmeta++;
@@ -1456,6 +1466,7 @@ void export_core_close(struct export_core *x)
 	for (size_t i = 0; i < x->nmeta; i++) {
 		free(x->meta[i].collector);
 		free(x->meta[i].structure);
+		free((void *)x->meta[i].schema);
 	}
 	for (size_t i = 0; i < x->nloss; i++) {
 		free(x->loss[i].collector);

@@ -9,8 +9,9 @@
 # (collector, list, position) and entry distinct, every entry one dta-gen
 # sent, the schema's fields decoded from it. Then the same across
 # faults: one ClickHouse server killed (SIGKILL) mid-stream and
-# restarted, and dta-export killed (SIGKILL) mid-stream and restarted
-# (it resumes from its saved cursors). No timing asserts: conditions are
+# restarted, dta-export killed (SIGKILL) mid-stream and restarted (it
+# resumes from its saved cursors), and the collector restarted (the
+# exporter reconnects), with its memory restored and without. No timing asserts: conditions are
 # waited for with generous bounds, counters printed on failure.
 . "$(dirname "$0")/lib.sh"
 CH=$(command -v clickhouse-server || true)
@@ -250,6 +251,34 @@ wait $GEN_PID
 sent=$((sent + 20000))
 wait_settled "exporter restarted"
 check "exporter restarted"
+# 4. The collector restarted (its snapshot restored): the exporter opens
+# its source again, each list where it stopped reading.
+e2e_stop_collector
+e2e_start_collector --restore
+i=0
+until [ "$(metric dta_export_source_reconnects_total)" -ge 1 ] &&
+	[ "$(metric dta_export_source_up)" -eq 1 ]; do
+	i=$((i + 1)); [ $i -le 600 ] || { echo "FAIL: dta-export did not reconnect" >&2; tail "$E2E/export.log" >&2; exit 1; }
+	sleep 0.1
+done
+gen 10000 20000
+wait_settled "collector restarted"
+check "collector restarted"
+# 5. The collector restarted without its memory: its lists start over at
+# entry 0, behind the exporter's cursors; what the new collector holds is
+# read on (positions going on, so ids stay distinct), nothing skipped.
+r0=$(metric dta_export_source_reconnects_total)
+e2e_stop_collector
+e2e_start_collector
+gen 4000 20000
+i=0
+until [ "$(metric dta_export_source_reconnects_total)" -gt "$r0" ]; do
+	i=$((i + 1)); [ $i -le 600 ] || { echo "FAIL: dta-export did not reconnect" >&2; tail "$E2E/export.log" >&2; exit 1; }
+	sleep 0.1
+done
+gen 4000 20000
+wait_settled "collector started over"
+check "collector started over"
 [ "$(stat -c %a "$E2E/state")" = 700 ] && [ "$(stat -c %a "$E2E/state/cursors")" = 600 ] ||
 	{ echo "FAIL: state modes $(stat -c %a "$E2E/state") $(stat -c %a "$E2E/state/cursors")" >&2; exit 1; }
 e2e_term $EXP_PID dta-export
