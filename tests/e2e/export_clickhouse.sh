@@ -13,7 +13,8 @@
 # resumes from its saved cursors), and the collector restarted (the
 # exporter reconnects), with its memory restored and without; and both
 # ClickHouse servers down longer than the buffer lasts (losses counted
-# with cause buffer_full). No timing asserts: conditions are
+# with cause buffer_full). INT drop events are exported with the fields of
+# their built-in schema. No timing asserts: conditions are
 # waited for with generous bounds, counters printed on failure.
 . "$(dirname "$0")/lib.sh"
 CH=$(command -v clickhouse-server || true)
@@ -95,6 +96,7 @@ ch_start() { # NAME HTTP
 # One query against server A (the Distributed tables span both).
 chq() { "$CHC" --port "$TCP_A" -q "$1"; }
 
+INT_PORT=$((E2E_PORT + 1))
 ch_conf "$E2E/ch_a" $HTTP_A $TCP_A $IS_A
 ch_conf "$E2E/ch_b" $HTTP_B $TCP_B $IS_B
 ch_start a $HTTP_A
@@ -110,6 +112,18 @@ entry = 16
 batches = 64
 batch = 8
 schema = n:u32, flow:u16[2], pad:bytes[4], z:i32le
+
+[int]
+port = $INT_PORT
+events = intev
+
+[structure intev]
+primitive = append
+entry = 32
+lists = 1
+first_list = 100
+batches = 1024
+batch = 4
 
 [export]
 clickhouse_url = http://127.0.0.1:$HTTP_A, http://127.0.0.1:$HTTP_B
@@ -300,6 +314,30 @@ full=$(curl -sf "http://127.0.0.1:$METRICS/metrics" |
 [ "$full" -gt 0 ] || { echo "FAIL: no loss counted as buffer_full" >&2
 	curl -s "http://127.0.0.1:$METRICS/metrics" | grep lost >&2; exit 1; }
 echo "ok: $full entries lost while the buffer was full, counted as such"
+# 7. INT drop events (Append entries with the built-in event schema):
+# each one a row or counted lost, its fields (the reporter's "time" in
+# column field_time) decoded from its bytes.
+"$GEN" -t int-drop -n 3000 -r 20000 -d "127.0.0.1:$INT_PORT" --sync "$E2E/translator.json" \
+	-T "$E2E/int.truth" 2> "$E2E/gen.last" || { cat "$E2E/gen.last"; exit 1; }
+want=$(grep -c '^int-event' "$E2E/int.truth")
+i=0
+until lost=$(curl -sf "http://127.0.0.1:$METRICS/metrics" |
+		awk '/^dta_export_lost_total\{.*structure="intev"/ { s += $2 } END { print s + 0 }') &&
+	[ $(($(chq "SELECT count() FROM dta_intev FINAL") + lost)) -eq "$want" ]; do
+	i=$((i + 1))
+	[ $i -le 1200 ] || { echo "FAIL: INT events: $(chq "SELECT count() FROM dta_intev FINAL") rows + $lost lost, $want sent" >&2; exit 1; }
+	sleep 0.1
+done
+r=$(chq "SELECT count() FROM dta_intev FINAL")
+[ "$r" -gt 0 ] || { echo "FAIL: no INT event exported" >&2; exit 1; }
+awk '$1 == "int-event" { print toupper($NF) }' "$E2E/int.truth" | sort > "$E2E/want"
+chq "SELECT hex(entry) FROM dta_intev FINAL" | sort > "$E2E/got"
+e2e_expect "INT events not sent" "$(comm -13 "$E2E/want" "$E2E/got" | wc -l)" 0
+e2e_expect "INT event fields not matching" "$(chq "SELECT count() FROM dta_intev FINAL
+	WHERE reinterpretAsUInt32(reverse(substring(entry, 1, 4))) != switch_id
+	   OR reinterpretAsUInt64(reverse(substring(entry, 25, 8))) != field_time
+	   OR field_time = 0")" 0
+echo "INT events: $want sent, $r rows, $lost counted lost"
 [ "$(stat -c %a "$E2E/state")" = 700 ] && [ "$(stat -c %a "$E2E/state/cursors")" = 600 ] ||
 	{ echo "FAIL: state modes $(stat -c %a "$E2E/state") $(stat -c %a "$E2E/state/cursors")" >&2; exit 1; }
 e2e_term $EXP_PID dta-export
