@@ -99,6 +99,7 @@ struct sink {
 	uint64_t backoff_ms;
 	uint64_t failures;   /* writes that failed */
 	bool down;
+	bool resume_failed; /* ops->resume failed once: not asked again */
 	char err[512];
 	/* the worker */
 	pthread_t th;
@@ -1114,15 +1115,17 @@ static uint64_t sinks_resume(struct export_core *x, const char *coll,
 		uint64_t p = 0;
 		int rc;
 
-		if (!k->ops->resume)
+		if (!k->ops->resume || k->resume_failed)
 			return saved;
 		rc = k->ops->resume(k->s, coll, st, list, &p, e, sizeof(e));
 		if (rc) {
-			tool_log(LOG_WARNING, "sink %s cannot tell where %s/%s "
-				 "list %" PRIu32 " ends (%s): resuming at the "
-				 "saved cursor; rows it holds past it are sent "
-				 "again", k->ops->name, coll, st, list,
-				 e[0] ? e : strerror(-rc));
+			/* Once: a server that is down would make each list
+			 * wait for its timeouts. */
+			k->resume_failed = true;
+			tool_log(LOG_WARNING, "sink %s cannot tell where the "
+				 "lists' rows end (%s): resuming at the saved "
+				 "cursors; rows it holds past them are sent "
+				 "again", k->ops->name, e[0] ? e : strerror(-rc));
 			return saved;
 		}
 		if (p < least)
