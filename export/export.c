@@ -248,8 +248,7 @@ int export_settings_read(const struct dta_config *cfg, const char *conf_path,
 	return 0;
 }
 
-/* Is @name in the comma list @list ("" holds everything)? */
-static bool listed(const char *list, const char *name)
+bool export_listed(const char *list, const char *name)
 {
 	size_t n = strlen(name);
 	const char *p = list;
@@ -1151,7 +1150,7 @@ static int open_cursors(struct export_core *x, char *err, size_t errlen)
 		uint32_t lps;
 
 		if (cs->layout.primitive != DTA_PRIM_APPEND ||
-		    !listed(x->set.structures, cs->name))
+		    !export_listed(x->set.structures, cs->name))
 			continue;
 		ccs = dta_config_find(x->cfg, cs->name);
 		if (!ccs || ccs->ncollectors != cs->shares) {
