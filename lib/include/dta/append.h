@@ -84,25 +84,25 @@ DTA_API int dta_ap_reader_create(const struct dta_layout *l, const void *area,
 				 uint32_t list, int from_now,
 				 struct dta_ap_reader **out);
 /**
- * dta_ap_reader_create_at() - a consumer of list @list whose next entry is
- * the one of index @entry (the writer's entry index modulo 2^32, as
- * dta_ap_reader_position() counts), for a caller that keeps its own cursor
- * (a stateless server, an exporter resuming after a restart).
- *
- * It starts at the oldest intact batch that ends after @entry. When that
- * batch begins after @entry (the entries in between were overwritten, or
- * a frame was corrupt), the first dta_ap_read() counts them in its @lost.
- * When it holds @entry in its middle, the reader starts at the batch's
- * first entry (batches are consumed whole): dta_ap_reader_position()
- * then tells the caller how many leading entries to drop. When no stored
- * batch ends after @entry (the reader is up to date, or @entry is ahead
- * of the writer: a ring that was reset, another list's cursor), it starts
- * after the newest batch, and its position is the writer's.
+ * dta_ap_reader_create_at() - a consumer of list @list that resumes at
+ * entry @position, a value dta_ap_reader_position() gave an earlier
+ * consumer of the same list (a cursor persisted across restarts). It
+ * starts with the oldest stored batch not wholly before @position and
+ * does not return that batch's entries before @position again; entries
+ * between @position and the oldest stored batch were overwritten and are
+ * reported as lost by the first dta_ap_read(). When the newest stored
+ * batch ends at @position, it waits for the next batch; when it ends
+ * before (the writer started over, from entry 0: a collector back without
+ * its memory), it reads from the oldest stored batch on, positions going
+ * on from @position, and reports the writer's entries before that batch
+ * as lost. Positions are compared with the writer's 32-bit entry index
+ * modulo 2^32.
  * Return: as dta_ap_reader_create().
  */
 DTA_API int dta_ap_reader_create_at(const struct dta_layout *l,
 				    const void *area, uint32_t list,
-				    uint32_t entry, struct dta_ap_reader **out);
+				    uint64_t position,
+				    struct dta_ap_reader **out);
 DTA_API void dta_ap_reader_destroy(struct dta_ap_reader *rd);
 
 /**
