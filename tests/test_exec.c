@@ -537,14 +537,23 @@ static void test_ap_read_at(void **state)
 				&lost, &next);
 	assert_int_equal(n, 4);
 	assert_int_equal(next, (1ull << 32) + 16);
-	/* List 1: one batch (4 entries); ahead of the writer: nothing. */
+	/* List 1: one batch (4 entries). A cursor ahead of the writer is
+	 * one of a writer that started over (a collector back without its
+	 * memory): what the ring holds is read, the cursor going on from
+	 * where it was, so a walk never stalls on it. */
 	n = dta_exec_ap_read_at(T.x, S_LOG, 1, 0, got, 64, &lost, &next);
 	assert_int_equal(n, 4);
 	assert_int_equal(got[0], 100);
 	assert_int_equal(next, 4);
 	n = dta_exec_ap_read_at(T.x, S_LOG, 1, 50, got, 64, &lost, &next);
+	assert_int_equal(n, 4);
+	assert_int_equal(got[0], 100);
+	assert_int_equal(lost, 0);
+	assert_int_equal(next, 54);
+	/* Up to date: nothing, the cursor stays. */
+	n = dta_exec_ap_read_at(T.x, S_LOG, 1, 4, got, 64, &lost, &next);
 	assert_int_equal(n, 0);
-	assert_int_equal(next, 50);
+	assert_int_equal(next, 4);
 	/* Errors. */
 	assert_int_equal(dta_exec_ap_read_at(NULL, S_LOG, 0, 0, got, 64, NULL,
 					     NULL), -EINVAL);

@@ -196,10 +196,10 @@ DTA_API int dta_exec_ap_read(struct dta_exec_session *s, size_t i,
  *         in corrupt frames) before this read got to them, all just before
  *         the first entry returned (may be NULL).
  * @next:  receives the cursor of the next read: @cursor + @lost + entries
- *         returned (may be NULL). When @cursor is ahead of the writer (its
- *         ring was reset, or the cursor is not this list's), reading goes
- *         on from the writer's newest entry and @next is smaller than
- *         @cursor: a caller can tell.
+ *         returned (may be NULL). A @cursor ahead of every stored batch
+ *         is taken for one of a writer that started over (its ring was
+ *         reset): what the ring holds is read, as dta_ap_reader_create_at()
+ *         does, and @next goes on from @cursor.
  * Entries are returned from @cursor exactly: a cursor inside a batch gets
  * the rest of that batch. Walking a list with the @next of each call
  * returns every entry once, and counts in @lost every entry it missed.
