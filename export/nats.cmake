@@ -2,10 +2,14 @@
 # built only when the C client libnats is found (Debian: libnats-dev).
 # Defines DTA_HAVE_NATS and the static library dta_export_nats; the
 # exporter links it and lists export_sink_nats when DTA_HAVE_NATS is ON.
-pkg_check_modules(NATS IMPORTED_TARGET libnats)
-if(NATS_FOUND)
+option(DTA_NATS "Build dta-export's NATS JetStream sink (needs libnats)" ON)
+set(DTA_NATS_LIB "")
+if(DTA_NATS)
+  pkg_check_modules(NATS IMPORTED_TARGET libnats)
+endif()
+if(DTA_NATS AND NATS_FOUND)
   set(DTA_NATS_LIB PkgConfig::NATS)
-else()
+elseif(DTA_NATS)
   find_library(DTA_NATS_LIBRARY nats)
   find_path(DTA_NATS_INCLUDE nats/nats.h)
   if(DTA_NATS_LIBRARY AND DTA_NATS_INCLUDE)
@@ -25,6 +29,6 @@ if(DTA_NATS_LIB)
                         Threads::Threads)
 else()
   set(DTA_HAVE_NATS OFF)
-  message(STATUS "libnats not found (apt-get install libnats-dev): "
-                 "dta-export without its NATS JetStream sink")
+  message(STATUS "libnats not found (apt-get install libnats-dev) or "
+                 "DTA_NATS=OFF: dta-export without its NATS JetStream sink")
 endif()
