@@ -17,6 +17,12 @@
  *       check: N messages, each row 0..N-1 once, subject, Nats-Msg-Id and
  *       JSON body (parsed with jansson) as the row was written. Exit 1 on
  *       any difference, printing what it found.
+ *   nats_probe dump URL STREAM PREFIX
+ *       print every message of STREAM under PREFIX.> as one line: its
+ *       Nats-Msg-Id, subject, and the body's kind, collector, structure,
+ *       list, position and raw hex (epochs: epoch, row, column, count).
+ *   nats_probe count URL STREAM
+ *       print how many messages STREAM holds (0 when it does not exist).
  *
  * Row i (collector "c1"): i % 8 == 7 is a Key-Increment epoch counter of
  * structure "counts" (epoch i), every other an Append entry of structure
@@ -107,7 +113,9 @@ static int usage(void)
 {
 	fprintf(stderr, "usage: nats_probe publish CONF N BATCH [PAUSE_AT "
 		"PAUSE_FILE GO_FILE]\n       nats_probe leader URL STREAM\n"
-		"       nats_probe check URL STREAM PREFIX N\n");
+		"       nats_probe check URL STREAM PREFIX N\n"
+		"       nats_probe dump URL STREAM PREFIX\n"
+		"       nats_probe count URL STREAM\n");
 	return 2;
 }
 
@@ -409,38 +417,37 @@ static bool check_one(natsMsg *m, const char *prefix, uint64_t n,
 	return true;
 }
 
-static int cmd_check(int argc, char **argv)
+/* Open stream @stream through @url and hand each of its messages (as many
+ * as it stored when we looked: *@stored) to @fn in order. Return the
+ * number read; -1 when the stream cannot be read. */
+static int64_t read_stream(const char *url, const char *stream,
+			   const char *prefix, uint64_t *stored,
+			   int64_t *replicas,
+			   void (*fn)(natsMsg *m, void *arg), void *arg)
 {
-	uint64_t n, got = 0, bad = 0, dup = 0, missing = 0, stored = 0;
 	natsConnection *nc = NULL;
 	natsSubscription *sub = NULL;
 	jsStreamInfo *si = NULL;
 	jsSubOptions so;
 	jsErrCode jerr = 0;
 	jsCtx *js = NULL;
-	uint8_t *seen;
 	char filter[256];
 	natsStatus st;
-	int rc = 1;
+	int64_t got = -1;
 
-	if (argc != 6)
-		return usage();
-	n = strtoull(argv[5], NULL, 0);
-	seen = calloc(n ? n : 1, 1);
-	if (!seen)
-		return 1;
-	st = connect_js(argv[2], &nc, &js);
+	st = connect_js(url, &nc, &js);
 	if (st == NATS_OK)
-		st = js_GetStreamInfo(&si, js, argv[3], NULL, &jerr);
+		st = js_GetStreamInfo(&si, js, stream, NULL, &jerr);
 	if (st != NATS_OK) {
-		fprintf(stderr, "nats_probe: stream %s: %s\n", argv[3],
+		fprintf(stderr, "nats_probe: stream %s: %s\n", stream,
 			nats_GetLastError(NULL));
 		goto out;
 	}
-	stored = si->State.Msgs;
-	snprintf(filter, sizeof(filter), "%s.>", argv[4]);
+	*stored = si->State.Msgs;
+	*replicas = si->Config->Replicas;
+	snprintf(filter, sizeof(filter), "%s.>", prefix);
 	jsSubOptions_Init(&so);
-	so.Stream = argv[3];
+	so.Stream = stream;
 	so.Ordered = true;
 	so.Config.DeliverPolicy = js_DeliverAll;
 	st = js_SubscribeSync(&sub, js, filter, NULL, &so, &jerr);
@@ -449,37 +456,143 @@ static int cmd_check(int argc, char **argv)
 			nats_GetLastError(NULL));
 		goto out;
 	}
-	while (got < stored) {
+	for (got = 0; (uint64_t)got < *stored; got++) {
 		natsMsg *m = NULL;
 
 		/* a bound only against a stream that stops delivering */
 		st = natsSubscription_NextMsg(&m, sub, 30000);
 		if (st != NATS_OK) {
-			fprintf(stderr, "nats_probe: after %" PRIu64 " of %"
-				PRIu64 " messages: %s\n", got, stored,
+			fprintf(stderr, "nats_probe: after %" PRId64 " of %"
+				PRIu64 " messages: %s\n", got, *stored,
 				natsStatus_GetText(st));
 			break;
 		}
-		got++;
-		check_one(m, argv[4], n, seen, &bad, &dup);
+		fn(m, arg);
 		natsMsg_Destroy(m);
 	}
-	for (uint64_t i = 0; i < n; i++)
-		if (!seen[i] && ++missing <= 10)
-			fprintf(stderr, "nats_probe: row %" PRIu64 " missing\n", i);
-	printf("sent %" PRIu64 " stored %" PRIu64 " read %" PRIu64 " missing %"
-	       PRIu64 " duplicates %" PRIu64 " wrong %" PRIu64 " replicas %"
-	       PRId64 "\n", n, stored, got, missing, dup, bad - dup,
-	       si->Config->Replicas);
-	rc = (stored == n && got == n && !missing && !bad) ? 0 : 1;
 out:
 	natsSubscription_Destroy(sub);
 	jsStreamInfo_Destroy(si);
 	jsCtx_Destroy(js);
 	natsConnection_Destroy(nc);
+	return got;
+}
+
+struct check {
+	const char *prefix;
+	uint64_t n, bad, dup;
+	uint8_t *seen;
+};
+
+static void check_fn(natsMsg *m, void *arg)
+{
+	struct check *c = arg;
+
+	check_one(m, c->prefix, c->n, c->seen, &c->bad, &c->dup);
+}
+
+static int cmd_check(int argc, char **argv)
+{
+	struct check c = { 0 };
+	uint64_t stored = 0, missing = 0;
+	int64_t got, replicas = 0;
+	int rc;
+
+	if (argc != 6)
+		return usage();
+	c.prefix = argv[4];
+	c.n = strtoull(argv[5], NULL, 0);
+	c.seen = calloc(c.n ? c.n : 1, 1);
+	if (!c.seen)
+		return 1;
+	got = read_stream(argv[2], argv[3], argv[4], &stored, &replicas,
+			  check_fn, &c);
+	for (uint64_t i = 0; i < c.n; i++)
+		if (!c.seen[i] && ++missing <= 10)
+			fprintf(stderr, "nats_probe: row %" PRIu64 " missing\n", i);
+	printf("sent %" PRIu64 " stored %" PRIu64 " read %" PRId64 " missing %"
+	       PRIu64 " duplicates %" PRIu64 " wrong %" PRIu64 " replicas %"
+	       PRId64 "\n", c.n, stored, got, missing, c.dup, c.bad - c.dup,
+	       replicas);
+	rc = (got >= 0 && stored == c.n && (uint64_t)got == c.n && !missing &&
+	      !c.bad) ? 0 : 1;
 	nats_Close();
-	free(seen);
+	free(c.seen);
 	return rc;
+}
+
+/* One line per message: Nats-Msg-Id, subject, then from the body
+ * (jansson): kind, collector, structure, list, position, raw (Append)
+ * or epoch, row, column, count (epochs). */
+static void dump_fn(natsMsg *m, void *arg)
+{
+	const char *id = "-";
+	json_t *o;
+
+	natsMsgHeader_Get(m, "Nats-Msg-Id", &id);
+	o = json_loadb(natsMsg_GetData(m), (size_t)natsMsg_GetDataLength(m),
+		       0, NULL);
+	printf("%s %s ", id, natsMsg_GetSubject(m));
+	if (!o) {
+		printf("not-json\n");
+		return;
+	}
+	printf("%s %s %s ", json_string_value(json_object_get(o, "kind")),
+	       json_string_value(json_object_get(o, "collector")),
+	       json_string_value(json_object_get(o, "structure")));
+	if (json_object_get(o, "raw"))
+		printf("%" JSON_INTEGER_FORMAT " %" JSON_INTEGER_FORMAT " %s\n",
+		       json_integer_value(json_object_get(o, "list")),
+		       json_integer_value(json_object_get(o, "position")),
+		       json_string_value(json_object_get(o, "raw")));
+	else
+		printf("%" JSON_INTEGER_FORMAT " %" JSON_INTEGER_FORMAT " %"
+		       JSON_INTEGER_FORMAT " %" JSON_INTEGER_FORMAT "\n",
+		       json_integer_value(json_object_get(o, "epoch")),
+		       json_integer_value(json_object_get(o, "row")),
+		       json_integer_value(json_object_get(o, "column")),
+		       json_integer_value(json_object_get(o, "count")));
+	json_decref(o);
+}
+
+static int cmd_dump(int argc, char **argv)
+{
+	uint64_t stored = 0;
+	int64_t got, replicas = 0;
+
+	if (argc != 5)
+		return usage();
+	got = read_stream(argv[2], argv[3], argv[4], &stored, &replicas,
+			  dump_fn, NULL);
+	fprintf(stderr, "nats_probe: stored %" PRIu64 " read %" PRId64
+		" replicas %" PRId64 "\n", stored, got, replicas);
+	nats_Close();
+	return got >= 0 && (uint64_t)got == stored ? 0 : 1;
+}
+
+/* Messages stored in the stream, 0 when it does not exist (yet). */
+static int cmd_count(int argc, char **argv)
+{
+	natsConnection *nc = NULL;
+	jsStreamInfo *si = NULL;
+	jsErrCode jerr = 0;
+	jsCtx *js = NULL;
+	natsStatus st;
+
+	if (argc != 4)
+		return usage();
+	st = connect_js(argv[2], &nc, &js);
+	if (st == NATS_OK)
+		st = js_GetStreamInfo(&si, js, argv[3], NULL, &jerr);
+	if (st == NATS_OK)
+		printf("%" PRIu64 "\n", si->State.Msgs);
+	else if (jerr == JSStreamNotFoundErr)
+		printf("0\n");
+	jsStreamInfo_Destroy(si);
+	jsCtx_Destroy(js);
+	natsConnection_Destroy(nc);
+	nats_Close();
+	return st == NATS_OK || jerr == JSStreamNotFoundErr ? 0 : 1;
 }
 
 int main(int argc, char **argv)
@@ -497,5 +610,9 @@ int main(int argc, char **argv)
 		return cmd_leader(argc, argv);
 	if (argc >= 2 && !strcmp(argv[1], "check"))
 		return cmd_check(argc, argv);
+	if (argc >= 2 && !strcmp(argv[1], "dump"))
+		return cmd_dump(argc, argv);
+	if (argc >= 2 && !strcmp(argv[1], "count"))
+		return cmd_count(argc, argv);
 	return usage();
 }
