@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <nats/nats.h>
 
@@ -47,6 +48,8 @@ struct export_sink {
 	char *prefix;
 	int replicas;        /* 0: min(3, servers the client knows) */
 	bool ready;          /* the stream exists with our subjects */
+	bool published;      /* libnats's async-publish state exists (its
+			      * pending list crashes before) */
 	/* the body and subject being built */
 	char *buf;
 	size_t cap;
@@ -447,7 +450,8 @@ static void sink_close(struct export_sink *s)
 		natsMsgList pend;
 
 		/* what is still in flight is the caller's to resend */
-		if (js_PublishAsyncGetPendingList(&pend, s->js) == NATS_OK)
+		if (s->published &&
+		    js_PublishAsyncGetPendingList(&pend, s->js) == NATS_OK)
 			natsMsgList_Destroy(&pend);
 		jsCtx_Destroy(s->js);
 	}
@@ -456,6 +460,15 @@ static void sink_close(struct export_sink *s)
 	free(s->prefix);
 	free(s->buf);
 	free(s);
+}
+
+/* With a callback, libnats connects in the background when the first
+ * attempt fails (without one, natsConnection_Connect() itself would retry
+ * for ever); write() looks at the connection's status instead. */
+static void on_connected(natsConnection *nc, void *closure)
+{
+	(void)nc;
+	(void)closure;
 }
 
 /* nats_url's comma-separated servers into @sv (pointers into @buf). */
@@ -549,10 +562,16 @@ static int sink_open(const struct dta_config *cfg, struct export_sink **out,
 	if (st == NATS_OK)
 		st = natsOptions_SetTimeout(o, 2000);
 	if (st == NATS_OK)
-		st = natsOptions_SetRetryOnFailedConnect(o, true, NULL, NULL);
+		st = natsOptions_SetRetryOnFailedConnect(o, true, on_connected,
+							 NULL);
 	if (st != NATS_OK) {
 		say(err, errlen, "nats: %s", why(st));
 		rc = nats_errno(st);
+		goto free_opts;
+	}
+	if (creds && access(creds, R_OK)) {
+		rc = -EINVAL; /* not -ENOENT: that says "not configured" */
+		say(err, errlen, "nats_creds %s: %s", creds, strerror(errno));
 		goto free_opts;
 	}
 	if (creds && (st = natsOptions_SetUserCredentialsFromFiles(o, creds,
@@ -677,7 +696,8 @@ static void drop_pending(struct export_sink *s)
 {
 	natsMsgList pend;
 
-	if (js_PublishAsyncGetPendingList(&pend, s->js) == NATS_OK)
+	if (s->published &&
+	    js_PublishAsyncGetPendingList(&pend, s->js) == NATS_OK)
 		natsMsgList_Destroy(&pend);
 }
 
@@ -722,6 +742,7 @@ static int sink_write(struct export_sink *s, const struct export_batch *b,
 			return rc;
 		}
 		st = js_PublishMsgAsync(s->js, &m, &po);
+		s->published |= st == NATS_OK;
 		natsMsg_Destroy(m); /* NULL once libnats owns it */
 		if (st != NATS_OK) {
 			say(err, errlen, "nats: publish %zu of %zu: %s", sent,
