@@ -58,6 +58,7 @@ struct export_sink {
 	atomic_uint_fast64_t acked;
 	atomic_uint_fast64_t dups;
 	char lasterr[200];            /* written by the handler; best effort */
+	char connect_err[200];        /* why the first connect failed */
 	atomic_int lasterr_set;
 	uint64_t batches, rows, retries;
 };
@@ -561,9 +562,6 @@ static int sink_open(const struct dta_config *cfg, struct export_sink **out,
 		st = natsOptions_SetReconnectWait(o, 250);
 	if (st == NATS_OK)
 		st = natsOptions_SetTimeout(o, 2000);
-	if (st == NATS_OK)
-		st = natsOptions_SetRetryOnFailedConnect(o, true, on_connected,
-							 NULL);
 	if (st != NATS_OK) {
 		say(err, errlen, "nats: %s", why(st));
 		rc = nats_errno(st);
@@ -597,9 +595,21 @@ static int sink_open(const struct dta_config *cfg, struct export_sink **out,
 		rc = -EINVAL;
 		goto free_opts;
 	}
-	/* With retry on failed connect, an unreachable cluster leaves a
-	 * connection that keeps trying: NATS_NOT_YET_CONNECTED. */
-	st = natsConnection_Connect(&s->nc, o);
+	/* One attempt first, to keep why it failed (libnats keeps no reason
+	 * once it retries in the background), then a connection that keeps
+	 * trying: NATS_NOT_YET_CONNECTED. */
+	st = natsOptions_SetRetryOnFailedConnect(o, false, NULL, NULL);
+	if (st == NATS_OK)
+		st = natsConnection_Connect(&s->nc, o);
+	if (st != NATS_OK) {
+		snprintf(s->connect_err, sizeof(s->connect_err), "%s", why(st));
+		natsConnection_Destroy(s->nc);
+		s->nc = NULL;
+		st = natsOptions_SetRetryOnFailedConnect(o, true, on_connected,
+							 NULL);
+		if (st == NATS_OK)
+			st = natsConnection_Connect(&s->nc, o);
+	}
 	if (st != NATS_OK && st != NATS_NOT_YET_CONNECTED) {
 		say(err, errlen, "nats: connect to %s: %s", url,
 		    why(st));
@@ -713,9 +723,19 @@ static int sink_write(struct export_sink *s, const struct export_batch *b,
 	if (!s || !b || (b->n && !b->rows))
 		return -EINVAL;
 	if (natsConnection_Status(s->nc) != NATS_CONN_STATUS_CONNECTED) {
+		const char *last = NULL;
+		natsStatus ls = natsConnection_GetLastError(s->nc, &last);
+
+		if (last && *last)
+			snprintf(s->connect_err, sizeof(s->connect_err), "%s",
+				 last);
+		else if (ls != NATS_OK)
+			snprintf(s->connect_err, sizeof(s->connect_err), "%s",
+				 natsStatus_GetText(ls));
 		say(err, errlen, "nats: not connected to any server of the "
-		    "cluster (%s)", natsConnection_IsReconnecting(s->nc) ?
-		    "reconnecting" : "connecting");
+		    "cluster (%s; %s)", natsConnection_IsReconnecting(s->nc) ?
+		    "reconnecting" : "connecting", s->connect_err[0] ?
+		    s->connect_err : "no error known");
 		rc = -EAGAIN;
 		goto retry;
 	}

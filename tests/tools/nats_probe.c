@@ -7,7 +7,8 @@
  *   nats_probe publish CONF N BATCH [PAUSE_AT PAUSE_FILE GO_FILE]
  *       open the sink from [export] of CONF; write rows 0..N-1 in batches
  *       of BATCH, each batch again while the sink answers -EAGAIN (what
- *       dta-export's core does); after the batch holding row PAUSE_AT,
+ *       dta-export's core does; at most $NATS_PROBE_TRIES times, default
+ *       600, 100 ms apart); after the batch holding row PAUSE_AT,
  *       create PAUSE_FILE and wait until GO_FILE exists (a test kills a
  *       server meanwhile). Prints the sink's counters.
  *   nats_probe leader URL STREAM
@@ -23,6 +24,9 @@
  *       list, position and raw hex (epochs: epoch, row, column, count).
  *   nats_probe count URL STREAM
  *       print how many messages STREAM holds (0 when it does not exist).
+ *
+ * Servers needing TLS: the CA, client certificate and key of leader,
+ * check, dump and count come from $NATS_PROBE_CA, _CERT and _KEY.
  *
  * Row i (collector "c1"): i % 8 == 7 is a Key-Increment epoch counter of
  * structure "counts" (epoch i), every other an Append entry of structure
@@ -134,6 +138,7 @@ static int cmd_publish(int argc, char **argv)
 	struct dta_config *cfg = NULL;
 	struct export_row *rows;
 	uint8_t (*bufs)[ENTRY];
+	unsigned tries = 600;
 	char err[512] = "";
 	int rc;
 
@@ -145,6 +150,8 @@ static int cmd_publish(int argc, char **argv)
 		pause_at = strtoull(argv[5], NULL, 0);
 	if (!batch)
 		return usage();
+	if (getenv("NATS_PROBE_TRIES"))
+		tries = (unsigned)strtoul(getenv("NATS_PROBE_TRIES"), NULL, 0);
 	rc = dta_config_load(argv[2], &cfg, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "nats_probe: %s\n", err);
@@ -171,7 +178,7 @@ static int cmd_publish(int argc, char **argv)
 		while ((rc = export_sink_nats.write(s, &b, err,
 						    sizeof(err))) == -EAGAIN) {
 			/* a bound only so that a broken cluster ends the test */
-			if (++again > 600) {
+			if (++again > tries) {
 				fprintf(stderr, "nats_probe: batch at %" PRIu64
 					" still refused: %s\n", i0, err);
 				goto out;
@@ -238,6 +245,12 @@ static natsStatus connect_js(const char *url, natsConnection **nc,
 	free(dup);
 	if (st == NATS_OK)
 		st = natsOptions_SetMaxReconnect(o, 60);
+	/* TLS for the checker: $NATS_PROBE_CA, _CERT, _KEY */
+	if (st == NATS_OK && getenv("NATS_PROBE_CA"))
+		st = natsOptions_LoadCATrustedCertificates(o, getenv("NATS_PROBE_CA"));
+	if (st == NATS_OK && getenv("NATS_PROBE_CERT"))
+		st = natsOptions_LoadCertificatesChain(o, getenv("NATS_PROBE_CERT"),
+						       getenv("NATS_PROBE_KEY"));
 	if (st == NATS_OK)
 		st = natsConnection_Connect(nc, o);
 	natsOptions_Destroy(o);
