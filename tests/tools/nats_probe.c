@@ -463,10 +463,18 @@ static int64_t read_stream(const char *url, const char *stream,
 	so.Stream = stream;
 	so.Ordered = true;
 	so.Config.DeliverPolicy = js_DeliverAll;
-	st = js_SubscribeSync(&sub, js, filter, NULL, &so, &jerr);
+	/* Right after a server died the cluster may still be electing the
+	 * leader that creates consumers: try again for a while. */
+	for (int k = 0; k < 150; k++) {
+		jerr = 0;
+		st = js_SubscribeSync(&sub, js, filter, NULL, &so, &jerr);
+		if (st == NATS_OK)
+			break;
+		nap(200);
+	}
 	if (st != NATS_OK) {
-		fprintf(stderr, "nats_probe: subscribe %s: %s\n", filter,
-			nats_GetLastError(NULL));
+		fprintf(stderr, "nats_probe: subscribe %s: %s (JetStream "
+			"error %d)\n", filter, natsStatus_GetText(st), (int)jerr);
 		goto out;
 	}
 	for (got = 0; (uint64_t)got < *stored; got++) {
