@@ -751,7 +751,8 @@ static int sink_write(struct export_sink *s, const struct export_batch *b,
 	dups0 = atomic_load(&s->dups);
 	atomic_store(&s->lasterr_set, 0);
 	jsPubOptions_Init(&po);
-	po.MaxWait = NATS_ACK_MS;
+	/* no per-message timer (an allocation each): the batch waits with
+	 * its own deadline and then forgets what is still pending */
 	po.ExpectStream = s->stream; /* an ack from any other stream fails */
 	for (; sent < b->n; sent++) {
 		natsMsg *m = NULL;

@@ -43,6 +43,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -130,6 +131,24 @@ static void nap(long ms)
 	nanosleep(&ts, NULL);
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* CPU seconds of this process, all threads (libnats's too). */
+static double cpu_s(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
 static int cmd_publish(int argc, char **argv)
 {
 	uint64_t n, batch, pause_at = UINT64_MAX, i0;
@@ -139,6 +158,7 @@ static int cmd_publish(int argc, char **argv)
 	struct export_row *rows;
 	uint8_t (*bufs)[ENTRY];
 	unsigned tries = 600;
+	double t0 = now_s(), c0 = cpu_s();
 	char err[512] = "";
 	int rc;
 
@@ -169,6 +189,8 @@ static int cmd_publish(int argc, char **argv)
 		rc = -ENOMEM;
 		goto out;
 	}
+	t0 = now_s();
+	c0 = cpu_s();
 	for (i0 = 0; i0 < n; i0 += batch) {
 		struct export_batch b = { rows, 0 };
 		unsigned again = 0;
@@ -210,10 +232,11 @@ static int cmd_publish(int argc, char **argv)
 	rc = 0;
 out:
 	export_nats_counters(s, &c);
+	/* wall and CPU time of the publishing (bench/export_nats.sh) */
 	printf("rows %" PRIu64 " batches %" PRIu64 " retries %" PRIu64
 	       " acked %" PRIu64 " duplicates %" PRIu64 " failed %" PRIu64
-	       "\n", c.rows, c.batches, c.retries, c.acked, c.duplicates,
-	       c.failed);
+	       " wall_s %.3f cpu_s %.3f\n", c.rows, c.batches, c.retries,
+	       c.acked, c.duplicates, c.failed, now_s() - t0, cpu_s() - c0);
 	if (!rc && c.rows != n) {
 		fprintf(stderr, "nats_probe: sink counted %" PRIu64 " rows, "
 			"sent %" PRIu64 "\n", c.rows, n);
