@@ -9,6 +9,8 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <pthread.h>
+#include <sys/eventfd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,6 +85,11 @@ struct cursor {
 	bool starved;       /* skipped a read because the buffer was full */
 };
 
+/*
+ * A sink and the thread that writes to it, so that reading goes on while
+ * a write takes long (a slow or unreachable server). The main thread
+ * hands over a batch (@busy) and takes the result (@done); under @mu.
+ */
 struct sink {
 	const struct export_sink_ops *ops;
 	struct export_sink *s;
@@ -92,6 +99,18 @@ struct sink {
 	uint64_t failures;   /* writes that failed */
 	bool down;
 	char err[512];
+	/* the worker */
+	pthread_t th;
+	bool started;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool busy, done, quit;
+	struct export_row *batch; /* batch_rows; built by the main thread */
+	size_t n;
+	int rc;
+	char werr[512];
+	uint64_t st_batches, st_rows, st_retries; /* ops->stats() after a write */
+	int wake; /* the core's eventfd */
 };
 
 struct loss {
@@ -125,7 +144,7 @@ struct export_core {
 	uint64_t bcap, bhead, btail;
 	size_t max_row_bytes, es_max;
 	size_t read_min;          /* fewer rows of room than this: wait */
-	struct export_row *batch; /* batch_rows */
+	int wake;                 /* eventfd: a sink's write finished */
 	uint8_t *readbuf;
 	size_t readmax;           /* entries of readbuf */
 	struct loss loss[MAX_LOSS];
@@ -135,6 +154,10 @@ struct export_core {
 	bool dirty;
 	uint64_t last_save_ns;
 	struct metrics_server *ms;
+	/* the source failed: reconnect at source_retry_ns */
+	bool source_down;
+	uint64_t source_retry_ns, source_backoff_ms;
+	uint64_t reconnects;
 	/* counters */
 	uint64_t rows_read, rows_delivered, reads, read_errors, save_errors;
 	uint64_t skipped; /* entries before a resumed cursor's position */
@@ -719,10 +742,11 @@ static long read_cursor(struct export_core *x, struct cursor *c)
 		x->reads++;
 		if (n < 0) {
 			x->read_errors++;
-			tool_log(LOG_ERR, "reading %s/%s list %" PRIu32 ": %s",
-				 x->meta[c->meta].collector,
+			tool_log(LOG_ERR, "reading %s/%s list %" PRIu32 ": %s; "
+				 "reconnecting", x->meta[c->meta].collector,
 				 x->meta[c->meta].structure, c->list,
 				 dta_client_error(x->client));
+			x->source_down = true;
 			return n;
 		}
 		c->readpos = dta_client_ap_position(c->c);
@@ -766,27 +790,59 @@ static long read_cursor(struct export_core *x, struct cursor *c)
 
 /* ---- sinks ---- */
 
-/* Offer sink @k its next batch when due. Return 1 if it took rows. */
-static int feed(struct export_core *x, struct sink *k, uint64_t now, bool force)
+static void *sink_thread(void *arg)
 {
-	uint64_t n = x->tail - k->acked, age;
-	char err[512] = "";
-	struct export_batch b;
+	struct sink *k = arg;
+	uint64_t one = 1;
+
+	pthread_mutex_lock(&k->mu);
+	for (;;) {
+		struct export_batch b;
+		char err[512] = "";
+		uint64_t nb = 0, nr = 0, nt = 0;
+		int rc;
+
+		while (!k->quit && (!k->busy || k->done))
+			pthread_cond_wait(&k->cv, &k->mu);
+		if (k->quit)
+			break;
+		b.rows = k->batch;
+		b.n = k->n;
+		pthread_mutex_unlock(&k->mu);
+		rc = k->ops->write(k->s, &b, err, sizeof(err));
+		k->ops->stats(k->s, &nb, &nr, &nt);
+		pthread_mutex_lock(&k->mu);
+		k->rc = rc;
+		memcpy(k->werr, err, sizeof(err));
+		k->st_batches = nb;
+		k->st_rows = nr;
+		k->st_retries = nt;
+		k->done = true;
+		if (write(k->wake, &one, sizeof(one)) < 0) {
+			/* the main thread looks again within poll_ms */
+		}
+	}
+	pthread_mutex_unlock(&k->mu);
+	return NULL;
+}
+
+/* The result of sink @k's write, once there. Return 1 if it took rows. */
+static int sink_result(struct sink *k, uint64_t now)
+{
+	char err[512];
+	uint64_t n;
 	int rc;
 
-	if (!n || now < k->next_try_ns)
+	pthread_mutex_lock(&k->mu);
+	if (!k->busy || !k->done) {
+		pthread_mutex_unlock(&k->mu);
 		return 0;
-	age = now - x->rows[k->acked % x->cap].enq_ns;
-	if (!force && n < x->set.batch_rows &&
-	    age < x->set.flush_ms * 1000000ull)
-		return 0;
-	if (n > x->set.batch_rows)
-		n = x->set.batch_rows;
-	for (uint64_t i = 0; i < n; i++)
-		row_view(x, &x->rows[(k->acked + i) % x->cap], &x->batch[i]);
-	b.rows = x->batch;
-	b.n = (size_t)n;
-	rc = k->ops->write(k->s, &b, err, sizeof(err));
+	}
+	rc = k->rc;
+	n = k->n;
+	memcpy(err, k->werr, sizeof(err));
+	k->busy = k->done = false;
+	pthread_mutex_unlock(&k->mu);
 	if (rc) {
 		k->failures++;
 		if (!k->down || strcmp(err, k->err))
@@ -812,6 +868,55 @@ static int feed(struct export_core *x, struct sink *k, uint64_t now, bool force)
 	return 1;
 }
 
+/* Take sink @k's result, and hand it its next batch when due. Return 1
+ * if it acknowledged rows. */
+static int feed(struct export_core *x, struct sink *k, uint64_t now, bool force)
+{
+	int took = sink_result(k, now);
+	uint64_t n = x->tail - k->acked, age;
+
+	if (k->busy || !n || now < k->next_try_ns)
+		return took;
+	age = now - x->rows[k->acked % x->cap].enq_ns;
+	if (!force && n < x->set.batch_rows &&
+	    age < x->set.flush_ms * 1000000ull)
+		return took;
+	if (n > x->set.batch_rows)
+		n = x->set.batch_rows;
+	/* The rows and their bytes stay put until acknowledged: the worker
+	 * reads them while this thread appends new ones elsewhere. */
+	for (uint64_t i = 0; i < n; i++)
+		row_view(x, &x->rows[(k->acked + i) % x->cap], &k->batch[i]);
+	pthread_mutex_lock(&k->mu);
+	k->n = (size_t)n;
+	k->busy = true;
+	k->done = false;
+	pthread_cond_signal(&k->cv);
+	pthread_mutex_unlock(&k->mu);
+	return took;
+}
+
+static void sink_stats(struct sink *k, uint64_t *b, uint64_t *r, uint64_t *t)
+{
+	pthread_mutex_lock(&k->mu);
+	*b = k->st_batches;
+	*r = k->st_rows;
+	*t = k->st_retries;
+	pthread_mutex_unlock(&k->mu);
+}
+
+static void sink_stop(struct sink *k)
+{
+	if (!k->started)
+		return;
+	pthread_mutex_lock(&k->mu);
+	k->quit = true;
+	pthread_cond_signal(&k->cv);
+	pthread_mutex_unlock(&k->mu);
+	pthread_join(k->th, NULL);
+	k->started = false;
+}
+
 /* ---- metrics ---- */
 
 void export_core_stats(void *ctx, FILE *f)
@@ -827,7 +932,7 @@ void export_core_stats(void *ctx, FILE *f)
 	for (size_t i = 0; i < x->nsink; i++) {
 		uint64_t b = 0, r = 0, t = 0;
 
-		x->sink[i].ops->stats(x->sink[i].s, &b, &r, &t);
+		sink_stats(&x->sink[i], &b, &r, &t);
 		fprintf(f, "%s\"%s\":{\"up\":%d,\"batches\":%" PRIu64
 			   ",\"rows\":%" PRIu64 ",\"retries\":%" PRIu64
 			   ",\"failures\":%" PRIu64 ",\"pending\":%" PRIu64 "}",
@@ -869,6 +974,11 @@ static int write_metrics(void *ctx, FILE *f)
 		     "rows the buffer holds at most", NULL, 0, x->cap);
 	rc |= metric(f, "dta_export_read_errors_total", METRICS_COUNTER,
 		     "reads of a list that failed", NULL, 0, x->read_errors);
+	rc |= metric(f, "dta_export_source_up", METRICS_GAUGE,
+		     "1 while the collectors are read", NULL, 0, !x->source_down);
+	rc |= metric(f, "dta_export_source_reconnects_total", METRICS_COUNTER,
+		     "times the source was opened again after a failure", NULL,
+		     0, x->reconnects);
 	rc |= metric(f, "dta_export_state_save_errors_total", METRICS_COUNTER,
 		     "state files that could not be written", NULL, 0,
 		     x->save_errors);
@@ -886,7 +996,7 @@ static int write_metrics(void *ctx, FILE *f)
 			struct metrics_label l = { "sink", x->sink[i].ops->name };
 			uint64_t b = 0, r = 0, t = 0, v;
 
-			x->sink[i].ops->stats(x->sink[i].s, &b, &r, &t);
+			sink_stats(&x->sink[i], &b, &r, &t);
 			v = fam == 0 ? !x->sink[i].down : fam == 1 ? r
 			    : fam == 2 ? x->sink[i].failures
 				       : x->tail - x->sink[i].acked;
@@ -913,6 +1023,10 @@ static int health(void *ctx, char *why, size_t cap)
 {
 	struct export_core *x = ctx;
 
+	if (x->source_down) {
+		snprintf(why, cap, "source %s unreachable", x->set.source);
+		return 1;
+	}
 	for (size_t i = 0; i < x->nsink; i++)
 		if (x->sink[i].down) {
 			snprintf(why, cap, "sink %s down: %s",
@@ -1077,6 +1191,7 @@ int export_core_open(const struct dta_config *cfg,
 	x = calloc(1, sizeof(*x));
 	if (!x)
 		return -ENOMEM;
+	x->wake = -1;
 	x->cfg = cfg;
 	x->set = *s;
 	rc = check_dir(s->state_dir, err, errlen);
@@ -1118,8 +1233,27 @@ int export_core_open(const struct dta_config *cfg,
 	x->bcap = x->cap * x->es_max + 4 * x->max_row_bytes;
 	x->rows = calloc(x->cap, sizeof(*x->rows));
 	x->bytes = malloc(x->bcap);
-	x->batch = calloc(s->batch_rows, sizeof(*x->batch));
-	if (!x->rows || !x->bytes || !x->batch) {
+	x->wake = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	for (size_t i = 0; i < x->nsink; i++) {
+		struct sink *k = &x->sink[i];
+
+		k->batch = calloc(s->batch_rows, sizeof(*k->batch));
+		if (!k->batch)
+			break;
+		k->wake = x->wake;
+		pthread_mutex_init(&k->mu, NULL);
+		pthread_cond_init(&k->cv, NULL);
+		if (x->wake < 0 || pthread_create(&k->th, NULL, sink_thread, k)) {
+			pthread_mutex_destroy(&k->mu);
+			pthread_cond_destroy(&k->cv);
+			fail(err, errlen, "cannot start the thread of sink %s",
+			     k->ops->name);
+			rc = -EAGAIN;
+			goto out;
+		}
+		k->started = true;
+	}
+	if (!x->rows || !x->bytes || (x->nsink && !x->sink[x->nsink - 1].batch)) {
 		fail(err, errlen, "out of memory for a buffer of %" PRIu64
 		     " rows", x->cap);
 		rc = -ENOMEM;
@@ -1144,6 +1278,41 @@ out:
 	return rc;
 }
 
+/* Open the source again and every cursor where it stopped reading. */
+static int reconnect(struct export_core *x)
+{
+	char err[512];
+	int rc;
+
+	for (size_t i = 0; i < x->ncur; i++) {
+		dta_client_ap_close(x->cur[i].c);
+		x->cur[i].c = NULL;
+	}
+	dta_client_close(x->client);
+	x->client = NULL;
+	rc = dta_client_open(x->set.source, NULL, &x->client, err, sizeof(err));
+	if (rc) {
+		tool_log(LOG_WARNING, "source %s: %s", x->set.source, err);
+		return rc;
+	}
+	for (size_t i = 0; i < x->ncur; i++) {
+		struct cursor *c = &x->cur[i];
+
+		rc = dta_client_ap_open_at(x->client, x->meta[c->meta].structure,
+					   c->list, c->readpos, &c->c);
+		if (rc) {
+			tool_log(LOG_WARNING, "source %s: following %s list %"
+				 PRIu32 ": %s", x->set.source,
+				 x->meta[c->meta].structure, c->list,
+				 dta_client_error(x->client));
+			return rc;
+		}
+	}
+	x->reconnects++;
+	tool_log(LOG_INFO, "source %s: reading again", x->set.source);
+	return 0;
+}
+
 static size_t sinks_pending(const struct export_core *x)
 {
 	return (size_t)(x->tail - x->head);
@@ -1166,8 +1335,21 @@ int export_core_run(struct export_core *x, volatile int *stop)
 			tool_log(LOG_INFO, "stopping: delivering %zu buffered "
 				 "row(s)", sinks_pending(x));
 		}
-		if (!stopping) {
-			for (size_t i = 0; i < x->ncur; i++) {
+		if (x->source_down && !stopping && now >= x->source_retry_ns) {
+			if (reconnect(x)) {
+				x->source_backoff_ms = x->source_backoff_ms
+					? x->source_backoff_ms * 2 : BACKOFF_MIN_MS;
+				if (x->source_backoff_ms > BACKOFF_MAX_MS)
+					x->source_backoff_ms = BACKOFF_MAX_MS;
+				x->source_retry_ns = now + x->source_backoff_ms *
+								   1000000ull;
+			} else {
+				x->source_down = false;
+				x->source_backoff_ms = 0;
+			}
+		}
+		if (!stopping && !x->source_down) {
+			for (size_t i = 0; i < x->ncur && !x->source_down; i++) {
 				long n = read_cursor(x, &x->cur[i]);
 
 				if (n > 0)
@@ -1195,13 +1377,16 @@ int export_core_run(struct export_core *x, volatile int *stop)
 			metrics_server_run(x->ms);
 		if (got || fed)
 			continue;
-		/* Nothing new: sleep until the next poll, flush or retry. */
+		/* Nothing new: sleep until the next poll, flush or retry, or
+		 * until a sink's write finishes (the eventfd). */
 		wait_ns = x->set.poll_ms * 1000000ull;
+		if (stopping)
+			wait_ns = 10000000ull;
 		for (size_t i = 0; i < x->nsink; i++) {
 			const struct sink *k = &x->sink[i];
 			uint64_t due;
 
-			if (k->acked == x->tail)
+			if (k->acked == x->tail || k->busy)
 				continue;
 			due = k->next_try_ns;
 			if (!k->down) {
@@ -1214,16 +1399,25 @@ int export_core_run(struct export_core *x, volatile int *stop)
 				wait_ns = due;
 		}
 		if (wait_ns) {
-			struct pollfd p = { .fd = x->ms ? metrics_server_fd(x->ms)
-							: -1,
-					    .events = POLLIN };
+			struct pollfd p[2] = {
+				{ .fd = x->wake, .events = POLLIN },
+				{ .fd = x->ms ? metrics_server_fd(x->ms) : -1,
+				  .events = POLLIN } };
 			int ms = (int)((wait_ns + 999999) / 1000000);
+			uint64_t v;
 
 			if (x->ms)
 				ms = metrics_server_timeout(x->ms, ms);
-			poll(&p, 1, ms);
+			poll(p, 2, ms);
+			if (p[0].revents & POLLIN) {
+				if (read(x->wake, &v, sizeof(v)) < 0) {
+					/* EAGAIN: another took it */
+				}
+			}
 		}
 	}
+	for (size_t i = 0; i < x->nsink; i++)
+		sink_stop(&x->sink[i]);
 	if (x->dirty)
 		save_state(x);
 	if (x->head != x->tail)
@@ -1241,8 +1435,19 @@ void export_core_close(struct export_core *x)
 	for (size_t i = 0; i < x->nprod; i++)
 		if (x->prod[i].close)
 			x->prod[i].close(x->prod[i].ctx);
-	for (size_t i = 0; i < x->nsink; i++)
-		x->sink[i].ops->close(x->sink[i].s);
+	for (size_t i = 0; i < x->nsink; i++) {
+		struct sink *k = &x->sink[i];
+
+		if (k->started) {
+			sink_stop(k);
+			pthread_mutex_destroy(&k->mu);
+			pthread_cond_destroy(&k->cv);
+		}
+		k->ops->close(k->s);
+		free(k->batch);
+	}
+	if (x->wake >= 0)
+		close(x->wake);
 	for (size_t i = 0; i < x->ncur; i++) {
 		dta_client_ap_close(x->cur[i].c);
 		free(x->cur[i].pl);
@@ -1266,7 +1471,6 @@ void export_core_close(struct export_core *x)
 	free(x->cur);
 	free(x->rows);
 	free(x->bytes);
-	free(x->batch);
 	free(x->readbuf);
 	free(x);
 }

@@ -616,7 +616,7 @@ static int ch_open(const struct dta_config *cfg, struct export_sink **out,
 	}
 	curl_easy_setopt(s->curl, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(s->curl, CURLOPT_CONNECTTIMEOUT_MS, 2000L);
-	curl_easy_setopt(s->curl, CURLOPT_TIMEOUT_MS, 120000L);
+	curl_easy_setopt(s->curl, CURLOPT_TIMEOUT_MS, 60000L);
 	curl_easy_setopt(s->curl, CURLOPT_WRITEFUNCTION, on_body);
 	curl_easy_setopt(s->curl, CURLOPT_WRITEDATA, s);
 	curl_easy_setopt(s->curl, CURLOPT_USERNAME, s->user);
