@@ -14,7 +14,7 @@ command -v certtool > /dev/null || { echo "SKIP: certtool missing (apt-get insta
 N=3000
 STREAM=DTATLS
 PREFIX=dta.tls
-PORT=$((20000 + ($$ % 2000) * 6))
+PORT=$(nats_free_ports 1)
 C=$E2E/certs
 mkdir -m 700 "$C" "$E2E/js"
 cert() { # NAME TEMPLATE-LINES...: a key and a certificate signed by $2 (ca: self-signed)
