@@ -1,8 +1,9 @@
 #!/bin/sh
 # End to end into NATS JetStream: dta-gen -> dta-translator -> dta-collector
 # -> dta-export -> a 3-node JetStream cluster (Debian's nats-server) on
-# loopback. Append events are sent in two halves; while the exporter
-# publishes the second, the stream's leader is killed with SIGKILL. Then
+# loopback. Append events are sent in three parts; while the exporter
+# publishes the second, the stream's leader is killed with SIGKILL; while
+# it publishes the third, dta-export itself is, and started again. Then
 # every event sent is read back from the stream exactly once, in its
 # list at its position, with the bytes dta-gen's truth file says
 # (docs/export.md "NATS JetStream"). No timing asserts: the waits are for
@@ -76,15 +77,34 @@ nats_kill_leader $STREAM
 wait $gen
 NATS_URLS=$NATS_ALIVE
 wait_stored $((2 * HALF))
+
+# A third part; dta-export is killed (SIGKILL) as soon as it publishes it
+# and started again: it resumes at its saved cursors and sends again what
+# it had published after the last save, which JetStream drops by
+# Nats-Msg-Id.
+e2e_gen -t ap -n $HALF --lists 3 --first-list 100 --entry 8 --batch 4 \
+	-r 100000 -s 3 -T "$E2E/ap3.truth" &
+gen=$!
+while [ "$(stored)" -le $((2 * HALF)) ] && kill -0 $gen 2>/dev/null; do
+	sleep 0.05
+done
+kill -KILL $XPID
+wait $XPID 2>/dev/null || true
+echo "killed dta-export with $(stored) messages stored"
+"$EXPORT" -c "$E2E/dta.conf" --stats > "$E2E/export.out" 2>> "$E2E/export.log" &
+XPID=$!
+E2E_PIDS="$E2E_PIDS $XPID"
+wait $gen
+wait_stored $((3 * HALF))
 e2e_term $XPID dta-export
-echo "dta-export: $(cat "$E2E/export.out")"
+echo "dta-export (after its restart): $(cat "$E2E/export.out")"
 grep -c "rows not accepted" "$E2E/export.log" | sed 's/^/sink writes refused (then retried): /'
 e2e_stop_translator
 
 # Every event once, at its place, with its bytes.
 "$PROBE" dump "$NATS_ALIVE" $STREAM $PREFIX > "$E2E/dump" 2> "$E2E/dump.log" ||
 	{ cat "$E2E/dump.log"; echo "FAIL: cannot read the stream back"; exit 1; }
-cat "$E2E/ap1.truth" "$E2E/ap2.truth" | awk '$1 == "ap"' > "$E2E/truth"
+cat "$E2E/ap1.truth" "$E2E/ap2.truth" "$E2E/ap3.truth" | awk '$1 == "ap"' > "$E2E/truth"
 awk -v coll="$COLL" -v prefix="$PREFIX" '
 	FNR == NR { want[$2, n[$2]++] = $3; total++; next }
 	{
