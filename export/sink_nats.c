@@ -32,7 +32,8 @@
 #include "sink.h"
 #include "sink_nats.h"
 
-/* How long a batch may wait for its acks, and one message for its ack. */
+/* How long a batch waits for its acks after its last publish (and the
+ * JetStream API for an answer). */
 #define NATS_ACK_MS 10000
 /* Messages in flight before js_PublishMsgAsync() waits for acks. */
 #define NATS_MAX_PENDING 8192
@@ -48,13 +49,14 @@ struct export_sink {
 	char *prefix;
 	int replicas;        /* 0: min(3, servers the client knows) */
 	bool ready;          /* the stream exists with our subjects */
-	bool published;      /* libnats's async-publish state exists (its
-			      * pending list crashes before) */
+	bool published;      /* libnats's async-publish state exists
+			      * (js_PublishAsyncGetPendingList() crashes
+			      * before the first async publish) */
 	/* the body and subject being built */
 	char *buf;
 	size_t cap;
 	/* counters (the ack handler runs on libnats's thread) */
-	atomic_uint_fast64_t failed;  /* negative acks, timeouts */
+	atomic_uint_fast64_t failed;  /* negative acks */
 	atomic_uint_fast64_t acked;
 	atomic_uint_fast64_t dups;
 	char lasterr[200];            /* written by the handler; best effort */

@@ -37,7 +37,9 @@ struct export_nats_counters {
 	uint64_t batches, rows, retries; /* as export_sink_ops.stats */
 	uint64_t acked;      /* positive acks, duplicates included */
 	uint64_t duplicates; /* acks saying JetStream had the Msg-Id */
-	uint64_t failed;     /* negative acks and ack timeouts */
+	uint64_t failed;     /* negative acks (no leader, stream errors); a
+			      * message with no ack in time fails its batch
+			      * without being counted here */
 };
 
 /* @s's counters (zero for NULL). @s must come from export_sink_nats. */
