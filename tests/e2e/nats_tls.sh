@@ -86,4 +86,18 @@ NATS_PROBE_CA=$C/ca.pem NATS_PROBE_CERT=$C/cli.pem NATS_PROBE_KEY=$C/cli.key \
 	{ cat "$E2E/check.out" "$E2E/check.log"; echo "FAIL: the stream does not hold every row once"; exit 1; }
 echo "stream: $(cat "$E2E/check.out")"
 grep -q " replicas 1$" "$E2E/check.out" || { echo "FAIL: a single server's stream should have 1 replica"; exit 1; }
+
+# The stream exists without the subjects of another prefix: the sink adds
+# them (its publishes expect this stream, and a subject no stream takes
+# gets no ack). The rows have the ids of rows 0..49 stored already, and
+# ids are unique per stream, not per subject: JetStream drops all 50.
+conf "$E2E/more.conf" "tls_ca = $C/ca.pem" "tls_cert = $C/cli.pem" "tls_key = $C/cli.key"
+sed -i "s/^nats_subject = .*/nats_subject = dta.more/" "$E2E/more.conf"
+NATS_PROBE_TRIES=100 "$PROBE" publish "$E2E/more.conf" 50 50 > "$E2E/more.out" 2> "$E2E/more.log" ||
+	{ cat "$E2E/more.log"; echo "FAIL: publishing under a second prefix"; exit 1; }
+grep -q "acked 50 duplicates 50 " "$E2E/more.out" || { cat "$E2E/more.out"; echo "FAIL: second prefix"; exit 1; }
+got=$(NATS_PROBE_CA=$C/ca.pem NATS_PROBE_CERT=$C/cli.pem NATS_PROBE_KEY=$C/cli.key \
+	"$PROBE" count "tls://127.0.0.1:$PORT" $STREAM)
+[ "$got" = $N ] || { echo "FAIL: stream holds $got messages, want $N"; exit 1; }
+echo "second prefix: subject added to the stream, $(cat "$E2E/more.out")"
 e2e_pass
