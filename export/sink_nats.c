@@ -18,6 +18,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -59,9 +60,10 @@ struct export_sink {
 	atomic_uint_fast64_t failed;  /* negative acks */
 	atomic_uint_fast64_t acked;
 	atomic_uint_fast64_t dups;
-	char lasterr[200];            /* written by the handler; best effort */
+	pthread_mutex_t mu;           /* lasterr, lasterr_set */
+	char lasterr[200];            /* the batch's first negative ack */
+	bool lasterr_set;
 	char connect_err[200];        /* why the first connect failed */
-	atomic_int lasterr_set;
 	uint64_t batches, rows, retries;
 };
 
@@ -298,12 +300,16 @@ static void on_ack(jsCtx *js, natsMsg *m, jsPubAck *pa, jsPubAckErr *pae,
 	struct export_sink *s = closure;
 
 	if (pae) {
-		atomic_fetch_add(&s->failed, 1);
-		if (!atomic_exchange(&s->lasterr_set, 1))
+		pthread_mutex_lock(&s->mu);
+		if (!s->lasterr_set)
 			snprintf(s->lasterr, sizeof(s->lasterr),
 				 "%s (status %d, JetStream error %d)",
 				 pae->ErrText ? pae->ErrText : "?",
 				 (int)pae->Err, (int)pae->ErrCode);
+		s->lasterr_set = true;
+		pthread_mutex_unlock(&s->mu);
+		/* after the text: the writer reads it once it sees the count */
+		atomic_fetch_add(&s->failed, 1);
 	} else {
 		atomic_fetch_add(&s->acked, 1);
 		if (pa && pa->Duplicate)
@@ -459,6 +465,7 @@ static void sink_close(struct export_sink *s)
 		jsCtx_Destroy(s->js);
 	}
 	natsConnection_Destroy(s->nc);
+	pthread_mutex_destroy(&s->mu);
 	free(s->stream);
 	free(s->prefix);
 	free(s->buf);
@@ -529,6 +536,7 @@ static int sink_open(const struct dta_config *cfg, struct export_sink **out,
 		free(urls);
 		return -ENOMEM;
 	}
+	pthread_mutex_init(&s->mu, NULL);
 	s->stream = strdup(stream);
 	s->prefix = strdup(prefix);
 	s->replicas = repl ? atoi(repl) : 0;
@@ -718,7 +726,7 @@ static int sink_write(struct export_sink *s, const struct export_batch *b,
 {
 	jsPubOptions po;
 	natsStatus st;
-	uint64_t failed0, acked0, dups0;
+	uint64_t failed0, acked0;
 	size_t sent = 0;
 	int rc;
 
@@ -750,8 +758,9 @@ static int sink_write(struct export_sink *s, const struct export_batch *b,
 	}
 	failed0 = atomic_load(&s->failed);
 	acked0 = atomic_load(&s->acked);
-	dups0 = atomic_load(&s->dups);
-	atomic_store(&s->lasterr_set, 0);
+	pthread_mutex_lock(&s->mu);
+	s->lasterr_set = false;
+	pthread_mutex_unlock(&s->mu);
 	jsPubOptions_Init(&po);
 	/* no per-message timer (an allocation each): the batch waits with
 	 * its own deadline and then forgets what is still pending */
@@ -794,16 +803,17 @@ static int sink_write(struct export_sink *s, const struct export_batch *b,
 		goto retry;
 	}
 	if (atomic_load(&s->failed) != failed0) {
+		pthread_mutex_lock(&s->mu);
 		say(err, errlen, "nats: %" PRIu64 " of %zu messages not "
 		    "stored: %s", atomic_load(&s->failed) - failed0, b->n,
-		    atomic_load(&s->lasterr_set) ? s->lasterr : "?");
+		    s->lasterr_set ? s->lasterr : "?");
+		pthread_mutex_unlock(&s->mu);
 		/* not stored: no leader, timeout, stream gone (then create it
 		 * again) */
 		s->ready = false;
 		rc = -EAGAIN;
 		goto retry;
 	}
-	(void)dups0;
 	s->batches++;
 	s->rows += b->n;
 	return 0;
