@@ -9,8 +9,11 @@
 # (collector, list, position) and entry distinct, every entry one dta-gen
 # sent, the schema's fields decoded from it. Then the same across
 # faults: one ClickHouse server killed (SIGKILL) mid-stream and
-# restarted, and dta-export killed (SIGKILL) mid-stream and restarted
-# (it resumes from its saved cursors). No timing asserts: conditions are
+# restarted, dta-export killed (SIGKILL) mid-stream and restarted (it
+# resumes from its saved cursors), and the collector restarted (the
+# exporter reconnects), with its memory restored and without; and both
+# ClickHouse servers down longer than the buffer lasts (losses counted
+# with cause buffer_full). No timing asserts: conditions are
 # waited for with generous bounds, counters printed on failure.
 . "$(dirname "$0")/lib.sh"
 CH=$(command -v clickhouse-server || true)
@@ -127,8 +130,8 @@ grep -q 'ReplacingMergeTree' "$E2E/ddl.sql"
 e2e_start_collector
 e2e_start_translator
 
-exp_start() {
-	"$EXPORT" -c "$E2E/dta.conf" >> "$E2E/export.log" 2>&1 &
+exp_start() { # [CONFIG]
+	"$EXPORT" -c "${1:-$E2E/dta.conf}" >> "$E2E/export.log" 2>&1 &
 	EXP_PID=$!
 	E2E_PIDS="$E2E_PIDS $!"
 	i=0
@@ -250,6 +253,53 @@ wait $GEN_PID
 sent=$((sent + 20000))
 wait_settled "exporter restarted"
 check "exporter restarted"
+# 4. The collector restarted (its snapshot restored): the exporter opens
+# its source again, each list where it stopped reading.
+e2e_stop_collector
+e2e_start_collector --restore
+i=0
+until [ "$(metric dta_export_source_reconnects_total)" -ge 1 ] &&
+	[ "$(metric dta_export_source_up)" -eq 1 ]; do
+	i=$((i + 1)); [ $i -le 600 ] || { echo "FAIL: dta-export did not reconnect" >&2; tail "$E2E/export.log" >&2; exit 1; }
+	sleep 0.1
+done
+gen 10000 20000
+wait_settled "collector restarted"
+check "collector restarted"
+# 5. The collector restarted without its memory: its lists start over at
+# entry 0, behind the exporter's cursors; what the new collector holds is
+# read on (positions going on, so ids stay distinct), nothing skipped.
+r0=$(metric dta_export_source_reconnects_total)
+e2e_stop_collector
+e2e_start_collector
+gen 4000 20000
+i=0
+until [ "$(metric dta_export_source_reconnects_total)" -gt "$r0" ]; do
+	i=$((i + 1)); [ $i -le 600 ] || { echo "FAIL: dta-export did not reconnect" >&2; tail "$E2E/export.log" >&2; exit 1; }
+	sleep 0.1
+done
+gen 4000 20000
+wait_settled "collector started over"
+check "collector started over"
+# 6. Both ClickHouse servers down while events keep coming, with a buffer
+# smaller than what comes: the exporter fills its buffer, stops reading,
+# the rings overwrite; those entries are counted with cause buffer_full.
+e2e_term $EXP_PID dta-export
+sed 's/^buffer_rows = .*/buffer_rows = 1000/; s/^batch_rows = .*/batch_rows = 500/' \
+	"$E2E/dta.conf" > "$E2E/small.conf"
+exp_start "$E2E/small.conf"
+kill -KILL $CH_PID_a $CH_PID_b
+wait $CH_PID_a $CH_PID_b 2>/dev/null || true
+gen 8000 20000
+ch_start a $HTTP_A
+ch_start b $HTTP_B
+wait_settled "buffer full"
+check "buffer full"
+full=$(curl -sf "http://127.0.0.1:$METRICS/metrics" |
+	awk '/^dta_export_lost_total\{.*cause="buffer_full"/ { s += $2 } END { print s + 0 }')
+[ "$full" -gt 0 ] || { echo "FAIL: no loss counted as buffer_full" >&2
+	curl -s "http://127.0.0.1:$METRICS/metrics" | grep lost >&2; exit 1; }
+echo "ok: $full entries lost while the buffer was full, counted as such"
 [ "$(stat -c %a "$E2E/state")" = 700 ] && [ "$(stat -c %a "$E2E/state/cursors")" = 600 ] ||
 	{ echo "FAIL: state modes $(stat -c %a "$E2E/state") $(stat -c %a "$E2E/state/cursors")" >&2; exit 1; }
 e2e_term $EXP_PID dta-export
