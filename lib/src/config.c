@@ -151,6 +151,7 @@ static const struct key_rule export_rules[] = {
 	{ "nats_stream", KT_NAME, 0, 0, 0, NULL },
 	{ "nats_subject", KT_STRING, 0, 0, 0, NULL },
 	{ "nats_creds", KT_STRING, 0, 0, 0, NULL },
+	{ "nats_replicas", KT_UINT, 1, 5, 0, NULL },
 	{ "tls_cert", KT_STRING, 0, 0, 0, NULL },
 	{ "tls_key", KT_STRING, 0, 0, 0, NULL },
 	{ "tls_ca", KT_STRING, 0, 0, 0, NULL },
