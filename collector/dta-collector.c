@@ -31,6 +31,7 @@
 
 #include "dta/exec.h"
 #include "dta/frame.h"
+#include "epochs.h"
 #include "log.h"
 #include "metrics.h"
 #include "notify.h"
@@ -107,6 +108,7 @@ struct collector {
 	struct metrics_server *metrics; /* NULL: metrics_listen not set */
 	struct metrics_hist answer_ns;  /* request latency (metrics only) */
 	struct coll_notify *notify;     /* `wait` requests (collector/notify.c) */
+	struct coll_epochs *epochs;     /* Key-Increment epochs (collector/epochs.c) */
 #ifdef DTA_HAVE_RDMA
 	struct coll_rdma *rdma;
 #endif
@@ -151,6 +153,10 @@ static void usage(FILE *f)
 		"                         over HTTP there (default: [collector]\n"
 		"                         metrics_listen, else none; ADDR default\n"
 		"                         127.0.0.1; docs/metrics.md)\n"
+		"Key-Increment structures with `epoch = T` have their epochs\n"
+		"closed into files in [collector] epoch_dir (default: DIR/epochs\n"
+		"of the snapshot directory, else /var/lib/dta/epochs; docs/layouts.md\n"
+		"\"Epochs\").\n"
 		"  -q, --quiet            no log messages\n"
 		"  -h, --help             this text\n"
 		"      --version          print \"dta-collector VERSION\" and exit\n"
@@ -761,6 +767,10 @@ static void stats_json(struct collector *c, FILE *out)
 		coll_rdma_stats_json(c->rdma, out);
 	}
 #endif
+	if (c->epochs) {
+		fputc(',', out);
+		coll_epochs_stats_json(c->epochs, out);
+	}
 	fputc('}', out);
 }
 
@@ -807,6 +817,29 @@ static const struct metrics_def collector_metrics[] = {
 	   "RDMA connections refused (rdma_allow, no room)."),
 	CM("rdma.disconnected", "rdma_disconnects_total", METRICS_COUNTER,
 	   "RDMA connections that ended."),
+	CM("epochs.closed", "epochs_closed_total", METRICS_COUNTER,
+	   "Key-Increment epochs closed (their file durable, their bank reset)."),
+	CM("epochs.files", "epoch_files_total", METRICS_COUNTER,
+	   "Epoch files written (epochs with no increment write none)."),
+	CM("epochs.counters", "epoch_counters_total", METRICS_COUNTER,
+	   "Non-zero counters written into epoch files."),
+	CM("epochs.increments", "epoch_increments_total", METRICS_COUNTER,
+	   "Increments (row 0's sum) moved from banks into epoch files."),
+	CM("epochs.late_increments", "epoch_late_increments_total",
+	   METRICS_COUNTER, "Increments that reached a bank after its epoch was "
+	   "copied: kept there, they go with the bank's next epoch."),
+	CM("epochs.abandoned", "epochs_abandoned_total", METRICS_COUNTER,
+	   "Epochs not closed before their bank was reused: their counts go "
+	   "with the epoch two later."),
+	CM("epochs.pending", "epochs_pending", METRICS_GAUGE,
+	   "Epochs over their grace period whose close failed and is retried."),
+	CL("epochs.failed_dir", "epoch_close_failures_total", METRICS_COUNTER,
+	   "cause", "dir", "Failed attempts to close an epoch, by cause (dir: "
+	   "epoch_dir missing or unsafe; write: the file; memory)."),
+	CL("epochs.failed_write", "epoch_close_failures_total", METRICS_COUNTER,
+	   "cause", "write", NULL),
+	CL("epochs.failed_memory", "epoch_close_failures_total",
+	   METRICS_COUNTER, "cause", "memory", NULL),
 };
 #undef CM
 #undef CL
@@ -1614,6 +1647,31 @@ static void serve(struct collector *c)
 	}
 }
 
+/* Key-Increment epochs: [collector] epoch_dir, else SNAPSHOT_DIR/epochs,
+ * else /var/lib/dta/epochs (docs/layouts.md "Epochs"). */
+static int start_epochs(struct collector *c)
+{
+	static char dir[4096];
+	struct coll_epochs_opts o = { .collector = c->name, .n = c->n };
+	const char *v = dta_config_collector_get(c->cfg, (size_t)c->idx,
+						 "epoch_dir");
+
+	if (v)
+		snprintf(dir, sizeof(dir), "%s", v);
+	else
+		snprintf(dir, sizeof(dir), "%s/epochs",
+			 c->snapshot_dir ? c->snapshot_dir : "/var/lib/dta");
+	o.dir = dir;
+	o.dir_default = !v;
+	for (size_t i = 0; i < c->n; i++) {
+		o.s[i].name = c->cs[i].name;
+		o.s[i].layout = dta_region_layout(c->r[i]);
+		o.s[i].area = dta_region_data(c->r[i]);
+		o.s[i].epoch_s = c->cs[i].epoch_s;
+	}
+	return coll_epochs_start(&o, &c->epochs) ? -1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -1736,6 +1794,8 @@ int main(int argc, char **argv)
 		tool_log(LOG_ERR, "notifier: %s", strerror(-opt));
 		goto out;
 	}
+	if (start_epochs(&c))
+		goto out;
 	tool_log(LOG_INFO, "serving %zu structures on %s", c.n, c.socket_path);
 	/* One line on stdout when ready, for scripts that start us; and
 	 * READY=1 for a service manager (Type=notify). */
@@ -1743,6 +1803,8 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	tool_service_ready("serving %zu structures on %s", c.n, c.socket_path);
 	serve(&c);
+	coll_epochs_stop(c.epochs);
+	c.epochs = NULL;
 	coll_notify_stop(c.notify);
 	c.notify = NULL;
 	metrics_server_stop(c.metrics);
@@ -1762,6 +1824,7 @@ int main(int argc, char **argv)
 	if (shut_down(&c))
 		rc = 1;
 out:
+	coll_epochs_stop(c.epochs);
 	coll_notify_stop(c.notify);
 	metrics_server_stop(c.metrics);
 	for (int i = 0; i < MAX_CLIENTS; i++)
