@@ -43,7 +43,8 @@ struct ep_struct {
 	uint64_t *copy;   /* one bank */
 	uint64_t *base;   /* an earlier run's file of epoch next, or NULL */
 	uint64_t base_epoch; /* next + 1 once base was looked for; 0: not */
-	bool failing;     /* the last attempt failed (logged once) */
+	bool failing;     /* the last attempt failed */
+	char said[256];   /* the reason last logged */
 	uint64_t retry_ns; /* wall time of the next attempt after a failure */
 };
 
@@ -169,11 +170,13 @@ static void fail(struct coll_epochs *e, struct ep_struct *s,
 		 enum fail_cause cause, uint64_t now, const char *why)
 {
 	atomic_fetch_add(&e->failed[cause], 1);
-	if (!s->failing)
+	/* Said once per failure, and again when the reason changes. */
+	if (!s->failing || strncmp(s->said, why, sizeof(s->said) - 1))
 		tool_log(LOG_ERR, "%s: epoch %" PRIu64 " not closed (%s): %s; "
 			 "bank %" PRIu64 " is kept as it is and the close is "
 			 "retried every second", s->name, s->next,
 			 cause_name[cause], why, s->next % 2);
+	snprintf(s->said, sizeof(s->said), "%s", why);
 	s->failing = true;
 	s->retry_ns = now + RETRY_NS;
 }
