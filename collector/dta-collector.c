@@ -1653,16 +1653,10 @@ static int start_epochs(struct collector *c)
 {
 	static char dir[4096];
 	struct coll_epochs_opts o = { .collector = c->name, .n = c->n };
-	const char *v = dta_config_collector_get(c->cfg, (size_t)c->idx,
-						 "epoch_dir");
 
-	if (v)
-		snprintf(dir, sizeof(dir), "%s", v);
-	else
-		snprintf(dir, sizeof(dir), "%s/epochs",
-			 c->snapshot_dir ? c->snapshot_dir : "/var/lib/dta");
+	o.dir_default = !tool_epoch_dir(c->cfg, (size_t)c->idx, c->snapshot_dir,
+					dir, sizeof(dir));
 	o.dir = dir;
-	o.dir_default = !v;
 	for (size_t i = 0; i < c->n; i++) {
 		o.s[i].name = c->cs[i].name;
 		o.s[i].layout = dta_region_layout(c->r[i]);

@@ -986,6 +986,7 @@ int export_core_open(const struct dta_config *cfg,
 		     char *err, size_t errlen)
 {
 	struct export_core *x;
+	bool epochs = false;
 	int rc;
 
 	*out = NULL;
@@ -1006,8 +1007,22 @@ int export_core_open(const struct dta_config *cfg,
 			fail(err, errlen, "source %s: %s", s->source, tmp);
 		}
 	}
+#ifdef DTA_HAVE_EPOCHS
+	if (!rc) {
+		rc = export_epochs_open(x, cfg, s, err, errlen);
+		epochs = rc > 0;
+		if (rc > 0)
+			rc = 0;
+	}
+#endif
 	if (!rc)
 		rc = open_cursors(x, err, errlen);
+	if (rc == -ENOENT && epochs) {
+		/* Epochs only: rows carry no entry, keys at most. */
+		rc = 0;
+		x->es_max = 1;
+		x->max_row_bytes = 64 + DTA_KEY_MAX;
+	}
 	if (rc)
 		goto out;
 	for (size_t i = 0; i < export_nsinks && x->nsink < MAX_SINKS; i++) {
