@@ -264,9 +264,10 @@ static uint64_t run_one(struct coll_epochs *e, struct ep_struct *s,
 	for (;;) {
 		uint64_t due = (s->next + 1) * s->len_ns + s->grace_ns;
 
-		/* Its bank is being written for epoch next + 2 and that one
-		 * is over too: give next up; its counts go with next + 2. */
-		if (now >= (s->next + 3) * s->len_ns + s->grace_ns) {
+		/* Its bank is being written again, for epoch next + 2: give
+		 * next up (its counts go with next + 2), so that next + 1,
+		 * in the other bank, is closed in time. */
+		if (now >= (s->next + 2) * s->len_ns) {
 			atomic_fetch_add(&e->abandoned, 1);
 			tool_log(LOG_WARNING, "%s: epoch %" PRIu64 " was not "
 				 "closed before its bank was reused: its counts "
