@@ -5,6 +5,9 @@ of tests/e2e/ki_epochs*.sh.
   epoch_check.py sum DIR STRUCT           row 0's sum over DIR/STRUCT.*.epoch
   epoch_check.py banks SNAPSHOT ROWS WIDTH row 0's sum of both banks of a
                                            region snapshot (dta_region_save)
+  epoch_check.py rows DIR STRUCT WIDTH ROWS SNAPSHOT TOTAL [SINK_ROWS]
+                                           every row's sum over files, banks
+                                           (and a sink's rows) is TOTAL
   epoch_check.py files DIR STRUCT T_LO T_HI LEN_S
                                            every file: mode 0600, its name's
                                            epoch is its header's, bank =
@@ -81,6 +84,28 @@ def main():
             assert e["closed_ns"] >= (e["epoch"] + 1) * e["len_ns"], f
             n += 1
         print(n)
+    elif cmd == "rows":
+        # every row, not only row 0: each increment adds to one counter
+        # of every row, so each row's sum over the files, the banks (and
+        # the rows a sink holds, "ROW<TAB>SUM" lines) is the total sent
+        d, st, width, rows = sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+        snap, total = sys.argv[6], int(sys.argv[7])
+        got = [0] * rows
+        for f in files(d, st):
+            for i, c in parse(f)["recs"]:
+                got[i // width] += c
+        b = open(snap, "rb").read()
+        for bank in range(2):
+            for r in range(rows):
+                off = 4096 + ((bank * rows + r) * width) * 8
+                got[r] += sum(struct.unpack_from("<%dQ" % width, b, off))
+        if len(sys.argv) > 8:
+            for line in open(sys.argv[8]):
+                r, v = line.split()
+                got[int(r)] += int(v)
+        print(" ".join(map(str, got)))
+        if any(g != total for g in got):
+            sys.exit("rows: sums %s, want %d each" % (got, total))
     else:
         sys.exit("unknown command " + cmd)
 

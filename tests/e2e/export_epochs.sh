@@ -129,6 +129,8 @@ check() { # WHAT
 		exit 1
 	fi
 	echo "ok: $1: $total increments = $c in ClickHouse + $f in files + $b in the banks"
+	chq "SELECT row, sum(count) FROM dta_counters FINAL GROUP BY row" > "$E2E/ch_rows"
+	echo "ok: $1: every row sums to $total: $($PY "$CHECK" rows "$EPOCHS" counters $WIDTH $ROWS "$E2E/snapshots/counters.dta" "$total" "$E2E/ch_rows")"
 	e2e_expect "$1: epoch files left" "$(files_left)" 0
 	r=$(chq "SELECT count() FROM dta_counters FINAL")
 	e2e_expect "$1: distinct row ids" \

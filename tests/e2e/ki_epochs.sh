@@ -56,6 +56,7 @@ if [ $((files_sum + banks_sum)) != "$total" ] || [ "$banks_sum" != 0 ]; then
 	exit 1
 fi
 echo "ok: $total increments = $files_sum in epoch files + $banks_sum in the banks"
+echo "ok: every row sums to $total: $($PY "$CHECK" rows "$EPOCHS" counters $WIDTH $ROWS "$E2E/snapshots/counters.dta" "$total")"
 
 n=$($PY "$CHECK" files "$EPOCHS" counters "$t_lo" "$t_hi" 2)
 [ "$n" -ge 2 ] || { echo "FAIL: $n epoch files, want 2 or more" >&2; exit 1; }

@@ -77,6 +77,7 @@ if [ $((files_sum + banks_sum)) != "$total" ]; then
 	exit 1
 fi
 echo "ok: $total increments = $files_sum in epoch files + $banks_sum in the banks"
+echo "ok: every row sums to $total: $($PY "$CHECK" rows "$EPOCHS" counters $WIDTH $ROWS "$E2E/snapshots/counters.dta" "$total")"
 grep -Eq "closed after all|was not closed before its bank was reused" "$E2E/collector.log"
 e2e_expect "epoch file mode" "$(stat -c %a "$EPOCHS"/counters.*.epoch | sort -u)" 600
 e2e_stop_collector
