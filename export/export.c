@@ -61,8 +61,19 @@ struct brow {
 	uint64_t off;      /* absolute offset in the byte ring */
 };
 
+/* Entries a cursor found overwritten, counted (and saved) only once the
+ * cursor's saved position passes them: a restart from an earlier saved
+ * position finds them lost again and must not count them twice. */
+struct pending_loss {
+	uint64_t end; /* position just after the lost entries */
+	uint64_t n;
+	bool starved;
+};
+
 struct cursor {
 	struct dta_client_cursor *c;
+	struct pending_loss *pl;
+	size_t npl;
 	uint32_t meta;
 	uint32_t list;
 	size_t es;
@@ -594,6 +605,8 @@ static void row_view(const struct export_core *x, const struct brow *b,
 	}
 }
 
+static void settle_losses(struct export_core *x, struct cursor *c);
+
 /* Rows every sink acknowledged leave the buffer; their producers hear. */
 static void release(struct export_core *x)
 {
@@ -613,6 +626,8 @@ static void release(struct export_core *x)
 			c->committed = b->position + 1;
 			if (!--c->pending)
 				c->committed = c->readpos;
+			if (c->npl)
+				settle_losses(x, c);
 			x->dirty = true;
 		} else {
 			last_tag[b->producer] = b->tag;
@@ -631,20 +646,50 @@ static void release(struct export_core *x)
 
 /* ---- reading ---- */
 
-static void count_lost(struct export_core *x, struct cursor *c, uint64_t n)
+static void count_lost(struct export_core *x, struct cursor *c, uint64_t n,
+		       uint64_t end)
 {
 	const struct meta *m = &x->meta[c->meta];
-	const char *cause = c->starved ? "buffer_full" : "overwritten";
+	struct pending_loss *pl;
 
 	tool_log(LOG_WARNING, "%s/%s list %" PRIu32 ": %" PRIu64 " entries "
 		 "overwritten before they were read (%s)", m->collector,
 		 m->structure, c->list, n,
 		 c->starved ? "the buffer was full: a sink is down or slow"
 			    : "the exporter fell behind the ring");
-	if (export_count_lost(x, m->collector, m->structure, cause, n))
-		tool_log(LOG_ERR, "too many loss counters: %" PRIu64 " lost "
-			 "entries of %s/%s not counted by cause", n,
-			 m->collector, m->structure);
+	pl = realloc(c->pl, (c->npl + 1) * sizeof(*pl));
+	if (!pl) {
+		/* Count it now rather than not at all. */
+		export_count_lost(x, m->collector, m->structure,
+				  c->starved ? "buffer_full" : "overwritten", n);
+		return;
+	}
+	c->pl = pl;
+	pl[c->npl].end = end;
+	pl[c->npl].n = n;
+	pl[c->npl++].starved = c->starved;
+}
+
+/* Losses the cursor's saved position has passed: count them. */
+static void settle_losses(struct export_core *x, struct cursor *c)
+{
+	const struct meta *m = &x->meta[c->meta];
+	size_t k = 0;
+
+	while (k < c->npl && c->pl[k].end <= c->committed) {
+		if (export_count_lost(x, m->collector, m->structure,
+				      c->pl[k].starved ? "buffer_full"
+						       : "overwritten",
+				      c->pl[k].n))
+			tool_log(LOG_ERR, "too many loss counters: %" PRIu64
+				 " lost entries of %s/%s not counted by cause",
+				 c->pl[k].n, m->collector, m->structure);
+		k++;
+	}
+	if (k) {
+		memmove(c->pl, c->pl + k, (c->npl - k) * sizeof(*c->pl));
+		c->npl -= k;
+	}
 }
 
 /* Read what cursor @c has, as far as the buffer has room. Return rows. */
@@ -680,14 +725,15 @@ static long read_cursor(struct export_core *x, struct cursor *c)
 				 dta_client_error(x->client));
 			return n;
 		}
-		if (lost)
-			count_lost(x, c, lost);
 		c->readpos = dta_client_ap_position(c->c);
+		if (lost)
+			count_lost(x, c, lost, c->readpos - (uint64_t)n);
 		if (!n) {
 			if (!c->pending) {
 				if (c->committed != c->readpos)
 					x->dirty = true;
 				c->committed = c->readpos;
+				settle_losses(x, c);
 			}
 			c->starved = false;
 			break;
@@ -901,6 +947,43 @@ static uint64_t saved_position(const struct export_core *x, const char *coll,
 	return 0;
 }
 
+/*
+ * Where list (@coll, @st, @list) resumes: @saved, or further when every
+ * sink holds rows past it (delivered before a crash, after the last save).
+ */
+static uint64_t sinks_resume(struct export_core *x, const char *coll,
+			     const char *st, uint32_t list, uint64_t saved)
+{
+	uint64_t least = UINT64_MAX;
+
+	for (size_t i = 0; i < x->nsink; i++) {
+		struct sink *k = &x->sink[i];
+		char e[256] = "";
+		uint64_t p = 0;
+		int rc;
+
+		if (!k->ops->resume)
+			return saved;
+		rc = k->ops->resume(k->s, coll, st, list, &p, e, sizeof(e));
+		if (rc) {
+			tool_log(LOG_WARNING, "sink %s cannot tell where %s/%s "
+				 "list %" PRIu32 " ends (%s): resuming at the "
+				 "saved cursor; rows it holds past it are sent "
+				 "again", k->ops->name, coll, st, list,
+				 e[0] ? e : strerror(-rc));
+			return saved;
+		}
+		if (p < least)
+			least = p;
+	}
+	if (least == UINT64_MAX || least <= saved)
+		return saved;
+	tool_log(LOG_INFO, "%s/%s list %" PRIu32 ": the sinks hold rows up to "
+		 "%" PRIu64 ", past the saved cursor %" PRIu64 ": resuming "
+		 "there", coll, st, list, least, saved);
+	return least;
+}
+
 static int open_cursors(struct export_core *x, char *err, size_t errlen)
 {
 	size_t n = dta_client_count(x->client), es_max = 0, bmax = 0;
@@ -943,6 +1026,8 @@ static int open_cursors(struct export_core *x, char *err, size_t errlen)
 			c->meta = (uint32_t)rc;
 			c->list = l;
 			c->es = cs->layout.g.ap.entry_size;
+			if (found)
+				pos = sinks_resume(x, coll, cs->name, l, pos);
 			if (found)
 				rc = dta_client_ap_open_at(x->client, cs->name, l,
 							   pos, &c->c);
@@ -998,33 +1083,9 @@ int export_core_open(const struct dta_config *cfg,
 	rc = check_dir(s->state_dir, err, errlen);
 	if (!rc)
 		rc = load_state(x, err, errlen);
-	if (!rc) {
-		rc = dta_client_open(s->source, NULL, &x->client, err, errlen);
-		if (rc && err && errlen) {
-			char tmp[512];
-
-			snprintf(tmp, sizeof(tmp), "%s", err);
-			fail(err, errlen, "source %s: %s", s->source, tmp);
-		}
-	}
-#ifdef DTA_HAVE_EPOCHS
-	if (!rc) {
-		rc = export_epochs_open(x, cfg, s, err, errlen);
-		epochs = rc > 0;
-		if (rc > 0)
-			rc = 0;
-	}
-#endif
-	if (!rc)
-		rc = open_cursors(x, err, errlen);
-	if (rc == -ENOENT && epochs) {
-		/* Epochs only: rows carry no entry, keys at most. */
-		rc = 0;
-		x->es_max = 1;
-		x->max_row_bytes = 64 + DTA_KEY_MAX;
-	}
 	if (rc)
 		goto out;
+	/* Sinks first: a configuration fault shows before any connection. */
 	for (size_t i = 0; i < export_nsinks && x->nsink < MAX_SINKS; i++) {
 		struct sink *k = &x->sink[x->nsink];
 
@@ -1043,6 +1104,29 @@ int export_core_open(const struct dta_config *cfg,
 		rc = -ENOENT;
 		goto out;
 	}
+	rc = dta_client_open(s->source, NULL, &x->client, err, errlen);
+	if (rc) {
+		char tmp[512];
+
+		snprintf(tmp, sizeof(tmp), "%s", err);
+		fail(err, errlen, "source %s: %s", s->source, tmp);
+		goto out;
+	}
+#ifdef DTA_HAVE_EPOCHS
+	rc = export_epochs_open(x, cfg, s, err, errlen);
+	if (rc < 0)
+		goto out;
+	epochs = rc > 0;
+#endif
+	rc = open_cursors(x, err, errlen);
+	if (rc == -ENOENT && epochs) {
+		/* Epochs only: rows carry no entry, keys at most. */
+		rc = 0;
+		x->es_max = 1;
+		x->max_row_bytes = 64 + DTA_KEY_MAX;
+	}
+	if (rc)
+		goto out;
 	x->cap = s->buffer_rows;
 	x->bcap = x->cap * x->es_max + 4 * x->max_row_bytes;
 	x->rows = calloc(x->cap, sizeof(*x->rows));
@@ -1172,8 +1256,10 @@ void export_core_close(struct export_core *x)
 			x->prod[i].close(x->prod[i].ctx);
 	for (size_t i = 0; i < x->nsink; i++)
 		x->sink[i].ops->close(x->sink[i].s);
-	for (size_t i = 0; i < x->ncur; i++)
+	for (size_t i = 0; i < x->ncur; i++) {
 		dta_client_ap_close(x->cur[i].c);
+		free(x->cur[i].pl);
+	}
 	dta_client_close(x->client);
 	for (size_t i = 0; i < x->nmeta; i++) {
 		free(x->meta[i].collector);

@@ -37,6 +37,15 @@ struct export_sink {
 	bool oom;
 	char resp[512];
 	size_t resp_len;
+	char *ans;          /* a SELECT's answer (resume) */
+	size_t ans_len, ans_cap;
+	bool want_ans;
+	/* resume: the last (collector, structure) asked, its lists' ends */
+	char rc_coll[DTA_CONFIG_NAME_MAX], rc_st[DTA_CONFIG_NAME_MAX];
+	uint32_t *rc_list;
+	uint64_t *rc_pos;
+	size_t rc_n;
+	bool rc_valid;
 	uint64_t batches, rows, retries;
 };
 
@@ -321,6 +330,25 @@ static size_t on_body(char *p, size_t size, size_t n, void *ctx)
 	memcpy(s->resp + s->resp_len, p, room);
 	s->resp_len += room;
 	s->resp[s->resp_len] = 0;
+	if (s->want_ans) {
+		if (s->ans_len + len + 1 > s->ans_cap) {
+			size_t cap = s->ans_cap ? s->ans_cap : 4096;
+			char *a;
+
+			while (cap < s->ans_len + len + 1)
+				cap *= 2;
+			if (cap > (64u << 20))
+				return 0; /* fails the transfer */
+			a = realloc(s->ans, cap);
+			if (!a)
+				return 0;
+			s->ans = a;
+			s->ans_cap = cap;
+		}
+		memcpy(s->ans + s->ans_len, p, len);
+		s->ans_len += len;
+		s->ans[s->ans_len] = 0;
+	}
 	return len;
 }
 
@@ -342,7 +370,9 @@ static int post(struct export_sink *s, const char *query, char *err,
 	s->resp_len = 0;
 	s->resp[0] = 0;
 	curl_easy_setopt(s->curl, CURLOPT_URL, url);
-	curl_easy_setopt(s->curl, CURLOPT_POSTFIELDS, (const char *)s->buf);
+	/* (never NULL: libcurl would then read the body from stdin) */
+	curl_easy_setopt(s->curl, CURLOPT_POSTFIELDS,
+			 s->buf ? (const char *)s->buf : "");
 	curl_easy_setopt(s->curl, CURLOPT_POSTFIELDSIZE_LARGE,
 			 (curl_off_t)s->len);
 	cc = curl_easy_perform(s->curl);
@@ -437,10 +467,86 @@ static int read_password(const char *path, char *out, size_t cap, char *err,
 	return 0;
 }
 
+/* A string literal of @v for a query: quotes and backslashes escaped. */
+static void quote(const char *v, char *out, size_t cap)
+{
+	size_t n = 0;
+
+	out[n++] = '\'';
+	for (; *v && n + 3 < cap; v++) {
+		if (*v == '\'' || *v == '\\')
+			out[n++] = '\\';
+		out[n++] = *v;
+	}
+	out[n++] = '\'';
+	out[n] = 0;
+}
+
+static int ch_resume(struct export_sink *s, const char *collector,
+		     const char *structure, uint32_t list, uint64_t *pos,
+		     char *err, size_t errlen)
+{
+	*pos = 0;
+	if (!s->rc_valid || strcmp(s->rc_coll, collector) ||
+	    strcmp(s->rc_st, structure)) {
+		char q[1024], lit[2 * DTA_CONFIG_NAME_MAX + 4];
+		char *p, *save = NULL;
+		int rc = -EAGAIN;
+
+		s->rc_valid = false;
+		s->rc_n = 0;
+		quote(collector, lit, sizeof(lit));
+		snprintf(q, sizeof(q), "SELECT list, max(position) + 1 FROM "
+			 "`%s`.`%s%s` WHERE collector = %s GROUP BY list "
+			 "FORMAT TabSeparated", s->db, s->prefix, structure, lit);
+		s->len = 0;
+		s->ans_len = 0;
+		s->want_ans = true;
+		/* Every URL once: the first that answers. */
+		for (unsigned i = 0; i < s->nurls && rc; i++)
+			rc = post(s, q, err, errlen);
+		s->want_ans = false;
+		if (rc)
+			return rc;
+		for (p = s->ans ? strtok_r(s->ans, "\n", &save) : NULL; p;
+		     p = strtok_r(NULL, "\n", &save)) {
+			unsigned long long l, e;
+			uint32_t *nl;
+			uint64_t *np;
+
+			if (sscanf(p, "%llu\t%llu", &l, &e) != 2 ||
+			    l > UINT32_MAX)
+				return fail(err, errlen, -EPROTO, "an answer "
+					    "line that is not LIST\tEND: "
+					    "%.100s", p);
+			nl = realloc(s->rc_list, (s->rc_n + 1) * sizeof(*nl));
+			if (nl)
+				s->rc_list = nl;
+			np = realloc(s->rc_pos, (s->rc_n + 1) * sizeof(*np));
+			if (np)
+				s->rc_pos = np;
+			if (!nl || !np)
+				return fail(err, errlen, -ENOMEM, "out of memory");
+			s->rc_list[s->rc_n] = (uint32_t)l;
+			s->rc_pos[s->rc_n++] = e;
+		}
+		snprintf(s->rc_coll, sizeof(s->rc_coll), "%s", collector);
+		snprintf(s->rc_st, sizeof(s->rc_st), "%s", structure);
+		s->rc_valid = true;
+	}
+	for (size_t i = 0; i < s->rc_n; i++)
+		if (s->rc_list[i] == list)
+			*pos = s->rc_pos[i];
+	return 0;
+}
+
 static void ch_close(struct export_sink *s)
 {
 	if (!s)
 		return;
+	free(s->ans);
+	free(s->rc_list);
+	free(s->rc_pos);
 	if (s->curl)
 		curl_easy_cleanup(s->curl);
 	for (unsigned i = 0; i < s->nurls; i++)
@@ -543,4 +649,5 @@ const struct export_sink_ops export_sink_clickhouse = {
 	.write = ch_write,
 	.stats = ch_stats,
 	.close = ch_close,
+	.resume = ch_resume,
 };
