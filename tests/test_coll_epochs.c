@@ -229,11 +229,66 @@ static void test_blocked_then_abandoned(void **state)
 	coll_epochs_stop(e);
 }
 
+/* A file of the epoch to close is there already (a collector restarted
+ * within the epoch after closing it): the close adds the bank to it. */
+static void test_merges_earlier_file(void **state)
+{
+	struct coll_epochs *e;
+	struct dta_epoch_meta m = { .collector = "c1", .structure = "counters",
+				    .epoch_len_ns = NS };
+	struct dta_epoch *back;
+	uint64_t copy[ROWS * WIDTH] = { 0 }, cur, v, file_total = 0;
+	char path[256];
+	unsigned files;
+	struct dta_memop ops[ROWS];
+
+	(void)state;
+	/* Away from a boundary, so that the closer's first epoch is ours. */
+	while (wall_ns() % NS > NS - 200000000ull)
+		usleep(10000);
+	dta_epoch_at(wall_ns(), NS, &cur);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	/* The earlier run's file of epoch cur - 1: key 7 counted 5 times. */
+	assert_int_equal(dta_ki_ops(&l, &(uint32_t){ 7 }, 4, 5, 0, ops, ROWS),
+			 ROWS);
+	for (unsigned r = 0; r < ROWS; r++)
+		copy[ops[r].offset / 8] += 5;
+	file_total = 5;
+	m.epoch = cur - 1;
+	m.bank = (unsigned)(m.epoch % 2);
+	m.layout = l;
+	snprintf(path, sizeof(path), "%s/counters.%llu.epoch", dir,
+		 (unsigned long long)m.epoch);
+	assert_int_equal(dta_epoch_write(path, &m, copy), 0);
+	/* What is left in its bank: key 7 three more times, key 8 twice. */
+	assert_int_equal(dta_ki_ops(&l, &(uint32_t){ 7 }, 4, 3, m.bank, ops,
+				    ROWS), ROWS);
+	assert_int_equal(dta_memops_apply(area, l.data_size, ops, ROWS), ROWS);
+	assert_int_equal(dta_ki_ops(&l, &(uint32_t){ 8 }, 4, 2, m.bank, ops,
+				    ROWS), ROWS);
+	assert_int_equal(dta_memops_apply(area, l.data_size, ops, ROWS), ROWS);
+	e = start();
+	wait_for(e, "files", 1);
+	assert_int_equal(stat_of(e, "increments"), 5); /* the bank's only */
+	assert_int_equal(in_files(dir, &files), file_total + 5);
+	assert_int_equal(files, 1);
+	assert_int_equal(in_banks(), 0);
+	assert_int_equal(dta_epoch_read(path, &back), 0);
+	assert_int_equal(dta_epoch_query(back, &(uint32_t){ 7 }, 4, &v), 0);
+	assert_true(v >= 8);
+	assert_int_equal(dta_epoch_query(back, &(uint32_t){ 8 }, 4, &v), 0);
+	assert_true(v >= 2);
+	dta_epoch_destroy(back);
+	coll_epochs_stop(e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_closes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_blocked_then_abandoned,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_merges_earlier_file,
 						setup, teardown),
 	};
 
