@@ -45,6 +45,7 @@ struct ep_struct {
 	uint64_t base_epoch; /* next + 1 once base was looked for; 0: not */
 	bool failing;     /* the last attempt failed */
 	char said[256];   /* the reason last logged */
+	bool said_abandon; /* an abandon was logged since the last close */
 	uint64_t retry_ns; /* wall time of the next attempt after a failure */
 };
 
@@ -249,6 +250,7 @@ static int close_one(struct coll_epochs *e, struct ep_struct *s, uint64_t now)
 		atomic_fetch_add(&e->late, late);
 	}
 	base_done(s);
+	s->said_abandon = false;
 	if (s->failing)
 		tool_log(LOG_INFO, "%s: epoch %" PRIu64 " closed after all",
 			 s->name, s->next);
@@ -269,14 +271,20 @@ static uint64_t run_one(struct coll_epochs *e, struct ep_struct *s,
 		 * in the other bank, is closed in time. */
 		if (now >= (s->next + 2) * s->len_ns) {
 			atomic_fetch_add(&e->abandoned, 1);
-			tool_log(LOG_WARNING, "%s: epoch %" PRIu64 " was not "
-				 "closed before its bank was reused: its counts "
-				 "are in epoch %" PRIu64 "'s file", s->name,
-				 s->next, s->next + 2);
+			/* Once per failure streak: a directory that stays
+			 * broken would say it every epoch (the counter goes
+			 * on counting). */
+			if (!s->said_abandon)
+				tool_log(LOG_WARNING, "%s: epoch %" PRIu64 " was "
+					 "not closed before its bank was reused: "
+					 "its counts go with epoch %" PRIu64 " (and "
+					 "so on while closing fails; "
+					 "epochs_abandoned counts them)", s->name,
+					 s->next, s->next + 2);
+			s->said_abandon = true;
 			base_done(s);
 			s->next++;
-			s->failing = false;
-			continue;
+			continue; /* still failing: its reason is not said again */
 		}
 		if (now < due)
 			return due - now;
@@ -308,7 +316,8 @@ static void *closer(void *arg)
 			w = run_one(e, s, now);
 			if (w < wait)
 				wait = w;
-			pending += s->failing;
+			pending += s->failing &&
+				   now >= (s->next + 1) * s->len_ns + s->grace_ns;
 		}
 		atomic_store(&e->pending, pending);
 		pthread_mutex_lock(&e->lock);
