@@ -31,6 +31,7 @@
 
 #include "dta/exec.h"
 #include "dta/frame.h"
+#include "epochs.h"
 #include "log.h"
 #include "metrics.h"
 #ifdef DTA_HAVE_MHD
@@ -121,6 +122,7 @@ struct collector {
 #ifdef DTA_HAVE_MHD
 	struct coll_api *api; /* NULL: api_listen not set (collector/api.c) */
 #endif
+	struct coll_epochs *epochs;     /* Key-Increment epochs (collector/epochs.c) */
 #ifdef DTA_HAVE_RDMA
 	struct coll_rdma *rdma;
 #endif
@@ -177,6 +179,10 @@ static void usage(FILE *f)
 		"[collector] shared_memory = no (RDMA translators only) structures are\n"
 		"in anonymous memory on transparent huge pages. The log gives the page\n"
 		"size each structure got.\n"
+		"Key-Increment structures with `epoch = T` have each closed epoch\n"
+		"written to a file in [collector] epoch_dir (default: DIR/epochs\n"
+		"of the snapshot directory, else /var/lib/dta/epochs) before its\n"
+		"bank is reset (docs/layouts.md \"Epochs\").\n"
 		"On shutdown the regions are retired (translators stop writing),\n"
 		"snapshotted, then removed; if a snapshot fails they are kept for the\n"
 		"next collector to reattach, and the exit status is 1.\n"
@@ -790,6 +796,10 @@ static void stats_json(struct collector *c, FILE *out, size_t nstruct)
 		coll_rdma_stats_json(c->rdma, out);
 	}
 #endif
+	if (c->epochs) {
+		fputc(',', out);
+		coll_epochs_stats_json(c->epochs, out);
+	}
 	fputc('}', out);
 }
 
@@ -844,6 +854,29 @@ static const struct metrics_def collector_metrics[] = {
 	   "HTTPS API requests refused (403): no usable client name."),
 	CM("api.deadline_closed", "api_deadline_closed_total", METRICS_COUNTER,
 	   "HTTPS API connections shut at the request deadline."),
+	CM("epochs.closed", "epochs_closed_total", METRICS_COUNTER,
+	   "Key-Increment epochs closed (their file durable, their bank reset)."),
+	CM("epochs.files", "epoch_files_total", METRICS_COUNTER,
+	   "Epoch files written (epochs with no increment write none)."),
+	CM("epochs.counters", "epoch_counters_total", METRICS_COUNTER,
+	   "Non-zero counters written into epoch files."),
+	CM("epochs.increments", "epoch_increments_total", METRICS_COUNTER,
+	   "Increments (row 0's sum) moved from banks into epoch files."),
+	CM("epochs.late_increments", "epoch_late_increments_total",
+	   METRICS_COUNTER, "Increments that reached a bank after its epoch was "
+	   "copied: kept there, they go with the bank's next epoch."),
+	CM("epochs.abandoned", "epochs_abandoned_total", METRICS_COUNTER,
+	   "Epochs not closed before their bank was reused: their counts go "
+	   "with the epoch two later."),
+	CM("epochs.pending", "epochs_pending", METRICS_GAUGE,
+	   "Epochs over their grace period whose close failed and is retried."),
+	CL("epochs.failed_dir", "epoch_close_failures_total", METRICS_COUNTER,
+	   "cause", "dir", "Failed attempts to close an epoch, by cause (dir: "
+	   "epoch_dir missing or unsafe; write: the file; memory)."),
+	CL("epochs.failed_write", "epoch_close_failures_total", METRICS_COUNTER,
+	   "cause", "write", NULL),
+	CL("epochs.failed_memory", "epoch_close_failures_total",
+	   METRICS_COUNTER, "cause", "memory", NULL),
 };
 #undef CM
 #undef CL
@@ -1914,6 +1947,25 @@ static void serve(struct collector *c)
 	}
 }
 
+/* Key-Increment epochs: [collector] epoch_dir, else SNAPSHOT_DIR/epochs,
+ * else /var/lib/dta/epochs (docs/layouts.md "Epochs"). */
+static int start_epochs(struct collector *c)
+{
+	static char dir[4096];
+	struct coll_epochs_opts o = { .collector = c->name, .n = c->n };
+
+	o.dir_default = !tool_epoch_dir(c->cfg, (size_t)c->idx, c->snapshot_dir,
+					dir, sizeof(dir));
+	o.dir = dir;
+	for (size_t i = 0; i < c->n; i++) {
+		o.s[i].name = c->cs[i].name;
+		o.s[i].layout = dta_region_layout(c->r[i]);
+		o.s[i].area = dta_region_data(c->r[i]);
+		o.s[i].epoch_s = c->cs[i].epoch_s;
+	}
+	return coll_epochs_start(&o, &c->epochs) ? -1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -2038,6 +2090,8 @@ int main(int argc, char **argv)
 		tool_log(LOG_ERR, "notifier: %s", strerror(-opt));
 		goto out;
 	}
+	if (start_epochs(&c))
+		goto out;
 	tool_log(LOG_INFO, "serving %zu structures on %s", c.n, c.socket_path);
 	/* One line on stdout when ready, for scripts that start us; and
 	 * READY=1 for a service manager (Type=notify). */
@@ -2045,6 +2099,8 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	tool_service_ready("serving %zu structures on %s", c.n, c.socket_path);
 	serve(&c);
+	coll_epochs_stop(c.epochs);
+	c.epochs = NULL;
 	coll_notify_stop(c.notify);
 	c.notify = NULL;
 	metrics_server_stop(c.metrics);
@@ -2065,6 +2121,7 @@ int main(int argc, char **argv)
 	if (shut_down(&c))
 		rc = 1;
 out:
+	coll_epochs_stop(c.epochs);
 	coll_notify_stop(c.notify);
 	metrics_server_stop(c.metrics);
 	api_stop(&c);

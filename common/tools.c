@@ -950,3 +950,19 @@ void tool_ap_match_free(struct tool_ap_match *m)
 	free(m->cur);
 	m->same = m->first = m->cur = NULL;
 }
+
+bool tool_epoch_dir(const struct dta_config *cfg, size_t i,
+		    const char *snapshot_dir, char *out, size_t cap)
+{
+	const char *v = dta_config_collector_get(cfg, i, "epoch_dir");
+
+	if (v) {
+		snprintf(out, cap, "%s", v);
+		return true;
+	}
+	if (!snapshot_dir)
+		snapshot_dir = dta_config_collector_get(cfg, i, "snapshot_dir");
+	snprintf(out, cap, "%s/epochs",
+		 snapshot_dir ? snapshot_dir : "/var/lib/dta");
+	return false;
+}

@@ -243,4 +243,14 @@ int tool_write_private(const char *path, const void *data, size_t len);
 struct dta_config_structure tool_share(const struct dta_config_structure *cs,
 				       unsigned k);
 
+/*
+ * tool_epoch_dir() - where collector @i of @cfg writes its closed
+ * Key-Increment epochs (docs/layouts.md "Epochs"): its epoch_dir, else
+ * SNAPSHOT_DIR/epochs (@snapshot_dir when not NULL: a command-line
+ * override; else its snapshot_dir), else /var/lib/dta/epochs.
+ * Return: true when epoch_dir was configured, false for a default.
+ */
+bool tool_epoch_dir(const struct dta_config *cfg, size_t i,
+		    const char *snapshot_dir, char *out, size_t cap);
+
 #endif /* DTA_TOOLS_H */

@@ -1225,6 +1225,7 @@ int export_core_open(const struct dta_config *cfg,
 		     char *err, size_t errlen)
 {
 	struct export_core *x;
+	bool epochs = false;
 	int rc;
 
 	*out = NULL;
@@ -1266,7 +1267,19 @@ int export_core_open(const struct dta_config *cfg,
 		fail(err, errlen, "source %s: %s", s->source, tmp);
 		goto out;
 	}
+#ifdef DTA_HAVE_EPOCHS
+	rc = export_epochs_open(x, cfg, s, err, errlen);
+	if (rc < 0)
+		goto out;
+	epochs = rc > 0;
+#endif
 	rc = open_cursors(x, err, errlen);
+	if (rc == -ENOENT && epochs) {
+		/* Epochs only: rows carry no entry, keys at most. */
+		rc = 0;
+		x->es_max = 1;
+		x->max_row_bytes = 64 + DTA_KEY_MAX;
+	}
 	if (rc)
 		goto out;
 	x->cap = s->buffer_rows;

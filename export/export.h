@@ -64,6 +64,16 @@ struct export_producer {
 	void *ctx;
 };
 
+/*
+ * export_epochs_open() - the producer of closed Key-Increment epochs
+ * (epochs.c): registered when a collector of @cfg holds a structure with
+ * epochs that [export] structures lists. Return 1 (registered), 0 (none
+ * to export) or -errno with @err set.
+ */
+int export_epochs_open(struct export_core *x, const struct dta_config *cfg,
+		       const struct export_settings *s, char *err,
+		       size_t errlen);
+
 /* Register @p (copied). Return its id (>= 0) or -ENOSPC. */
 int export_add_producer(struct export_core *x, const struct export_producer *p);
 /* Rows the buffer takes now. */

@@ -515,6 +515,7 @@ static const struct {
 	{ "pc", cmd_pc, "pc path NAME KEY..: Postcarding paths of flows" },
 	{ "ap", cmd_ap, "ap tail|follow NAME LIST|all: Append entries" },
 	{ "ki", cmd_ki, "ki get|total NAME [KEY..]: Key-Increment counters" },
+	{ "epoch", cmd_epoch, "epoch FILE [KEY..]: a closed Key-Increment epoch's file" },
 	{ "int", cmd_int, "int path|hops|drops|congestion|count|queue: INT telemetry" },
 	{ "info", cmd_info, "info [FILE]: structures and their geometry" },
 	{ "stats", cmd_stats, "stats: collector counters" },

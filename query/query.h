@@ -85,6 +85,7 @@ void query_json_fields(const struct dta_schema *sch, const void *v,
 int cmd_kw(int argc, char **argv); /* kw get */
 int cmd_pc(int argc, char **argv); /* pc path */
 int cmd_ki(int argc, char **argv); /* ki get */
+int cmd_epoch(int argc, char **argv); /* epoch FILE (epoch.c) */
 int cmd_ap(int argc, char **argv); /* ap tail|follow */
 int cmd_info(int argc, char **argv);
 /* Requests only a collector answers (dta_client_request()). */

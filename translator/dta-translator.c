@@ -76,6 +76,8 @@ struct share {
 	struct dta_config_structure cs; /* list_base of the share */
 	unsigned coll;                  /* collector index in the config */
 	unsigned k, n;                  /* share k of n */
+	int bank;                       /* Key-Increment epochs: the bank
+					 * set (-1: none yet) */
 };
 
 struct translator {
@@ -2003,6 +2005,48 @@ static bool workers_going(struct translator *t)
 	return going;
 }
 
+/* Unix time (CLOCK_REALTIME), ns: epochs are Unix time, so translators
+ * on several hosts agree on the bank (their clocks kept by NTP). */
+static uint64_t wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Key-Increment epochs (docs/layouts.md "Epochs"): every structure with
+ * `epoch = T` writes bank (unix_ns / T) % 2. Sets the banks for @unix_ns;
+ * returns ns until the next boundary of any of them (UINT64_MAX: none).
+ */
+static uint64_t epoch_banks(struct translator *t, uint64_t unix_ns)
+{
+	uint64_t next = UINT64_MAX;
+
+	for (size_t i = 0; i < t->nshares; i++) {
+		uint64_t len = (uint64_t)t->sh[i].cs.epoch_s * 1000000000ull;
+		uint64_t e, left;
+		int bank = len ? dta_epoch_at(unix_ns, len, &e) : -1;
+
+		if (bank < 0)
+			continue;
+		if (t->sh[i].bank != bank) {
+			dta_translator_set_ki_bank(t->core, (unsigned)i,
+						   (unsigned)bank);
+			if (t->sh[i].bank >= 0)
+				tool_log(LOG_DEBUG, "%s: epoch %" PRIu64
+					 ", writing bank %d", t->sh[i].cs.name,
+					 e, bank);
+			t->sh[i].bank = bank;
+		}
+		left = (e + 1) * len - unix_ns;
+		if (left < next)
+			next = left;
+	}
+	return next;
+}
+
 /* The main thread: stats, collector checks, sink upkeep, each at its own
  * deadline; asleep in between. Signals reach only this thread. */
 static void main_loop(struct translator *t, const sigset_t *orig)
@@ -2014,6 +2058,7 @@ static void main_loop(struct translator *t, const sigset_t *orig)
 	uint64_t next_stats = now + (uint64_t)(t->stats_interval * 1e9);
 	uint64_t next_refresh = 0; /* 0: counters at rest, wait on wake_fd */
 	uint64_t next_poll = now + fresh;
+	uint64_t epoch_left = epoch_banks(t, wall_ns());
 
 #ifdef DTA_HAVE_RDMA
 	sink_poll = sink_poll || t->rdma;
@@ -2040,6 +2085,8 @@ static void main_loop(struct translator *t, const sigset_t *orig)
 		if (sink_poll && next_poll < due)
 			due = next_poll;
 		now = tool_now_ns();
+		if (epoch_left != UINT64_MAX && now + epoch_left < due)
+			due = now + epoch_left;
 		if (t->metrics) { /* MHD's own deadlines (connection timeouts) */
 			uint64_t mt = (uint64_t)metrics_server_timeout(t->metrics,
 								       1000) *
@@ -2053,6 +2100,7 @@ static void main_loop(struct translator *t, const sigset_t *orig)
 		ppoll(p, 2, &ts, orig);
 		if (stop)
 			break;
+		epoch_left = epoch_banks(t, wall_ns());
 		now = tool_now_ns();
 		if (!next_refresh && t->wake_fd >= 0 && (p[0].revents & POLLIN))
 			next_refresh = now; /* counters started moving */
@@ -2369,6 +2417,8 @@ static int run_pcap(struct translator *t, const char *file, const char *dev)
 		now = file ? (uint64_t)h->ts.tv_sec * 1000000000ull +
 				     (uint64_t)h->ts.tv_usec * 1000ull
 			   : tool_now_ns();
+		/* A capture file's epochs are its packets' (Unix) times. */
+		epoch_banks(t, file ? now : wall_ns());
 		used += (uint64_t)pcap_one(t, dlt, h, pkt, now);
 		if (now - last_tick >= t->tick_ns) {
 			dta_translator_tick(t->core, now);
@@ -2635,6 +2685,9 @@ int main(int argc, char **argv)
 		goto out;
 	if (t.int_on && set_int_map(&t))
 		goto out;
+	for (size_t i = 0; i < t.nshares; i++)
+		t.sh[i].bank = -1;
+	epoch_banks(&t, wall_ns());
 	if (metrics_listen && start_metrics(&t, metrics_listen))
 		goto out;
 

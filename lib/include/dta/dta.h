@@ -12,6 +12,7 @@
 #include "dta/postcard.h"
 #include "dta/append.h"
 #include "dta/keyincr.h"
+#include "dta/epoch.h"
 #include "dta/analysis.h"
 #include "dta/config.h"
 #include "dta/translator.h"
