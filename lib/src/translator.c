@@ -1104,7 +1104,7 @@ static void ap_write(struct dta_translator *t, struct tally *a, unsigned s,
  */
 static int ap_put(struct dta_translator *t, struct tally *a,
 		  const struct dta_report *r, uint64_t now,
-		  struct ap_list **held)
+		  struct ap_list **held, unsigned slot)
 {
 	for (unsigned s = 0; s < t->nstruct; s++) {
 		struct tr_struct *ts = &t->s[s];
@@ -1117,6 +1117,7 @@ static int ap_put(struct dta_translator *t, struct tally *a,
 		    r->u.ap.list_id - ts->list_base >= l->g.ap.lists)
 			continue;
 		if (r->u.ap.data_len != l->g.ap.entry_size) {
+			a->slot = slot;
 			tally(a, C_MISMATCH, 1);
 			if (!a->int_ap) /* int_ap() counts it as INT's */
 				sloss(t, s, L_MISMATCH, 1);
@@ -1139,6 +1140,7 @@ static int ap_put(struct dta_translator *t, struct tally *a,
 			ap_write(t, a, s, list, al);
 		return 1;
 	}
+	a->slot = slot;
 	tally(a, C_UNKNOWN, 1);
 	return 0;
 }
@@ -1291,7 +1293,12 @@ static int apply(struct dta_translator *t, struct window *w,
 			unlock(a, &held->lock);
 			held = NULL;
 		}
-		if (a->lz)
+		/* The report's slot, where its loss may be counted: not for
+		 * Postcarding and aggregated increments (their writes carry
+		 * several reporters', counted unattributed), nor Append
+		 * (ap_put() takes it, for its own losses only). */
+		if (a->lz && (p->s < 0 || r[i].opcode == DTA_OP_KEY_WRITE ||
+			      (r[i].opcode == DTA_OP_KEY_INCREMENT && !t->ki)))
 			a->slot = a->rslot[i];
 		if (p->s == NOWHERE) {
 			tally(a, C_UNKNOWN, 1);
@@ -1324,7 +1331,8 @@ static int apply(struct dta_translator *t, struct window *w,
 			ok = 1;
 			break;
 		case DTA_OP_APPEND:
-			ok = ap_put(t, a, &r[i], now, &held);
+			ok = ap_put(t, a, &r[i], now, &held,
+				    a->lz ? a->rslot[i] : 0);
 			break;
 		}
 		if (ok) /* opcodes 1..4 only */
@@ -2129,7 +2137,7 @@ static int int_ap(struct dta_translator *t, struct tally *a, int s,
 	r.u.ap.data = entry;
 	/* ap_put counts a refused entry as the DTA counters do: move those
 	 * to the INT ones. */
-	ok = ap_put(t, &b, &r, now, &held);
+	ok = ap_put(t, &b, &r, now, &held, a->slot);
 	if (held)
 		unlock(a, &held->lock);
 	if (b.touched & (1ull << C_MISMATCH | 1ull << C_UNKNOWN)) {
