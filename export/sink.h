@@ -77,6 +77,17 @@ struct export_sink_ops {
 	void (*stats)(const struct export_sink *s, uint64_t *batches,
 		      uint64_t *rows, uint64_t *retries);
 	void (*close)(struct export_sink *s);
+	/* Optional (NULL: the sink cannot tell). In *@pos, the position
+	 * after the last row of Append list (@collector, @structure, @list)
+	 * the sink holds (0: none); -EAGAIN when it cannot tell now. The
+	 * core resumes a list at the greater of its saved cursor and the
+	 * least answer over all sinks (when every sink answers), so rows
+	 * delivered just before a crash, after the last saved cursor, are
+	 * neither sent again nor, if the ring overwrote them meanwhile,
+	 * counted lost. Rows of a list reach a sink in order. */
+	int (*resume)(struct export_sink *s, const char *collector,
+		      const char *structure, uint32_t list, uint64_t *pos,
+		      char *err, size_t errlen);
 };
 
 extern const struct export_sink_ops export_sink_clickhouse;

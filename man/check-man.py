@@ -28,6 +28,8 @@ PROGRAMS = [
     ("dta-gen", "gen", 1),
     ("dta-query", "query", 1),
 ]
+# dta-export is built only with libcurl.
+OPTIONAL = [("dta-export", "export", 8)]
 
 OPT = r"--?[A-Za-z0-9][A-Za-z0-9-]*"
 
@@ -116,7 +118,9 @@ def check_program(prog, texts, page_text):
 
 def check_programs(build, mandir, mutate=None):
     errs = []
-    for prog, subdir, sec in PROGRAMS:
+    for prog, subdir, sec in PROGRAMS + [
+            p for p in OPTIONAL
+            if os.path.exists(os.path.join(build, p[1], p[0]))]:
         path = os.path.join(mandir, "%s.%d.scd" % (prog, sec))
         with open(path) as f:
             page = f.read()
@@ -140,7 +144,8 @@ def config_keys(config_c):
     keys = {}
     for table, section in (("collector_rules", "collector"),
                            ("translator_rules", "translator"),
-                           ("int_rules", "int")):
+                           ("int_rules", "int"),
+                           ("export_rules", "export")):
         m = re.search(r"\b" + table + r"\[\]\s*=\s*\{(.*?)^\};", src,
                       re.S | re.M)
         if not m:

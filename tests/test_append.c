@@ -491,6 +491,90 @@ static void test_lapped(void **state)
 	free(area);
 }
 
+/* dta_ap_reader_create_at(): resuming at a saved position returns the
+ * entries from there on, never one before it, and counts what the ring
+ * overwrote since as lost; also when the writer laps it before it reads. */
+static void test_resume_at(void **state)
+{
+	static const unsigned counts[10] = { 3, 1, 2, 3, 2, 1, 3, 3, 2, 1 };
+	struct dta_layout l;
+	struct dta_ap_cursor c = { 0, 0 };
+	struct dta_ap_reader *rd;
+	uint8_t *area;
+
+	(void)state;
+	assert_int_equal(dta_layout_ap(&l, 1, 4, 3, 8, 0), 0);
+	area = zalloc(&l);
+	/* An empty ring: wait for entry 0. */
+	assert_int_equal(dta_ap_reader_create_at(&l, area, 0, 0, &rd), 0);
+	expect_read(rd, 8, 64, 0, 0, 0);
+	put(&l, area, 0, &c, 2);
+	expect_read(rd, 8, 64, 0, 2, 0);
+	dta_ap_reader_destroy(rd);
+	memset(area, 0, l.data_size);
+	c.next_seq = c.next_entry = 0;
+	/* Entries 0..20 in batches starting 0,3,4,6,9,11,12,15,18,20: the
+	 * ring holds the last four, entries 12..20. */
+	for (int i = 0; i < 10; i++)
+		put(&l, area, 0, &c, counts[i]);
+
+	/* At a batch's start. */
+	assert_int_equal(dta_ap_reader_create_at(&l, area, 0, 15, &rd), 0);
+	assert_true(dta_ap_reader_position(rd) == 15);
+	expect_read(rd, 8, 64, 15, 6, 0);
+	assert_true(dta_ap_reader_position(rd) == 21);
+	dta_ap_reader_destroy(rd);
+
+	/* Inside a batch (15..17): 16 and 17 only, then on. */
+	assert_int_equal(dta_ap_reader_create_at(&l, area, 0, 16, &rd), 0);
+	assert_true(dta_ap_reader_position(rd) == 16);
+	expect_read(rd, 8, 3, 16, 2, 0);
+	assert_true(dta_ap_reader_position(rd) == 18);
+	expect_read(rd, 8, 3, 18, 3, 0); /* 18..19 and 20 */
+	expect_read(rd, 8, 3, 0, 0, 0);
+	assert_true(dta_ap_reader_position(rd) == 21);
+	dta_ap_reader_destroy(rd);
+
+	/* Before the oldest stored entry: 5..11 were overwritten. */
+	assert_int_equal(dta_ap_reader_create_at(&l, area, 0, 5, &rd), 0);
+	expect_read(rd, 8, 64, 12, 9, 7);
+	assert_true(dta_ap_reader_position(rd) == 21);
+	dta_ap_reader_destroy(rd);
+
+	/* At the end: nothing until the next batch, nothing lost. */
+	assert_int_equal(dta_ap_reader_create_at(&l, area, 0, 21, &rd), 0);
+	expect_read(rd, 8, 64, 0, 0, 0);
+	assert_true(dta_ap_reader_position(rd) == 21);
+	put(&l, area, 0, &c, 3); /* 21..23, over batch 7 */
+	expect_read(rd, 8, 64, 21, 3, 0);
+	assert_true(dta_ap_reader_position(rd) == 24);
+	dta_ap_reader_destroy(rd);
+
+	/* Resumed inside batch 8 (15..17) at 16, then lapped before the
+	 * first read: 16..23 are gone (8 lost), 24..35 returned. */
+	assert_int_equal(dta_ap_reader_create_at(&l, area, 0, 16, &rd), 0);
+	for (int i = 0; i < 4; i++)
+		put(&l, area, 0, &c, 3);
+	expect_read(rd, 8, 64, 24, 12, 8);
+	assert_true(dta_ap_reader_position(rd) == 36);
+	dta_ap_reader_destroy(rd);
+
+	/* A position far past the writer's (the collector started over):
+	 * the reader waits at its position, and counts on from there. */
+	assert_int_equal(dta_ap_reader_create_at(&l, area, 0, 1000, &rd), 0);
+	expect_read(rd, 8, 64, 0, 0, 0);
+	put(&l, area, 0, &c, 2);
+	expect_read(rd, 8, 64, 36, 2, 0);
+	assert_true(dta_ap_reader_position(rd) == 1002);
+	dta_ap_reader_destroy(rd);
+
+	assert_int_equal(dta_ap_reader_create_at(NULL, area, 0, 0, &rd),
+			 -EINVAL);
+	assert_int_equal(dta_ap_reader_create_at(&l, area, 1, 0, &rd),
+			 -DTA_E_MISMATCH);
+	free(area);
+}
+
 /* Only the body of a SEPARATE_TRAILER batch placed: not returned, by any
  * reader, until the trailer lands; also when it overwrites an older frame. */
 static void test_half_written(void **state)
@@ -1217,6 +1301,7 @@ int main(void)
 		cmocka_unit_test(test_wrap_no_loss),
 		cmocka_unit_test(test_cursor_recover),
 		cmocka_unit_test(test_lapped),
+		cmocka_unit_test(test_resume_at),
 		cmocka_unit_test(test_half_written),
 		cmocka_unit_test(test_partly_placed_write),
 		cmocka_unit_test(test_stale_frame),

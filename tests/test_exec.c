@@ -745,9 +745,9 @@ static void test_text_errors(void **state)
 	assert_error("kw flows 00 9", 13, "query: Invalid argument");
 	assert_error("ki counts 00 2", 14,
 		     "query: report does not match the structure's geometry");
-	assert_error("ap log", 6, "usage: ap NAME LIST MAX [oldest|now]");
+	assert_error("ap log", 6, "usage: ap NAME LIST MAX [oldest|now|at POS]");
 	assert_error("ap log 0 4 later", 16,
-		     "usage: ap NAME LIST MAX [oldest|now]");
+		     "usage: ap NAME LIST MAX [oldest|now|at POS]");
 	assert_error("ap flows 0 4", 12, "flows is a key-write structure");
 	assert_error("ap log 70 4", 11, "list must be 0..69 (index within log)");
 	assert_error("ap log x 4", 10, "list must be 0..69 (index within log)");

@@ -99,6 +99,11 @@ struct dta_ap_reader {
 	uint32_t expect_entry; /* next entry index, as the writer counts */
 	uint32_t base_seq;     /* batch that expect_entry follows (0: none) */
 	uint64_t position;     /* entries consumed or lost */
+	/* dta_ap_reader_create_at(): entries of batch @expect before the
+	 * asked position (already consumed) not to return again, and the
+	 * entries lost before the first batch it found. */
+	unsigned skip;
+	uint64_t pending_lost;
 };
 
 static uint32_t ap_load32(const uint8_t *p, memory_order mo)
@@ -226,6 +231,83 @@ DTA_API int dta_ap_reader_create(const struct dta_layout *l, const void *area,
 	return 0;
 }
 
+DTA_API int dta_ap_reader_create_at(const struct dta_layout *l,
+				    const void *area, uint32_t list,
+				    uint64_t position, struct dta_ap_reader **out)
+{
+	const uint32_t p32 = (uint32_t)position;
+	struct dta_ap_reader *rd;
+	uint32_t ref = 0, best_seq = 0, best_first = 0, newest = 0;
+	unsigned best_count = 0;
+	int have = 0, any = 0;
+
+	if (!l || !area || !out)
+		return -EINVAL;
+	if (l->primitive != DTA_PRIM_APPEND)
+		return -DTA_E_PRIMITIVE;
+	if (list >= l->g.ap.lists)
+		return -DTA_E_MISMATCH;
+	rd = calloc(1, sizeof(*rd));
+	if (!rd)
+		return -ENOMEM;
+	rd->l = l;
+	rd->area = area;
+	rd->list = list;
+	rd->position = position;
+	rd->expect_entry = p32;
+	rd->expect = 1;
+	/* The oldest intact batch not wholly before @position (entry
+	 * indices compared modulo 2^32, as the writer counts them), and the
+	 * newest batch of all. */
+	for (uint32_t pos = 0; pos < l->g.ap.ring_batches; pos++) {
+		const uint8_t *f = (const uint8_t *)area +
+				   ((uint64_t)list * l->g.ap.ring_batches + pos) *
+					   l->g.ap.frame_size;
+		uint32_t seq, first;
+		unsigned count;
+
+		if (!ap_frame_valid(l, f, &seq, &first, &count))
+			continue;
+		if (!any) {
+			ref = seq;
+			newest = seq;
+			any = 1;
+		} else if (ap_sdist(seq, ref) > ap_sdist(newest, ref)) {
+			newest = seq;
+		}
+		if (ap_sdist(first + count, p32) <= 0)
+			continue; /* consumed already */
+		if (have && ap_sdist(seq, ref) >= ap_sdist(best_seq, ref))
+			continue;
+		best_seq = seq;
+		best_first = first;
+		best_count = count;
+		have = 1;
+	}
+	if (have) {
+		int64_t d = ap_sdist(best_first, p32);
+
+		rd->expect = best_seq;
+		rd->base_seq = best_seq - 1;
+		rd->expect_entry = best_first;
+		if (d >= 0) {
+			/* Entries between @position and the batch: lost. */
+			rd->pending_lost = (uint64_t)d;
+			rd->position = position + (uint64_t)d;
+		} else {
+			/* @position is inside the batch: skip its start. */
+			rd->skip = (unsigned)-d;
+			(void)best_count;
+		}
+	} else if (any) {
+		/* Everything stored is before @position: wait for the next. */
+		rd->expect = ap_next_seq(newest);
+		rd->base_seq = newest;
+	}
+	*out = rd;
+	return 0;
+}
+
 DTA_API void dta_ap_reader_destroy(struct dta_ap_reader *rd)
 {
 	free(rd);
@@ -271,6 +353,11 @@ DTA_API int dta_ap_read(struct dta_ap_reader *rd, void *out, size_t max,
 		return -ENOSPC;
 	fs = l->g.ap.frame_size;
 	es = l->g.ap.entry_size;
+	if (rd->pending_lost) {
+		if (lost)
+			*lost += rd->pending_lost;
+		rd->pending_lost = 0;
+	}
 
 	/* Each pass looks at the frame where batch rd->expect belongs. The
 	 * bound on passes keeps a reader that keeps being lapped by a much
@@ -298,6 +385,12 @@ DTA_API int dta_ap_read(struct dta_ap_reader *rd, void *out, size_t max,
 
 			if (got || ++spins > 2 * l->g.ap.ring_batches + 2)
 				break;
+			if (rd->skip) {
+				/* The batch a resumed reader was to start
+				 * inside is gone: count from its position. */
+				rd->expect_entry += rd->skip;
+				rd->skip = 0;
+			}
 			/* A writer puts batch h here only whole rings after
 			 * rd->expect. Anything else is a corrupt frame, and
 			 * trusting it could take the reader back to batches
@@ -321,12 +414,23 @@ DTA_API int dta_ap_read(struct dta_ap_reader *rd, void *out, size_t max,
 			 * are counted as lost when the next frame is read. */
 			if (got)
 				break;
+			if (rd->skip) {
+				rd->expect_entry += rd->skip;
+				rd->skip = 0;
+			}
 			rd->expect = ap_next_seq(rd->expect);
 			continue;
 		}
-		if (count > max - got || (got && first != rd->expect_entry))
+		if (rd->skip && (rd->skip >= count || first != rd->expect_entry)) {
+			/* Not the batch the reader was resumed inside. */
+			rd->expect_entry += rd->skip;
+			rd->skip = 0;
+		}
+		if (count - rd->skip > max - got ||
+		    (got && first != rd->expect_entry))
 			break;
-		memcpy(o + got * es, f + AP_HDR, (size_t)count * es);
+		memcpy(o + got * es, f + AP_HDR + (size_t)rd->skip * es,
+		       (size_t)(count - rd->skip) * es);
 		atomic_thread_fence(memory_order_acquire);
 		if (ap_load32(f, memory_order_relaxed) != rd->expect) {
 			if (++spins > 2 * l->g.ap.ring_batches + 2)
@@ -336,11 +440,12 @@ DTA_API int dta_ap_read(struct dta_ap_reader *rd, void *out, size_t max,
 		gap = ap_gap(rd, rd->expect, first);
 		if (lost)
 			*lost += gap;
-		rd->position += gap + count;
+		rd->position += gap + count - rd->skip;
 		rd->expect_entry = first + count;
 		rd->base_seq = rd->expect;
 		rd->expect = ap_next_seq(rd->expect);
-		got += count;
+		got += count - rd->skip;
+		rd->skip = 0;
 	}
 	return (int)got;
 }

@@ -127,6 +127,7 @@ struct dta_client_cursor {
 	uint32_t list; /* within the share */
 	int from;
 	uint64_t position;
+	uint64_t at; /* DTA_EXEC_AP_AT: where the first read resumes */
 	struct unit *u;
 	struct dta_exec_session *sess; /* local: its own consumer */
 	struct unit *own;              /* socket: its own connection, or NULL */
@@ -2197,9 +2198,31 @@ static bool link_follows(const struct link *ln, int s, uint32_t list)
 static long ap_fetch(struct dta_client *c, struct dta_client_cursor *cur,
 		     void *buf, size_t max, uint64_t *lost);
 
+static int ap_open(struct dta_client *c, const char *name, uint32_t list,
+		   int from, uint64_t at, struct dta_client_cursor **out);
+
 DTA_API int dta_client_ap_open(struct dta_client *c, const char *name,
 			       uint32_t list, int from,
 			       struct dta_client_cursor **out)
+{
+	if (c && from != DTA_EXEC_AP_OLDEST && from != DTA_EXEC_AP_NOW) {
+		if (out)
+			*out = NULL;
+		return fail(c, -EINVAL, "from must be DTA_EXEC_AP_OLDEST or "
+			    "DTA_EXEC_AP_NOW");
+	}
+	return ap_open(c, name, list, from, 0, out);
+}
+
+DTA_API int dta_client_ap_open_at(struct dta_client *c, const char *name,
+				  uint32_t list, uint64_t position,
+				  struct dta_client_cursor **out)
+{
+	return ap_open(c, name, list, DTA_EXEC_AP_AT, position, out);
+}
+
+static int ap_open(struct dta_client *c, const char *name, uint32_t list,
+		   int from, uint64_t at, struct dta_client_cursor **out)
 {
 	struct dta_client_cursor *cur;
 	struct cstruct *s;
@@ -2218,9 +2241,6 @@ DTA_API int dta_client_ap_open(struct dta_client *c, const char *name,
 	if (s->pub.layout.primitive != DTA_PRIM_APPEND)
 		return fail(c, -DTA_E_PRIMITIVE, "%s is a %s structure", name,
 			    dta_primitive_name(s->pub.layout.primitive));
-	if (from != DTA_EXEC_AP_OLDEST && from != DTA_EXEC_AP_NOW)
-		return fail(c, -EINVAL, "from must be DTA_EXEC_AP_OLDEST or "
-			    "DTA_EXEC_AP_NOW");
 	if (list >= s->pub.lists)
 		return fail(c, -DTA_E_MISMATCH, "%s has lists 0..%u, not %u",
 			    name, s->pub.lists - 1, list);
@@ -2237,10 +2257,19 @@ DTA_API int dta_client_ap_open(struct dta_client *c, const char *name,
 	cur->share = k;
 	cur->list = list % s->lps;
 	cur->from = from;
+	cur->at = at;
+	cur->position = at;
 	cur->u = u;
 	if (u->kind == KIND_LOCAL) {
 		/* A session of its own: its consumer is the cursor's alone. */
 		rc = dta_exec_session_create(u->x, &cur->sess);
+		if (!rc && from == DTA_EXEC_AP_AT) {
+			rc = dta_exec_ap_seek(cur->sess, (size_t)s->idx[k],
+					      cur->list, at);
+			cur->from = DTA_EXEC_AP_OLDEST; /* the consumer is there */
+			if (rc)
+				dta_exec_session_destroy(cur->sess);
+		}
 		if (rc) {
 			free(cur);
 			return fail(c, rc, "%s", dta_strerror(rc));
@@ -2311,7 +2340,7 @@ static long ap_socket(struct dta_client *c, struct dta_client_cursor *cur,
 	struct dta__frame_request r = { .op = DTA_FRAME_AP };
 	struct dta__frame_answer a;
 	struct dta_buf b = { 0 };
-	uint8_t *ans;
+	uint8_t *ans, atbuf[8];
 	size_t alen;
 	long got;
 	int rc;
@@ -2327,9 +2356,13 @@ static long ap_socket(struct dta_client *c, struct dta_client_cursor *cur,
 		uint64_t l = 0, pos = 0;
 		size_t i;
 
-		snprintf(line, sizeof(line), "ap %s %u %zu %s", s->name,
-			 cur->list, max,
-			 cur->from == DTA_EXEC_AP_NOW ? "now" : "oldest");
+		if (cur->from == DTA_EXEC_AP_AT)
+			snprintf(line, sizeof(line), "ap %s %u %zu at %" PRIu64,
+				 s->name, cur->list, max, cur->at);
+		else
+			snprintf(line, sizeof(line), "ap %s %u %zu %s", s->name,
+				 cur->list, max,
+				 cur->from == DTA_EXEC_AP_NOW ? "now" : "oldest");
 		rc = ask_text(c, u, line, (char **)&ans);
 		if (rc)
 			return rc;
@@ -2362,6 +2395,7 @@ static long ap_socket(struct dta_client *c, struct dta_client_cursor *cur,
 		free(ans);
 		*lost = l;
 		cur->position = pos;
+		cur->from = DTA_EXEC_AP_OLDEST; /* the consumer is there now */
 		return got;
 	}
 	r.structure = (unsigned)s->idx[cur->share];
@@ -2369,6 +2403,11 @@ static long ap_socket(struct dta_client *c, struct dta_client_cursor *cur,
 	r.n = (uint32_t)max;
 	r.from = (unsigned)cur->from;
 	r.arg = cur->list;
+	if (cur->from == DTA_EXEC_AP_AT) {
+		dta__put_be64(atbuf, cur->at);
+		r.payload = atbuf;
+		r.payload_len = sizeof(atbuf);
+	}
 	rc = dta__frame_request_put(&b, &r);
 	if (!rc && b.oom)
 		rc = -ENOMEM;
@@ -2401,6 +2440,7 @@ static long ap_socket(struct dta_client *c, struct dta_client_cursor *cur,
 	memcpy(buf, a.data, (size_t)a.n * es);
 	*lost = dta__be64(a.results);
 	cur->position = dta__be64(a.results + 8);
+	cur->from = DTA_EXEC_AP_OLDEST; /* the consumer is there now */
 	got = (long)a.n;
 	free(ans);
 	return got;

@@ -4,9 +4,11 @@
  * protocol and the binary frames of docs/collector-protocol.md, over
  * structures whose memory is in this process.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -413,6 +415,42 @@ static int ap_read(struct dta_exec_session *s, size_t i, uint32_t list,
 	return n;
 }
 
+DTA_API int dta_exec_ap_seek(struct dta_exec_session *s, size_t i,
+			     uint32_t list, uint64_t position)
+{
+	const struct xs *xs;
+	struct dta_ap_reader *rd = NULL;
+	int err;
+
+	if (!s)
+		return -EINVAL;
+	if (i >= s->x->n)
+		return -ENOENT;
+	xs = s->x->s[i];
+	if (xs->layout.primitive != DTA_PRIM_APPEND)
+		return -DTA_E_PRIMITIVE;
+	if (list >= xs->layout.g.ap.lists)
+		return -DTA_E_MISMATCH;
+	err = dta_ap_reader_create_at(&xs->layout, xs->pub.area, list,
+				      position, &rd);
+	if (err)
+		return err;
+	for (unsigned k = 0; k < s->nrd; k++)
+		if (s->rd[k].i == i && s->rd[k].list == list) {
+			dta_ap_reader_destroy(s->rd[k].rd);
+			s->rd[k].rd = rd;
+			return 0;
+		}
+	if (s->nrd == DTA_EXEC_READERS_MAX) {
+		dta_ap_reader_destroy(rd);
+		return -ENOSPC;
+	}
+	s->rd[s->nrd].i = i;
+	s->rd[s->nrd].list = list;
+	s->rd[s->nrd++].rd = rd;
+	return 0;
+}
+
 DTA_API int dta_exec_ap_read(struct dta_exec_session *s, size_t i,
 			     uint32_t list, int from, void *buf, size_t max,
 			     uint64_t *lost, uint64_t *position)
@@ -771,9 +809,17 @@ static void text_ap(struct dta_exec_session *s, char **w, int nw,
 	long i;
 	int n, from = nw > 4 && !strcmp(w[4], "now") ? DTA_EXEC_AP_NOW
 						     : DTA_EXEC_AP_OLDEST;
+	unsigned long long at = 0;
+	bool seek = nw == 6 && !strcmp(w[4], "at");
 
-	if (nw < 4 || (nw > 4 && strcmp(w[4], "now") && strcmp(w[4], "oldest"))) {
-		json_error(o, "usage: ap NAME LIST MAX [oldest|now]");
+	if (seek) {
+		at = strtoull(w[5], &end, 10);
+		if (!isdigit((unsigned char)w[5][0]) || *end)
+			seek = false, nw = 0;
+	}
+	if (nw < 4 || (nw > 4 && !seek && strcmp(w[4], "now") &&
+		       strcmp(w[4], "oldest"))) {
+		json_error(o, "usage: ap NAME LIST MAX [oldest|now|at POS]");
 		return;
 	}
 	i = find_for(s->x, w[1], DTA_PRIM_APPEND, o);
@@ -801,6 +847,14 @@ static void text_ap(struct dta_exec_session *s, char **w, int nw,
 		}
 		s->apbuf = b;
 		s->apcap = max * es;
+	}
+	if (seek) {
+		n = dta_exec_ap_seek(s, (size_t)i, (uint32_t)list, at);
+		if (n < 0) {
+			json_error(o, "cannot follow %s list %lu: %s", w[1],
+				   list, dta_strerror(n));
+			return;
+		}
 	}
 	n = ap_read(s, (size_t)i, (uint32_t)list, from, s->apbuf, max, &lost,
 		    &pos, &stage);
@@ -1234,11 +1288,14 @@ DTA_API int dta_exec_frame(struct dta_exec_session *s, const void *req,
 		return 0;
 	}
 	if (r.op == DTA_FRAME_AP) {
-		if (r.payload_len || r.arg >= xs->layout.g.ap.lists ||
-		    (r.from != DTA_EXEC_AP_OLDEST && r.from != DTA_EXEC_AP_NOW)) {
+		if (r.payload_len != (r.from == DTA_EXEC_AP_AT ? 8u : 0u) ||
+		    r.arg >= xs->layout.g.ap.lists ||
+		    (r.from != DTA_EXEC_AP_OLDEST && r.from != DTA_EXEC_AP_NOW &&
+		     r.from != DTA_EXEC_AP_AT)) {
 			frame_error(o, req, EINVAL,
-				    "an AP request has no payload, a list "
-				    "0..%u and from 0 (oldest) or 1 (now)",
+				    "an AP request has a list 0..%u and from 0 "
+				    "(oldest) or 1 (now) without payload, or 2 "
+				    "(at) with an 8-byte position",
 				    xs->layout.g.ap.lists - 1);
 			return 0;
 		}
@@ -1274,8 +1331,13 @@ DTA_API int dta_exec_frame(struct dta_exec_session *s, const void *req,
 		enum ap_stage stage;
 		struct dta_frame_ap *fa = (struct dta_frame_ap *)w;
 
-		err = ap_read(s, r.structure, r.arg, r.from, w + sizeof(*fa), r.n,
-			      &lost, &pos, &stage);
+		err = 0;
+		if (r.from == DTA_EXEC_AP_AT)
+			err = dta_exec_ap_seek(s, r.structure, r.arg,
+					       dta__be64(r.payload));
+		if (!err)
+			err = ap_read(s, r.structure, r.arg, DTA_EXEC_AP_OLDEST,
+				      w + sizeof(*fa), r.n, &lost, &pos, &stage);
 		if (err >= 0) {
 			dta__put_be64(fa->lost, lost);
 			dta__put_be64(fa->position, pos);

@@ -25,7 +25,8 @@ project=$(sed -n 's/^project(libdta VERSION \([0-9.]*\) .*/\1/p' \
 	exit 1
 }
 
-for prog in "$COLLECTOR" "$TRANSLATOR" "$QUERY" "$GEN"; do
+EXPORT=$BUILD/export/dta-export # (not built without libcurl)
+for prog in "$COLLECTOR" "$TRANSLATOR" "$QUERY" "$GEN" $([ -x "$EXPORT" ] && echo "$EXPORT"); do
 	name=$(basename "$prog")
 	# Also after an option that would need a configuration to act on.
 	for args in "--version" "-q --version"; do

@@ -59,7 +59,8 @@ for p in $lib libdta-dev dta-tools dta-wireshark $py $ex; do
 	has $p /usr/share/doc/$p/copyright /usr/share/doc/$p/changelog.gz
 done
 if [ -n "$ex" ]; then
-	has dta-export /usr/bin/dta-export /usr/lib/systemd/system/dta-export.service
+	has dta-export /usr/bin/dta-export /usr/lib/systemd/system/dta-export.service \
+		/usr/share/man/man8/dta-export.8.gz
 	e2e_expect "dta-export depends on dta-tools of its version" \
 		"$(dpkg-deb -f "$(deb dta-export)" Depends | grep -o "dta-tools (= [^)]*)")" \
 		"dta-tools (= $(dpkg-deb -f "$(deb dta-export)" Version))"
@@ -156,7 +157,7 @@ echo "ok: lintian fails a broken package: $(grep '^E:' "$E2E/lintian.bad")"
 
 # Unpacked into a throwaway root, as dpkg would install them.
 root=$E2E/root
-for p in $lib libdta-dev dta-tools dta-wireshark $py; do
+for p in $lib libdta-dev dta-tools dta-wireshark $py $ex; do
 	dpkg -x "$(deb $p)" "$root"
 done
 export LD_LIBRARY_PATH="$root/usr/lib/$ma"

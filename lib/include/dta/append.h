@@ -83,6 +83,22 @@ struct dta_ap_reader; /* opaque consumer of one list */
 DTA_API int dta_ap_reader_create(const struct dta_layout *l, const void *area,
 				 uint32_t list, int from_now,
 				 struct dta_ap_reader **out);
+/**
+ * dta_ap_reader_create_at() - a consumer of list @list that resumes at
+ * entry @position, a value dta_ap_reader_position() gave an earlier
+ * consumer of the same list (a cursor persisted across restarts). It
+ * starts with the oldest stored batch not wholly before @position and
+ * does not return that batch's entries before @position again; entries
+ * between @position and the oldest stored batch were overwritten and are
+ * reported as lost by the first dta_ap_read(). When every stored batch is
+ * before @position, it waits for the next batch. Positions are compared
+ * with the writer's 32-bit entry index modulo 2^32.
+ * Return: as dta_ap_reader_create().
+ */
+DTA_API int dta_ap_reader_create_at(const struct dta_layout *l,
+				    const void *area, uint32_t list,
+				    uint64_t position,
+				    struct dta_ap_reader **out);
 DTA_API void dta_ap_reader_destroy(struct dta_ap_reader *rd);
 
 /**

@@ -156,6 +156,20 @@ DTA_API int dta_client_ap_open(struct dta_client *c, const char *name,
 			       uint32_t list, int from,
 			       struct dta_client_cursor **out);
 /**
+ * dta_client_ap_open_at() - dta_client_ap_open() resuming at entry
+ * @position of the list: a value dta_client_ap_position() gave an earlier
+ * cursor on the same list (dta-export saves them across restarts). The
+ * first read returns the entries from @position on that the ring still
+ * holds, and counts the ones it overwrote since in *@lost
+ * (dta_ap_reader_create_at(); sockets: AP frames with from = 2 and the
+ * position as payload, or text "ap NAME LIST MAX at POS", which older
+ * collectors refuse). dta_client_ap_position() is @position until then.
+ * Return: as dta_client_ap_open().
+ */
+DTA_API int dta_client_ap_open_at(struct dta_client *c, const char *name,
+				  uint32_t list, uint64_t position,
+				  struct dta_client_cursor **out);
+/**
  * dta_client_ap_read() - up to @max new entries into @buf (@max *
  * entry_size bytes of room); *@lost receives the entries overwritten
  * before this cursor read them (all just before the first returned).

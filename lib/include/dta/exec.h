@@ -125,6 +125,9 @@ DTA_API void dta_exec_session_destroy(struct dta_exec_session *s);
 /* dta_exec_ap_read() @from: where a new consumer starts. */
 #define DTA_EXEC_AP_OLDEST 0 /* the oldest batch still stored */
 #define DTA_EXEC_AP_NOW 1    /* after the newest batch */
+/* (frames only: the AP request carries an 8-byte big-endian position as
+ * payload, dta_exec_ap_seek(); text: "ap NAME LIST MAX at POS") */
+#define DTA_EXEC_AP_AT 2
 
 /**
  * dta_exec_ap_read() - up to @max new entries of Append list @list (index
@@ -144,6 +147,19 @@ DTA_API void dta_exec_session_destroy(struct dta_exec_session *s);
 DTA_API int dta_exec_ap_read(struct dta_exec_session *s, size_t i,
 			     uint32_t list, int from, void *buf, size_t max,
 			     uint64_t *lost, uint64_t *position);
+
+/**
+ * dta_exec_ap_seek() - (re)position this session's consumer of Append
+ * list @list of structure @i at entry @position (a position an earlier
+ * read returned: a cursor saved across restarts), as
+ * dta_ap_reader_create_at() does: the next dta_exec_ap_read() returns
+ * the entries from @position on and counts those the ring overwrote since
+ * as lost.
+ * Return: 0; -EINVAL; -ENOENT; -DTA_E_PRIMITIVE; -DTA_E_MISMATCH; -ENOSPC
+ * (DTA_EXEC_READERS_MAX lists followed already); -ENOMEM.
+ */
+DTA_API int dta_exec_ap_seek(struct dta_exec_session *s, size_t i,
+			     uint32_t list, uint64_t position);
 
 /**
  * struct dta_buf - a growable output buffer. Appending never fails
@@ -183,7 +199,7 @@ DTA_API void dta_structure_json(struct dta_buf *out, const char *name,
  * whatever the request's bytes (bytes that are not UTF-8 are escaped as
  * \u00XX of their value, never echoed raw). Requests: info | kw NAME
  * KEYHEX [N [T]] | pc NAME KEYHEX | ki NAME KEYHEX [BANK] | ap NAME LIST
- * MAX [oldest|now]. A kw, pc or ki request may be queued and answered by
+ * MAX [oldest|now|at POS]. A kw, pc or ki request may be queued and answered by
  * a later call (runs of point queries of one structure are answered
  * together, byte-identical to one at a time); answers always appear in
  * request order. @line is @len bytes, no newline, and may hold any bytes
