@@ -172,6 +172,18 @@ static void check_sums(struct dta_translator *t, unsigned n)
 		F(int_unmapped, int_unmapped, false),
 		F(int_mismatch, int_mismatch, true),
 		F(int_seq_lost, int_seq_lost, false),
+		F(malformed_truncated, malformed_truncated, false),
+		F(malformed_version, malformed_version, false),
+		F(malformed_opcode, malformed_opcode, false),
+		F(malformed_field, malformed_field, false),
+		F(malformed_ambiguous, malformed_ambiguous, false),
+		F(malformed_too_many, malformed_too_many, false),
+		F(int_malformed_truncated, int_malformed_truncated, false),
+		F(int_malformed_version, int_malformed_version, false),
+		F(int_malformed_unsupported, int_malformed_unsupported, false),
+		F(int_malformed_length, int_malformed_length, false),
+		F(int_malformed_hops, int_malformed_hops, false),
+		F(int_malformed_other, int_malformed_other, false),
 #undef F
 	};
 	struct dta_translator_stats st;
@@ -253,6 +265,7 @@ static void test_by_slot(void **state)
 
 	l = slot_of(t, 0);
 	assert_int_equal(l.malformed, 2);
+	assert_int_equal(l.malformed_truncated, 2); /* 4 bytes of a header */
 	assert_int_equal(l.seq_lost, 8);
 	assert_int_equal(l.unknown_structure + l.mismatch + l.sink_lost_reports, 0);
 	l = slot_of(t, 1);

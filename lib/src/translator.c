@@ -143,7 +143,10 @@ static_assert(sizeof(struct dta_translator_stats) == C_COUNT * 8,
 enum {
 	L_SOCKET_DROP, L_RX_TRUNC, L_REFUSED_SOURCE, L_MALFORMED, L_SEQ_LOST,
 	L_UNKNOWN, L_MISMATCH, L_SINK_LOST, L_SINK_ERR, L_INT_MAL,
-	L_INT_UNMAPPED, L_INT_MISMATCH, L_INT_SEQ_LOST, L_COUNT
+	L_INT_UNMAPPED, L_INT_MISMATCH, L_INT_SEQ_LOST, L_MAL_TRUNC,
+	L_MAL_VERSION, L_MAL_OPCODE, L_MAL_FIELD, L_MAL_AMBIGUOUS,
+	L_MAL_TOO_MANY, L_INT_MAL_TRUNC, L_INT_MAL_VERSION, L_INT_MAL_UNSUP,
+	L_INT_MAL_LENGTH, L_INT_MAL_HOPS, L_INT_MAL_OTHER, L_COUNT
 };
 static_assert(sizeof(struct dta_translator_losses) == L_COUNT * 8,
 	      "losses struct and loss list agree");
@@ -151,7 +154,10 @@ static_assert(sizeof(struct dta_translator_losses) == L_COUNT * 8,
 static const unsigned char loss_c[L_COUNT] = {
 	C_SOCKET_DROP, C_RX_TRUNC, C_REFUSED_SOURCE, C_MALFORMED, C_SEQ_LOST,
 	C_UNKNOWN, C_MISMATCH, C_SINK_LOST, C_SINK_ERR, C_INT_MAL,
-	C_INT_UNMAPPED, C_INT_MISMATCH, C_INT_SEQ_LOST,
+	C_INT_UNMAPPED, C_INT_MISMATCH, C_INT_SEQ_LOST, C_MAL_TRUNC,
+	C_MAL_VERSION, C_MAL_OPCODE, C_MAL_FIELD, C_MAL_AMBIGUOUS,
+	C_MAL_TOO_MANY, C_INT_MAL_TRUNC, C_INT_MAL_VERSION, C_INT_MAL_UNSUP,
+	C_INT_MAL_LENGTH, C_INT_MAL_HOPS, C_INT_MAL_OTHER,
 };
 #define LOSS_MASK                                                         \
 	(1ull << C_SOCKET_DROP | 1ull << C_RX_TRUNC |                     \
@@ -159,7 +165,13 @@ static const unsigned char loss_c[L_COUNT] = {
 	 1ull << C_SEQ_LOST | 1ull << C_UNKNOWN | 1ull << C_MISMATCH |    \
 	 1ull << C_SINK_LOST | 1ull << C_SINK_ERR | 1ull << C_INT_MAL |   \
 	 1ull << C_INT_UNMAPPED | 1ull << C_INT_MISMATCH |                \
-	 1ull << C_INT_SEQ_LOST)
+	 1ull << C_INT_SEQ_LOST | 1ull << C_MAL_TRUNC |                   \
+	 1ull << C_MAL_VERSION | 1ull << C_MAL_OPCODE |                   \
+	 1ull << C_MAL_FIELD | 1ull << C_MAL_AMBIGUOUS |                  \
+	 1ull << C_MAL_TOO_MANY | 1ull << C_INT_MAL_TRUNC |               \
+	 1ull << C_INT_MAL_VERSION | 1ull << C_INT_MAL_UNSUP |            \
+	 1ull << C_INT_MAL_LENGTH | 1ull << C_INT_MAL_HOPS |              \
+	 1ull << C_INT_MAL_OTHER)
 
 struct dta_translator {
 	struct dta_translator_opts o;
@@ -277,7 +289,14 @@ static const unsigned char loss_index[C_COUNT] = {
 	[C_MISMATCH] = L_MISMATCH, [C_SINK_LOST] = L_SINK_LOST,
 	[C_SINK_ERR] = L_SINK_ERR, [C_INT_MAL] = L_INT_MAL,
 	[C_INT_UNMAPPED] = L_INT_UNMAPPED, [C_INT_MISMATCH] = L_INT_MISMATCH,
-	[C_INT_SEQ_LOST] = L_INT_SEQ_LOST,
+	[C_INT_SEQ_LOST] = L_INT_SEQ_LOST, [C_MAL_TRUNC] = L_MAL_TRUNC,
+	[C_MAL_VERSION] = L_MAL_VERSION, [C_MAL_OPCODE] = L_MAL_OPCODE,
+	[C_MAL_FIELD] = L_MAL_FIELD, [C_MAL_AMBIGUOUS] = L_MAL_AMBIGUOUS,
+	[C_MAL_TOO_MANY] = L_MAL_TOO_MANY, [C_INT_MAL_TRUNC] = L_INT_MAL_TRUNC,
+	[C_INT_MAL_VERSION] = L_INT_MAL_VERSION,
+	[C_INT_MAL_UNSUP] = L_INT_MAL_UNSUP,
+	[C_INT_MAL_LENGTH] = L_INT_MAL_LENGTH,
+	[C_INT_MAL_HOPS] = L_INT_MAL_HOPS, [C_INT_MAL_OTHER] = L_INT_MAL_OTHER,
 };
 
 static void lose(struct tally *a, unsigned c, uint64_t n)

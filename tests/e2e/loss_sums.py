@@ -15,9 +15,10 @@ import sys
 PAIRS = {
     'datagrams_lost_by_reporter_total': ('datagrams_lost_total', 'reporter'),
     'reports_lost_by_reporter_total': ('reports_lost_total', 'reporter'),
-    'malformed_by_reporter_total': ('malformed_total', 'reporter'),
+    'malformed_by_reporter_total': ('malformed_by_cause_total', 'reporter'),
     'sink_errors_by_reporter_total': ('sink_errors_total', 'reporter'),
-    'int_malformed_by_reporter_total': ('int_malformed_total', 'reporter'),
+    'int_malformed_by_reporter_total': ('int_malformed_by_cause_total',
+                                        'reporter'),
     'int_reports_unmapped_by_reporter_total':
         ('int_reports_unmapped_total', 'reporter'),
     'int_updates_mismatch_by_reporter_total':

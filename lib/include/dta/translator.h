@@ -526,6 +526,20 @@ struct dta_translator_losses {
 	uint64_t int_unmapped;      /* INT reports */
 	uint64_t int_mismatch;      /* INT structure updates */
 	uint64_t int_seq_lost;      /* INT datagrams */
+	/* malformed by cause, as the stats' malformed_* */
+	uint64_t malformed_truncated;
+	uint64_t malformed_version;
+	uint64_t malformed_opcode;
+	uint64_t malformed_field;
+	uint64_t malformed_ambiguous;
+	uint64_t malformed_too_many;
+	/* int_malformed by cause, as the stats' int_malformed_* */
+	uint64_t int_malformed_truncated;
+	uint64_t int_malformed_version;
+	uint64_t int_malformed_unsupported;
+	uint64_t int_malformed_length;
+	uint64_t int_malformed_hops;
+	uint64_t int_malformed_other;
 };
 
 /* The most reporter slots dta_translator_set_reporter_slots() takes. */
