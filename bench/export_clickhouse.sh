@@ -31,8 +31,14 @@ cleanup() {
 	rm -f /dev/shm/dta-bench-export-$$.*
 }
 trap cleanup EXIT INT TERM
-P0=$((30000 + ($$ % 3000) * 8))
-HTTP=$P0 TCP=$((P0 + 1)) IS=$((P0 + 2)) UDP=$((P0 + 3)) METRICS=$((P0 + 4))
+# Ports the kernel gives out as free now.
+set -- $(/usr/bin/python3 -c '
+import socket
+ss = [socket.socket() for _ in range(5)]
+for s in ss:
+    s.bind(("127.0.0.1", 0))
+print(" ".join(str(s.getsockname()[1]) for s in ss))')
+HTTP=$1 TCP=$2 IS=$3 UDP=$4 METRICS=$5
 
 mkdir -p "$D/ch/data" "$D/ch/tmp" "$D/ch/log"
 cat > "$D/ch/config.xml" <<EOF
@@ -79,7 +85,7 @@ bind = 127.0.0.1
 primitive = append
 lists = 4
 entry = 16
-batches = 16384
+batches = 65536
 batch = 16
 schema = n:u32, flow:u32, pad:bytes[8]
 
@@ -93,10 +99,10 @@ EOF
 	clickhouse-client --port "$TCP" --multiquery
 "$B/collector/dta-collector" -c "$D/dta.conf" > "$D/collector.log" 2>&1 &
 PIDS="$PIDS $!"
-until grep -q '^ready' "$D/collector.log"; do sleep 0.05; done
+until grep -q '^ready' "$D/collector.log" 2>/dev/null; do sleep 0.05; done
 "$B/translator/dta-translator" -c "$D/dta.conf" -o "$D/tr.json" > "$D/tr.out" 2> "$D/tr.log" &
 PIDS="$PIDS $!"
-until grep -q '^ready' "$D/tr.out"; do sleep 0.05; done
+until grep -q '^ready' "$D/tr.out" 2>/dev/null; do sleep 0.05; done
 "$B/export/dta-export" -c "$D/dta.conf" > "$D/export.log" 2>&1 &
 EXP=$!
 PIDS="$PIDS $EXP"
