@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -370,6 +371,70 @@ static void test_int(void **state)
 	release(t, &lo);
 }
 
+struct worker {
+	struct dta_translator *t;
+	uint16_t slot;
+};
+
+/* 1000 payloads from the worker's slot: every 10th malformed, every 10th
+ * (others) of a size no structure takes, the rest applied; in batches of
+ * 8, as a receiver hands them over. */
+static void *work(void *arg)
+{
+	struct worker *w = arg;
+	static const uint8_t junk[] = { 0xD1, 0x01, 0, 0 };
+	uint8_t b[8][256];
+	struct dta_payload p[8];
+	uint16_t sl[8];
+
+	for (unsigned i = 0; i < 1000; i += 8) {
+		for (unsigned j = 0; j < 8; j++) {
+			unsigned k = i + j;
+
+			sl[j] = w->slot;
+			if (k % 10 == 0)
+				p[j] = (struct dta_payload){ junk, sizeof(junk) };
+			else
+				p[j] = (struct dta_payload){
+					b[j], kw(b[j], (uint16_t)(100 + w->slot), k,
+						 k % 10 == 5 ? 8 : 4) };
+		}
+		dta_translator_process_batch_from(w->t, p, sl, 8, 0);
+	}
+	return NULL;
+}
+
+/* Four threads, a slot each, at once: each slot holds exactly its own
+ * thread's losses, and the sums are the totals. */
+static void test_threads(void **state)
+{
+	struct local lo;
+	struct dta_translator *t = make(&lo, 4);
+	struct worker w[4];
+	pthread_t th[4];
+
+	(void)state;
+	for (unsigned i = 0; i < 4; i++) {
+		w[i] = (struct worker){ t, (uint16_t)i };
+		assert_int_equal(pthread_create(&th[i], NULL, work, &w[i]), 0);
+	}
+	for (unsigned i = 0; i < 4; i++)
+		pthread_join(th[i], NULL);
+	assert_int_equal(dta_translator_flush(t), 0);
+	for (unsigned i = 0; i < 4; i++) {
+		struct dta_translator_losses l = slot_of(t, i);
+
+		/* numbers 1-999 sent but 10, 20 ... 990 (the malformed
+		 * payloads' turns): 99 gaps (0 is before the first report,
+		 * not known missing) */
+		assert_int_equal(l.malformed, 100);
+		assert_int_equal(l.unknown_structure, 100);
+		assert_int_equal(l.seq_lost, 99);
+	}
+	check_sums(t, 4);
+	release(t, &lo);
+}
+
 /* Without slots the _from calls are the plain ones; bad arguments. */
 static void test_negative(void **state)
 {
@@ -420,6 +485,7 @@ int main(void)
 		cmocka_unit_test(test_by_slot),
 		cmocka_unit_test(test_shared_data_unattributed),
 		cmocka_unit_test(test_int),
+		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_negative),
 	};
 

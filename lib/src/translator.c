@@ -804,11 +804,11 @@ static void track_seq(struct dta_translator *t, const struct dta_report *r,
 			i++;
 			continue;
 		}
-		if (a->lz) {
+		lock(a, lk);
+		if (a->lz) { /* under the lock settle_seq() reads it with */
 			a->slot = a->rslot[i];
 			t->seq_slot[rep] = (uint16_t)a->slot;
 		}
-		lock(a, lk);
 		do {
 			unsigned k = 0, lost;
 
@@ -1375,10 +1375,9 @@ static int apply(struct dta_translator *t, struct window *w,
 static int run_reports(struct dta_translator *t, const struct dta_report *r,
 		       size_t n, uint64_t now, struct tally *a)
 {
+	const uint16_t *rslot = a->rslot;
 	struct window w;
 	int done = 0;
-
-	const uint16_t *rslot = a->rslot;
 
 	tally(a, C_REPORTS_IN, n);
 	track_seq(t, r, n, a);
