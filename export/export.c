@@ -24,6 +24,7 @@
 #include "export.h"
 #include "log.h"
 #include "metrics.h"
+#include "state.h"
 
 #define MAX_PRODUCERS 8
 #define MAX_SINKS 4
@@ -98,6 +99,7 @@ struct sink {
 	uint64_t backoff_ms;
 	uint64_t failures;   /* writes that failed */
 	bool down;
+	bool resume_failed; /* ops->resume failed once: not asked again */
 	char err[512];
 	/* the worker */
 	pthread_t th;
@@ -246,8 +248,7 @@ int export_settings_read(const struct dta_config *cfg, const char *conf_path,
 	return 0;
 }
 
-/* Is @name in the comma list @list ("" holds everything)? */
-static bool listed(const char *list, const char *name)
+bool export_listed(const char *list, const char *name)
 {
 	size_t n = strlen(name);
 	const char *p = list;
@@ -354,57 +355,84 @@ const char *export_state_dir(const struct export_core *x)
 	return x->set.state_dir;
 }
 
-/* "cursor COLLECTOR STRUCTURE LIST POSITION" and "lost COLLECTOR
- * STRUCTURE CAUSE N" lines; anything else is refused. */
+static int state_cursor(void *ctx, const char *coll, const char *st,
+			uint32_t list, uint64_t position)
+{
+	struct export_core *x = ctx;
+	struct saved *sv = realloc(x->saved, (x->nsaved + 1) * sizeof(*sv));
+
+	if (!sv)
+		return -ENOMEM;
+	x->saved = sv;
+	sv = &sv[x->nsaved];
+	sv->collector = strdup(coll);
+	sv->structure = strdup(st);
+	sv->list = list;
+	sv->position = position;
+	if (!sv->collector || !sv->structure) {
+		free(sv->collector);
+		free(sv->structure);
+		return -ENOMEM;
+	}
+	x->nsaved++;
+	return 0;
+}
+
+static int state_lost(void *ctx, const char *coll, const char *st,
+		      const char *cause, uint64_t n)
+{
+	return export_count_lost(ctx, coll, st, cause, n);
+}
+
+/* The saved cursors and loss totals (state.h), when there are. */
 static int load_state(struct export_core *x, char *err, size_t errlen)
 {
-	char path[4200], line[1024];
+	struct export_state_cb cb = { state_cursor, state_lost, x };
+	char path[4200], *text = NULL;
+	size_t len = 0, cap = 0;
+	unsigned ln;
 	FILE *f;
-	unsigned ln = 0;
 	int rc = 0;
 
 	snprintf(path, sizeof(path), "%s/cursors", x->set.state_dir);
 	f = fopen(path, "re");
-	if (!f)
-		return errno == ENOENT ? 0 : -errno;
-	while (fgets(line, sizeof(line), f)) {
-		char a[256], b[256], c[256];
-		unsigned long long n1, n2;
+	if (!f) {
+		if (errno == ENOENT)
+			return 0;
+		rc = -errno;
+		fail(err, errlen, "%s: %s", path, strerror(-rc));
+		return rc;
+	}
+	for (;;) {
+		size_t n;
 
-		ln++;
-		if (line[0] == '#' || line[0] == '\n')
-			continue;
-		if (sscanf(line, "cursor %255s %255s %llu %llu", a, b, &n1,
-			   &n2) == 4 && n1 <= UINT32_MAX) {
-			struct saved *sv = realloc(x->saved, (x->nsaved + 1) *
-							     sizeof(*sv));
+		if (len == cap) {
+			char *t = cap < (64u << 20) ? realloc(text, cap ? 2 * cap
+								   : 65536)
+						    : NULL;
 
-			if (!sv) {
-				rc = -ENOMEM;
+			if (!t) {
+				rc = cap ? -EFBIG : -ENOMEM;
 				break;
 			}
-			x->saved = sv;
-			sv = &sv[x->nsaved++];
-			sv->collector = strdup(a);
-			sv->structure = strdup(b);
-			sv->list = (uint32_t)n1;
-			sv->position = n2;
-			if (!sv->collector || !sv->structure) {
-				rc = -ENOMEM;
-				break;
-			}
-		} else if (sscanf(line, "lost %255s %255s %255s %llu", a, b, c,
-				  &n1) == 4) {
-			rc = export_count_lost(x, a, b, c, n1);
-			if (rc)
-				break;
-		} else {
-			fail(err, errlen, "%s:%u: not a state line", path, ln);
-			rc = -EINVAL;
+			text = t;
+			cap = cap ? 2 * cap : 65536;
+		}
+		n = fread(text + len, 1, cap - len, f);
+		len += n;
+		if (n == 0) {
+			if (ferror(f))
+				rc = -EIO;
 			break;
 		}
 	}
 	fclose(f);
+	if (!rc) {
+		rc = export_state_parse(text, len, &cb, &ln);
+		if (rc == -EINVAL)
+			fail(err, errlen, "%s:%u: not a state line", path, ln);
+	}
+	free(text);
 	if (rc && rc != -EINVAL)
 		fail(err, errlen, "%s: %s", path, strerror(-rc));
 	return rc;
@@ -481,6 +509,8 @@ int export_count_lost(struct export_core *x, const char *collector,
 
 /* ---- the buffer ---- */
 
+/* The meta of (@collector, @structure), made with a copy of @schema (which
+ * may belong to a client that is closed and opened again) the first time. */
 static int meta_find(struct export_core *x, const char *collector,
 		     const char *structure, const struct dta_schema *schema)
 {
@@ -488,8 +518,7 @@ static int meta_find(struct export_core *x, const char *collector,
 
 	for (size_t i = 0; i < x->nmeta; i++)
 		if (!strcmp(x->meta[i].collector, collector) &&
-		    !strcmp(x->meta[i].structure, structure) &&
-		    x->meta[i].schema == schema)
+		    !strcmp(x->meta[i].structure, structure))
 			return (int)i;
 	m = realloc(x->meta, (x->nmeta + 1) * sizeof(*m));
 	if (!m)
@@ -498,10 +527,19 @@ static int meta_find(struct export_core *x, const char *collector,
 	m = &m[x->nmeta];
 	m->collector = strdup(collector);
 	m->structure = strdup(structure);
-	m->schema = schema;
-	if (!m->collector || !m->structure) {
+	m->schema = NULL;
+	if (schema && schema->nfields) {
+		struct dta_schema *c = malloc(sizeof(*c));
+
+		if (c)
+			*c = *schema;
+		m->schema = c;
+	}
+	if (!m->collector || !m->structure || (schema && schema->nfields &&
+					       !m->schema)) {
 		free(m->collector);
 		free(m->structure);
+		free((void *)m->schema);
 		return -ENOMEM;
 	}
 	return (int)x->nmeta++;
@@ -1078,15 +1116,17 @@ static uint64_t sinks_resume(struct export_core *x, const char *coll,
 		uint64_t p = 0;
 		int rc;
 
-		if (!k->ops->resume)
+		if (!k->ops->resume || k->resume_failed)
 			return saved;
 		rc = k->ops->resume(k->s, coll, st, list, &p, e, sizeof(e));
 		if (rc) {
-			tool_log(LOG_WARNING, "sink %s cannot tell where %s/%s "
-				 "list %" PRIu32 " ends (%s): resuming at the "
-				 "saved cursor; rows it holds past it are sent "
-				 "again", k->ops->name, coll, st, list,
-				 e[0] ? e : strerror(-rc));
+			/* Once: a server that is down would make each list
+			 * wait for its timeouts. */
+			k->resume_failed = true;
+			tool_log(LOG_WARNING, "sink %s cannot tell where the "
+				 "lists' rows end (%s): resuming at the saved "
+				 "cursors; rows it holds past them are sent "
+				 "again", k->ops->name, e[0] ? e : strerror(-rc));
 			return saved;
 		}
 		if (p < least)
@@ -1112,7 +1152,7 @@ static int open_cursors(struct export_core *x, char *err, size_t errlen)
 		uint32_t lps;
 
 		if (cs->layout.primitive != DTA_PRIM_APPEND ||
-		    !listed(x->set.structures, cs->name))
+		    !export_listed(x->set.structures, cs->name))
 			continue;
 		ccs = dta_config_find(x->cfg, cs->name);
 		if (!ccs || ccs->ncollectors != cs->shares) {
@@ -1458,6 +1498,7 @@ void export_core_close(struct export_core *x)
 	for (size_t i = 0; i < x->nmeta; i++) {
 		free(x->meta[i].collector);
 		free(x->meta[i].structure);
+		free((void *)x->meta[i].schema);
 	}
 	for (size_t i = 0; i < x->nloss; i++) {
 		free(x->loss[i].collector);

@@ -39,6 +39,9 @@ struct export_settings {
 
 #define EXPORT_STATE_DIR "/var/lib/dta/export"
 
+/* Is @name in the comma (or blank) separated @list? "" holds every name. */
+bool export_listed(const char *list, const char *name);
+
 /* Read [export] of @cfg (loaded from @conf_path) into @s. Return 0 or
  * -EINVAL with @err set (a number out of range). */
 int export_settings_read(const struct dta_config *cfg, const char *conf_path,

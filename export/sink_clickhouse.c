@@ -110,28 +110,6 @@ static void field_type(const struct dta_field *f, char *out, size_t cap)
 
 /* ---- DDL ---- */
 
-static bool listed(const char *list, const char *name)
-{
-	size_t n = strlen(name);
-	const char *p = list;
-
-	if (!*list)
-		return true;
-	while (*p) {
-		const char *e;
-
-		while (*p == ' ' || *p == ',' || *p == '\t')
-			p++;
-		e = p;
-		while (*e && *e != ',' && *e != ' ' && *e != '\t')
-			e++;
-		if ((size_t)(e - p) == n && !memcmp(p, name, n))
-			return true;
-		p = e;
-	}
-	return false;
-}
-
 static void names(const struct dta_config *cfg, char *db, size_t dbcap,
 		  char *prefix, size_t pcap)
 {
@@ -163,7 +141,7 @@ int export_clickhouse_ddl(const struct dta_config *cfg,
 			dta_config_structure(cfg, i);
 		const char *order, *shard;
 
-		if (!listed(s->structures, cs->name))
+		if (!export_listed(s->structures, cs->name))
 			continue;
 		if (cs->layout.primitive == DTA_PRIM_APPEND) {
 			order = "collector, list, position";

@@ -15,7 +15,8 @@
  *    and comes only for a request a precondition rejects or a key the
  *    single-key query rejects;
  *  - every KW, PC, KI result equals the single-key library function's
- *    for that key, and every AP read what a reader of our own reads;
+ *    for that key, and every AP read what a reader of our own reads
+ *    (from 2, "at": a reader of ours placed at the payload's position);
  *  - TEXT answers are one valid UTF-8 JSON object.
  */
 #include <stdlib.h>
@@ -63,7 +64,8 @@ static bool precondition(const struct dta__frame_request *r,
 	    n > DTA_EXEC_BATCH_MAX)
 		return false;
 	if (r->op == DTA_FRAME_AP) {
-		if (r->payload_len || r->arg >= l->g.ap.lists || r->from > 1)
+		if (r->arg >= l->g.ap.lists || r->from > 2 ||
+		    r->payload_len != (r->from == 2 ? 8u : 0u))
 			return false;
 		size = 16 + n * l->g.ap.entry_size;
 	} else {
@@ -162,8 +164,26 @@ static void check_ap(struct mirror *m, const struct dta__frame_request *r,
 	if ((size_t)r->n * l->g.ap.entry_size > sizeof(buf))
 		abort(); /* the fixture's entries are at most 64 bytes */
 	for (unsigned k = 0; k < m->n; k++)
-		if (m->r[k].i == i && m->r[k].list == r->arg)
+		if (m->r[k].i == i && m->r[k].list == r->arg) {
+			if (r->from == 2) {
+				/* AT: the consumer is placed anew. */
+				dta_ap_reader_destroy(m->r[k].rd);
+				if (dta_ap_reader_create_at(l, f->area[i], r->arg,
+							    dta__be64(r->payload),
+							    &m->r[k].rd))
+					abort();
+			}
 			rd = m->r[k].rd;
+		}
+	if (!rd && r->from == 2) {
+		if (m->n == DTA_EXEC_READERS_MAX ||
+		    dta_ap_reader_create_at(l, f->area[i], r->arg,
+					    dta__be64(r->payload), &rd))
+			abort();
+		m->r[m->n].i = i;
+		m->r[m->n].list = r->arg;
+		m->r[m->n++].rd = rd;
+	}
 	if (!rd) {
 		if (m->n == DTA_EXEC_READERS_MAX ||
 		    dta_ap_reader_create(l, f->area[i], r->arg, r->from, &rd))

@@ -36,6 +36,10 @@ for c in kw pc ap ki int info verify size; do
 	"$B/query/dta-query" "$c" --help
 	printf '```\n\n'
 done
+# dta-export (docs/export.md): built with libcurl.
+printf '## dta-export\n\n```\n'
+"$B/export/dta-export" --help
+printf '```\n\n'
 cat <<'EOF'
 ## Running the daemons as services
 

@@ -559,12 +559,23 @@ static void test_resume_at(void **state)
 	assert_true(dta_ap_reader_position(rd) == 36);
 	dta_ap_reader_destroy(rd);
 
-	/* A position far past the writer's (the collector started over):
-	 * the reader waits at its position, and counts on from there. */
+	/* A position past the writer's (the writer started over): what the
+	 * ring holds (batches of entries 24..35) is read, positions going on
+	 * from the saved one; the 24 entries before it are lost. */
+	assert_int_equal(dta_ap_reader_create_at(&l, area, 0, 1000, &rd), 0);
+	expect_read(rd, 8, 64, 24, 12, 24);
+	assert_true(dta_ap_reader_position(rd) == 1036);
+	put(&l, area, 0, &c, 2);
+	expect_read(rd, 8, 64, 36, 2, 0);
+	assert_true(dta_ap_reader_position(rd) == 1038);
+	dta_ap_reader_destroy(rd);
+	/* A writer started over into an empty ring: from its first entry. */
+	memset(area, 0, l.data_size);
+	c.next_seq = c.next_entry = 0;
 	assert_int_equal(dta_ap_reader_create_at(&l, area, 0, 1000, &rd), 0);
 	expect_read(rd, 8, 64, 0, 0, 0);
 	put(&l, area, 0, &c, 2);
-	expect_read(rd, 8, 64, 36, 2, 0);
+	expect_read(rd, 8, 64, 0, 2, 0);
 	assert_true(dta_ap_reader_position(rd) == 1002);
 	dta_ap_reader_destroy(rd);
 

@@ -1247,6 +1247,12 @@ static void test_socket(void **state)
 		assert_int_equal(dta_client_ap_read(a, buf, 64, &lost), 0);
 		dta_client_ap_close(a);
 		dta_client_ap_close(b);
+		/* From now: nothing of what the list holds. */
+		assert_int_equal(dta_client_ap_open(c, "events", 1,
+						    DTA_EXEC_AP_NOW, &a), 0);
+		assert_int_equal(dta_client_ap_read(a, buf, 64, &lost), 0);
+		assert_int_equal(lost, 0);
+		dta_client_ap_close(a);
 		/* Requests the server does not answer itself. */
 		assert_int_equal(dta_client_request(c, 0, "info", &ans), 0);
 		assert_non_null(strstr(ans, "\"name\":\"counts\""));

@@ -238,6 +238,7 @@ DTA_API int dta_ap_reader_create_at(const struct dta_layout *l,
 	const uint32_t p32 = (uint32_t)position;
 	struct dta_ap_reader *rd;
 	uint32_t ref = 0, best_seq = 0, best_first = 0, newest = 0;
+	uint32_t newest_end = 0, oldest = 0, oldest_first = 0;
 	unsigned best_count = 0;
 	int have = 0, any = 0;
 
@@ -268,12 +269,17 @@ DTA_API int dta_ap_reader_create_at(const struct dta_layout *l,
 
 		if (!ap_frame_valid(l, f, &seq, &first, &count))
 			continue;
+		if (!any || ap_sdist(seq, ref) > ap_sdist(newest, ref)) {
+			newest = seq;
+			newest_end = first + count;
+		}
+		if (!any || ap_sdist(seq, ref) < ap_sdist(oldest, ref)) {
+			oldest = seq;
+			oldest_first = first;
+		}
 		if (!any) {
 			ref = seq;
-			newest = seq;
 			any = 1;
-		} else if (ap_sdist(seq, ref) > ap_sdist(newest, ref)) {
-			newest = seq;
 		}
 		if (ap_sdist(first + count, p32) <= 0)
 			continue; /* consumed already */
@@ -299,6 +305,17 @@ DTA_API int dta_ap_reader_create_at(const struct dta_layout *l,
 			rd->skip = (unsigned)-d;
 			(void)best_count;
 		}
+	} else if (any && ap_sdist(newest_end, p32) < 0) {
+		/* The writer is behind @position: it started over (a collector
+		 * that came back without its memory). Its entries the ring
+		 * still holds are new: read them from the oldest, positions
+		 * going on from @position; the ones before the oldest are
+		 * lost. */
+		rd->expect = oldest;
+		rd->base_seq = oldest - 1;
+		rd->expect_entry = oldest_first;
+		rd->pending_lost = oldest_first;
+		rd->position = position + oldest_first;
 	} else if (any) {
 		/* Everything stored is before @position: wait for the next. */
 		rd->expect = ap_next_seq(newest);

@@ -1335,8 +1335,11 @@ DTA_API int dta_exec_frame(struct dta_exec_session *s, const void *req,
 		if (r.from == DTA_EXEC_AP_AT)
 			err = dta_exec_ap_seek(s, r.structure, r.arg,
 					       dta__be64(r.payload));
+		/* (after a seek the consumer exists: from is not looked at) */
 		if (!err)
-			err = ap_read(s, r.structure, r.arg, DTA_EXEC_AP_OLDEST,
+			err = ap_read(s, r.structure, r.arg,
+				      r.from == DTA_EXEC_AP_AT ? DTA_EXEC_AP_OLDEST
+							       : (int)r.from,
 				      w + sizeof(*fa), r.n, &lost, &pos, &stage);
 		if (err >= 0) {
 			dta__put_be64(fa->lost, lost);

@@ -9,8 +9,12 @@
 # (collector, list, position) and entry distinct, every entry one dta-gen
 # sent, the schema's fields decoded from it. Then the same across
 # faults: one ClickHouse server killed (SIGKILL) mid-stream and
-# restarted, and dta-export killed (SIGKILL) mid-stream and restarted
-# (it resumes from its saved cursors). No timing asserts: conditions are
+# restarted, dta-export killed (SIGKILL) mid-stream and restarted (it
+# resumes from its saved cursors), and the collector restarted (the
+# exporter reconnects), with its memory restored and without; and both
+# ClickHouse servers down longer than the buffer lasts (losses counted
+# with cause buffer_full). INT drop events are exported with the fields of
+# their built-in schema. No timing asserts: conditions are
 # waited for with generous bounds, counters printed on failure.
 . "$(dirname "$0")/lib.sh"
 CH=$(command -v clickhouse-server || true)
@@ -92,6 +96,7 @@ ch_start() { # NAME HTTP
 # One query against server A (the Distributed tables span both).
 chq() { "$CHC" --port "$TCP_A" -q "$1"; }
 
+INT_PORT=$((E2E_PORT + 1))
 ch_conf "$E2E/ch_a" $HTTP_A $TCP_A $IS_A
 ch_conf "$E2E/ch_b" $HTTP_B $TCP_B $IS_B
 ch_start a $HTTP_A
@@ -107,6 +112,18 @@ entry = 16
 batches = 64
 batch = 8
 schema = n:u32, flow:u16[2], pad:bytes[4], z:i32le
+
+[int]
+port = $INT_PORT
+events = intev
+
+[structure intev]
+primitive = append
+entry = 32
+lists = 1
+first_list = 100
+batches = 1024
+batch = 4
 
 [export]
 clickhouse_url = http://127.0.0.1:$HTTP_A, http://127.0.0.1:$HTTP_B
@@ -127,8 +144,8 @@ grep -q 'ReplacingMergeTree' "$E2E/ddl.sql"
 e2e_start_collector
 e2e_start_translator
 
-exp_start() {
-	"$EXPORT" -c "$E2E/dta.conf" >> "$E2E/export.log" 2>&1 &
+exp_start() { # [CONFIG]
+	"$EXPORT" -c "${1:-$E2E/dta.conf}" >> "$E2E/export.log" 2>&1 &
 	EXP_PID=$!
 	E2E_PIDS="$E2E_PIDS $!"
 	i=0
@@ -253,6 +270,77 @@ wait $GEN_PID
 sent=$((sent + 20000))
 wait_settled "exporter restarted"
 check "exporter restarted"
+# 4. The collector restarted (its snapshot restored): the exporter opens
+# its source again, each list where it stopped reading.
+e2e_stop_collector
+e2e_start_collector --restore
+i=0
+until [ "$(metric dta_export_source_reconnects_total)" -ge 1 ] &&
+	[ "$(metric dta_export_source_up)" -eq 1 ]; do
+	i=$((i + 1)); [ $i -le 600 ] || { echo "FAIL: dta-export did not reconnect" >&2; tail "$E2E/export.log" >&2; exit 1; }
+	sleep 0.1
+done
+gen 10000 20000
+wait_settled "collector restarted"
+check "collector restarted"
+# 5. The collector restarted without its memory: its lists start over at
+# entry 0, behind the exporter's cursors; what the new collector holds is
+# read on (positions going on, so ids stay distinct), nothing skipped.
+r0=$(metric dta_export_source_reconnects_total)
+e2e_stop_collector
+e2e_start_collector
+gen 4000 20000
+i=0
+until [ "$(metric dta_export_source_reconnects_total)" -gt "$r0" ]; do
+	i=$((i + 1)); [ $i -le 600 ] || { echo "FAIL: dta-export did not reconnect" >&2; tail "$E2E/export.log" >&2; exit 1; }
+	sleep 0.1
+done
+gen 4000 20000
+wait_settled "collector started over"
+check "collector started over"
+# 6. Both ClickHouse servers down while events keep coming, with a buffer
+# smaller than what comes: the exporter fills its buffer, stops reading,
+# the rings overwrite; those entries are counted with cause buffer_full.
+e2e_term $EXP_PID dta-export
+sed 's/^buffer_rows = .*/buffer_rows = 1000/; s/^batch_rows = .*/batch_rows = 500/' \
+	"$E2E/dta.conf" > "$E2E/small.conf"
+exp_start "$E2E/small.conf"
+kill -KILL $CH_PID_a $CH_PID_b
+wait $CH_PID_a $CH_PID_b 2>/dev/null || true
+gen 8000 20000
+ch_start a $HTTP_A
+ch_start b $HTTP_B
+wait_settled "buffer full"
+check "buffer full"
+full=$(curl -sf "http://127.0.0.1:$METRICS/metrics" |
+	awk '/^dta_export_lost_total\{.*cause="buffer_full"/ { s += $2 } END { print s + 0 }')
+[ "$full" -gt 0 ] || { echo "FAIL: no loss counted as buffer_full" >&2
+	curl -s "http://127.0.0.1:$METRICS/metrics" | grep lost >&2; exit 1; }
+echo "ok: $full entries lost while the buffer was full, counted as such"
+# 7. INT drop events (Append entries with the built-in event schema):
+# each one a row or counted lost, its fields (the reporter's "time" in
+# column field_time) decoded from its bytes.
+"$GEN" -t int-drop -n 3000 -r 20000 -d "127.0.0.1:$INT_PORT" --sync "$E2E/translator.json" \
+	-T "$E2E/int.truth" 2> "$E2E/gen.last" || { cat "$E2E/gen.last"; exit 1; }
+want=$(grep -c '^int-event' "$E2E/int.truth")
+i=0
+until lost=$(curl -sf "http://127.0.0.1:$METRICS/metrics" |
+		awk '/^dta_export_lost_total\{.*structure="intev"/ { s += $2 } END { print s + 0 }') &&
+	[ $(($(chq "SELECT count() FROM dta_intev FINAL") + lost)) -eq "$want" ]; do
+	i=$((i + 1))
+	[ $i -le 1200 ] || { echo "FAIL: INT events: $(chq "SELECT count() FROM dta_intev FINAL") rows + $lost lost, $want sent" >&2; exit 1; }
+	sleep 0.1
+done
+r=$(chq "SELECT count() FROM dta_intev FINAL")
+[ "$r" -gt 0 ] || { echo "FAIL: no INT event exported" >&2; exit 1; }
+awk '$1 == "int-event" { print toupper($NF) }' "$E2E/int.truth" | sort > "$E2E/want"
+chq "SELECT hex(entry) FROM dta_intev FINAL" | sort > "$E2E/got"
+e2e_expect "INT events not sent" "$(comm -13 "$E2E/want" "$E2E/got" | wc -l)" 0
+e2e_expect "INT event fields not matching" "$(chq "SELECT count() FROM dta_intev FINAL
+	WHERE reinterpretAsUInt32(reverse(substring(entry, 1, 4))) != switch_id
+	   OR reinterpretAsUInt64(reverse(substring(entry, 25, 8))) != field_time
+	   OR field_time = 0")" 0
+echo "INT events: $want sent, $r rows, $lost counted lost"
 [ "$(stat -c %a "$E2E/state")" = 700 ] && [ "$(stat -c %a "$E2E/state/cursors")" = 600 ] ||
 	{ echo "FAIL: state modes $(stat -c %a "$E2E/state") $(stat -c %a "$E2E/state/cursors")" >&2; exit 1; }
 e2e_term $EXP_PID dta-export

@@ -90,9 +90,13 @@ DTA_API int dta_ap_reader_create(const struct dta_layout *l, const void *area,
  * starts with the oldest stored batch not wholly before @position and
  * does not return that batch's entries before @position again; entries
  * between @position and the oldest stored batch were overwritten and are
- * reported as lost by the first dta_ap_read(). When every stored batch is
- * before @position, it waits for the next batch. Positions are compared
- * with the writer's 32-bit entry index modulo 2^32.
+ * reported as lost by the first dta_ap_read(). When the newest stored
+ * batch ends at @position, it waits for the next batch; when it ends
+ * before (the writer started over, from entry 0: a collector back without
+ * its memory), it reads from the oldest stored batch on, positions going
+ * on from @position, and reports the writer's entries before that batch
+ * as lost. Positions are compared with the writer's 32-bit entry index
+ * modulo 2^32.
  * Return: as dta_ap_reader_create().
  */
 DTA_API int dta_ap_reader_create_at(const struct dta_layout *l,
