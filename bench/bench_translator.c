@@ -17,6 +17,11 @@
  *    dta_translator_process() call per payload;
  *  - "batch": the same, dta_translator_process_batch() on 64 payloads at
  *    a time (what one recvmmsg() gives a worker);
+ *  - with -S N, "slots": "batch" again, counting losses by reporter as
+ *    dta-translator does with reporter_labels (docs/metrics.md): N
+ *    reporter slots, each payload's slot given with it
+ *    (dta_translator_process_batch_from()), payload i from slot i mod N;
+ *    the ratio column is then slots / batch, the cost of the labels;
  *  - "udp": payloads over loopback UDP, received with recvmmsg; the rate
  *    is reports per CPU-second of the receiving thread (the sender runs on
  *    the other core), so it is per core.
@@ -49,7 +54,8 @@
  * Built against an older libdta by bench/translator_versions.sh, to set
  * versions side by side in one run: -DBENCH_OLD_API (no sink hooks, no
  * dta_translator_process_batch() before issue 13: a loop stands in) and
- * -DBENCH_NO_GUARD (no region writer guard before issue 12).
+ * -DBENCH_NO_GUARD (no region writer guard before issue 12);
+ * -DBENCH_NO_SLOTS (no reporter slots before issue 23: -S does nothing).
  */
 #ifndef DTA_WIRE_REPORTS_MAX
 #define DTA_WIRE_REPORTS_MAX 256
@@ -503,13 +509,18 @@ static double udp_rate(const struct payloads *p, struct dta_side *d,
 /* Reports per CPU-second of the DTA side: one _process() call per
  * payload, or _process_batch() on @batch payloads at a time. */
 static double dta_rate(const struct payloads *p, int prim, uint64_t keys,
-		       uint64_t ki_window, size_t batch)
+		       uint64_t ki_window, size_t batch, unsigned slots)
 {
 	struct dta_payload pl[64];
+	uint16_t sl[64];
 	struct dta_side d;
 	double c0, c;
 
 	dta_setup(&d, prim, keys, ki_window);
+#ifndef BENCH_NO_SLOTS
+	if (slots && dta_translator_set_reporter_slots(d.t, slots))
+		die("reporter slots", -EINVAL);
+#endif
 	c0 = bench_clock_s(CLOCK_THREAD_CPUTIME_ID);
 	for (size_t j = 0; j < p->n;) {
 		size_t k = 0;
@@ -523,8 +534,14 @@ static double dta_rate(const struct payloads *p, int prim, uint64_t keys,
 		for (; k < batch && j + k < p->n; k++) {
 			pl[k].buf = p->buf + (j + k) * p->slot;
 			pl[k].len = p->len[j + k];
+			sl[k] = (uint16_t)(slots ? (j + k) % slots : 0);
 		}
-		dta_translator_process_batch(d.t, pl, k, j * 100);
+#ifndef BENCH_NO_SLOTS
+		if (slots)
+			dta_translator_process_batch_from(d.t, pl, sl, k, j * 100);
+		else
+#endif
+			dta_translator_process_batch(d.t, pl, k, j * 100);
 		j += k;
 	}
 	dta_translator_flush(d.t);
@@ -562,10 +579,10 @@ int main(int argc, char **argv)
 	const char *only = NULL;
 	size_t n = 2000000;
 	uint64_t keys = 1u << 20;
-	unsigned per = 1, runs = 1;
+	unsigned per = 1, runs = 1, slots = 0;
 	int udp = 1, c;
 
-	while ((c = getopt(argc, argv, "n:k:r:m:p:Uh")) != -1) {
+	while ((c = getopt(argc, argv, "n:k:r:m:p:S:Uh")) != -1) {
 		switch (c) {
 		case 'n': n = strtoull(optarg, NULL, 0); break;
 		case 'k': keys = strtoull(optarg, NULL, 0); break;
@@ -573,19 +590,22 @@ int main(int argc, char **argv)
 		case 'm': runs = (unsigned)strtoul(optarg, NULL, 0); break;
 		case 'p': only = optarg; break;
 		case 'U': udp = 0; break;
+		case 'S': slots = (unsigned)strtoul(optarg, NULL, 0); break;
 		default:
-			printf("Usage: bench_translator [-n REPORTS] [-k KEYS] [-r PER] [-m RUNS] [-p PRIM] [-U]\n"
+			printf("Usage: bench_translator [-n REPORTS] [-k KEYS] [-r PER] [-m RUNS] [-p PRIM] [-S SLOTS] [-U]\n"
 			       "  -n  reports per measurement (default 2000000)\n"
 			       "  -k  distinct flows/keys (default 1048576)\n"
 			       "  -r  reports per payload, 1..128 (default 1)\n"
 			       "  -m  runs per figure, medians printed (default 1)\n"
 			       "  -p  only this row: kw, pc, ap, ki or kia\n"
+			       "  -S  also 'slots': batch with losses counted in\n"
+			       "      SLOTS reporter slots (1..65535; default 0: not)\n"
 			       "  -U  skip the loopback UDP measurement\n");
 			return c == 'h' ? 0 : 2;
 		}
 	}
 	if (n < 1000 || keys < 16 || per < 1 || per > 128 || runs < 1 ||
-	    runs > RUNS_MAX) {
+	    runs > RUNS_MAX || slots > 65535) {
 		fprintf(stderr, "bench_translator: -n >= 1000, -k >= 16, "
 			"-r 1..128, -m 1..%d\n", RUNS_MAX);
 		return 2;
@@ -602,6 +622,7 @@ int main(int argc, char **argv)
 		int prim = prims[i].prim < 0 ? -prims[i].prim : prims[i].prim;
 		uint64_t ki_window = prims[i].prim < 0 ? 100000 : 0;
 		double tp[RUNS_MAX], tq[RUNS_MAX], tb[RUNS_MAX], ratio[RUNS_MAX];
+		double ts[RUNS_MAX], sratio[RUNS_MAX];
 		struct payloads p;
 
 		if (only && strcmp(only, prims[i].tag))
@@ -609,14 +630,23 @@ int main(int argc, char **argv)
 		rng = 42;
 		make(&p, prim, n, keys, per);
 		for (unsigned k = 0; k < runs; k++) {
-			tp[k] = dta_rate(&p, prim, keys, ki_window, 1);
-			tq[k] = dta_rate(&p, prim, keys, ki_window, 64);
+			tp[k] = dta_rate(&p, prim, keys, ki_window, 1, 0);
+			tq[k] = dta_rate(&p, prim, keys, ki_window, 64, 0);
 			tb[k] = base_rate(&p, keys);
 			ratio[k] = tq[k] / tb[k];
+			/* right after its batch figure: same cache state */
+			ts[k] = slots ? dta_rate(&p, prim, keys, ki_window, 64,
+						 slots) : 0;
+			sratio[k] = slots ? ts[k] / tq[k] : 0;
 		}
 		printf("%-36s %-8s %9.2f %9.2f %9.2f %6.2fx\n", prims[i].name,
 		       "process", bench_median(tp, runs) / 1e6, bench_median(tq, runs) / 1e6,
 		       bench_median(tb, runs) / 1e6, bench_median(ratio, runs));
+		if (slots)
+			printf("%-36s %-8s %9s %9.2f %9s %6.3fx   (slots / batch, "
+			       "%u reporter slots)\n", "", "slots", "",
+			       bench_median(ts, runs) / 1e6, "",
+			       bench_median(sratio, runs), slots);
 
 		if (udp) {
 			struct dta_side d;

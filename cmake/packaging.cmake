@@ -5,6 +5,8 @@
 #                         version: libdta.so.0, libdta0 today)
 #   dev    -> libdta-dev  headers, libdta.so, libdta.a, libdta.pc, dtaConfig
 #   tools  -> dta-tools   the programs, man pages, systemd unit, example
+#   export -> dta-export  dta-export and its unit (docs/export.md), when
+#                         the build has the exporter (libcurl)
 #   wireshark -> dta-wireshark  the Lua dissector (docs/wireshark.md)
 #   python -> python3-dta the Python package dta (docs/python.md), when
 #                         the build has one (python3-dev, python3-numpy)
@@ -48,6 +50,9 @@ add_custom_target(deb_changelog ALL DEPENDS ${CMAKE_BINARY_DIR}/debian/changelog
 # `cmake --install`.
 set(DTA_DEB_COMPONENTS lib:${DTA_DEB_LIB} dev:libdta-dev tools:dta-tools
     wireshark:dta-wireshark)
+if(TARGET dta-export)
+  list(APPEND DTA_DEB_COMPONENTS export:dta-export)
+endif()
 if(DTA_HAVE_PYTHON)
   list(APPEND DTA_DEB_COMPONENTS python:python3-dta)
 endif()
@@ -137,13 +142,59 @@ memory.
 This package contains the headers, the static library, the pkg-config
 file (libdta) and the CMake package (find_package(dta)).")
 
+# Maintainer scripts: made by debhelper (dh_installsysusers,
+# dh_installsystemd, dh_installdeb) from the units and our postrm
+# templates, by scripts/deb-maintscripts.sh, here at configure time
+# (docs/packaging.md "Maintainer scripts"). Without debhelper there are
+# none, and building the packages stops (scripts/build-debs.sh says why).
+set(DTA_DEB_MAINT ${CMAKE_BINARY_DIR}/debian/maint)
+set(DTA_DEB_MAINT_ARGS
+    dta-tools:dta-collector.service,dta-translator.service)
+if(TARGET dta-export)
+  list(APPEND DTA_DEB_MAINT_ARGS dta-export:dta-export.service)
+endif()
+find_program(DTA_DH_INSTALLDEB dh_installdeb)
+if(DTA_DH_INSTALLDEB)
+  execute_process(COMMAND sh ${PROJECT_SOURCE_DIR}/scripts/deb-maintscripts.sh
+      ${PROJECT_SOURCE_DIR} ${DTA_DEB_MAINT} ${DTA_DEB_MAINT_ARGS}
+    RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  if(NOT rc EQUAL 0)
+    message(WARNING "debhelper's maintainer scripts failed:\n${out}")
+  endif()
+else()
+  message(STATUS "debhelper not found: no maintainer scripts, no packages")
+endif()
+# The scripts debhelper made for package PKG (postinst, prerm, postrm; a
+# preinst if it needs one), into VAR.
+function(dta_deb_maint var pkg)
+  set(files)
+  foreach(s preinst postinst prerm postrm)
+    if(EXISTS ${DTA_DEB_MAINT}/${pkg}/${s} OR NOT s STREQUAL preinst)
+      list(APPEND files ${DTA_DEB_MAINT}/${pkg}/${s})
+    endif()
+  endforeach()
+  set(${var} ${files} PARENT_SCOPE)
+endfunction()
+# Reconfigure when what they are made from changes.
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+  ${PROJECT_SOURCE_DIR}/scripts/deb-maintscripts.sh
+  ${CMAKE_CURRENT_LIST_DIR}/debian/dta-tools.postrm
+  ${CMAKE_CURRENT_LIST_DIR}/debian/dta-export.postrm
+  ${PROJECT_SOURCE_DIR}/dist/systemd/dta.sysusers
+  ${PROJECT_SOURCE_DIR}/dist/systemd/dta-collector.service.in
+  ${PROJECT_SOURCE_DIR}/dist/systemd/dta-translator.service.in
+  ${PROJECT_SOURCE_DIR}/dist/systemd/dta-export.service.in)
+
 set(CPACK_DEBIAN_TOOLS_PACKAGE_NAME dta-tools)
 set(CPACK_DEBIAN_TOOLS_PACKAGE_SECTION net)
-# postinst: systemd-sysusers for the units' user (dist/systemd/dta.sysusers);
-# conffiles: the configuration in /etc.
-set(CPACK_DEBIAN_TOOLS_PACKAGE_CONTROL_EXTRA
-    ${CMAKE_CURRENT_LIST_DIR}/debian/tools/postinst
+# postinst, prerm, postrm: debhelper's (above); conffiles: the
+# configuration in /etc. Depends: what dh_installsysusers' misc:Depends
+# says systemd-sysusers comes from (shlibs are added by CPack).
+dta_deb_maint(DTA_DEB_TOOLS_MAINT dta-tools)
+set(CPACK_DEBIAN_TOOLS_PACKAGE_CONTROL_EXTRA ${DTA_DEB_TOOLS_MAINT}
     ${CMAKE_BINARY_DIR}/debian/tools/conffiles)
+set(CPACK_DEBIAN_TOOLS_PACKAGE_DEPENDS
+    "systemd | systemd-standalone-sysusers | systemd-sysusers")
 set(CPACK_COMPONENT_TOOLS_DESCRIPTION
 "Direct Telemetry Access collector, translator and tools
 The programs of libdta: dta-collector holds DTA structures in shared
@@ -154,9 +205,27 @@ dta-query queries collectors and snapshots and verifies answers;
 dta-gen sends the DTA paper's workloads with ground truth.
 .
 Includes systemd units for both daemons (the user dta is created on
-installation; the units are not enabled), drop-ins for RDMA and raw-frame
-modes, and the configuration they read, /etc/dta/dta.conf (an example
-to size before enabling the units).")
+installation; the units are enabled and started, on 127.0.0.1 only),
+drop-ins for RDMA and raw-frame modes, and the configuration they read,
+/etc/dta/dta.conf (an example to size). Purging removes it and the state
+under /var/lib/dta.")
+
+if(TARGET dta-export)
+  set(CPACK_DEBIAN_EXPORT_PACKAGE_NAME dta-export)
+  set(CPACK_DEBIAN_EXPORT_PACKAGE_SECTION net)
+  # The configuration (/etc/dta/dta.conf) and the user are dta-tools'.
+  set(CPACK_COMPONENT_EXPORT_DEPENDS tools)
+  dta_deb_maint(DTA_DEB_EXPORT_MAINT dta-export)
+  set(CPACK_DEBIAN_EXPORT_PACKAGE_CONTROL_EXTRA ${DTA_DEB_EXPORT_MAINT})
+  set(CPACK_COMPONENT_EXPORT_DESCRIPTION
+"Direct Telemetry Access exporter to ClickHouse and NATS JetStream
+dta-export drains Append lists and INT events from DTA collectors
+continuously into ClickHouse (batched HTTP inserts, a MergeTree table per
+structure and a Distributed table over shards) and NATS JetStream
+subjects, keeping its cursors across restarts under /var/lib/dta/export.
+.
+Its systemd unit runs it once /etc/dta/dta.conf has an [export] section.")
+endif()
 
 set(CPACK_DEBIAN_WIRESHARK_PACKAGE_NAME dta-wireshark)
 set(CPACK_DEBIAN_WIRESHARK_PACKAGE_SECTION net)

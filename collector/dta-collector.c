@@ -914,6 +914,8 @@ static int metrics_write(void *ctx, FILE *f)
 		err = metrics_write_hist(f,
 			"dta_collector_request_duration_seconds", l, 1,
 			&c->answer_ns);
+	if (!err)
+		err = metrics_write_process(f);
 	return err;
 }
 

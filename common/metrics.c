@@ -5,10 +5,13 @@
  */
 #include <arpa/inet.h>
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #ifdef DTA_HAVE_MHD
 #include "httpd.h"
@@ -34,11 +37,23 @@ static bool name_chars_ok(const char *s, bool colon)
 	return true;
 }
 
-bool metrics_name_ok(const char *name)
+static bool name_prefix_ok(const char *name, const char *prefix)
 {
 	return name_chars_ok(name, true) &&
-	       !strncmp(name, PREFIX, strlen(PREFIX)) &&
-	       name[strlen(PREFIX)] != 0;
+	       !strncmp(name, prefix, strlen(prefix)) &&
+	       name[strlen(prefix)] != 0;
+}
+
+bool metrics_name_ok(const char *name)
+{
+	return name_prefix_ok(name, PREFIX);
+}
+
+/* The names metrics_write_process() writes: Prometheus's own "process_"
+ * family names, the one exception to the prefix (and only there). */
+static bool process_name_ok(const char *name)
+{
+	return name_prefix_ok(name, "process_");
 }
 
 bool metrics_label_ok(const char *name)
@@ -102,8 +117,8 @@ static void put_escaped(FILE *f, const char *s, bool quote)
 	}
 }
 
-int metrics_write_header(FILE *f, const char *family, enum metrics_type type,
-			 const char *help)
+static int header(FILE *f, const char *family, enum metrics_type type,
+		  const char *help, bool (*name_ok)(const char *))
 {
 	static const char *const types[] = {
 		[METRICS_COUNTER] = "counter",
@@ -111,7 +126,7 @@ int metrics_write_header(FILE *f, const char *family, enum metrics_type type,
 		[METRICS_HISTOGRAM] = "histogram",
 	};
 
-	if (!f || !help || !metrics_name_ok(family) ||
+	if (!f || !help || !name_ok(family) ||
 	    (unsigned)type > METRICS_HISTOGRAM)
 		return -EINVAL;
 	if (type == METRICS_COUNTER && !ends_with(family, "_total"))
@@ -126,14 +141,21 @@ int metrics_write_header(FILE *f, const char *family, enum metrics_type type,
 	return ferror(f) ? -EIO : 0;
 }
 
+int metrics_write_header(FILE *f, const char *family, enum metrics_type type,
+			 const char *help)
+{
+	return header(f, family, type, help, metrics_name_ok);
+}
+
 /* @extra: one more label after @labels (the histogram's le), or NULL. */
-static int sample(FILE *f, const char *name, const struct metrics_label *labels,
-		  size_t nlabels, const struct metrics_label *extra,
-		  const char *value)
+static int sample_as(FILE *f, const char *name,
+		     const struct metrics_label *labels, size_t nlabels,
+		     const struct metrics_label *extra, const char *value,
+		     bool (*name_ok)(const char *))
 {
 	size_t k = 0;
 
-	if (!f || !metrics_name_ok(name) || !value || !number_ok(value) ||
+	if (!f || !name_ok(name) || !value || !number_ok(value) ||
 	    (nlabels && !labels))
 		return -EINVAL;
 	for (size_t i = 0; i < nlabels; i++)
@@ -149,6 +171,14 @@ static int sample(FILE *f, const char *name, const struct metrics_label *labels,
 	}
 	fprintf(f, "%s %s\n", k ? "}" : "", value);
 	return ferror(f) ? -EIO : 0;
+}
+
+static int sample(FILE *f, const char *name, const struct metrics_label *labels,
+		  size_t nlabels, const struct metrics_label *extra,
+		  const char *value)
+{
+	return sample_as(f, name, labels, nlabels, extra, value,
+			 metrics_name_ok);
 }
 
 int metrics_write_sample(FILE *f, const char *name,
@@ -428,6 +458,110 @@ int metrics_write_stats(FILE *f, void (*stats)(void *ctx, FILE *json),
 	err = metrics_write_json(f, json, defs, ndefs, common, ncommon, NULL);
 	free(json);
 	return err;
+}
+
+/* ---- the process (Prometheus's process_* conventions) ---- */
+
+int metrics_process_read(struct metrics_process *p)
+{
+	char buf[1024], *s;
+	unsigned long long utime, stime, start, vsize;
+	long long rss;
+	long tck = sysconf(_SC_CLK_TCK), page = sysconf(_SC_PAGESIZE);
+	unsigned long long btime = 0;
+	struct rlimit rl;
+	struct dirent *de;
+	FILE *f;
+	DIR *d;
+	size_t n;
+
+	memset(p, 0, sizeof(*p));
+	if (tck <= 0 || page <= 0)
+		return -EINVAL;
+	f = fopen("/proc/self/stat", "re");
+	if (!f)
+		return -errno;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	/* proc(5): the command is in parentheses and may hold anything;
+	 * the fields follow its last ')': state (3) ... utime (14), stime
+	 * (15) ... starttime (22), vsize (23), rss (24). */
+	s = strrchr(buf, ')');
+	if (!s || sscanf(s + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u "
+			 "%llu %llu %*d %*d %*d %*d %*d %*d %llu %llu %lld",
+			 &utime, &stime, &start, &vsize, &rss) != 5)
+		return -EINVAL;
+	f = fopen("/proc/stat", "re");
+	if (!f)
+		return -errno;
+	while (fgets(buf, sizeof(buf), f))
+		if (sscanf(buf, "btime %llu", &btime) == 1)
+			break;
+	fclose(f);
+	if (!btime)
+		return -EINVAL;
+	p->cpu_seconds = (double)(utime + stime) / (double)tck;
+	p->start_time_seconds = (double)btime + (double)start / (double)tck;
+	p->virtual_bytes = vsize;
+	p->resident_bytes = rss > 0 ? (uint64_t)rss * (uint64_t)page : 0;
+	d = opendir("/proc/self/fd");
+	if (!d)
+		return -errno;
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.')
+			p->open_fds++;
+	closedir(d);
+	p->open_fds--; /* the directory's own descriptor, open while read */
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return -errno;
+	p->max_fds = rl.rlim_cur == RLIM_INFINITY ? UINT64_MAX : rl.rlim_cur;
+	return 0;
+}
+
+int metrics_write_process(FILE *f)
+{
+	struct metrics_process p;
+	char v[6][48];
+	static const struct {
+		const char *name, *help;
+		enum metrics_type type;
+	} m[] = {
+		{ "process_cpu_seconds_total",
+		  "Total user and system CPU time spent in seconds.",
+		  METRICS_COUNTER },
+		{ "process_resident_memory_bytes",
+		  "Resident memory size in bytes.", METRICS_GAUGE },
+		{ "process_virtual_memory_bytes",
+		  "Virtual memory size in bytes.", METRICS_GAUGE },
+		{ "process_start_time_seconds",
+		  "Start time of the process since unix epoch in seconds.",
+		  METRICS_GAUGE },
+		{ "process_open_fds", "Number of open file descriptors.",
+		  METRICS_GAUGE },
+		{ "process_max_fds",
+		  "Maximum number of open file descriptors.", METRICS_GAUGE },
+	};
+	int err = metrics_process_read(&p);
+
+	if (err)
+		return err;
+	snprintf(v[0], sizeof(v[0]), "%.17g", p.cpu_seconds);
+	snprintf(v[1], sizeof(v[1]), "%" PRIu64, p.resident_bytes);
+	snprintf(v[2], sizeof(v[2]), "%" PRIu64, p.virtual_bytes);
+	snprintf(v[3], sizeof(v[3]), "%.17g", p.start_time_seconds);
+	snprintf(v[4], sizeof(v[4]), "%" PRIu64, p.open_fds);
+	snprintf(v[5], sizeof(v[5]), "%" PRIu64, p.max_fds);
+	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+		err = header(f, m[i].name, m[i].type, m[i].help,
+			     process_name_ok);
+		if (!err)
+			err = sample_as(f, m[i].name, NULL, 0, NULL, v[i],
+					process_name_ok);
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 /* ---- the HTTP endpoint ---- */

@@ -146,6 +146,30 @@ int metrics_write_stats(FILE *f, void (*stats)(void *ctx, FILE *json),
 			size_t ndefs, const struct metrics_label *common,
 			size_t ncommon);
 
+/* ---- the process ---- */
+
+/* The calling process, as Prometheus's client libraries describe one. */
+struct metrics_process {
+	double cpu_seconds;        /* user + system, /proc/self/stat */
+	double start_time_seconds; /* since the epoch: btime + starttime */
+	uint64_t resident_bytes;   /* rss pages x page size */
+	uint64_t virtual_bytes;    /* vsize */
+	uint64_t open_fds;         /* entries of /proc/self/fd */
+	uint64_t max_fds;          /* RLIMIT_NOFILE's soft limit */
+};
+
+/* Read @p from /proc (Linux). Return 0 or a negative errno. */
+int metrics_process_read(struct metrics_process *p);
+
+/**
+ * metrics_write_process() - the standard process_* families of
+ * Prometheus's client libraries (cpu_seconds_total, resident and virtual
+ * memory_bytes, start_time_seconds, open_fds, max_fds), without labels:
+ * the one place the writer takes names without the "dta_" prefix.
+ * Return: 0; as metrics_process_read(); -EIO.
+ */
+int metrics_write_process(FILE *f);
+
 /* ---- the HTTP endpoint ---- */
 
 /**

@@ -1054,6 +1054,8 @@ static int write_metrics(void *ctx, FILE *f)
 					"exporter read them, by cause (persisted "
 					"across restarts)", l, 3, x->loss[i].n);
 	}
+	if (!rc) /* Prometheus's process_* families (docs/metrics.md) */
+		rc = metrics_write_process(f);
 	return rc ? -EIO : 0;
 }
 

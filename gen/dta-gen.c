@@ -40,6 +40,7 @@ enum { W_KW, W_PC, W_AP, W_KI, W_INT_PC, W_INT_MD, W_INT_DROP, W_INT_Q };
 #define IS_INT(t) ((t) >= W_INT_PC)
 
 struct gen {
+	const char *source; /* --source: the sending socket's address */
 	int type;
 	uint64_t count, keys;
 	double zipf, rate;
@@ -164,6 +165,9 @@ static void usage(FILE *f)
 		"      --reporter ID     v1 reporter id (default 1); INT: the hw_id\n"
 		"                        (0-63) of every report, so runs with different\n"
 		"                        ids are different INT reporters\n"
+		"      --source ADDR     send from this local IPv4 address (default:\n"
+		"                        the kernel's choice), e.g. 127.0.0.2 to\n"
+		"                        look like another switch\n"
 		"      --seq N           v1 sequence number of the first report; INT:\n"
 		"                        of every reporting switch's first datagram\n"
 		"                        (default 0, as a restarted reporter)\n"
@@ -1118,6 +1122,7 @@ int main(int argc, char **argv)
 		{ "int-ttl", required_argument, NULL, 16 },
 		{ "int-ipv6", no_argument, NULL, 17 },
 		{ "immediate", no_argument, NULL, 18 },
+		{ "source", required_argument, NULL, 19 },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -1172,6 +1177,7 @@ int main(int argc, char **argv)
 		case 12: g.window = num(optarg, "--window", 1, 1ul << 32); break;
 		case 13: g.sync_timeout = strtod(optarg, NULL); break;
 		case 14: g.seq = (uint32_t)num(optarg, "--seq", 0, ~0u); break;
+		case 19: g.source = optarg; break;
 		case 15:
 			g.int_version = !strcmp(optarg, "0.5") ? DTA_INT_V0_5
 					: !strcmp(optarg, "1.0") ? DTA_INT_V1_0
@@ -1240,6 +1246,16 @@ int main(int argc, char **argv)
 		if (g.fd < 0)
 			die("socket: %s", strerror(errno));
 		setsockopt(g.fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf));
+		if (g.source) {
+			struct sockaddr_in src = { .sin_family = AF_INET };
+
+			if (inet_pton(AF_INET, g.source, &src.sin_addr) != 1)
+				die("--source %s: want an IPv4 address",
+				    g.source);
+			if (bind(g.fd, (struct sockaddr *)&src, sizeof(src)))
+				die("--source %s: %s", g.source,
+				    strerror(errno));
+		}
 	}
 	if (g.truth) {
 		t = fopen(g.truth, "w");

@@ -2,7 +2,8 @@
 # Builds the Debian packages (libdtaN, libdta-dev, dta-tools) from this
 # tree: a Release build installed to /usr, with Debian's hardening flags
 # (dpkg-buildflags) when dpkg-dev is installed, then CPack's DEB generator
-# (cmake/packaging.cmake, docs/packaging.md).
+# (cmake/packaging.cmake, docs/packaging.md), with maintainer scripts
+# made by debhelper (scripts/deb-maintscripts.sh).
 # Usage: scripts/build-debs.sh BUILD_DIR     (the .deb files end up there)
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,6 +29,13 @@ cmake -S "$top" -B "$build" $gen -DCMAKE_BUILD_TYPE=Release \
 	-DDTA_MAN=ON > "$build/configure.log" 2>&1 ||
 	{ cat "$build/configure.log" >&2; exit 1; }
 cmake --build "$build" -j2
+# The maintainer scripts debhelper made at configure time
+# (scripts/deb-maintscripts.sh, cmake/packaging.cmake).
+[ -f "$build/debian/maint/dta-tools/postinst" ] || {
+	echo "build-debs.sh: no maintainer scripts in $build/debian/maint:" \
+	     "debhelper missing? (apt-get install debhelper)" >&2
+	exit 1
+}
 rm -f "$build"/*.deb
 (cd "$build" && cpack -G DEB)
 ls "$build"/*.deb

@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -415,6 +417,57 @@ static void test_server_refused(void **state)
 	assert_int_equal(metrics_server_start(&o, &s), -EINVAL);
 }
 
+/* process_*: the values of this process, checked against what the test
+ * knows independently (descriptors it opens itself, its own limit), and
+ * the exposition's shape: six families, no labels, no dta_ prefix. */
+static void test_process(void **state)
+{
+	struct metrics_process a, b;
+	struct rlimit rl;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int fd[3];
+
+	(void)state;
+	assert_int_equal(metrics_process_read(&a), 0);
+	for (int i = 0; i < 3; i++)
+		assert_true((fd[i] = open("/dev/null", O_RDONLY)) >= 0);
+	assert_int_equal(metrics_process_read(&b), 0);
+	assert_int_equal(b.open_fds, a.open_fds + 3);
+	for (int i = 0; i < 3; i++)
+		close(fd[i]);
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	assert_int_equal(b.max_fds, rl.rlim_cur);
+	assert_true(b.cpu_seconds >= a.cpu_seconds);
+	assert_true(a.start_time_seconds == b.start_time_seconds);
+	assert_true(a.start_time_seconds > 1.5e9); /* after 2017 */
+	assert_true(a.resident_bytes > 0 && a.virtual_bytes >= a.resident_bytes);
+
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	assert_int_equal(metrics_write_process(f), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "# TYPE process_cpu_seconds_total counter\n"
+				    "process_cpu_seconds_total "));
+	assert_non_null(strstr(buf, "# TYPE process_max_fds gauge\n"));
+	assert_non_null(strstr(buf, "\nprocess_open_fds "));
+	assert_non_null(strstr(buf, "\nprocess_start_time_seconds "));
+	assert_non_null(strstr(buf, "\nprocess_resident_memory_bytes "));
+	assert_non_null(strstr(buf, "\nprocess_virtual_memory_bytes "));
+	assert_null(strchr(buf, '{'));
+	free(buf);
+	/* The exception is the writer's own: callers still cannot write a
+	 * family without dta_. */
+	f = open_memstream(&buf, &len);
+	assert_int_equal(metrics_write_header(f, "process_open_fds",
+					      METRICS_GAUGE, "x"), -EINVAL);
+	assert_int_equal(metrics_write_sample(f, "process_open_fds", NULL, 0,
+					      "1"), -EINVAL);
+	fclose(f);
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -428,6 +481,7 @@ int main(void)
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_listen),
 		cmocka_unit_test(test_server),
+		cmocka_unit_test(test_process),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

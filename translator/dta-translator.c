@@ -37,6 +37,7 @@
 
 #include "allow.h"
 #include "metrics.h"
+#include "reporters.h"
 #include "switch_sink.h"
 #include "log.h"
 #include "service.h"
@@ -127,6 +128,10 @@ struct translator {
 	struct dta_sink inner;      /* the sink fill_submit() passes on to */
 	struct metrics_hist *fill[DTA_CONFIG_MAX_STRUCTURES]; /* Append shares */
 	struct metrics_hist *rdma_lat; /* RDMA completion latency, or NULL */
+	/* Losses by reporter (reporter_labels, with metrics only): the
+	 * sources with a slot; 0: not counted by reporter. */
+	unsigned rep_max;
+	struct reporters rep;
 };
 
 static volatile sig_atomic_t stop;
@@ -1094,6 +1099,197 @@ static void write_stats_cb(void *ctx, FILE *out)
 	write_stats(ctx, out, 0);
 }
 
+/*
+ * Losses by reporter and by structure (docs/metrics.md "Losses by reporter
+ * and structure"): one family per unit, as the totals, each sample one
+ * field of struct dta_translator_losses. Per family, the sum over its
+ * labels equals the total's sample of the same cause at rest.
+ */
+struct loss_def {
+	const char *family; /* after "dta_translator_" */
+	const char *cause;  /* the cause label's value, or NULL: none */
+	size_t off;         /* the field */
+	bool int_only;      /* only with [int] */
+	const char *help;   /* the family's first entry */
+};
+#define LF(f) offsetof(struct dta_translator_losses, f)
+static const struct loss_def reporter_losses[] = {
+	{ "datagrams_lost_by_reporter_total", "socket_drops", LF(socket_drops),
+	  false, "Datagrams lost before the core, by reporter (source "
+	  "address; other: beyond reporter_labels; unknown: no source known, "
+	  "as for the kernel's drops) and cause." },
+	{ "datagrams_lost_by_reporter_total", "rx_truncated", LF(rx_truncated),
+	  false, NULL },
+	{ "datagrams_lost_by_reporter_total", "refused_source",
+	  LF(refused_source), false, NULL },
+	{ "reports_lost_by_reporter_total", "sequence_gap", LF(seq_lost), false,
+	  "Reports lost, by reporter and cause (unknown: losses of data "
+	  "several reporters share, an Append batch or a Postcarding chunk)." },
+	{ "reports_lost_by_reporter_total", "unknown_structure",
+	  LF(unknown_structure), false, NULL },
+	{ "reports_lost_by_reporter_total", "mismatch", LF(mismatch), false,
+	  NULL },
+	{ "reports_lost_by_reporter_total", "sink", LF(sink_lost_reports),
+	  false, NULL },
+	{ "malformed_by_reporter_total", "truncated", LF(malformed_truncated),
+	  false, "Payloads the decoder refused, by reporter and cause." },
+	{ "malformed_by_reporter_total", "version", LF(malformed_version),
+	  false, NULL },
+	{ "malformed_by_reporter_total", "opcode", LF(malformed_opcode),
+	  false, NULL },
+	{ "malformed_by_reporter_total", "field", LF(malformed_field), false,
+	  NULL },
+	{ "malformed_by_reporter_total", "ambiguous", LF(malformed_ambiguous),
+	  false, NULL },
+	{ "malformed_by_reporter_total", "too_many", LF(malformed_too_many),
+	  false, NULL },
+	{ "sink_errors_by_reporter_total", NULL, LF(sink_errors), false,
+	  "Memory operations the sink refused, by reporter." },
+	{ "int_malformed_by_reporter_total", "truncated",
+	  LF(int_malformed_truncated), true,
+	  "INT datagrams the decoder refused, by reporter and cause." },
+	{ "int_malformed_by_reporter_total", "version",
+	  LF(int_malformed_version), true, NULL },
+	{ "int_malformed_by_reporter_total", "unsupported",
+	  LF(int_malformed_unsupported), true, NULL },
+	{ "int_malformed_by_reporter_total", "length",
+	  LF(int_malformed_length), true, NULL },
+	{ "int_malformed_by_reporter_total", "hops", LF(int_malformed_hops),
+	  true, NULL },
+	{ "int_malformed_by_reporter_total", "other", LF(int_malformed_other),
+	  true, NULL },
+	{ "int_reports_unmapped_by_reporter_total", NULL, LF(int_unmapped),
+	  true, "INT reports no configured role could use, by reporter." },
+	{ "int_updates_mismatch_by_reporter_total", NULL, LF(int_mismatch),
+	  true, "INT updates a structure could not take, by reporter." },
+	{ "int_seq_lost_by_reporter_total", NULL, LF(int_seq_lost), true,
+	  "INT datagrams missing from a reporter's sequence, by reporter." },
+};
+static const struct loss_def structure_losses[] = {
+	{ "reports_lost_by_structure_total", "mismatch", LF(mismatch), false,
+	  "Reports lost in a structure (share), by cause: refused by its "
+	  "sizes (mismatch), carried by operations the sink refused (sink)." },
+	{ "reports_lost_by_structure_total", "sink", LF(sink_lost_reports),
+	  false, NULL },
+	{ "sink_errors_by_structure_total", NULL, LF(sink_errors), false,
+	  "Memory operations the sink refused, by structure (share)." },
+	{ "int_updates_mismatch_by_structure_total", NULL, LF(int_mismatch),
+	  true, "INT updates a structure (share) could not take." },
+};
+#undef LF
+
+static uint64_t loss_field(const struct dta_translator_losses *l, size_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, (const char *)l + off, sizeof(v));
+	return v;
+}
+
+/* The families of @defs, @n labelled rows each: row i's losses in @rows[i]
+ * and its labels in @lab[i * nl ...] (the cause is added after them). */
+static int write_losses(struct translator *t, FILE *f,
+			const struct loss_def *defs, size_t ndefs,
+			const struct dta_translator_losses *rows,
+			const struct metrics_label *lab, size_t nl, size_t n)
+{
+	char fam[128], num[32];
+	int err = 0;
+
+	for (size_t d = 0; d < ndefs && !err; d++) {
+		if (defs[d].int_only && !t->int_on)
+			continue;
+		snprintf(fam, sizeof(fam), "dta_translator_%s", defs[d].family);
+		if (defs[d].help)
+			err = metrics_write_header(f, fam, METRICS_COUNTER,
+						   defs[d].help);
+		for (size_t i = 0; i < n && !err; i++) {
+			struct metrics_label l[4];
+
+			memcpy(l, lab + i * nl, nl * sizeof(*l));
+			if (defs[d].cause)
+				l[nl] = (struct metrics_label){ "cause",
+								defs[d].cause };
+			snprintf(num, sizeof(num), "%" PRIu64,
+				 loss_field(&rows[i], defs[d].off));
+			err = metrics_write_sample(f, fam, l,
+						   nl + !!defs[d].cause, num);
+		}
+	}
+	return err;
+}
+
+static int metrics_write_losses(struct translator *t, FILE *f)
+{
+	/* Sources that get a slot while this runs wait for the next scrape. */
+	unsigned k = t->rep_max ? reporters_count(&t->rep) : 0;
+	size_t n = t->rep_max ? k + 2 : 0;
+	struct dta_translator_losses *rows;
+	struct metrics_label *lab;
+	char (*name)[INET_ADDRSTRLEN + 8];
+	int err = 0;
+
+	if (n < t->nshares)
+		n = t->nshares;
+	rows = calloc(n ? n : 1, sizeof(*rows));
+	lab = calloc(2 * (n ? n : 1), sizeof(*lab));
+	name = calloc(n ? n : 1, sizeof(*name));
+	if (!rows || !lab || !name) {
+		err = -ENOMEM;
+		goto out;
+	}
+	if (t->rep_max) {
+		/* The sources given a slot, then other (slot max) and
+		 * unknown (the core's unattributed slot, max + 1). */
+		for (unsigned i = 0; i < k + 2; i++) {
+			unsigned slot = i < k ? i : t->rep_max + (i - k);
+
+			dta_translator_reporter_losses(t->core, slot, &rows[i]);
+			lab[i] = (struct metrics_label){
+				"reporter", reporters_label(&t->rep, slot,
+							    name[i],
+							    sizeof(name[i])) };
+		}
+		err = write_losses(t, f, reporter_losses,
+				   sizeof(reporter_losses) /
+					   sizeof(reporter_losses[0]),
+				   rows, lab, 1, k + 2);
+	}
+	for (size_t i = 0; !err && i < t->nshares; i++) {
+		dta_translator_structure_losses(t->core, (unsigned)i, &rows[i]);
+		lab[2 * i] = (struct metrics_label){ "structure",
+						     t->sh[i].cs.name };
+		lab[2 * i + 1] = (struct metrics_label){
+			"collector", dta_config_collector_id(t->cfg,
+							     t->sh[i].coll) };
+	}
+	if (!err && t->nshares)
+		err = write_losses(t, f, structure_losses,
+				   sizeof(structure_losses) /
+					   sizeof(structure_losses[0]),
+				   rows, lab, 2, t->nshares);
+out:
+	free(rows);
+	free(lab);
+	free(name);
+	return err;
+}
+
+/* dta_translator_info: what runs, as the collector's. */
+static int metrics_write_info(struct translator *t, FILE *f)
+{
+	struct metrics_label l[] = {
+		{ "version", DTA_VERSION_STRING },
+		{ "sink", t->switch_if ? "switch" : t->use_rdma ? "rdma" : "shm" },
+	};
+	int err = metrics_write_header(f, "dta_translator_info", METRICS_GAUGE,
+				       "Always 1: the translator's version "
+				       "and sink (shm, rdma, switch).");
+
+	return err ? err : metrics_write_sample(f, "dta_translator_info", l, 2,
+						"1");
+}
+
 static int metrics_write(void *ctx, FILE *f)
 {
 	struct translator *t = ctx;
@@ -1103,6 +1299,12 @@ static int metrics_write(void *ctx, FILE *f)
 				  sizeof(translator_metrics) /
 					  sizeof(translator_metrics[0]),
 				  NULL, 0);
+	if (!err)
+		err = metrics_write_losses(t, f);
+	if (!err)
+		err = metrics_write_info(t, f);
+	if (!err)
+		err = metrics_write_process(f);
 	for (size_t i = 0, first = 1; !err && i < t->nshares; i++) {
 		struct metrics_label l[] = {
 			{ "structure", t->sh[i].cs.name },
@@ -1266,6 +1468,30 @@ static int watch_fill(struct translator *t, struct dta_sink *sink)
 	return 0;
 }
 
+/* Count losses by reporter: [translator] reporter_labels sources (64 by
+ * default; 0: not by reporter), the rest as "other". */
+static int watch_reporters(struct translator *t)
+{
+	uint64_t n;
+	int err;
+
+	if (cfg_u64(t->cfg, "reporter_labels", 64, &n))
+		return -1;
+	if (!n)
+		return 0;
+	err = reporters_init(&t->rep, (unsigned)n);
+	/* Slots 0..n-1 the sources, n "other"; the core's n+1: unknown. */
+	if (!err)
+		err = dta_translator_set_reporter_slots(t->core,
+							(unsigned)n + 1);
+	if (err) {
+		tool_log(LOG_ERR, "reporter_labels: %s", strerror(-err));
+		return -1;
+	}
+	t->rep_max = (unsigned)n;
+	return 0;
+}
+
 static int start_metrics(struct translator *t, const char *listen)
 {
 	struct metrics_server_opts o = {
@@ -1414,7 +1640,24 @@ struct worker {
 	uint64_t seen_turns;        /* main thread: turns at its last look */
 	unsigned still;             /* main thread: looks it seemed stuck at */
 	bool stuck;                 /* main thread: it was, at that look */
+	uint32_t last_src;          /* the last source's reporter slot */
+	unsigned last_slot;         /* (UINT_MAX: none yet) */
 };
+
+/* The reporter slot of source @addr (host order; 0: not IPv4): the last
+ * source's again without a lookup (a switch sends in bursts). */
+static inline unsigned src_slot(struct translator *t, struct worker *w,
+				uint32_t addr)
+{
+	if (!t->rep_max)
+		return 0;
+	if (w && w->last_slot != UINT_MAX && w->last_src == addr)
+		return w->last_slot;
+	if (!w)
+		return reporters_slot(&t->rep, addr);
+	w->last_src = addr;
+	return w->last_slot = reporters_slot(&t->rep, addr);
+}
 
 /* The socket's cumulative drop count is @now: count what is new. */
 static void note_drops(struct worker *w, uint32_t now)
@@ -1441,14 +1684,15 @@ static void poll_drops(struct worker *w)
 /* Is IPv4 source @addr (host order; 0 for an IPv6 one, which an
  * allow-list never admits) allowed? A refusal is counted, and the first
  * one said. */
-static bool source_ok(struct translator *t, uint32_t addr)
+static bool source_ok(struct translator *t, uint32_t addr, unsigned slot)
 {
 	struct in_addr in = { .s_addr = htonl(addr) };
 	char a[INET_ADDRSTRLEN];
 
 	if (!t->allow.n || (addr && allow_ok(&t->allow, addr)))
 		return true;
-	dta_translator_count_input(t->core, DTA_INPUT_REFUSED_SOURCE, 1);
+	dta_translator_count_input_from(t->core, DTA_INPUT_REFUSED_SOURCE,
+					slot, 1);
 	if (!atomic_exchange(&t->refused_said, true))
 		tool_log(LOG_WARNING, "refused a datagram from %s (not in "
 			 "allow); further ones are counted as refused_source",
@@ -1528,6 +1772,7 @@ struct rx {
 	struct mmsghdr *msgs;
 	struct iovec *iov;
 	struct dta_payload *p;
+	uint16_t *slot; /* each payload's reporter slot */
 };
 
 static void rx_free(struct rx *x)
@@ -1539,6 +1784,7 @@ static void rx_free(struct rx *x)
 	free(x->msgs);
 	free(x->iov);
 	free(x->p);
+	free(x->slot);
 	free(x);
 }
 
@@ -1555,7 +1801,8 @@ static struct rx *rx_alloc(unsigned batch, bool names)
 	x->msgs = calloc(batch, sizeof(*x->msgs));
 	x->iov = calloc(batch, sizeof(*x->iov));
 	x->p = calloc(batch, sizeof(*x->p));
-	if (!x->bufs || !x->from || !x->msgs || !x->iov || !x->p) {
+	x->slot = calloc(batch, sizeof(*x->slot));
+	if (!x->bufs || !x->from || !x->msgs || !x->iov || !x->p || !x->slot) {
 		rx_free(x);
 		return NULL;
 	}
@@ -1588,21 +1835,31 @@ static int rx_batch(struct worker *w, struct rx *x)
 	}
 	for (int i = 0; i < n; i++) {
 		struct msghdr *h = &x->msgs[i].msg_hdr;
+		uint32_t src = 0;
+		unsigned slot = 0;
 
-		if (h->msg_name &&
-		    !source_ok(t, h->msg_namelen >= sizeof(x->from[i])
-				  ? ntohl(x->from[i].sin_addr.s_addr) : 0))
-			continue;
+		if (h->msg_name) {
+			src = h->msg_namelen >= sizeof(x->from[i])
+				      ? ntohl(x->from[i].sin_addr.s_addr) : 0;
+			slot = src_slot(t, w, src);
+			if (!source_ok(t, src, slot))
+				continue;
+		}
 		if (h->msg_flags & MSG_TRUNC) {
-			dta_translator_count_input(t->core, DTA_INPUT_TRUNCATED, 1);
+			dta_translator_count_input_from(t->core,
+							DTA_INPUT_TRUNCATED,
+							slot, 1);
 			continue;
 		}
+		x->slot[np] = (uint16_t)slot;
 		x->p[np++] = (struct dta_payload){ x->bufs[i], x->msgs[i].msg_len };
 	}
 	if (np && w->is_int)
-		dta_translator_process_int_batch(t->core, x->p, np, tool_now_ns());
+		dta_translator_process_int_batch_from(t->core, x->p, x->slot,
+						      np, tool_now_ns());
 	else if (np)
-		dta_translator_process_batch(t->core, x->p, np, tool_now_ns());
+		dta_translator_process_batch_from(t->core, x->p, x->slot, np,
+						  tool_now_ns());
 	return n;
 }
 
@@ -1666,6 +1923,7 @@ struct urx {
 	unsigned buflen;    /* buffer length given to the kernel */
 	struct msghdr tmpl; /* the name and control room of every buffer */
 	struct dta_payload *p;
+	uint16_t *slot;     /* each payload's reporter slot */
 	uint16_t *bid;      /* buffers of the batch being applied */
 	bool armed;         /* the multishot receive is active */
 	bool stopping;
@@ -1679,6 +1937,7 @@ static void urx_close(struct urx *u)
 		munmap(u->br, u->br_size);
 	free(u->mem);
 	free(u->p);
+	free(u->slot);
 	free(u->bid);
 }
 
@@ -1729,7 +1988,8 @@ static int urx_open(struct worker *w, struct urx *u)
 		return -EOPNOTSUPP; /* waits with a timeout need it */
 	/* Sources' addresses only for an allow-list; no control messages
 	 * (drops are read at every tick). */
-	u->tmpl.msg_namelen = t->allow.n ? sizeof(struct sockaddr_in) : 0;
+	u->tmpl.msg_namelen = t->allow.n || t->rep_max
+				      ? sizeof(struct sockaddr_in) : 0;
 	/* The kernel gets exactly room for a report, so that a longer
 	 * datagram is truncated (and counted) as with recvmmsg; buffers are
 	 * spaced a cache line apart. */
@@ -1745,8 +2005,9 @@ static int urx_open(struct worker *w, struct urx *u)
 	}
 	u->mem = malloc(u->nbuf * u->bufsz);
 	u->p = calloc(u->nbuf, sizeof(*u->p));
+	u->slot = calloc(u->nbuf, sizeof(*u->slot));
 	u->bid = calloc(u->nbuf, sizeof(*u->bid));
-	if (!u->mem || !u->p || !u->bid)
+	if (!u->mem || !u->p || !u->slot || !u->bid)
 		return -ENOMEM;
 	reg.ring_addr = (uint64_t)(uintptr_t)u->br;
 	reg.ring_entries = u->nbuf;
@@ -1782,6 +2043,7 @@ static unsigned urx_reap(struct worker *w, struct urx *u, unsigned *datagrams)
 		uint64_t ud = io_uring_cqe_get_data64(cqe);
 		struct io_uring_recvmsg_out *o;
 		struct sockaddr_in *from;
+		unsigned slot = 0;
 		uint8_t *buf;
 
 		if (seen == t->rx_batch)
@@ -1814,20 +2076,28 @@ static unsigned urx_reap(struct worker *w, struct urx *u, unsigned *datagrams)
 			continue;
 		}
 		from = io_uring_recvmsg_name(o);
-		if (u->tmpl.msg_namelen &&
-		    !source_ok(t, o->namelen >= sizeof(*from)
-				  ? ntohl(from->sin_addr.s_addr) : 0))
-			continue;
+		if (u->tmpl.msg_namelen) {
+			uint32_t src = o->namelen >= sizeof(*from)
+					       ? ntohl(from->sin_addr.s_addr) : 0;
+
+			slot = src_slot(t, w, src);
+			if (!source_ok(t, src, slot))
+				continue;
+		}
 		if (o->flags & MSG_TRUNC) {
-			dta_translator_count_input(t->core, DTA_INPUT_TRUNCATED, 1);
+			dta_translator_count_input_from(t->core,
+							DTA_INPUT_TRUNCATED,
+							slot, 1);
 			continue;
 		}
+		u->slot[np] = (uint16_t)slot;
 		u->p[np++] = (struct dta_payload){
 			io_uring_recvmsg_payload(o, &u->tmpl),
 			io_uring_recvmsg_payload_length(o, cqe->res, &u->tmpl) };
 	}
 	if (np)
-		dta_translator_process_batch(t->core, u->p, np, tool_now_ns());
+		dta_translator_process_batch_from(t->core, u->p, u->slot, np,
+						  tool_now_ns());
 	for (unsigned i = 0; i < nb; i++)
 		io_uring_buf_ring_add(u->br, u->mem + (size_t)u->bid[i] * u->bufsz,
 				      u->buflen, u->bid[i], mask, (int)i);
@@ -1900,7 +2170,7 @@ static void *udp_worker(void *arg)
 {
 	struct worker *w = arg;
 	struct translator *t = w->t;
-	struct rx *x = rx_alloc(t->rx_batch, t->allow.n > 0);
+	struct rx *x = rx_alloc(t->rx_batch, t->allow.n > 0 || t->rep_max);
 
 	if (!x) {
 		tool_log(LOG_ERR, "out of memory for a worker");
@@ -2189,6 +2459,7 @@ static int run_udp(struct translator *t)
 		w[i].seen_turns = 0;
 		w[i].still = 0;
 		w[i].stuck = false;
+		w[i].last_slot = UINT_MAX;
 		w[i].is_int = false;
 		w[i].fd = fds[i] = udp_socket(t, t->port, reuse);
 		if (w[i].fd < 0) {
@@ -2206,6 +2477,7 @@ static int run_udp(struct translator *t)
 		w[started].seen_turns = 0;
 		w[started].still = 0;
 		w[started].stuck = false;
+		w[started].last_slot = UINT_MAX;
 		w[started].is_int = true;
 		w[started].fd = udp_socket(t, t->int_port, false);
 		if (w[started].fd < 0) {
@@ -2278,10 +2550,16 @@ static int pcap_one(struct translator *t, int dlt, const struct pcap_pkthdr *h,
 	uint32_t src = 0;
 	size_t len;
 
+	struct dta_payload p;
+	uint16_t slot;
+
 	pl = tool_udp_payload(dlt, pkt, h->caplen, t->port, &len, &src);
 	if (pl) {
-		if (source_ok(t, src))
-			dta_translator_process(t->core, pl, len, now);
+		slot = (uint16_t)src_slot(t, NULL, src);
+		p = (struct dta_payload){ pl, len };
+		if (source_ok(t, src, slot))
+			dta_translator_process_batch_from(t->core, &p, &slot, 1,
+							  now);
 		return 1;
 	}
 	if (!t->int_on)
@@ -2289,8 +2567,10 @@ static int pcap_one(struct translator *t, int dlt, const struct pcap_pkthdr *h,
 	pl = tool_udp_payload(dlt, pkt, h->caplen, t->int_port, &len, &src);
 	if (!pl)
 		return 0;
-	if (source_ok(t, src))
-		dta_translator_process_int(t->core, pl, len, now);
+	slot = (uint16_t)src_slot(t, NULL, src);
+	p = (struct dta_payload){ pl, len };
+	if (source_ok(t, src, slot))
+		dta_translator_process_int_batch_from(t->core, &p, &slot, 1, now);
 	return 1;
 }
 
@@ -2688,6 +2968,8 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < t.nshares; i++)
 		t.sh[i].bank = -1;
 	epoch_banks(&t, wall_ns());
+	if (metrics_listen && watch_reporters(&t))
+		goto out;
 	if (metrics_listen && start_metrics(&t, metrics_listen))
 		goto out;
 
@@ -2711,6 +2993,7 @@ out:
 #endif
 	switch_sink_destroy(t.sw);
 	metrics_server_stop(t.metrics);
+	reporters_fini(&t.rep);
 	for (size_t i = 0; i < DTA_CONFIG_MAX_STRUCTURES; i++)
 		free(t.fill[i]);
 	dta_config_destroy(t.cfg);

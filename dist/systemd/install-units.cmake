@@ -3,7 +3,8 @@
 # configured (cmake --install --prefix, CPack's packaging prefix), so that
 # ExecStart= always names the programs where this same install puts them.
 # In: DTA_UNIT_SRC, DTA_UNIT_TMP, DTA_BINDIR_REL, DTA_SYSCONFDIR_REL,
-# DTA_UNITDIR, and CMAKE_INSTALL_PREFIX (the install's).
+# DTA_UNITDIR, DTA_UNITS (the units to write), and CMAKE_INSTALL_PREFIX
+# (the install's).
 foreach(v BINDIR SYSCONFDIR)
   set(rel "${DTA_${v}_REL}")
   if(IS_ABSOLUTE "${rel}")
@@ -24,7 +25,7 @@ if(IS_ABSOLUTE "${DTA_UNITDIR}")
 else()
   set(dest "${CMAKE_INSTALL_PREFIX}/${DTA_UNITDIR}")
 endif()
-foreach(unit dta-collector.service dta-translator.service)
+foreach(unit ${DTA_UNITS})
   configure_file("${DTA_UNIT_SRC}/${unit}.in" "${DTA_UNIT_TMP}/${unit}" @ONLY)
   file(INSTALL "${DTA_UNIT_TMP}/${unit}" DESTINATION "${dest}"
        PERMISSIONS OWNER_READ OWNER_WRITE GROUP_READ WORLD_READ)

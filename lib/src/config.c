@@ -179,6 +179,7 @@ static const struct key_rule translator_rules[] = {
 	{ "switch_interface", KT_STRING, 0, 0, 0, NULL },
 	{ "switch_meta", KT_STRING, 0, 0, 0, NULL },
 	{ "metrics_listen", KT_LISTEN, 0, 0, 0, NULL },
+	{ "reporter_labels", KT_UINT, 0, 4096, 0, NULL },
 	{ NULL, KT_STRING, 0, 0, 0, NULL },
 };
 

@@ -107,6 +107,7 @@ struct int_reporter {
 	uint8_t hw_id;
 	uint8_t version;
 	bool used;
+	uint16_t slot; /* reporter slot of its last datagram */
 	struct seq_state q;
 };
 
@@ -137,6 +138,41 @@ enum {
 static_assert(sizeof(struct dta_translator_stats) == C_COUNT * 8,
 	      "stats struct and counter list agree");
 
+/* Loss counters kept by reporter slot and structure: the fields of struct
+ * dta_translator_losses, in order. */
+enum {
+	L_SOCKET_DROP, L_RX_TRUNC, L_REFUSED_SOURCE, L_MALFORMED, L_SEQ_LOST,
+	L_UNKNOWN, L_MISMATCH, L_SINK_LOST, L_SINK_ERR, L_INT_MAL,
+	L_INT_UNMAPPED, L_INT_MISMATCH, L_INT_SEQ_LOST, L_MAL_TRUNC,
+	L_MAL_VERSION, L_MAL_OPCODE, L_MAL_FIELD, L_MAL_AMBIGUOUS,
+	L_MAL_TOO_MANY, L_INT_MAL_TRUNC, L_INT_MAL_VERSION, L_INT_MAL_UNSUP,
+	L_INT_MAL_LENGTH, L_INT_MAL_HOPS, L_INT_MAL_OTHER, L_COUNT
+};
+static_assert(sizeof(struct dta_translator_losses) == L_COUNT * 8,
+	      "losses struct and loss list agree");
+/* The counter of each loss (C_*), and its inverse as a mask and table. */
+static const unsigned char loss_c[L_COUNT] = {
+	C_SOCKET_DROP, C_RX_TRUNC, C_REFUSED_SOURCE, C_MALFORMED, C_SEQ_LOST,
+	C_UNKNOWN, C_MISMATCH, C_SINK_LOST, C_SINK_ERR, C_INT_MAL,
+	C_INT_UNMAPPED, C_INT_MISMATCH, C_INT_SEQ_LOST, C_MAL_TRUNC,
+	C_MAL_VERSION, C_MAL_OPCODE, C_MAL_FIELD, C_MAL_AMBIGUOUS,
+	C_MAL_TOO_MANY, C_INT_MAL_TRUNC, C_INT_MAL_VERSION, C_INT_MAL_UNSUP,
+	C_INT_MAL_LENGTH, C_INT_MAL_HOPS, C_INT_MAL_OTHER,
+};
+#define LOSS_MASK                                                         \
+	(1ull << C_SOCKET_DROP | 1ull << C_RX_TRUNC |                     \
+	 1ull << C_REFUSED_SOURCE | 1ull << C_MALFORMED |                 \
+	 1ull << C_SEQ_LOST | 1ull << C_UNKNOWN | 1ull << C_MISMATCH |    \
+	 1ull << C_SINK_LOST | 1ull << C_SINK_ERR | 1ull << C_INT_MAL |   \
+	 1ull << C_INT_UNMAPPED | 1ull << C_INT_MISMATCH |                \
+	 1ull << C_INT_SEQ_LOST | 1ull << C_MAL_TRUNC |                   \
+	 1ull << C_MAL_VERSION | 1ull << C_MAL_OPCODE |                   \
+	 1ull << C_MAL_FIELD | 1ull << C_MAL_AMBIGUOUS |                  \
+	 1ull << C_MAL_TOO_MANY | 1ull << C_INT_MAL_TRUNC |               \
+	 1ull << C_INT_MAL_VERSION | 1ull << C_INT_MAL_UNSUP |            \
+	 1ull << C_INT_MAL_LENGTH | 1ull << C_INT_MAL_HOPS |              \
+	 1ull << C_INT_MAL_OTHER)
+
 struct dta_translator {
 	struct dta_translator_opts o;
 	struct dta_sink sink;
@@ -155,6 +191,15 @@ struct dta_translator {
 	/* Per-reporter sequence state, 65536 of them. */
 	struct seq_state *seq;
 	spin_t seq_lock[STRIPES];
+
+	/* Losses by reporter slot (dta_translator_set_reporter_slots()):
+	 * (nslots + 1) x L_COUNT, slot nslots the unattributed one; NULL
+	 * when off. seq_slot: each v1 reporter id's last payload's slot. */
+	_Atomic uint64_t *rl;
+	unsigned nslots;
+	uint16_t *seq_slot;
+	/* Losses by structure, always counted (rare: atomics are fine). */
+	_Atomic uint64_t sl[MAX_STRUCTS][L_COUNT];
 
 	/* INT reports: the map, and sequence state per INT reporter in an
 	 * open-addressed table of DTA_INT_REPORTERS_MAX under one lock. */
@@ -223,11 +268,43 @@ static uint64_t counter(const struct dta_translator *t, unsigned c)
 struct tally {
 	uint64_t touched; /* bit c: c[c] is valid */
 	bool locks;       /* other threads may be inside: take the locks */
+	bool int_ap;      /* int_ap()'s own tally: no structure mismatch */
 	uint64_t notify;  /* bit s: structure s to notify at the run's end */
+	/* Reporter slots (t->rl, or NULL: not counted by slot here): losses
+	 * tallied go to @slot too, at once; @rslot: the slot of each report
+	 * of the reports being run; @un: the unattributed slot. */
+	_Atomic uint64_t *lz;
+	const uint16_t *rslot;
+	unsigned slot, un;
 	uint64_t c[C_COUNT];
 };
 static_assert(C_COUNT <= 64, "one bit per counter");
 static_assert(MAX_STRUCTS <= 64, "one notify bit per structure");
+
+/* C_* -> L_*, for the counters in LOSS_MASK. */
+static const unsigned char loss_index[C_COUNT] = {
+	[C_SOCKET_DROP] = L_SOCKET_DROP, [C_RX_TRUNC] = L_RX_TRUNC,
+	[C_REFUSED_SOURCE] = L_REFUSED_SOURCE, [C_MALFORMED] = L_MALFORMED,
+	[C_SEQ_LOST] = L_SEQ_LOST, [C_UNKNOWN] = L_UNKNOWN,
+	[C_MISMATCH] = L_MISMATCH, [C_SINK_LOST] = L_SINK_LOST,
+	[C_SINK_ERR] = L_SINK_ERR, [C_INT_MAL] = L_INT_MAL,
+	[C_INT_UNMAPPED] = L_INT_UNMAPPED, [C_INT_MISMATCH] = L_INT_MISMATCH,
+	[C_INT_SEQ_LOST] = L_INT_SEQ_LOST, [C_MAL_TRUNC] = L_MAL_TRUNC,
+	[C_MAL_VERSION] = L_MAL_VERSION, [C_MAL_OPCODE] = L_MAL_OPCODE,
+	[C_MAL_FIELD] = L_MAL_FIELD, [C_MAL_AMBIGUOUS] = L_MAL_AMBIGUOUS,
+	[C_MAL_TOO_MANY] = L_MAL_TOO_MANY, [C_INT_MAL_TRUNC] = L_INT_MAL_TRUNC,
+	[C_INT_MAL_VERSION] = L_INT_MAL_VERSION,
+	[C_INT_MAL_UNSUP] = L_INT_MAL_UNSUP,
+	[C_INT_MAL_LENGTH] = L_INT_MAL_LENGTH,
+	[C_INT_MAL_HOPS] = L_INT_MAL_HOPS, [C_INT_MAL_OTHER] = L_INT_MAL_OTHER,
+};
+
+static void lose(struct tally *a, unsigned c, uint64_t n)
+{
+	atomic_fetch_add_explicit(&a->lz[(size_t)a->slot * L_COUNT +
+					 loss_index[c]],
+				  n, memory_order_relaxed);
+}
 
 static inline void tally(struct tally *a, unsigned c, uint64_t n)
 {
@@ -238,6 +315,29 @@ static inline void tally(struct tally *a, unsigned c, uint64_t n)
 		a->c[c] = 0;
 	}
 	a->c[c] += n;
+	if (a->lz && (LOSS_MASK & bit)) /* losses are rare: out of line */
+		lose(a, c, n);
+}
+
+/* A tally fresh for a call (c[] is written before it is read). */
+static void tally_init(const struct dta_translator *t, struct tally *a,
+		       bool locks)
+{
+	a->touched = 0;
+	a->notify = 0;
+	a->locks = locks;
+	a->int_ap = false;
+	a->lz = t->rl;
+	a->rslot = NULL;
+	a->un = a->slot = t->nslots;
+}
+
+static void sloss(struct dta_translator *t, unsigned s, unsigned l,
+		  uint64_t n)
+{
+	if (n)
+		atomic_fetch_add_explicit(&t->sl[s][l], n,
+					  memory_order_relaxed);
 }
 
 static void tally_publish(struct dta_translator *t, struct tally *a)
@@ -376,6 +476,8 @@ static int submit(struct dta_translator *t, struct tally *a, unsigned s,
 	if (err) {
 		tally(a, C_SINK_ERR, (uint64_t)n);
 		tally(a, C_SINK_LOST, reports);
+		sloss(t, s, L_SINK_ERR, (uint64_t)n);
+		sloss(t, s, L_SINK_LOST, reports);
 		return err;
 	}
 	tally(a, C_OPS_W, (uint64_t)n - fa);
@@ -455,6 +557,8 @@ DTA_API void dta_translator_destroy(struct dta_translator *t)
 	free(t->seq);
 	free(t->iseq);
 	free(t->ctr);
+	free((void *)t->rl);
+	free(t->seq_slot);
 	free(t);
 }
 
@@ -701,6 +805,10 @@ static void track_seq(struct dta_translator *t, const struct dta_report *r,
 			continue;
 		}
 		lock(a, lk);
+		if (a->lz) { /* under the lock settle_seq() reads it with */
+			a->slot = a->rslot[i];
+			t->seq_slot[rep] = (uint16_t)a->slot;
+		}
 		do {
 			unsigned k = 0, lost;
 
@@ -736,11 +844,17 @@ static void settle_seq(struct dta_translator *t, bool locks)
 	for (unsigned i = 0; i < 65536; i++) {
 		struct seq_state *q = &t->seq[i];
 		spin_t *lk = &t->seq_lock[i % STRIPES];
+		unsigned k;
 
 		if (!(q->f & SQ_KNOWN))
 			continue;
 		lock(a, lk);
-		lost += SEQ_W - (unsigned)__builtin_popcountll(q->seen);
+		k = SEQ_W - (unsigned)__builtin_popcountll(q->seen);
+		lost += k;
+		if (t->rl && k)
+			atomic_fetch_add_explicit(
+				&t->rl[(size_t)t->seq_slot[i] * L_COUNT +
+				       L_SEQ_LOST], k, memory_order_relaxed);
 		q->seen = ~0ull;
 		suspect += !!(q->f & SQ_CAND) + !!(q->f & SQ_PREV);
 		q->f = SQ_KNOWN;
@@ -781,7 +895,8 @@ static int route_ki(const struct dta_translator *t, const struct dta_report *r)
 
 /* The Postcarding structure (share) of @r, NOWHERE, or MISMATCH when its
  * hop does not fit. */
-static int route_pc(const struct dta_translator *t, const struct dta_report *r)
+static int route_pc(const struct dta_translator *t, const struct dta_report *r,
+		    int *ms)
 {
 	unsigned s;
 
@@ -792,6 +907,7 @@ static int route_pc(const struct dta_translator *t, const struct dta_report *r)
 	if (s == t->nstruct)
 		return NOWHERE;
 	s += dta_shard(r->u.pc.key, r->u.pc.key_len, t->s[s].nshards);
+	*ms = (int)s;
 	return r->u.pc.hop >= t->s[s].l.g.pc.hops ? MISMATCH : (int)s;
 }
 
@@ -807,8 +923,12 @@ static void ki_issue(struct dta_translator *t, struct tally *a, unsigned s,
 			   atomic_load_explicit(&ts->ki_bank,
 						memory_order_relaxed),
 			   ops, DTA_MAX_REDUNDANCY);
+	unsigned slot = a->slot;
 
+	/* Aggregated: several reporters' increments, maybe. */
+	a->slot = a->un;
 	mark(a, s, imm, submit(t, a, s, ops, n, reports));
+	a->slot = slot;
 }
 
 static uint64_t key_hash(const struct dta_translator *t, unsigned s,
@@ -854,8 +974,8 @@ static void ki_aggregate(struct dta_translator *t, struct tally *a, unsigned s,
 /* ---- Postcarding ---- */
 
 /* Write @e's flow; the caller owns @e (a copy taken under the lock). */
-static void pc_emit(struct dta_translator *t, struct tally *a,
-		    const struct pc_entry *e, unsigned counter)
+static void pc_write(struct dta_translator *t, struct tally *a,
+		     const struct pc_entry *e, unsigned counter)
 {
 	const struct dta_layout *l = &t->s[e->structure].l;
 	uint8_t chunk[4 * DTA_MAX_HOPS * 2];
@@ -878,11 +998,24 @@ static void pc_emit(struct dta_translator *t, struct tally *a,
 		       sizeof(chunk), ops, DTA_MAX_REDUNDANCY);
 	if (n < 0) {
 		tally(a, C_MISMATCH, 1);
+		sloss(t, e->structure, L_MISMATCH, 1);
 		return;
 	}
 	tally(a, counter, 1);
 	/* hops 0 .. len-1, all seen */
 	mark(a, e->structure, e->notify, submit(t, a, e->structure, ops, n, len));
+}
+
+/* pc_write(), its losses unattributed: a flow's postcards come from the
+ * switch of each hop. */
+static void pc_emit(struct dta_translator *t, struct tally *a,
+		    const struct pc_entry *e, unsigned counter)
+{
+	unsigned slot = a->slot;
+
+	a->slot = a->un;
+	pc_write(t, a, e, counter);
+	a->slot = slot;
 }
 
 static bool pc_complete(const struct dta_layout *l, const struct pc_entry *e)
@@ -953,15 +1086,21 @@ static void ap_write(struct dta_translator *t, struct tally *a, unsigned s,
 	uint8_t *fb = frame;
 	struct dta_memop ops[2];
 	uint32_t entries = al->count;
+	unsigned slot = a->slot;
 	int n;
 
+	/* A batch holds entries of several reporters: unattributed. */
+	a->slot = a->un;
 	if (l->g.ap.frame_size > sizeof(frame)) {
 		fb = malloc(l->g.ap.frame_size);
 		if (!fb) {
 			tally(a, C_SINK_ERR, 1);
 			tally(a, C_SINK_LOST, al->count);
+			sloss(t, s, L_SINK_ERR, 1);
+			sloss(t, s, L_SINK_LOST, al->count);
 			al->count = 0;
 			al->notify = false;
+			a->slot = slot;
 			return;
 		}
 	}
@@ -972,6 +1111,7 @@ static void ap_write(struct dta_translator *t, struct tally *a, unsigned s,
 	al->count = 0;
 	mark(a, s, al->notify, submit(t, a, s, ops, n, entries));
 	al->notify = false;
+	a->slot = slot;
 	if (fb != frame)
 		free(fb);
 }
@@ -983,7 +1123,7 @@ static void ap_write(struct dta_translator *t, struct tally *a, unsigned s,
  */
 static int ap_put(struct dta_translator *t, struct tally *a,
 		  const struct dta_report *r, uint64_t now,
-		  struct ap_list **held)
+		  struct ap_list **held, unsigned slot)
 {
 	for (unsigned s = 0; s < t->nstruct; s++) {
 		struct tr_struct *ts = &t->s[s];
@@ -996,7 +1136,10 @@ static int ap_put(struct dta_translator *t, struct tally *a,
 		    r->u.ap.list_id - ts->list_base >= l->g.ap.lists)
 			continue;
 		if (r->u.ap.data_len != l->g.ap.entry_size) {
+			a->slot = slot;
 			tally(a, C_MISMATCH, 1);
+			if (!a->int_ap) /* int_ap() counts it as INT's */
+				sloss(t, s, L_MISMATCH, 1);
 			return 0;
 		}
 		list = r->u.ap.list_id - ts->list_base;
@@ -1016,6 +1159,7 @@ static int ap_put(struct dta_translator *t, struct tally *a,
 			ap_write(t, a, s, list, al);
 		return 1;
 	}
+	a->slot = slot;
 	tally(a, C_UNKNOWN, 1);
 	return 0;
 }
@@ -1038,6 +1182,7 @@ static int ap_put(struct dta_translator *t, struct tally *a,
 
 struct prep {
 	int s;        /* structure, NOWHERE or MISMATCH */
+	int ms;       /* MISMATCH: the structure that refused it */
 	int nops;     /* Key-Write, direct Key-Increment: from dta_*_ops() */
 	unsigned op0; /* first of them in the window's ops */
 	uint64_t idx; /* Postcarding cache / aggregation table entry */
@@ -1092,6 +1237,7 @@ static size_t prepare(struct dta_translator *t, struct window *w,
 					     WIN_BYTES - nbytes, w->ops + nops,
 					     DTA_MAX_REDUNDANCY);
 			if (p->nops < 0) {
+				p->ms = p->s;
 				p->s = MISMATCH;
 				break;
 			}
@@ -1129,7 +1275,7 @@ static size_t prepare(struct dta_translator *t, struct window *w,
 			}
 			break;
 		case DTA_OP_POSTCARD:
-			p->s = route_pc(t, &r[i]);
+			p->s = route_pc(t, &r[i], &p->ms);
 			if (p->s < 0)
 				break;
 			p->idx = pc_index(t, (unsigned)p->s, &r[i]);
@@ -1166,12 +1312,20 @@ static int apply(struct dta_translator *t, struct window *w,
 			unlock(a, &held->lock);
 			held = NULL;
 		}
+		/* The report's slot, where its loss may be counted: not for
+		 * Postcarding and aggregated increments (their writes carry
+		 * several reporters', counted unattributed), nor Append
+		 * (ap_put() takes it, for its own losses only). */
+		if (a->lz && (p->s < 0 || r[i].opcode == DTA_OP_KEY_WRITE ||
+			      (r[i].opcode == DTA_OP_KEY_INCREMENT && !t->ki)))
+			a->slot = a->rslot[i];
 		if (p->s == NOWHERE) {
 			tally(a, C_UNKNOWN, 1);
 			continue;
 		}
 		if (p->s == MISMATCH) {
 			tally(a, C_MISMATCH, 1);
+			sloss(t, (unsigned)p->ms, L_MISMATCH, 1);
 			continue;
 		}
 		switch (r[i].opcode) {
@@ -1196,7 +1350,8 @@ static int apply(struct dta_translator *t, struct window *w,
 			ok = 1;
 			break;
 		case DTA_OP_APPEND:
-			ok = ap_put(t, a, &r[i], now, &held);
+			ok = ap_put(t, a, &r[i], now, &held,
+				    a->lz ? a->rslot[i] : 0);
 			break;
 		}
 		if (ok) /* opcodes 1..4 only */
@@ -1220,6 +1375,7 @@ static int apply(struct dta_translator *t, struct window *w,
 static int run_reports(struct dta_translator *t, const struct dta_report *r,
 		       size_t n, uint64_t now, struct tally *a)
 {
+	const uint16_t *rslot = a->rslot;
 	struct window w;
 	int done = 0;
 
@@ -1228,9 +1384,12 @@ static int run_reports(struct dta_translator *t, const struct dta_report *r,
 	for (size_t i = 0; i < n;) {
 		size_t k = prepare(t, &w, r + i, n - i, a);
 
+		if (rslot)
+			a->rslot = rslot + i;
 		done += apply(t, &w, r + i, k, now, a);
 		i += k;
 	}
+	a->rslot = rslot;
 	return done;
 }
 
@@ -1244,20 +1403,22 @@ static void count_malformed(struct tally *a, int err)
 		 : err == -ENOSPC ? C_MAL_TOO_MANY : C_MAL_FIELD, 1);
 }
 
-/* The batch; *@err gets the last payload's decoder error (or 0). */
+/* The batch; *@err gets the last payload's decoder error (or 0).
+ * @slot: each payload's reporter slot, or NULL. */
 static int process(struct dta_translator *t, const struct dta_payload *p,
-		   size_t n, uint64_t now, int *err)
+		   const uint16_t *slot, size_t n, uint64_t now, int *err)
 {
 	struct dta_report r[CHUNK];
-	struct tally a; /* c[] is written before it is read (touched) */
+	uint16_t rs[CHUNK]; /* reporter slot of each report in r[] */
+	struct tally a;
 	size_t fill = 0;
 	int done = 0;
 
 	static_assert(CHUNK >= DTA_WIRE_REPORTS_MAX, "a payload fits");
 	*err = 0;
-	a.touched = 0;
-	a.notify = 0;
-	a.locks = enter(t);
+	tally_init(t, &a, enter(t));
+	if (a.lz)
+		a.rslot = rs;
 	run_begin(t);
 	for (size_t i = 0; i < n; i++) {
 		int k;
@@ -1269,6 +1430,12 @@ static int process(struct dta_translator *t, const struct dta_payload *p,
 		k = dta_wire_decode(p[i].buf, p[i].len, r + fill,
 				    DTA_WIRE_REPORTS_MAX, t->o.decode_flags);
 		*err = k < 0 ? k : 0;
+		if (a.lz) {
+			/* Per payload: its reports' slots (a store each). */
+			a.slot = slot ? slot[i] : a.un;
+			for (int j = 0; j < k; j++)
+				rs[fill + (size_t)j] = (uint16_t)a.slot;
+		}
 		if (k < 0)
 			count_malformed(&a, k);
 		else
@@ -1293,7 +1460,7 @@ DTA_API int dta_translator_process(struct dta_translator *t, const void *buf,
 
 	if (!t)
 		return -EINVAL;
-	done = process(t, &p, 1, now_ns, &err);
+	done = process(t, &p, NULL, 1, now_ns, &err);
 	return err ? err : done;
 }
 
@@ -1305,7 +1472,31 @@ DTA_API int dta_translator_process_batch(struct dta_translator *t,
 
 	if (!t || (!p && n))
 		return -EINVAL;
-	return n ? process(t, p, n, now_ns, &err) : 0;
+	return n ? process(t, p, NULL, n, now_ns, &err) : 0;
+}
+
+/* Is every one of @n slots in range (or are slots off)? */
+static bool slots_ok(const struct dta_translator *t, const uint16_t *slot,
+		     size_t n)
+{
+	if (!t->rl || !slot)
+		return true;
+	for (size_t i = 0; i < n; i++)
+		if (slot[i] >= t->nslots)
+			return false;
+	return true;
+}
+
+DTA_API int dta_translator_process_batch_from(struct dta_translator *t,
+					      const struct dta_payload *p,
+					      const uint16_t *slot, size_t n,
+					      uint64_t now_ns)
+{
+	int err;
+
+	if (!t || (!p && n) || !slots_ok(t, slot, n))
+		return -EINVAL;
+	return n ? process(t, p, slot, n, now_ns, &err) : 0;
 }
 
 /* Entries of a table of @size to scan now so that the whole table is
@@ -1337,9 +1528,7 @@ static int tick(struct dta_translator *t, uint64_t now, bool all, bool locks)
 	struct tally a;
 	int issued;
 
-	a.touched = 0;
-	a.notify = 0;
-	a.locks = locks;
+	tally_init(t, &a, locks); /* what times out: unattributed */
 
 	run_begin(t);
 
@@ -1462,6 +1651,86 @@ DTA_API int dta_translator_count_input(struct dta_translator *t,
 	    cause > DTA_INPUT_REFUSED_SOURCE)
 		return -EINVAL;
 	count(t, c[cause], n);
+	if (t->rl) /* so that the slots still add up: unattributed */
+		atomic_fetch_add_explicit(&t->rl[(size_t)t->nslots * L_COUNT +
+						 loss_index[c[cause]]],
+					  n, memory_order_relaxed);
+	return 0;
+}
+
+DTA_API int dta_translator_count_input_from(struct dta_translator *t,
+					    unsigned cause, unsigned slot,
+					    uint64_t n)
+{
+	static const unsigned char l[] = {
+		[DTA_INPUT_SOCKET_DROP] = L_SOCKET_DROP,
+		[DTA_INPUT_TRUNCATED] = L_RX_TRUNC,
+		[DTA_INPUT_REFUSED_SOURCE] = L_REFUSED_SOURCE,
+	};
+
+	if (!t || cause < DTA_INPUT_SOCKET_DROP ||
+	    cause > DTA_INPUT_REFUSED_SOURCE || (t->rl && slot > t->nslots))
+		return -EINVAL;
+	count(t, loss_c[l[cause]], n);
+	if (t->rl)
+		atomic_fetch_add_explicit(&t->rl[(size_t)slot * L_COUNT +
+						 l[cause]],
+					  n, memory_order_relaxed);
+	return 0;
+}
+
+DTA_API int dta_translator_set_reporter_slots(struct dta_translator *t,
+					      unsigned n)
+{
+	if (!t || n > DTA_REPORTER_SLOTS_MAX)
+		return -EINVAL;
+	if (t->rl)
+		return -EBUSY;
+	if (!n)
+		return 0;
+	t->seq_slot = malloc(65536 * sizeof(*t->seq_slot));
+	t->rl = calloc(((size_t)n + 1) * L_COUNT, sizeof(*t->rl));
+	if (!t->seq_slot || !t->rl) {
+		free(t->seq_slot);
+		free((void *)t->rl);
+		t->seq_slot = NULL;
+		t->rl = NULL;
+		return -ENOMEM;
+	}
+	for (unsigned i = 0; i < 65536; i++)
+		t->seq_slot[i] = (uint16_t)n;
+	for (unsigned i = 0; i < DTA_INT_REPORTERS_MAX; i++)
+		t->iseq[i].slot = (uint16_t)n;
+	t->nslots = n;
+	return 0;
+}
+
+static void losses_out(_Atomic const uint64_t *c,
+		       struct dta_translator_losses *out)
+{
+	uint64_t *o = (uint64_t *)out;
+
+	for (unsigned l = 0; l < L_COUNT; l++)
+		o[l] = atomic_load_explicit(&c[l], memory_order_relaxed);
+}
+
+DTA_API int dta_translator_reporter_losses(const struct dta_translator *t,
+					   unsigned slot,
+					   struct dta_translator_losses *out)
+{
+	if (!t || !out || !t->rl || slot > t->nslots)
+		return -EINVAL;
+	losses_out(t->rl + (size_t)slot * L_COUNT, out);
+	return 0;
+}
+
+DTA_API int dta_translator_structure_losses(const struct dta_translator *t,
+					    unsigned structure,
+					    struct dta_translator_losses *out)
+{
+	if (!t || !out || structure >= t->nstruct)
+		return -EINVAL;
+	losses_out(t->sl[structure], out);
 	return 0;
 }
 
@@ -1693,6 +1962,7 @@ static void int_seq(struct dta_translator *t, struct tally *a,
 		tally(a, C_INT_SEQ_UNTRACKED, 1);
 		return;
 	}
+	e->slot = (uint16_t)a->slot;
 	if (r->version == DTA_INT_V2_0 && (e->q.f & SQ_KNOWN)) {
 		uint32_t d = (seq - e->q.next) & 0x3FFFFF;
 
@@ -1717,9 +1987,16 @@ static void settle_int_seq(struct dta_translator *t, bool locks)
 	for (unsigned i = 0; i < DTA_INT_REPORTERS_MAX; i++) {
 		struct seq_state *q = &t->iseq[i].q;
 
+		unsigned k;
+
 		if (!t->iseq[i].used || !(q->f & SQ_KNOWN))
 			continue;
-		lost += SEQ_W - (unsigned)__builtin_popcountll(q->seen);
+		k = SEQ_W - (unsigned)__builtin_popcountll(q->seen);
+		lost += k;
+		if (t->rl && k)
+			atomic_fetch_add_explicit(
+				&t->rl[(size_t)t->iseq[i].slot * L_COUNT +
+				       L_INT_SEQ_LOST], k, memory_order_relaxed);
 		q->seen = ~0ull;
 		suspect += !!(q->f & SQ_CAND) + !!(q->f & SQ_PREV);
 		q->f = SQ_KNOWN;
@@ -1747,7 +2024,7 @@ static void settle_int_seq(struct dta_translator *t, bool locks)
 struct int_win {
 	unsigned n, nops, nbytes;
 	struct {
-		unsigned s, op0;
+		unsigned s, op0, slot;
 		int nops;
 	} e[WIN];
 	struct dta_memop ops[WIN_OPS];
@@ -1757,8 +2034,13 @@ struct int_win {
 static void int_win_flush(struct dta_translator *t, struct tally *a,
 			  struct int_win *w)
 {
-	for (unsigned i = 0; i < w->n; i++)
+	unsigned slot = a->slot;
+
+	for (unsigned i = 0; i < w->n; i++) {
+		a->slot = w->e[i].slot; /* the datagram's that made it */
 		submit(t, a, w->e[i].s, w->ops + w->e[i].op0, w->e[i].nops, 1);
+	}
+	a->slot = slot;
 	w->n = w->nops = w->nbytes = 0;
 }
 
@@ -1772,12 +2054,13 @@ static void int_win_room(struct dta_translator *t, struct tally *a,
 }
 
 /* Queue the @n operations just computed at w->ops + w->nops. */
-static void int_win_add(struct dta_translator *t, struct int_win *w,
-			unsigned s, int n, unsigned bytes)
+static void int_win_add(struct dta_translator *t, const struct tally *a,
+			struct int_win *w, unsigned s, int n, unsigned bytes)
 {
 	if (t->sink.prefetch)
 		prefetch_ops(t, s, w->ops + w->nops, n);
 	w->e[w->n].s = s;
+	w->e[w->n].slot = a->slot;
 	w->e[w->n].op0 = w->nops;
 	w->e[w->n].nops = n;
 	w->n++;
@@ -1802,9 +2085,10 @@ static int int_kw(struct dta_translator *t, struct tally *a,
 		       w->ops + w->nops, DTA_MAX_REDUNDANCY);
 	if (n < 0) {
 		tally(a, C_INT_MISMATCH, 1);
+		sloss(t, s, L_INT_MISMATCH, 1);
 		return 0;
 	}
-	int_win_add(t, w, s, n, l->g.kw.slot_size);
+	int_win_add(t, a, w, s, n, l->g.kw.slot_size);
 	return 1;
 }
 
@@ -1817,6 +2101,7 @@ static int int_pc(struct dta_translator *t, struct tally *a, int s0,
 
 	if (hop >= t->s[s].l.g.pc.hops) {
 		tally(a, C_INT_MISMATCH, 1);
+		sloss(t, s, L_INT_MISMATCH, 1);
 		return 0;
 	}
 	r.u.pc.hop = (uint8_t)hop;
@@ -1844,7 +2129,7 @@ static int int_ki(struct dta_translator *t, struct tally *a,
 						    memory_order_relaxed),
 			       w->ops + w->nops, DTA_MAX_REDUNDANCY);
 		if (n > 0)
-			int_win_add(t, w, s, n, 0);
+			int_win_add(t, a, w, s, n, 0);
 		return 1;
 	}
 	r.u.ki.key_len = (uint8_t)klen;
@@ -1860,7 +2145,9 @@ static int int_ap(struct dta_translator *t, struct tally *a, int s,
 {
 	struct dta_report r = { .opcode = DTA_OP_APPEND };
 	struct ap_list *held = NULL;
-	struct tally b = { .touched = 0, .locks = a->locks };
+	/* No slots in @b: what it counts is added to @a below. */
+	struct tally b = { .touched = 0, .locks = a->locks, .int_ap = true };
+	unsigned slot = a->slot;
 	int ok;
 
 	r.u.ap.list_id = t->s[s].list_base + list;
@@ -1868,18 +2155,22 @@ static int int_ap(struct dta_translator *t, struct tally *a, int s,
 	r.u.ap.data = entry;
 	/* ap_put counts a refused entry as the DTA counters do: move those
 	 * to the INT ones. */
-	ok = ap_put(t, &b, &r, now, &held);
+	ok = ap_put(t, &b, &r, now, &held, a->slot);
 	if (held)
 		unlock(a, &held->lock);
 	if (b.touched & (1ull << C_MISMATCH | 1ull << C_UNKNOWN)) {
 		b.touched &= ~(1ull << C_MISMATCH | 1ull << C_UNKNOWN);
 		tally(a, C_INT_MISMATCH, 1);
+		sloss(t, (unsigned)s, L_INT_MISMATCH, 1);
 	}
+	/* The rest is ap_write()'s, of a batch: unattributed. */
+	a->slot = a->un;
 	for (uint64_t m = b.touched; m; m &= m - 1) {
 		unsigned c = (unsigned)__builtin_ctzll(m);
 
 		tally(a, c, b.c[c]);
 	}
+	a->slot = slot;
 	a->notify |= b.notify; /* a batch with a DTA report's flag in it */
 	return ok;
 }
@@ -2058,7 +2349,7 @@ static void count_int_malformed(struct tally *a, int err)
 #define INT_STACK 16
 
 static int process_int(struct dta_translator *t, const struct dta_payload *p,
-		       size_t n, uint64_t now, int *err)
+		       const uint16_t *slot, size_t n, uint64_t now, int *err)
 {
 	struct dta_int_report rs[INT_STACK], *big = NULL;
 	struct int_win w;
@@ -2068,13 +2359,14 @@ static int process_int(struct dta_translator *t, const struct dta_payload *p,
 	int done = 0;
 
 	*err = 0;
-	a.touched = 0;
-	a.notify = 0;
 	w.n = w.nops = w.nbytes = 0;
-	a.locks = enter(t);
+	tally_init(t, &a, enter(t));
 	run_begin(t);
 	for (size_t i = 0; i < n; i++) {
 		struct dta_int_report *r = rs;
+
+		if (a.lz)
+			a.slot = slot ? slot[i] : a.un;
 		int k = dta_int_decode(p[i].buf, p[i].len, o, rs, INT_STACK);
 
 		if (k == -DTA_E_INT_TOOMANY) {
@@ -2121,7 +2413,7 @@ DTA_API int dta_translator_process_int(struct dta_translator *t,
 
 	if (!t)
 		return -EINVAL;
-	done = process_int(t, &p, 1, now_ns, &err);
+	done = process_int(t, &p, NULL, 1, now_ns, &err);
 	return err ? err : done;
 }
 
@@ -2133,5 +2425,17 @@ DTA_API int dta_translator_process_int_batch(struct dta_translator *t,
 
 	if (!t || (!p && n))
 		return -EINVAL;
-	return n ? process_int(t, p, n, now_ns, &err) : 0;
+	return n ? process_int(t, p, NULL, n, now_ns, &err) : 0;
+}
+
+DTA_API int dta_translator_process_int_batch_from(struct dta_translator *t,
+						  const struct dta_payload *p,
+						  const uint16_t *slot,
+						  size_t n, uint64_t now_ns)
+{
+	int err;
+
+	if (!t || (!p && n) || !slots_ok(t, slot, n))
+		return -EINVAL;
+	return n ? process_int(t, p, slot, n, now_ns, &err) : 0;
 }

@@ -220,6 +220,9 @@ exp_start
 gen 20000 20000
 wait_settled "plain"
 check "plain"
+# The process_* families every daemon serves (docs/metrics.md "Process").
+e2e_expect "dta-export's process_max_fds" "$(metric process_max_fds)" \
+	"$(awk '/^Max open files/ { print $4 }' /proc/$EXP_PID/limits)"
 # Each shard holds the lists the sharding key gives it (shard index =
 # cityHash64(collector, list) mod 2, both weighing 1), together all rows.
 sum=0

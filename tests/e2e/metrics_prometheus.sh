@@ -66,6 +66,18 @@ python3 "$here/prom_compare.py" "$here/../../docs/metrics.md" "http://$PROM" \
 	dta-translator translator "cat '$E2E/translator.json'"
 python3 "$here/prom_compare.py" "$here/../../docs/metrics.md" "http://$PROM" \
 	dta-collector collector "'$QUERY' -c '$E2E/dta.conf' stats"
+# The standard process_* families and the _info metrics of both, as
+# Prometheus stored them: one series per job each.
+for f in process_cpu_seconds_total process_resident_memory_bytes \
+	 process_virtual_memory_bytes process_start_time_seconds \
+	 process_open_fds process_max_fds; do
+	n=$(curl -fsS "http://$PROM/api/v1/query?query=count%20by%20(job)%20($f)" |
+		grep -o '"job":"dta-[a-z]*"' | sort | tr '\n' ' ')
+	e2e_expect "$f in Prometheus" "$n" '"job":"dta-collector" "job":"dta-translator" '
+done
+info=$(curl -fsS "http://$PROM/api/v1/query?query=dta_translator_info")
+e2e_expect "dta_translator_info in Prometheus" \
+	"$(echo "$info" | grep -o '"sink":"[a-z]*"')" '"sink":"shm"'
 # Both targets up, and no scrape failed.
 up=$(curl -fsS "http://$PROM/api/v1/query?query=sum(up)")
 e2e_expect "targets up" "$(echo "$up" | sed -n 's/.*"value":\[[0-9.]*,"\([0-9]*\)"\].*/\1/p')" 2

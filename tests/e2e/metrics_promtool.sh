@@ -68,9 +68,49 @@ fi
 grep -q '^dta_collector_request_duration_seconds_count{collector="[^"]*"} [1-9]' "$E2E/c.prom"
 grep -q '^dta_translator_malformed_by_cause_total{cause="[a-z_]*"} [1-9]' "$E2E/t.prom"
 grep -q '^dta_translator_int_reports_applied_total [1-9]' "$E2E/t.prom"
-# Nothing but the families' lines: every sample's name is dta_*.
-e2e_expect "lines not dta_ or comments" \
-	"$(grep -cv '^\(# \(HELP\|TYPE\) \)\{0,1\}dta_' "$E2E/t.prom" "$E2E/c.prom" | awk -F: '{ s += $2 } END { print s }')" 0
+# Nothing but the families' lines: every sample's name is dta_*, or one
+# of Prometheus's six standard process_* families.
+e2e_expect "lines not dta_, process_ or comments" \
+	"$(grep -cv '^\(# \(HELP\|TYPE\) \)\{0,1\}\(dta_\|process_\(cpu_seconds_total\|resident_memory_bytes\|virtual_memory_bytes\|start_time_seconds\|open_fds\|max_fds\)[ {]\)' "$E2E/t.prom" "$E2E/c.prom" | awk -F: '{ s += $2 } END { print s }')" 0
+# The translator's _info, as the collector's: version and sink.
+e2e_expect "dta_translator_info" \
+	"$(grep '^dta_translator_info{' "$E2E/t.prom")" \
+	"dta_translator_info{version=\"$("$TRANSLATOR" --version | sed 's/^dta-translator //')\",sink=\"shm\"} 1"
+# process_* of each daemon against what /proc says of its PID, read here
+# by this script: start time exactly (btime + starttime / CLK_TCK), the
+# descriptor limit exactly, CPU time at least what it had used before
+# the scrape, open descriptors those listed now give or take the scrape's
+# connection, resident memory within 2x of /proc's.
+tck=$(getconf CLK_TCK)
+btime=$(sed -n 's/^btime //p' /proc/stat)
+for d in c:$E2E_CPID:$CM t:$E2E_TPID:$TM; do
+	n=${d%%:*}; rest=${d#*:}; pid=${rest%%:*}; port=${rest#*:}
+	stat=$(sed 's/.*) //' /proc/$pid/stat)
+	cpu0=$(echo "$stat" | awk -v t=$tck '{ printf "%.6f", ($12 + $13) / t }')
+	fds0=$(ls /proc/$pid/fd | wc -l)
+	curl -fsS "http://127.0.0.1:$port/metrics" > "$E2E/$n.proc.prom"
+	get() { sed -n "s/^$1 //p" "$E2E/$n.proc.prom"; }
+	want=$(echo "$stat" | awk -v b=$btime -v t=$tck '{ printf "%.2f", b + $20 / t }')
+	e2e_expect "$n process_start_time_seconds" \
+		"$(get process_start_time_seconds | awk '{ printf "%.2f", $1 }')" "$want"
+	e2e_expect "$n process_max_fds" "$(get process_max_fds)" \
+		"$(awk '/^Max open files/ { print $4 }' /proc/$pid/limits)"
+	awk -v a="$(get process_cpu_seconds_total)" -v b="$cpu0" \
+		'BEGIN { exit !(a + 0 >= b + 0) }' ||
+		{ echo "FAIL: $n process_cpu_seconds_total $(get process_cpu_seconds_total) < $cpu0" >&2; exit 1; }
+	fds=$(get process_open_fds)
+	[ "$fds" -ge "$fds0" ] && [ "$fds" -le $((fds0 + 2)) ] ||
+		{ echo "FAIL: $n process_open_fds $fds, /proc lists $fds0" >&2; exit 1; }
+	rss=$(awk '/^VmRSS:/ { print $2 * 1024 }' /proc/$pid/status)
+	awk -v a="$(get process_resident_memory_bytes)" -v b="$rss" \
+		'BEGIN { exit !(a >= b / 2 && a <= b * 2) }' ||
+		{ echo "FAIL: $n process_resident_memory_bytes $(get process_resident_memory_bytes), VmRSS $rss" >&2; exit 1; }
+	vsz=$(awk '/^VmSize:/ { print $2 * 1024 }' /proc/$pid/status)
+	awk -v a="$(get process_virtual_memory_bytes)" -v b="$vsz" \
+		'BEGIN { exit !(a >= b / 2 && a <= b * 2) }' ||
+		{ echo "FAIL: $n process_virtual_memory_bytes $(get process_virtual_memory_bytes), VmSize $vsz" >&2; exit 1; }
+	echo "ok: $n process_* agree with /proc/$pid (cpu $(get process_cpu_seconds_total) s, $fds fds, rss $(get process_resident_memory_bytes))"
+done
 
 # The translator's health follows its collector.
 e2e_stop_collector

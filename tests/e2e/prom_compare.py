@@ -16,6 +16,7 @@
 # Exit 0: all equal; 1: not equal within 60 s (printed); 2: a stats key has
 # no row in the doc, or a row no series.
 import json
+import os
 import re
 import subprocess
 import sys
@@ -139,6 +140,16 @@ def main():
             sys.exit(1)
         print('ok: append batch histogram: %d batches, %d entries in log'
               % (n, e))
+        # The losses by reporter and structure, as Prometheus stored
+        # them at that scrape, sum to their totals (loss_sums.py).
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import loss_sums
+        pre = 'dta_translator_'
+        samples = {(name[len(pre):], labels): v
+                   for (name, labels), v in got.items()
+                   if name.startswith(pre)}
+        if loss_sums.check(samples, True):
+            sys.exit(1)
     else:
         n = [v for (name, _), v in got.items()
              if name == 'dta_collector_request_duration_seconds_count']

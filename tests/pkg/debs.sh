@@ -6,14 +6,22 @@
 # demo's programs from there - collector, translator, dta-gen, dta-query
 # verify over every primitive, with the structures of the packaged example
 # configuration - and a consumer built against the unpacked libdta-dev,
-# loading the unpacked libdta.
-# Skipped (77) without dpkg-deb, dpkg-shlibdeps (dpkg-dev), lintian or scdoc.
+# loading the unpacked libdta. The maintainer scripts are debhelper's
+# (dh_installsysusers, dh_installsystemd: checked against its own
+# autoscripts). As root, on a machine without them, the packages are then
+# installed for real with apt-get, the installed daemons run as the units
+# would run them, and `apt-get purge` must leave nothing behind but the
+# user dta (Debian policy) and files the operator added to /etc/dta; not
+# root, or dta-tools already installed here: that part is skipped, saying
+# why.
+# Skipped (77) without dpkg-deb, dpkg-shlibdeps (dpkg-dev), lintian, scdoc
+# or debhelper.
 # Usage: debs.sh BUILD_DIR
 . "$(dirname "$0")/../e2e/lib.sh"
 src=$(cd "$(dirname "$0")/../.." && pwd)
-for t in dpkg-deb dpkg-shlibdeps lintian scdoc cpack; do
+for t in dpkg-deb dpkg-shlibdeps lintian scdoc cpack dh_installdeb; do
 	command -v $t > /dev/null ||
-		{ echo "SKIP: $t not installed (apt-get install dpkg-dev lintian scdoc)"; exit 77; }
+		{ echo "SKIP: $t not installed (apt-get install dpkg-dev lintian scdoc debhelper)"; exit 77; }
 done
 e2e_init pkg "$1"
 debs=$BUILD/debs
@@ -32,7 +40,10 @@ ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)
 py=
 grep -q '^DTA_HAVE_PYTHON:INTERNAL=ON' "$debs/CMakeCache.txt" && py=python3-dta
 got=$(cd "$debs" && ls *.deb | sed 's/_.*//' | sort | tr '\n' ' ')
-e2e_expect "packages built" "$got" "dta-tools dta-wireshark libdta-dev $lib ${py:+$py }"
+# dta-export when the build has the exporter (libcurl).
+ex=
+[ ! -x "$debs/export/dta-export" ] || ex=dta-export
+e2e_expect "packages built" "$got" "${ex:+$ex }dta-tools dta-wireshark libdta-dev $lib ${py:+$py }"
 deb() { ls "$debs/$1"_*_"$arch".deb "$debs/$1"_*_all.deb 2>/dev/null | head -n 1; }
 
 # Each package's files: what docs/packaging.md lists.
@@ -44,9 +55,18 @@ has() { # PACKAGE PATH...
 	done
 	echo "ok: $p has $*"
 }
-for p in $lib libdta-dev dta-tools dta-wireshark $py; do
+for p in $lib libdta-dev dta-tools dta-wireshark $py $ex; do
 	has $p /usr/share/doc/$p/copyright /usr/share/doc/$p/changelog.gz
 done
+if [ -n "$ex" ]; then
+	has dta-export /usr/bin/dta-export /usr/lib/systemd/system/dta-export.service \
+		/usr/share/man/man8/dta-export.8.gz
+	e2e_expect "dta-export depends on dta-tools of its version" \
+		"$(dpkg-deb -f "$(deb dta-export)" Depends | grep -o "dta-tools (= [^)]*)")" \
+		"dta-tools (= $(dpkg-deb -f "$(deb dta-export)" Version))"
+	dpkg-deb -I "$(deb dta-export)" postrm | grep -q "deb-systemd-helper purge 'dta-export.service'" ||
+		{ echo "FAIL: dta-export postrm lacks debhelper's purge" >&2; exit 1; }
+fi
 has $lib /usr/lib/$ma/libdta.so.$major
 has libdta-dev /usr/lib/$ma/libdta.so /usr/lib/$ma/libdta.a \
 	/usr/lib/$ma/pkgconfig/libdta.pc /usr/lib/$ma/cmake/dta/dtaConfig.cmake \
@@ -77,6 +97,34 @@ e2e_expect "/etc/dta/dta.conf mode and owner" \
 	"-rw-r--r-- root/root"
 e2e_expect "dta-tools creates the units' user" \
 	"$(dpkg-deb -I "$(deb dta-tools)" postinst | grep -c 'systemd-sysusers.*dta.conf')" 1
+# The maintainer scripts hold debhelper's own snippets, as
+# /usr/share/debhelper/autoscripts has them with the units filled in:
+# sysusers and enable in postinst, stop in prerm, purge in postrm.
+auto=/usr/share/debhelper/autoscripts
+units="'dta-collector.service' 'dta-translator.service'"
+snip() { # SCRIPT AUTOSCRIPT SED
+	sed "$3" "$auto/$2" > "$E2E/snip"
+	dpkg-deb -I "$(deb dta-tools)" "$1" > "$E2E/script"
+	"${PYTHON:-python3}" -c 'import sys; a, b = (open(f).read() for f in sys.argv[1:]); sys.exit(a not in b)' \
+		"$E2E/snip" "$E2E/script" ||
+		{ cat "$E2E/script"; echo "FAIL: dta-tools $1 lacks debhelper's $2" >&2; exit 1; }
+	echo "ok: dta-tools $1 has debhelper's $2"
+}
+snip postinst postinst-sysusers 's/#CONFILE_BASENAME#/dta.conf/'
+snip postinst postinst-systemd-enable "s/#UNITFILE#/'dta-collector.service'/"
+snip postinst postinst-systemd-enable "s/#UNITFILE#/'dta-translator.service'/"
+snip postinst postinst-systemd-restart "s/#UNITFILES#/$units/; s/#RESTART_ACTION#/restart/"
+snip prerm prerm-systemd-restart "s/#UNITFILES#/$units/"
+snip postrm postrm-systemd "s/#UNITFILES#/$units/"
+# ... and the user is made before the units start.
+dpkg-deb -I "$(deb dta-tools)" postinst > "$E2E/script"
+[ "$(grep -n 'systemd-sysusers' "$E2E/script" | cut -d: -f1)" -lt \
+  "$(grep -n 'deb-systemd-invoke' "$E2E/script" | head -n 1 | cut -d: -f1)" ] ||
+	{ echo "FAIL: postinst starts the units before making their user" >&2; exit 1; }
+for s in postinst prerm postrm; do
+	dpkg-deb -I "$(deb dta-tools)" $s > "$E2E/script"
+	sh -n "$E2E/script" || { echo "FAIL: dta-tools $s is not sh" >&2; exit 1; }
+done
 has dta-wireshark /usr/lib/$ma/wireshark/plugins/dta.lua
 if [ -n "$py" ]; then
 	pyext=$(dpkg-deb -c "$(deb $py)" | awk '{ print $6 }' |
@@ -109,7 +157,7 @@ echo "ok: lintian fails a broken package: $(grep '^E:' "$E2E/lintian.bad")"
 
 # Unpacked into a throwaway root, as dpkg would install them.
 root=$E2E/root
-for p in $lib libdta-dev dta-tools dta-wireshark $py; do
+for p in $lib libdta-dev dta-tools dta-wireshark $py $ex; do
 	dpkg -x "$(deb $p)" "$root"
 done
 export LD_LIBRARY_PATH="$root/usr/lib/$ma"
@@ -212,4 +260,139 @@ cmake -S "$src/tests/consumer" -B "$E2E/cm" -DCMAKE_PREFIX_PATH="$root/usr" \
 	> "$E2E/cm.log" 2>&1 || { cat "$E2E/cm.log"; exit 1; }
 cmake --build "$E2E/cm" > "$E2E/cm.log" 2>&1 || { cat "$E2E/cm.log"; exit 1; }
 "$E2E/cm/consumer_cmake"
+unset LD_LIBRARY_PATH PKG_CONFIG_PATH
+
+# ---- installed for real: apt-get install, run, apt-get purge ----
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q ' installed$'; }
+if [ "$(id -u)" != 0 ]; then
+	echo "SKIP (part): install, run and purge need root (apt-get); not root"
+	e2e_pass
+	exit 0
+fi
+for p in $lib dta-tools $ex; do
+	if installed $p || [ -e /etc/dta ] || [ -e /var/lib/dta ]; then
+		echo "SKIP (part): $p, /etc/dta or /var/lib/dta already on this" \
+		     "machine: not installing over them"
+		e2e_pass
+		exit 0
+	fi
+done
+had_user=no
+getent passwd dta > /dev/null && had_user=yes
+# What is there before, to find what the packages leave behind.
+sweep() {
+	find /etc /usr/bin /usr/lib /usr/share /var/lib /var/log /run \
+		\( -name 'dta' -o -name 'dta-*' -o -name 'libdta*' -o -name 'dta.*' \
+		   -o -name '*dta-collector*' -o -name '*dta-translator*' \
+		   -o -name '*dta-export*' \) 2>/dev/null | sort
+}
+sweep > "$E2E/before"
+purge_all() { apt-get purge -y $ex dta-tools $lib > "$E2E/apt-purge.log" 2>&1; }
+# On a failure: the daemons stopped (e2e_cleanup), the packages purged,
+# the runtime directory removed as systemd would, the user this test
+# made removed; the failure's status kept.
+undo() {
+	rc=$?
+	for p in $E2E_TPID $E2E_CPID; do kill "$p" 2>/dev/null || true; done
+	sleep 1
+	! installed dta-tools || purge_all
+	rm -rf /run/dta
+	if [ $had_user = no ] && getent passwd dta > /dev/null; then
+		userdel dta 2>/dev/null || true
+		groupdel dta 2>/dev/null || true
+	fi
+	(exit $rc)
+	e2e_cleanup
+}
+trap undo EXIT
+pkgs_to_install=
+for p in $lib dta-tools $ex; do pkgs_to_install="$pkgs_to_install $(deb $p)"; done
+apt-get install -y --no-install-recommends $pkgs_to_install > "$E2E/apt-install.log" 2>&1 ||
+	{ cat "$E2E/apt-install.log"; echo "FAIL: apt-get install" >&2; exit 1; }
+echo "ok: apt-get install $lib dta-tools $ex"
+getent passwd dta > /dev/null || { echo "FAIL: no user dta after install" >&2; exit 1; }
+for u in dta-collector dta-translator $ex; do
+	[ -L /etc/systemd/system/multi-user.target.wants/$u.service ] ||
+		{ echo "FAIL: $u.service not enabled (deb-systemd-helper)" >&2; exit 1; }
+done
+echo "ok: user dta made, units enabled"
+
+# Run them as their units do: user dta, /var/lib/dta and /run/dta as
+# StateDirectory= and RuntimeDirectory= make them, the packaged
+# configuration (the translator on this test's port).
+install -d -o dta -g dta -m 0750 /var/lib/dta /run/dta
+setpriv --reuid=dta --regid=dta --init-groups -- env RUNTIME_DIRECTORY=/run/dta \
+	/usr/bin/dta-collector -c /etc/dta/dta.conf > "$E2E/icoll.log" 2>&1 &
+E2E_CPID=$!
+e2e_wait_ready "$E2E/icoll.log" "installed dta-collector"
+setpriv --reuid=dta --regid=dta --init-groups -- /usr/bin/dta-translator -c /etc/dta/dta.conf \
+	-p "$E2E_PORT" > "$E2E/itrans.out" 2> "$E2E/itrans.log" &
+E2E_TPID=$!
+e2e_wait_ready "$E2E/itrans.out" "installed dta-translator"
+/usr/bin/dta-gen -d "127.0.0.1:$E2E_PORT" -t kw -n 2000 -k 1000 \
+	-T "$E2E/ikw.truth" 2> "$E2E/igen.log"
+# (dta-query as root: the truth file is in this test's private directory;
+# root may query, and trusts the socket of user dta's directory)
+e2e_retry env RUNTIME_DIRECTORY=/run/dta /usr/bin/dta-query \
+	-c /etc/dta/dta.conf verify --truth "$E2E/ikw.truth" --min-success 1
+env RUNTIME_DIRECTORY=/run/dta /usr/bin/dta-query -c /etc/dta/dta.conf \
+	verify --truth "$E2E/ikw.truth" | sed -n 's/^/   /; /exact/p' 
+e2e_term "$E2E_TPID" dta-translator; E2E_TPID=
+e2e_term "$E2E_CPID" dta-collector; E2E_CPID=
+rm -rf /run/dta # RuntimeDirectory=: systemd removes it when the unit stops
+n=$(find /var/lib/dta -type f | wc -l)
+[ "$n" -gt 0 ] || { echo "FAIL: the installed collector wrote no snapshot" >&2; exit 1; }
+echo "ok: the installed daemons ran as dta; $n snapshot files, $(du -sh /var/lib/dta | cut -f1) in /var/lib/dta"
+# State the other programs keep there (dta-export's cursors, epoch
+# files), as user dta would write it; a log; an operator's edit of the
+# conffile and a file of the operator's own in /etc/dta.
+setpriv --reuid=dta --regid=dta --init-groups -- sh -c 'mkdir -p /var/lib/dta/export /var/lib/dta/epochs &&
+	echo 42 > /var/lib/dta/export/cursor && echo 1 > /var/lib/dta/epochs/flows.1'
+install -d -o dta -g dta /var/log/dta
+echo log > /var/log/dta/dta.log
+echo "# edited by the operator" >> /etc/dta/dta.conf
+echo key > /etc/dta/operator.pem
+
+apt-get purge -y $ex dta-tools $lib > "$E2E/apt-purge.log" 2>&1 ||
+	{ cat "$E2E/apt-purge.log"; echo "FAIL: apt-get purge" >&2; exit 1; }
+for p in $lib dta-tools $ex; do
+	st=$(dpkg-query -W -f='${Status}' $p 2>/dev/null || true)
+	case $st in ""|*" not-installed") ;;
+	*) echo "FAIL: $p after purge: $st" >&2; exit 1 ;;
+	esac
+done
+echo "ok: apt-get purge $ex dta-tools $lib"
+leftovers() { # what of the packages is still there, on one line
+	left=
+	for f in /etc/dta/dta.conf /var/lib/dta /var/log/dta /usr/bin/dta-collector \
+		 /usr/lib/systemd/system/dta-collector.service /usr/lib/sysusers.d/dta.conf \
+		 /etc/systemd/system/multi-user.target.wants/dta-collector.service; do
+		[ ! -e "$f" ] && [ ! -L "$f" ] || left="$left $f"
+	done
+	! ls /var/lib/systemd/deb-systemd-helper-enabled/ 2>/dev/null | grep -q dta ||
+		left="$left deb-systemd-helper-state"
+	left="$left $(find /dev/shm -maxdepth 1 -user dta 2>/dev/null | tr '\n' ' ')"
+	echo $left
+}
+[ -z "$(leftovers)" ] || { echo "FAIL: left after purge: $(leftovers)" >&2; exit 1; }
+# ... and that check sees a leftover: one planted where state was.
+mkdir /var/lib/dta && touch /var/lib/dta/planted
+e2e_expect "a planted leftover is seen" "$(leftovers)" /var/lib/dta
+rm -r /var/lib/dta
+# The operator's own file stays, and so its directory.
+e2e_expect "the operator's file in /etc/dta after purge" "$(cat /etc/dta/operator.pem)" key
+rm /etc/dta/operator.pem
+rmdir /etc/dta
+sweep > "$E2E/after"
+diff "$E2E/before" "$E2E/after" > "$E2E/sweep.diff" ||
+	{ cat "$E2E/sweep.diff"; echo "FAIL: files left after purge (> lines)" >&2; exit 1; }
+echo "ok: nothing of the packages left in /etc /usr /var/lib /var/log /run"
+getent passwd dta > /dev/null ||
+	{ echo "FAIL: purge removed the user dta (policy: it stays)" >&2; exit 1; }
+echo "ok: the user dta stays (Debian policy 9.2)"
+trap e2e_cleanup EXIT
+if [ $had_user = no ]; then # this test's own cleanup, not the package's
+	userdel dta 2>/dev/null || true
+	groupdel dta 2>/dev/null || true
+fi
 e2e_pass

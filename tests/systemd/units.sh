@@ -94,6 +94,36 @@ for unit in dta-collector.service dta-translator.service; do
 		{ echo "FAIL: $unit is more exposed than 2.5"; exit 1; }
 done
 
+# dta-export's unit (the dta-export package), when this build has the
+# exporter: verified and rated as the others; its ExecCondition= (run
+# here as systemd would, its \\ unescaped) skips the unit until the
+# configuration has an [export] section.
+unit=dta-export.service
+if [ -x "$U/test/bin/dta-export" ]; then
+	mkdir -p "$T/plain"
+	cp "$U/test/$unit" "$T/plain/"
+	verify "$T/plain/$unit"
+	line=$(systemd-analyze security --offline=yes "$T/plain/$unit" 2>&1 |
+	       grep 'Overall exposure level') || {
+		echo "FAIL: no exposure level for $unit"; exit 1; }
+	echo "$unit: systemd-analyze verify: no diagnostics; $line"
+	level=$(echo "$line" | sed 's/.*: \([0-9.]*\) .*/\1/')
+	awk -v l="$level" 'BEGIN { exit !(l <= 2.5) }' ||
+		{ echo "FAIL: $unit is more exposed than 2.5"; exit 1; }
+else
+	echo "$unit: no dta-export in this build: not verified"
+fi
+conf=$(sed -n 's|^ExecStart=.* -c ||p' "$U/test/$unit")
+cond=$(sed -n 's/^ExecCondition=//p' "$U/test/$unit" | sed 's/\\\\/\\/g')
+printf '[collector]\nname = x\n' > "$T/noexport.conf"
+printf '[collector]\nname = x\n\n  [export]\nsource = x\n' > "$T/export.conf"
+if eval "$(echo "$cond" | sed "s|$conf|$T/noexport.conf|")"; then
+	echo "FAIL: $unit would run without [export]"; exit 1
+fi
+eval "$(echo "$cond" | sed "s|$conf|$T/export.conf|")" ||
+	{ echo "FAIL: $unit would not run with [export]"; exit 1; }
+echo "$unit: ExecCondition= runs it only with an [export] section"
+
 # The user the units run as.
 grep -q '^User=dta$' "$U/test/dta-collector.service"
 mkdir -p "$T/root/etc"

@@ -500,6 +500,114 @@ DTA_API int dta_translator_process_int_batch(struct dta_translator *t,
 					     const struct dta_payload *p,
 					     size_t n, uint64_t now_ns);
 
+/* ---- Losses by reporter and by structure (docs/metrics.md) ---- */
+
+/*
+ * struct dta_translator_losses - the loss counters of struct
+ * dta_translator_stats, for one reporter slot or one structure. Reporter
+ * slots: every field; for each, the sum over all slots (the unattributed
+ * one included) equals the stats field of the same name once the
+ * translator is at rest (each slot is counted when the loss happens, the
+ * stats when the call that saw it returns). Structures: only mismatch,
+ * sink_lost_reports, sink_errors and int_mismatch (the losses that happen
+ * in a structure); their sums over structures equal the stats fields.
+ */
+struct dta_translator_losses {
+	uint64_t socket_drops;      /* datagrams */
+	uint64_t rx_truncated;      /* datagrams */
+	uint64_t refused_source;    /* datagrams */
+	uint64_t malformed;         /* payloads */
+	uint64_t seq_lost;          /* reports */
+	uint64_t unknown_structure; /* reports */
+	uint64_t mismatch;          /* reports */
+	uint64_t sink_lost_reports; /* reports */
+	uint64_t sink_errors;       /* memory operations */
+	uint64_t int_malformed;     /* INT datagrams */
+	uint64_t int_unmapped;      /* INT reports */
+	uint64_t int_mismatch;      /* INT structure updates */
+	uint64_t int_seq_lost;      /* INT datagrams */
+	/* malformed by cause, as the stats' malformed_* */
+	uint64_t malformed_truncated;
+	uint64_t malformed_version;
+	uint64_t malformed_opcode;
+	uint64_t malformed_field;
+	uint64_t malformed_ambiguous;
+	uint64_t malformed_too_many;
+	/* int_malformed by cause, as the stats' int_malformed_* */
+	uint64_t int_malformed_truncated;
+	uint64_t int_malformed_version;
+	uint64_t int_malformed_unsupported;
+	uint64_t int_malformed_length;
+	uint64_t int_malformed_hops;
+	uint64_t int_malformed_other;
+};
+
+/* The most reporter slots dta_translator_set_reporter_slots() takes. */
+#define DTA_REPORTER_SLOTS_MAX 65535
+
+/**
+ * dta_translator_set_reporter_slots() - count losses by reporter too, in
+ * @n slots the caller names (0 .. @n-1; e.g. one per source address and
+ * one for the rest) and one more, slot @n, for losses no payload can be
+ * blamed for: the kernel's drops counted without a slot, what is lost
+ * writing data several reporters share (an Append batch, a Postcarding
+ * chunk, an aggregated increment: their sink and mismatch losses), and
+ * losses of payloads given without slots. A reporter's sequence gaps
+ * settled by dta_translator_flush() go to the slot of its last payload.
+ * Call once, before any payload is processed. @n = 0 turns it off.
+ * Return: 0, -EINVAL (@n over DTA_REPORTER_SLOTS_MAX, NULL @t), -EBUSY
+ * (already set), -ENOMEM.
+ */
+DTA_API int dta_translator_set_reporter_slots(struct dta_translator *t,
+					      unsigned n);
+
+/**
+ * dta_translator_process_batch_from() - dta_translator_process_batch()
+ * with the reporter slot of each payload: @slot[i] (< the slots set) for
+ * @p[i]. Its losses are counted in that slot besides the totals. Slots
+ * not set, or @slot NULL: as dta_translator_process_batch().
+ * Return: as dta_translator_process_batch(); -EINVAL for a slot out of
+ * range (nothing processed).
+ */
+DTA_API int dta_translator_process_batch_from(struct dta_translator *t,
+					      const struct dta_payload *p,
+					      const uint16_t *slot, size_t n,
+					      uint64_t now_ns);
+
+/* The same for INT datagrams (dta_translator_process_int_batch()). */
+DTA_API int dta_translator_process_int_batch_from(struct dta_translator *t,
+						  const struct dta_payload *p,
+						  const uint16_t *slot,
+						  size_t n, uint64_t now_ns);
+
+/**
+ * dta_translator_count_input_from() - dta_translator_count_input() in
+ * reporter slot @slot as well (the slots' count: unattributed).
+ * Return: 0, -EINVAL (NULL @t, unknown @cause, @slot out of range).
+ */
+DTA_API int dta_translator_count_input_from(struct dta_translator *t,
+					    unsigned cause, unsigned slot,
+					    uint64_t n);
+
+/**
+ * dta_translator_reporter_losses() - the losses counted in slot @slot
+ * (0 .. n, n the unattributed slot). Thread-safe; each field read
+ * atomically. Return: 0, -EINVAL (NULL, slots not set, @slot > n).
+ */
+DTA_API int dta_translator_reporter_losses(const struct dta_translator *t,
+					   unsigned slot,
+					   struct dta_translator_losses *out);
+
+/**
+ * dta_translator_structure_losses() - the losses counted in structure
+ * @structure (dta_translator_add()'s index): mismatch, sink_lost_reports,
+ * sink_errors, int_mismatch; the other fields 0. Always counted.
+ * Return: 0, -EINVAL (NULL, @structure not added).
+ */
+DTA_API int dta_translator_structure_losses(const struct dta_translator *t,
+					    unsigned structure,
+					    struct dta_translator_losses *out);
+
 /* A consistent-enough copy of the counters (each read atomically). */
 DTA_API void dta_translator_stats(const struct dta_translator *t,
 				  struct dta_translator_stats *st);
