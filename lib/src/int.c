@@ -778,9 +778,10 @@ static int decode_v20(const uint8_t *p, size_t len,
 		r->hop_index = DTA_INT_HOP_UNKNOWN;
 		used = 0;
 		err = decode_v20_one(p + off, len - off, o, r, &used);
-		if (err && o->separate && len - off >= sizeof(struct dta_int_v20_report)) {
+		if (err && o->separate) {
 			/* Framed by its own header: refuse it alone. Report
-			 * Length past the datagram: it takes the rest. */
+			 * Length past the datagram, or fewer bytes left than
+			 * a report header: it takes the rest. */
 			r->error = err;
 			used = used && used <= len - off ? used : len - off;
 		} else if (err) {

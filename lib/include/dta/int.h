@@ -213,7 +213,8 @@ struct dta_int_report {
  *              with dta_int_report.error set instead of failing the whole
  *              datagram, when the format frames it: a v2.0 report after
  *              its 4-byte header (one whose Report Length runs past the
- *              datagram takes the rest), a v0.5/v1.0 report after its
+ *              datagram, or a tail shorter than a report header, takes
+ *              the rest of the datagram), a v0.5/v1.0 report after its
  *              fixed header. The datagram's other reports stay usable and
  *              its sequence number is known.
  *
