@@ -2194,21 +2194,22 @@ static bool int_sink_in_header(const struct dta_int_report *r)
 {
 	const struct dta_int_md *top = &r->hops[0];
 
-	return r->version == DTA_INT_V2_0 &&
+	return r->has_int_md && r->version == DTA_INT_V2_0 &&
 	       r->rep_type == DTA_INT_REPTYPE_INT && r->rep_md_bits &&
-	       !((top->present & DTA_INT_MD_SWITCH_ID) &&
+	       !(r->n_hops && (top->present & DTA_INT_MD_SWITCH_ID) &&
 		 top->switch_id == r->node_id);
 }
 
 /* The hops a report describes, path order: an INT-MD stack reversed
  * (hops[] is newest first), followed by the sink's header metadata when
- * int_sink_in_header(); or the reporting node alone. */
+ * int_sink_in_header() (alone when the stack is empty: a one-hop path);
+ * or the reporting node alone, no path. */
 static unsigned int_hops(const struct dta_int_report *r,
 			 const struct dta_int_md **h, bool *stack)
 {
 	unsigned n = r->n_hops;
 
-	*stack = r->has_int_md && r->n_hops;
+	*stack = r->has_int_md && (r->n_hops || int_sink_in_header(r));
 	if (!*stack) {
 		h[0] = &r->local;
 		return 1;
