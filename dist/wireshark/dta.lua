@@ -1365,11 +1365,12 @@ local function dissect_v20(tvb, pinfo, root, len)
 			elseif in_type >= 3 and in_type <= 5 then
 				local md = dissect_inner(rt, tvb, pinfo, p, e - p, in_type)
 				-- A sink's own metadata in the header (RepMdBits set) with
-				-- a stack that does not already end at this node: the
-				-- path's last hop (INT.mdk v2.1 sink option 2; docs/int.md).
+				-- a stack (perhaps empty) that does not already end at this
+				-- node: the path's last hop (INT.mdk v2.1 sink option 2;
+				-- docs/int.md "INT-MD sinks").
 				local node = tvb(4, 4):uint()
-				if rep_type == 1 and bitsv ~= 0 and md and md.n and md.n > 0 and
-				   md.top_switch ~= node then
+				if rep_type == 1 and bitsv ~= 0 and md and md.n and
+				   (md.n == 0 or md.top_switch ~= node) then
 					rt:add(f.sink_hop, node):set_generated()
 				end
 			else
