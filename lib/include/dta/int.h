@@ -86,8 +86,9 @@ enum dta_int_v10_nproto {
  * struct dta_int_md - one node's metadata: the reporting node's own
  * (report header) or one hop of an INT-MD stack. A field is meaningful only
  * when its DTA_INT_MD_* bit is in @present. Widths follow the wire: 24-bit
- * occupancies, 32-bit timestamps in v0.5/v1.0 headers, 64-bit in v2.0 and
- * INT-MD. Values a node could not provide arrive as all ones, as sent.
+ * occupancies, 32-bit timestamps in v0.5/v1.0 headers and INT v0.5/v1.0
+ * stacks, 64-bit in v2.0 headers and INT v2.x stacks. Values a node could
+ * not provide arrive as all ones, as sent.
  */
 struct dta_int_md {
 	uint32_t present; /* DTA_INT_MD_* */
