@@ -4,6 +4,7 @@
  * limits, point inside the input, and re-encode to bytes that decode to the
  * same fields (reports with domain-specific metadata, which the encoder
  * does not write, are only checked for limits). */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,6 +71,50 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		for (int i = 0; i < n; i++)
 			same(&r[i], &back[i]);
+	}
+
+	/* Refusing reports alone (dta_int_opts.separate): a datagram read
+	 * whole reads the same; one refused whole either still is (same
+	 * code: its header was unreadable) or yields at least one report
+	 * carrying an error, and every report without one is sound. */
+	{
+		struct dta_int_opts so = { .sz = sizeof(so), .dscp_mask = 1,
+					   .dscp_value = 1 };
+		int whole = dta_int_decode(data, size, &so, r, OUT_MAX), n, bad = 0;
+
+		so.separate = true;
+		n = dta_int_decode(data, size, &so, back, OUT_MAX);
+		if (whole >= 0 || whole == -DTA_E_INT_TOOMANY) {
+			if (n != whole)
+				abort();
+			for (int i = 0; i < n; i++) {
+				if (back[i].error)
+					abort();
+				same(&r[i], &back[i]);
+			}
+		} else if (n < 0) {
+			/* refused whole again, or more reports than fit now
+			 * that the refused ones are returned */
+			if (n != whole && n != -DTA_E_INT_TOOMANY)
+				abort();
+		} else {
+			if (n == 0 || n > OUT_MAX)
+				abort();
+			for (int i = 0; i < n; i++) {
+				if (back[i].error > 0 || back[i].error == -EINVAL)
+					abort();
+				bad += back[i].error != 0;
+				if (!back[i].error &&
+				    (back[i].inner_len > size ||
+				     (back[i].inner &&
+				      (back[i].inner < data ||
+				       back[i].inner + back[i].inner_len >
+					       data + size))))
+					abort();
+			}
+			if (!bad)
+				abort();
+		}
 	}
 	return 0;
 }

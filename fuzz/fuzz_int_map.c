@@ -99,12 +99,32 @@ static struct dta_translator_stats stats(const struct dta_translator *t)
 	return st;
 }
 
-/* What dta_int_decode() alone makes of a datagram: reports, or < 0. */
-static int decoded(const struct dta_payload *p, const struct dta_int_opts *o)
+/* What dta_int_decode() alone makes of a datagram, read as the
+ * translator reads it (each report refused alone where the format frames
+ * it): readable reports, or < 0 when refused whole; *@nbad gets the
+ * reports refused alone and *@last the last one's code. */
+static int decoded(const struct dta_payload *p, const struct dta_int_opts *o,
+		   uint64_t *nbad, int *last)
 {
 	static struct dta_int_report r[DTA_INT_REPORTS_MAX];
+	struct dta_int_opts so = *o;
+	int k, good = 0;
 
-	return dta_int_decode(p->buf, p->len, o, r, DTA_INT_REPORTS_MAX);
+	so.separate = true;
+	*nbad = 0;
+	*last = 0;
+	k = dta_int_decode(p->buf, p->len, &so, r, DTA_INT_REPORTS_MAX);
+	if (k < 0)
+		return k;
+	for (int i = 0; i < k; i++) {
+		if (r[i].error) {
+			(*nbad)++;
+			*last = r[i].error;
+		} else {
+			good++;
+		}
+	}
+	return good;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -172,22 +192,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		a = stats(t);
 		rc = dta_translator_process_int_batch(t, p, n, now);
 		b = stats(t);
-		for (size_t i = 0; i < n; i++) {
-			int k = decoded(&p[i], &m.decode);
+		bool none = true;
 
-			bad += k < 0;
+		for (size_t i = 0; i < n; i++) {
+			uint64_t nb;
+			int last, k = decoded(&p[i], &m.decode, &nb, &last);
+
+			bad += k < 0 ? 1 : nb;
 			in += k > 0 ? (uint64_t)k : 0;
+			none &= k <= 0;
 		}
 		if (rc < 0 || (uint64_t)rc != b.int_applied - a.int_applied ||
 		    b.int_datagrams - a.int_datagrams != n ||
 		    b.int_malformed - a.int_malformed != bad ||
 		    b.int_reports_in - a.int_reports_in != in ||
-		    (n && bad == n && sum() != before))
+		    (n && none && sum() != before))
 			abort();
 	} else {
 		for (size_t i = 0; i < n; i++) {
-			uint64_t before = sum();
-			int k = decoded(&p[i], &m.decode), rc;
+			uint64_t before = sum(), nb;
+			int last, k = decoded(&p[i], &m.decode, &nb, &last), rc;
 
 			a = stats(t);
 			rc = dta_translator_process_int(t, p[i].buf, p[i].len,
@@ -202,6 +226,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				    b.int_reports_in != a.int_reports_in ||
 				    b.int_updates != a.int_updates ||
 				    sum() != before)
+					abort();
+			} else if (nb) {
+				/* Some refused alone: each counted, the
+				 * call returns the last one's code. */
+				if (rc != last ||
+				    b.int_malformed - a.int_malformed != nb ||
+				    b.int_reports_in - a.int_reports_in !=
+					    (uint64_t)k)
 					abort();
 			} else if (rc < 0 ||
 				   (uint64_t)rc != b.int_applied - a.int_applied ||

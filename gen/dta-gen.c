@@ -74,6 +74,8 @@ struct gen {
 	/* INT reports (run_int) */
 	unsigned int_version, int_ttl, int_n;
 	int int_ipv6;
+	int int_sink_md;     /* v2.0 INT-MD: the sink's metadata in the header */
+	uint8_t int_stack;   /* INT-MD stack layout, enum dta_int_md_layout */
 	size_t int_bytes;
 	struct dta_int_report int_r[256];
 	uint8_t int_inner[256][256];
@@ -157,6 +159,10 @@ static void usage(FILE *f)
 		"      --int-version V   INT report format 0.5, 1.0 or 2.0 (default 2.0)\n"
 		"      --int-ttl T       INT: initial inner TTL; hop h has TTL T-h\n"
 		"                        (default 64; set the translator's ttl_init to T)\n"
+		"      --int-stack L     int-md: INT-MD stack layout 2 (INT v2.x),\n"
+		"                        1.0 or 0.5, in any report version (default 2)\n"
+		"      --int-sink-md     int-md, v2.0: the sink puts its own metadata in\n"
+		"                        the report header, not on the stack\n"
 		"      --int-ipv6        INT: IPv6 flows (the IPv4 ones inside\n"
 		"                        2001:db8::/96; 37-byte keys)\n"
 		"      --legacy          the research prototype's wire format\n"
@@ -849,6 +855,8 @@ static void int_emit(struct gen *g, const struct int_item *it, FILE *t,
 	uint8_t key[37];
 	size_t kl;
 	unsigned ver = g->int_version;
+	/* hops on the stack: all, or all but the sink (--int-sink-md) */
+	unsigned ns = it->len - (g->int_sink_md ? 1u : 0u);
 	size_t need;
 	int il;
 
@@ -856,15 +864,17 @@ static void int_emit(struct gen *g, const struct int_item *it, FILE *t,
 	int_flow(key, kl, &in.flow);
 	in.ttl = (uint8_t)(g->int_ttl - it->h);
 	if (g->type == W_INT_MD) {
-		/* The stack, newest (the sink's) first. */
-		for (unsigned h = 0; h < it->len; h++)
-			int_hop_md(g, it->i, h, it->ids[h], &hops[it->len - 1 - h]);
+		/* The stack, newest (the sink's, unless it reports its own
+		 * metadata in the header) first. */
+		for (unsigned h = 0; h < ns; h++)
+			int_hop_md(g, it->i, h, it->ids[h], &hops[ns - 1 - h]);
 		in.dscp = 1; /* the decoder's default INT DSCP bit */
 		in.int_md = true;
 		in.instructions = 0xF400; /* node id, ports, latency, queue, egress ts */
-		in.remaining_hops = (uint8_t)(8 - it->len);
-		in.n_hops = it->len;
+		in.remaining_hops = (uint8_t)(8 - ns);
+		in.n_hops = (uint8_t)ns;
 		in.hops = hops;
+		in.md_layout = g->int_stack;
 	}
 	il = dta_int_inner_build(&in, g->int_inner[g->int_n], sizeof(g->int_inner[0]));
 	if (il > 0 && il % 4) {
@@ -915,11 +925,21 @@ static void int_emit(struct gen *g, const struct int_item *it, FILE *t,
 			hop_truth(t, key, kl, &m, ver != DTA_INT_V0_5);
 		break;
 	case W_INT_MD:
-		/* The sink reports; its own metadata is not a hop. */
+		/* The sink reports: its own metadata is on the stack, or
+		 * (--int-sink-md) in the header, the path's last hop
+		 * (INT.mdk v2.1, the sink's second option). */
 		r->local.present = 0;
 		r->local.switch_id = it->reporter;
-		for (unsigned h = 0; t && h < it->len; h++)
-			hop_truth(t, key, kl, &hops[it->len - 1 - h], true);
+		if (g->int_sink_md) {
+			r->local = m;
+			r->local.present = DTA_INT_MD_SWITCH_ID | DTA_INT_MD_PORTS |
+					   DTA_INT_MD_HOP_LATENCY |
+					   DTA_INT_MD_QUEUE | DTA_INT_MD_EGRESS_TS;
+		}
+		for (unsigned h = 0; t && h < ns; h++)
+			hop_truth(t, key, kl, &hops[ns - 1 - h], true);
+		if (t && g->int_sink_md)
+			hop_truth(t, key, kl, &m, true);
 		break;
 	case W_INT_DROP:
 	case W_INT_Q: {
@@ -975,7 +995,8 @@ static void int_emit(struct gen *g, const struct int_item *it, FILE *t,
 	if (g->type == W_INT_MD) {
 		for (unsigned h = 0; h < it->len; h++)
 			g->int_queue[(uint64_t)it->ids[h] * 8 +
-				     hops[it->len - 1 - h].queue_id]++;
+				     (h < ns ? hops[ns - 1 - h].queue_id
+					     : m.queue_id)]++;
 	} else {
 		g->int_queue[(uint64_t)m.switch_id * 8 + m.queue_id]++;
 	}
@@ -1121,6 +1142,8 @@ int main(int argc, char **argv)
 		{ "int-version", required_argument, NULL, 15 },
 		{ "int-ttl", required_argument, NULL, 16 },
 		{ "int-ipv6", no_argument, NULL, 17 },
+		{ "int-stack", required_argument, NULL, 20 },
+		{ "int-sink-md", no_argument, NULL, 21 },
 		{ "immediate", no_argument, NULL, 18 },
 		{ "source", required_argument, NULL, 19 },
 		{ "help", no_argument, NULL, 'h' },
@@ -1186,6 +1209,17 @@ int main(int argc, char **argv)
 				die("--int-version %s: want 0.5, 1.0 or 2.0", optarg);
 			break;
 		case 17: g.int_ipv6 = 1; break;
+		case 20:
+			if (!strcmp(optarg, "2"))
+				g.int_stack = DTA_INT_MD_LAYOUT_V2;
+			else if (!strcmp(optarg, "1.0"))
+				g.int_stack = DTA_INT_MD_LAYOUT_V1_0;
+			else if (!strcmp(optarg, "0.5"))
+				g.int_stack = DTA_INT_MD_LAYOUT_V0_5;
+			else
+				die("--int-stack %s: want 2, 1.0 or 0.5", optarg);
+			break;
+		case 21: g.int_sink_md = 1; break;
 		case 18: g.immediate = 1; break;
 		case 16: g.int_ttl = (unsigned)num(optarg, "--int-ttl", 5, 255); break;
 		case 'h': usage(stdout); return 0;
@@ -1212,6 +1246,11 @@ int main(int argc, char **argv)
 		die("%s", "--legacy and --malformed are not for INT types");
 	if (IS_INT(g.type) && g.reporter > 63)
 		die("%s", "--reporter: an INT hw_id is 0..63");
+	if (g.int_sink_md && (g.type != W_INT_MD || g.int_version != DTA_INT_V2_0))
+		die("--int-sink-md: only with -t int-md and --int-version 2.0 (%s)",
+		    "the report header's metadata is a v2.0 sink's option");
+	if (g.int_stack && g.type != W_INT_MD)
+		die("--int-stack: only with -t int-md (%s)", "no stack otherwise");
 	if ((g.type == W_INT_PC || g.type == W_INT_MD) && !g.trace)
 		g.keys = g.count; /* one flow per report group */
 	if (!g.keys)

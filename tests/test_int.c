@@ -340,6 +340,18 @@ static void assert_flow4_udp(const struct dta_int_report *r)
 	assert_int_equal(r->hop_index, 2); /* 64 - 62 */
 }
 
+static void assert_flow4_udp_ttl(const struct dta_int_report *r, uint8_t ttl)
+{
+	assert_int_equal(r->flow.family, 4);
+	assert_int_equal(r->flow.proto, 17);
+	assert_memory_equal(r->flow.src, ip_a, 4);
+	assert_memory_equal(r->flow.dst, ip_b, 4);
+	assert_int_equal(r->flow.sport, 1234);
+	assert_int_equal(r->flow.dport, 80);
+	assert_int_equal(r->ttl, ttl);
+	assert_int_equal(r->hop_index, 64 - ttl);
+}
+
 static void test_v05_local(void **state)
 {
 	const struct dta_int_report *r = &rep[0];
@@ -1064,6 +1076,324 @@ static void test_inner_build_args(void **state)
 	assert_int_equal(dta_int_inner_build(&in, buf, sizeof(buf)), 62);
 }
 
+/* ---- INT v0.5 and v1.0 INT-MD stacks (issue 24) ---- */
+
+/* TR v0.5 with an INT v0.5 stack of three hops, bitmap bits 0 and 3.
+ * Report: telemetry_report.mdk tag telemetry_v0.5 "Telemetry Report
+ * Header"; stack: INT.mdk tag telemetry_v0.5 "Header Location and Format
+ * -- INT over TCP/UDP" (shim, tail) and "INT Metadata Header and Metadata
+ * Stack". */
+static const uint8_t v05_md[] = {
+	/* Ver=0 | NProto=0 (Ethernet); D=0 Q=0 F=1; Rsvd | hw_id=2 */
+	0x00, 0x20, 0x00, 0x02,
+	/* Sequence Number=0x0500, Ingress Timestamp=0x1000 */
+	0, 0, 0x05, 0x00, 0, 0, 0x10, 0x00,
+	/* Ethernet: dst, src, type IPv4 */
+	0x02, 0, 0, 0, 0, 0x02, 0x02, 0, 0, 0, 0, 0x01, 0x08, 0x00,
+	/* IPv4: IHL 5, TOS 0x04 (DSCP 1), total 68, TTL 61, UDP,
+	 * 10.0.0.1 -> 10.0.0.2 */
+	0x45, 0x04, 0x00, 0x44, 0, 0, 0, 0, 61, 17, 0, 0, 10, 0, 0, 1, 10,
+	0, 0, 2,
+	/* UDP 1234 -> 80, length 48 */
+	0x04, 0xD2, 0x00, 0x50, 0x00, 0x30, 0, 0,
+	/* INT shim: Type=1 (8 bits) | Reserved | Length=10 words (shim 1 +
+	 * header 2 + stack 6 + tail 1) | Reserved */
+	0x01, 0x00, 0x0A, 0x00,
+	/* Ver=0 Rep=0 C=0 E=0 | R R R InsCnt=2 | Max Hop Cnt=8 | Total Hop
+	 * Cnt=3 */
+	0x00, 0x02, 0x08, 0x03,
+	/* Instruction Bitmap: bit0 Switch ID, bit3 Queue ID + occupancy
+	 * (0x9000) | Reserved */
+	0x90, 0x00, 0x00, 0x00,
+	/* newest hop first: switch 3, queue 1 occupancy 300 */
+	0, 0, 0, 3, 1, 0x00, 0x01, 0x2C,
+	/* switch 2, queue 0 occupancy 200 */
+	0, 0, 0, 2, 0, 0x00, 0x00, 0xC8,
+	/* switch 1, queue 2 occupancy 100 */
+	0, 0, 0, 1, 2, 0x00, 0x00, 0x64,
+	/* INT tail: Proto=17 | Destination Port=80 | DSCP=0 */
+	17, 0x00, 0x50, 0x00,
+};
+
+/* TR v1.0 with an INT v1.0 stack of two hops, bitmap bits 0, 2, 4, 6.
+ * Report: telemetry_report.mdk tag telemetry_v1.0; stack: INT.mdk tag
+ * telemetry_v1.0 "INT over TCP/UDP" (shim) and "INT Hop-by-Hop Metadata
+ * Header Format" (8-byte header, 4-byte timestamps, bit 6 8 bytes). */
+static const uint8_t v10_md[] = {
+	/* Ver=1 Length=4 | NProt=0 RepMdBits=0 | D=0 | Q=0 F=1 hw_id=0 */
+	0x14, 0x00, 0x00, 0x40,
+	/* Switch id=12, Sequence Number=9, Ingress Timestamp=1 */
+	0, 0, 0, 0x0C, 0, 0, 0, 9, 0, 0, 0, 1,
+	/* Ethernet */
+	0x02, 0, 0, 0, 0, 0x02, 0x02, 0, 0, 0, 0, 0x01, 0x08, 0x00,
+	/* IPv4: TOS 0x04 (DSCP 1), total 80, TTL 62, UDP 10.0.0.1 ->
+	 * 10.0.0.2 */
+	0x45, 0x04, 0x00, 0x50, 0, 0, 0, 0, 62, 17, 0, 0, 10, 0, 0, 1, 10,
+	0, 0, 2,
+	/* UDP 1234 -> 80, length 60 */
+	0x04, 0xD2, 0x00, 0x50, 0x00, 0x3C, 0, 0,
+	/* INT shim: Type=1 (8 bits) | Reserved | Length=13 words (shim 1 +
+	 * header 2 + stack 10) | DSCP=0 R R */
+	0x01, 0x00, 0x0D, 0x00,
+	/* Ver=1 Rep=0 C=0 E=1 | M=0 Reserved | Reserved Hop ML=5 | Remaining
+	 * Hop Cnt=6 */
+	0x11, 0x00, 0x05, 0x06,
+	/* Instruction Bitmap: bits 0, 2, 4, 6 (0xAA00) | Reserved */
+	0xAA, 0x00, 0x00, 0x00,
+	/* newest: switch 0x0B, hop latency 500, ingress ts 0x11223344, L2
+	 * ingress port 7, L2 egress port 8 */
+	0, 0, 0, 0x0B, 0, 0, 0x01, 0xF4, 0x11, 0x22, 0x33, 0x44, 0, 0, 0, 7,
+	0, 0, 0, 8,
+	/* switch 0x0A, latency 250, ingress ts 0x11223000, L2 ports 5, 6 */
+	0, 0, 0, 0x0A, 0, 0, 0, 0xFA, 0x11, 0x22, 0x30, 0x00, 0, 0, 0, 5,
+	0, 0, 0, 6,
+};
+
+#define V05_SHIM (12 + 14 + 20 + 8)
+#define V10_SHIM (16 + 14 + 20 + 8)
+
+static void test_v05_int_md(void **state)
+{
+	const struct dta_int_report *r = &rep[0];
+	static const uint32_t sw[3] = { 3, 2, 1 }, occ[3] = { 300, 200, 100 };
+	static const uint8_t qid[3] = { 1, 0, 2 };
+	uint8_t b[sizeof(v05_md)];
+
+	(void)state;
+	assert_int_equal(dec(v05_md, sizeof(v05_md)), 1);
+	assert_int_equal(r->version, DTA_INT_V0_5);
+	assert_int_equal(r->seq, 0x500);
+	assert_int_equal(r->error, 0);
+	assert_flow4_udp_ttl(r, 61);
+	assert_true(r->has_int_md);
+	assert_int_equal(r->int_ver, 0);
+	assert_int_equal(r->hop_ml, 2);
+	assert_int_equal(r->remaining_hops, 5); /* 8 - 3 */
+	assert_int_equal(r->instructions, 0x9000);
+	assert_int_equal(r->n_hops, 3);
+	for (unsigned i = 0; i < 3; i++) {
+		assert_int_equal(r->hops[i].present,
+				 DTA_INT_MD_SWITCH_ID | DTA_INT_MD_QUEUE);
+		assert_int_equal(r->hops[i].switch_id, sw[i]);
+		assert_int_equal(r->hops[i].queue_id, qid[i]);
+		assert_int_equal(r->hops[i].queue_occupancy, occ[i]);
+	}
+	/* Malformed: InsCnt 3 for a 2-bit bitmap; Total Hop Cnt 2 for a
+	 * 3-hop stack; shim Length without room for the tail; Ver 2 with
+	 * the 8-bit Type. */
+	memcpy(b, v05_md, sizeof(b));
+	b[V05_SHIM + 5] = 3;
+	assert_int_equal(dec(b, sizeof(b)), -DTA_E_INT_LENGTH);
+	memcpy(b, v05_md, sizeof(b));
+	b[V05_SHIM + 7] = 2;
+	assert_int_equal(dec(b, sizeof(b)), -DTA_E_INT_LENGTH);
+	memcpy(b, v05_md, sizeof(b));
+	b[V05_SHIM + 2] = 3;
+	assert_int_equal(dec(b, sizeof(b)), -DTA_E_INT_LENGTH);
+	memcpy(b, v05_md, sizeof(b));
+	b[V05_SHIM + 4] = 0x20;
+	assert_int_equal(dec(b, sizeof(b)), -DTA_E_VERSION);
+	/* Length past the packet */
+	memcpy(b, v05_md, sizeof(b));
+	b[V05_SHIM + 2] = 11;
+	assert_int_equal(dec(b, sizeof(b)), -DTA_E_TRUNCATED);
+}
+
+static void test_v10_int_md(void **state)
+{
+	const struct dta_int_report *r = &rep[0];
+	uint8_t b[sizeof(v10_md)];
+
+	(void)state;
+	assert_int_equal(dec(v10_md, sizeof(v10_md)), 1);
+	assert_int_equal(r->version, DTA_INT_V1_0);
+	assert_int_equal(r->node_id, 12);
+	assert_flow4_udp_ttl(r, 62);
+	assert_true(r->has_int_md);
+	assert_int_equal(r->int_ver, 1);
+	assert_int_equal(r->int_flags, 2); /* E */
+	assert_int_equal(r->hop_ml, 5);
+	assert_int_equal(r->remaining_hops, 6);
+	assert_int_equal(r->instructions, 0xAA00);
+	assert_int_equal(r->n_hops, 2);
+	for (unsigned i = 0; i < 2; i++) {
+		const struct dta_int_md *h = &r->hops[i];
+
+		assert_int_equal(h->present,
+				 DTA_INT_MD_SWITCH_ID | DTA_INT_MD_HOP_LATENCY |
+					 DTA_INT_MD_INGRESS_TS |
+					 DTA_INT_MD_PORTS_L2);
+		assert_int_equal(h->switch_id, i ? 0x0A : 0x0B);
+		assert_int_equal(h->hop_latency, i ? 250 : 500);
+		assert_int_equal(h->ingress_ts, i ? 0x11223000 : 0x11223344);
+		assert_int_equal(h->l2_ingress_port, i ? 5 : 7);
+		assert_int_equal(h->l2_egress_port, i ? 6 : 8);
+	}
+	/* Malformed: Hop ML 4 for a 5-word bitmap (10 words of stack are
+	 * not whole 4-word hops either); shim Length 2 (below shim +
+	 * header); Ver 3. */
+	memcpy(b, v10_md, sizeof(b));
+	b[V10_SHIM + 6] = 4;
+	assert_int_equal(dec(b, sizeof(b)), -DTA_E_INT_LENGTH);
+	memcpy(b, v10_md, sizeof(b));
+	b[V10_SHIM + 2] = 2;
+	assert_int_equal(dec(b, sizeof(b)), -DTA_E_INT_LENGTH);
+	memcpy(b, v10_md, sizeof(b));
+	b[V10_SHIM + 4] = 0x31;
+	assert_int_equal(dec(b, sizeof(b)), -DTA_E_VERSION);
+	/* an 8-bit Type 2 (destination header) is not read */
+	memcpy(b, v10_md, sizeof(b));
+	b[V10_SHIM] = 0x02;
+	assert_int_equal(dec(b, sizeof(b)), -DTA_E_INT_UNSUPPORTED);
+}
+
+/* With dta_int_opts.separate, a report that cannot be read after its
+ * header is refused alone: a v2.0 group keeps its other reports, a
+ * v0.5/v1.0 report keeps its sequence number. */
+static void test_separate(void **state)
+{
+	struct dta_int_opts o = { .sz = sizeof(o), .dscp_mask = 1,
+				  .dscp_value = 1, .separate = true };
+	uint8_t b[512];
+	size_t n = sizeof(v20_multi);
+
+	(void)state;
+	/* v1.0 report, stack Ver 3 */
+	memcpy(b, v10_md, sizeof(v10_md));
+	b[V10_SHIM + 4] = 0x31;
+	assert_int_equal(dta_int_decode(b, sizeof(v10_md), &o, rep, 8), 1);
+	assert_int_equal(rep[0].error, -DTA_E_VERSION);
+	assert_int_equal(rep[0].seq, 9);
+	assert_int_equal(rep[0].node_id, 12);
+	/* only the fixed header: still refused whole */
+	assert_int_equal(dta_int_decode(b, 15, &o, rep, 8), -DTA_E_TRUNCATED);
+	/* v2.0: v20_multi's first report with RepType 3 (unsupported); the
+	 * others still decode as without the fault */
+	assert_true(n <= sizeof(b));
+	assert_int_equal(dec(v20_multi, n), 3);
+	memcpy(b, v20_multi, n);
+	b[8] = (uint8_t)(3 << 4 | (b[8] & 0x0F));
+	assert_int_equal(dec(b, n), -DTA_E_INT_UNSUPPORTED);
+	assert_int_equal(dta_int_decode(b, n, &o, rep, 8), 3);
+	assert_int_equal(rep[0].error, -DTA_E_INT_UNSUPPORTED);
+	{
+		static struct dta_int_report good[3];
+
+		assert_int_equal(dta_int_decode(v20_multi, n, &o, good, 3), 3);
+		for (unsigned i = 1; i < 3; i++) {
+			assert_int_equal(rep[i].error, 0);
+			assert_int_equal(good[i].rep_type, rep[i].rep_type);
+			assert_int_equal(good[i].local.present,
+					 rep[i].local.present);
+			assert_memory_equal(&good[i].flow, &rep[i].flow,
+					    sizeof(good[i].flow));
+		}
+	}
+	/* Report Length past the datagram: the rest is one refused report */
+	memcpy(b, v20_multi, n);
+	b[9] = 0xF0;
+	assert_int_equal(dta_int_decode(b, n, &o, rep, 8), 1);
+	assert_int_equal(rep[0].error, -DTA_E_TRUNCATED);
+}
+
+/* dta_int_inner_build() in the v1.0 and v0.5 layouts, read back, for
+ * several instruction bitmaps. */
+static void test_inner_build_layouts(void **state)
+{
+	static const uint16_t bitmaps[] = { 0x8000, 0xF000, 0xFC00, 0xAA00,
+					    0x9100 };
+	struct dta_int_md hops[4];
+	uint8_t buf[512];
+
+	(void)state;
+	for (unsigned lay = 1; lay <= 2; lay++) {
+		for (unsigned k = 0; k < sizeof(bitmaps) / 2; k++) {
+			struct dta_int_inner in = { .sz = sizeof(in) };
+			struct dta_int_report r[1];
+			struct dta_int_opts o = { .sz = sizeof(o),
+						  .dscp_mask = 1,
+						  .dscp_value = 1 };
+			uint8_t out[600];
+			int len, n;
+
+			memset(hops, 0, sizeof(hops));
+			for (unsigned i = 0; i < 4; i++) {
+				hops[i].switch_id = 100 + i;
+				hops[i].ingress_port = (uint16_t)(i + 1);
+				hops[i].egress_port = (uint16_t)(i + 2);
+				hops[i].hop_latency = 1000 * i + 7;
+				hops[i].queue_id = (uint8_t)i;
+				hops[i].queue_occupancy = 0x10000 + i;
+				hops[i].ingress_ts = 0xA0000000u + i;
+				hops[i].egress_ts = 0xB0000000u + i;
+				hops[i].l2_ingress_port = 50 + i;
+				hops[i].l2_egress_port = 60 + i;
+			}
+			in.flow.family = 4;
+			in.flow.proto = 17;
+			memcpy(in.flow.src, ip_a, 4);
+			memcpy(in.flow.dst, ip_b, 4);
+			in.flow.sport = 1234;
+			in.flow.dport = 80;
+			in.ttl = 60;
+			in.dscp = 1;
+			in.int_md = true;
+			in.instructions = bitmaps[k];
+			in.remaining_hops = 3;
+			in.n_hops = 4;
+			in.hops = hops;
+			in.md_layout = (uint8_t)lay;
+			len = dta_int_inner_build(&in, buf, sizeof(buf));
+			if (lay == DTA_INT_MD_LAYOUT_V0_5 &&
+			    (bitmaps[k] & 0x0200)) {
+				assert_int_equal(len, -EINVAL);
+				continue;
+			}
+			assert_true(len > 0);
+			{
+				struct dta_int_report x = { 0 };
+
+				x.version = DTA_INT_V1_0;
+				x.next = DTA_INT_V10_ETHERNET;
+				x.inner = buf;
+				x.inner_len = (size_t)len;
+				n = dta_int_encode(&x, 1, out, sizeof(out));
+				assert_true(n > 0);
+			}
+			assert_int_equal(dta_int_decode(out, (size_t)n, &o, r, 1),
+					 1);
+			assert_int_equal(r[0].int_ver, lay == 1 ? 1 : 0);
+			assert_int_equal(r[0].n_hops, 4);
+			assert_int_equal(r[0].instructions, bitmaps[k]);
+			assert_int_equal(r[0].remaining_hops, 3);
+			for (unsigned i = 0; i < 4; i++) {
+				const struct dta_int_md *h = &r[0].hops[i];
+				uint16_t bm = bitmaps[k];
+
+				if (bm & 0x8000)
+					assert_int_equal(h->switch_id, 100 + i);
+				if (bm & 0x4000)
+					assert_int_equal(h->egress_port, i + 2);
+				if (bm & 0x2000)
+					assert_int_equal(h->hop_latency,
+							 1000 * i + 7);
+				if (bm & 0x1000)
+					assert_int_equal(h->queue_occupancy,
+							 0x10000 + i);
+				if (bm & 0x0800)
+					assert_int_equal(h->ingress_ts,
+							 0xA0000000u + i);
+				if (bm & 0x0400)
+					assert_int_equal(h->egress_ts,
+							 0xB0000000u + i);
+				if (bm & 0x0200)
+					assert_int_equal(h->l2_egress_port,
+							 60 + i);
+			}
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1085,6 +1415,10 @@ int main(void)
 		cmocka_unit_test(test_encode_from_struct),
 		cmocka_unit_test(test_inner_build),
 		cmocka_unit_test(test_inner_build_args),
+		cmocka_unit_test(test_v05_int_md),
+		cmocka_unit_test(test_v10_int_md),
+		cmocka_unit_test(test_separate),
+		cmocka_unit_test(test_inner_build_layouts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -935,14 +935,269 @@ static void test_batch_equals_single(void **state)
 	assert_int_equal(dta_translator_flush(tb), 0);
 	sa = stats(ta);
 	sb = stats(tb);
-	/* path + 3 hop records + flow + 3 queues each: far beyond a queue */
-	assert_int_equal(sa.int_updates, N * 8 + N / 4 + 1);
+	/* path + 3 hop records + flow + 4 queues each (the sink's drop
+	 * queue from its header metadata is the path's last hop, INT.mdk
+	 * v2.1 sink option 2): far beyond a queue */
+	assert_int_equal(sa.int_updates, N * 9 + N / 4 + 1);
 	assert_memory_equal(&sa, &sb, sizeof(sa));
 	assert_int_equal(la.calls, lb.calls);
 	for (unsigned s = 0; s < 6; s++)
 		assert_memory_equal(la.a[s].mem, lb.a[s].mem, la.a[s].size);
 	release(ta, &la);
 	release(tb, &lb);
+}
+
+/* INT v1.0 (@ver 1) or v0.5 (@ver 0) shim + metadata header
+ * (instructions: node id, hop latency, queue: 0xB000) + @n hops of 3 words
+ * newest first, as int_md() (INT.mdk telemetry_v1.0 "INT over TCP/UDP" and
+ * "INT Hop-by-Hop Metadata Header Format"; telemetry_v0.5 adds a tail with
+ * the protocol and destination port). */
+static size_t int_md_old(uint8_t *p, const uint32_t *ids, unsigned n,
+			 unsigned ver)
+{
+	size_t o = 0, words = 3 + 3 * n + (ver == 0);
+
+	p[o++] = 0x01;            /* Type 1, 8 bits */
+	p[o++] = 0;               /* Reserved */
+	p[o++] = (uint8_t)words;  /* Length, with the shim (and tail) */
+	p[o++] = 0;               /* DSCP R R / Reserved */
+	p[o++] = (uint8_t)(ver << 4); /* Ver Rep C E */
+	if (ver == 1) {
+		p[o++] = 0;       /* M, reserved */
+		p[o++] = 3;       /* Hop ML */
+		p[o++] = 5;       /* Remaining Hop Count */
+	} else {
+		p[o++] = 3;       /* R R R InsCnt=3 */
+		p[o++] = 8;       /* Max Hop Cnt */
+		p[o++] = (uint8_t)n; /* Total Hop Cnt */
+	}
+	p[o++] = 0xB0;            /* Instruction Bitmap bits 0, 2, 3 */
+	p[o++] = 0;
+	p[o++] = 0;               /* Reserved */
+	p[o++] = 0;
+	for (unsigned i = 0; i < n; i++) {
+		uint32_t lat = 10 * ids[i];
+		const uint8_t hop[12] = {
+			(uint8_t)(ids[i] >> 24), (uint8_t)(ids[i] >> 16),
+			(uint8_t)(ids[i] >> 8), (uint8_t)ids[i],
+			(uint8_t)(lat >> 24), (uint8_t)(lat >> 16),
+			(uint8_t)(lat >> 8), (uint8_t)lat,
+			1, 0, 0, (uint8_t)ids[i],
+		};
+		memcpy(p + o, hop, 12);
+		o += 12;
+	}
+	if (ver == 0) { /* tail: Proto 17, Destination Port 80, DSCP 0 */
+		const uint8_t tail[4] = { 17, 0x00, 0x50, 0 };
+
+		memcpy(p + o, tail, 4);
+		o += 4;
+	}
+	return o;
+}
+
+/* The path, hop record of @mid and queue counts of an INT-MD report of
+ * flow 10.0.0.<src> whose path is @want[0..n-1]. */
+static void check_md_path(const struct set *x, const struct local *lo,
+			  uint8_t src, const uint32_t *want, unsigned n,
+			  uint32_t lat_of, uint32_t lat, uint32_t occ)
+{
+	uint8_t key[13], d[16], hkey[17];
+
+	flow_key(key, src);
+	kw_get(&x->path_kw, lo->a[x->s_path_kw].mem, key, 13, d);
+	for (unsigned i = 0; i < 4; i++)
+		assert_int_equal(be32(d + 4 * i), i < n ? want[i] : 0xFFFFFFFF);
+	memcpy(hkey, key, 13);
+	hkey[13] = (uint8_t)(lat_of >> 24);
+	hkey[14] = (uint8_t)(lat_of >> 16);
+	hkey[15] = (uint8_t)(lat_of >> 8);
+	hkey[16] = (uint8_t)lat_of;
+	kw_get(&x->hop_kw, lo->a[x->s_hop_kw].mem, hkey, 17, d);
+	assert_int_equal(be32(d), lat);
+	assert_int_equal(be32(d + 4), occ);
+}
+
+/* INT v1.0 and v0.5 stacks in v1.0 and v0.5 reports reach the structures
+ * as v2.x stacks do: path first hop first, hop records, queue counts. */
+static void test_old_stacks(void **state)
+{
+	struct local lo;
+	struct dta_translator *t = make(&lo);
+	struct set x;
+	struct dta_int_report r;
+	uint8_t inner[256], stack[128];
+	static const uint32_t ids[] = { 3, 2, 1 }, path[] = { 1, 2, 3 };
+
+	(void)state;
+	add_all(t, &lo, &x, 1);
+	map_all(t, &x, DTA_INT_EVENTS_ONE, 0);
+	/* v1.0 report, INT v1.0 stack, flow from 10.0.0.11 */
+	memset(&r, 0, sizeof(r));
+	r.version = DTA_INT_V1_0;
+	r.next = DTA_INT_V10_IPV4;
+	r.flags = DTA_INT_F_TRACKED;
+	r.node_id = 4;
+	r.seq = 1;
+	r.local.present = DTA_INT_MD_SWITCH_ID | DTA_INT_MD_INGRESS_TS;
+	r.local.switch_id = 4;
+	r.inner = inner;
+	r.inner_len = ip4_udp(inner, 11, 62, 1, stack,
+			      int_md_old(stack, ids, 3, 1));
+	assert_int_equal(send_int(t, &r, 1, 0), 1);
+	/* v0.5 report (switch local header), INT v0.5 stack, 10.0.0.12 */
+	memset(&r, 0, sizeof(r));
+	r.version = DTA_INT_V0_5;
+	r.next = DTA_INT_V05_ETHERNET;
+	r.flags = DTA_INT_F_TRACKED;
+	r.seq = 1;
+	r.local.present = DTA_INT_MD_INGRESS_TS;
+	r.inner = inner;
+	{
+		static const uint8_t eth[14] = { 2, 0, 0, 0, 0, 2, 2, 0, 0, 0,
+						 0, 1, 0x08, 0x00 };
+
+		memcpy(inner, eth, 14);
+		r.inner_len = 14 + ip4_udp(inner + 14, 12, 62, 1, stack,
+					   int_md_old(stack, ids, 3, 0));
+	}
+	assert_int_equal(send_int(t, &r, 1, 0), 1);
+	assert_int_equal(dta_translator_flush(t), 0);
+
+	check_md_path(&x, &lo, 11, path, 3, 2, 20, 2);
+	check_md_path(&x, &lo, 12, path, 3, 3, 30, 3);
+	/* queue 1 of switches 1..3, once per report */
+	for (uint8_t sw = 1; sw <= 3; sw++)
+		assert_int_equal(ki_get(&x.queue_ki, lo.a[x.s_queue_ki].mem,
+					(const uint8_t[]){ 0, 0, 0, sw, 1 }, 5),
+				 2);
+	struct dta_translator_stats st = stats(t);
+	assert_int_equal(st.int_malformed, 0);
+	assert_int_equal(st.int_applied, 2);
+	/* per report: path + 3 hop records + flow + 3 queues */
+	assert_int_equal(st.int_updates, 16);
+	release(t, &lo);
+}
+
+/* A v2.0 sink that puts its metadata in the report header (INT.mdk v2.1,
+ * sink option 2) is the path's last hop; one that pushed itself onto the
+ * stack (option 1) is not added twice. */
+static void test_sink_in_header(void **state)
+{
+	struct local lo;
+	struct dta_translator *t = make(&lo);
+	struct set x;
+	struct dta_int_report r;
+	uint8_t inner[256], stack[128];
+	static const uint32_t ids[] = { 3, 2, 1 }, ids4[] = { 4, 3, 2, 1 },
+			      path[] = { 1, 2, 3, 4 };
+
+	(void)state;
+	add_all(t, &lo, &x, 1);
+	map_all(t, &x, DTA_INT_EVENTS_ONE, 0);
+	memset(&r, 0, sizeof(r));
+	r.version = DTA_INT_V2_0;
+	r.next = DTA_INT_INTYPE_IPV4;
+	r.rep_type = DTA_INT_REPTYPE_INT;
+	r.flags = DTA_INT_F_TRACKED;
+	r.node_id = 4;
+	r.seq = 1;
+	/* RepMdBits 2 and 3: hop latency 40, queue 1 occupancy 4 */
+	r.local.present = DTA_INT_MD_SWITCH_ID | DTA_INT_MD_HOP_LATENCY |
+			  DTA_INT_MD_QUEUE;
+	r.local.switch_id = 4;
+	r.local.hop_latency = 40;
+	r.local.queue_id = 1;
+	r.local.queue_occupancy = 4;
+	r.inner = inner;
+	r.inner_len = ip4_udp(inner, 13, 62, 1, stack, int_md(stack, ids, 3));
+	assert_int_equal(send_int(t, &r, 1, 0), 1);
+	/* option 1: the stack's newest hop is node 4 already */
+	r.seq = 2;
+	r.inner_len = ip4_udp(inner, 14, 62, 1, stack, int_md(stack, ids4, 4));
+	assert_int_equal(send_int(t, &r, 1, 0), 1);
+	assert_int_equal(dta_translator_flush(t), 0);
+
+	check_md_path(&x, &lo, 13, path, 4, 4, 40, 4);
+	check_md_path(&x, &lo, 14, path, 4, 4, 40, 4);
+	for (uint8_t sw = 1; sw <= 4; sw++)
+		assert_int_equal(ki_get(&x.queue_ki, lo.a[x.s_queue_ki].mem,
+					(const uint8_t[]){ 0, 0, 0, sw, 1 }, 5),
+				 2);
+	struct dta_translator_stats st = stats(t);
+	/* per report: path + 4 hop records + flow + 4 queues */
+	assert_int_equal(st.int_updates, 20);
+	release(t, &lo);
+}
+
+/* A report whose stack cannot be read is refused alone: the datagram's
+ * other reports apply and its sequence number counts (no false gap). */
+static void test_refused_alone(void **state)
+{
+	struct local lo;
+	struct dta_translator *t = make(&lo);
+	struct set x;
+	struct dta_int_report r[2];
+	uint8_t in[2][256], stack[128], key[13];
+	static const uint32_t ids[] = { 3, 2, 1 };
+	size_t sl = int_md(stack, ids, 3);
+
+	(void)state;
+	add_all(t, &lo, &x, 1);
+	map_all(t, &x, DTA_INT_EVENTS_ONE, 0);
+	memset(r, 0, sizeof(r));
+	for (unsigned i = 0; i < 2; i++) {
+		r[i].version = DTA_INT_V2_0;
+		r[i].next = DTA_INT_INTYPE_IPV4;
+		r[i].rep_type = DTA_INT_REPTYPE_INT;
+		r[i].node_id = 9;
+		r[i].local.present = DTA_INT_MD_SWITCH_ID;
+		r[i].local.switch_id = 9;
+		r[i].inner = in[i];
+		r[i].inner_len = ip4_udp(in[i], (uint8_t)(20 + i), 62, 1,
+					 stack, sl);
+	}
+	in[0][28 + 4] = 0x30; /* report 0: INT-MD header Ver 3 */
+	for (uint32_t s = 0; s < 3; s++) {
+		r[0].seq = s;
+		assert_int_equal(send_int(t, r, 2, 0), -DTA_E_VERSION);
+	}
+	/* v1.0: good seq 1, stack Ver 3 seq 2, good seq 3: no gap */
+	{
+		struct dta_int_report v;
+
+		memset(&v, 0, sizeof(v));
+		v.version = DTA_INT_V1_0;
+		v.next = DTA_INT_V10_IPV4;
+		v.node_id = 5;
+		v.seq = 1;
+		v.local.present = DTA_INT_MD_SWITCH_ID;
+		v.local.switch_id = 5;
+		v.inner = in[1];
+		v.inner_len = r[1].inner_len;
+		assert_int_equal(send_int(t, &v, 1, 0), 1);
+		v.seq = 2;
+		v.inner = in[0];
+		v.inner_len = r[0].inner_len;
+		assert_int_equal(send_int(t, &v, 1, 0), -DTA_E_VERSION);
+		v.seq = 3;
+		v.inner = in[1];
+		v.inner_len = r[1].inner_len;
+		assert_int_equal(send_int(t, &v, 1, 0), 1);
+	}
+	assert_int_equal(dta_translator_flush(t), 0);
+	flow_key(key, 21);
+	assert_int_equal(ki_get(&x.flow_ki, lo.a[x.s_flow_ki].mem, key, 13), 5);
+	flow_key(key, 20);
+	assert_int_equal(ki_get(&x.flow_ki, lo.a[x.s_flow_ki].mem, key, 13), 0);
+	struct dta_translator_stats st = stats(t);
+	assert_int_equal(st.int_datagrams, 6);
+	assert_int_equal(st.int_malformed, 4);
+	assert_int_equal(st.int_malformed_version, 4);
+	assert_int_equal(st.int_reports_in, 5);
+	assert_int_equal(st.int_applied, 5);
+	assert_int_equal(st.int_seq_lost, 0);
+	release(t, &lo);
 }
 
 int main(void)
@@ -959,6 +1214,9 @@ int main(void)
 		cmocka_unit_test(test_ipv6_flow_key),
 		cmocka_unit_test(test_v20_many_reports),
 		cmocka_unit_test(test_batch_equals_single),
+		cmocka_unit_test(test_old_stacks),
+		cmocka_unit_test(test_sink_in_header),
+		cmocka_unit_test(test_refused_alone),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

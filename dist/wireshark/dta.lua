@@ -651,6 +651,30 @@ local f = {
 					      "DS instruction", base.HEX),
 	md_ds_flags = ProtoField.uint16("int.mdhdr.ds_flags", "DS flags", base.HEX),
 	md_n_hops = ProtoField.uint8("int.mdhdr.n_hops", "Hops in the stack"),
+	-- INT v1.0 / v0.5 layout (8-bit shim Type; INT.mdk telemetry_v1.0 and
+	-- telemetry_v0.5 "INT over TCP/UDP")
+	shim8_type = ProtoField.uint8("int.shim.type8", "Type (8 bits, INT v0.5/v1.0)", base.DEC,
+				      { [1] = "Hop-by-hop", [2] = "Destination" }),
+	shim8_rsvd = ProtoField.uint8("int.shim.reserved8", "Reserved", base.HEX),
+	shim8_len = ProtoField.uint8("int.shim.length_all",
+				     "Length (words with the shim, and the v0.5 tail)"),
+	shim8_dscp = ProtoField.uint8("int.shim.dscp", "DSCP / Reserved", base.HEX),
+	md_rep = ProtoField.uint32("int.mdhdr.rep", "Rep (replication)", base.DEC, nil, 0x0C000000),
+	md_c = ProtoField.bool("int.mdhdr.c", "C (copy)", 32, nil, 0x02000000),
+	md1_e = ProtoField.bool("int.mdhdr.e1", "E (max hop count exceeded)", 32, nil, 0x01000000),
+	md1_m = ProtoField.bool("int.mdhdr.m1", "M (MTU exceeded, v1.0)", 32, nil, 0x00800000),
+	md05_ins_cnt = ProtoField.uint32("int.mdhdr.ins_cnt", "Instruction count (v0.5)",
+					 base.DEC, nil, 0x001F0000),
+	md05_max = ProtoField.uint32("int.mdhdr.max_hops", "Max hop count (v0.5)", base.DEC, nil,
+				     0x0000FF00),
+	md05_total = ProtoField.uint32("int.mdhdr.total_hops", "Total hop count (v0.5)",
+				       base.DEC, nil, 0x000000FF),
+	md1_rsvd16 = ProtoField.uint16("int.mdhdr.reserved16", "Reserved", base.HEX),
+	tail_proto = ProtoField.uint8("int.tail.proto", "Tail: IP protocol (v0.5)"),
+	tail_dport = ProtoField.uint16("int.tail.dport", "Tail: original destination port (v0.5)"),
+	tail_dscp = ProtoField.uint8("int.tail.dscp", "Tail: DSCP / Reserved", base.HEX),
+	sink_hop = ProtoField.uint32("int.sink_hop",
+				     "Path's last hop: the sink's header metadata (node id)"),
 	hop = ProtoField.uint8("int.hop", "Hop (stack position, 0 newest)"),
 	orig_sport = ProtoField.uint16("int.shim.orig_l4_sport", "Original L4 source port"),
 	orig_dport = ProtoField.uint16("int.shim.orig_l4_dport", "Original L4 destination port"),
@@ -705,23 +729,34 @@ local function iflag(item, ex, text)
 	ist.errors = ist.errors + 1
 end
 
-local function bitmap16_words(b)
+-- Words field @n of a 16-bit bitmap takes in @layout: "report" (v2.0
+-- RepMdBits) and "v2" (INT v2.x stack) give bits 4..6 8 bytes; "v10" (INT
+-- v1.0: 32-bit timestamps) only bit 6; "v05" every value 4 bytes.
+local function field_words(n, layout)
+	if layout == "v05" then return 1 end
+	if layout == "v10" then return n == 6 and 2 or 1 end
+	return (n >= 4 and n <= 6) and 2 or 1
+end
+
+local function bitmap16_words(b, layout)
 	local w = 0
 	for n = 0, 15 do
 		if bits(b, 15 - n, 1) == 1 then
-			w = w + ((n >= 4 and n <= 6) and 2 or 1)
+			w = w + field_words(n, layout or "report")
 		end
 	end
 	return w
 end
 
--- Fields of a 16-bit bitmap at @off (all bitmap16_words(@b) words
--- captured, which the caller checked). @int_md: bit 0 is Node ID and bit 15
--- the Checksum Complement (INT-MD) rather than reserved and drop (v2.0).
-local function md16(tree, tvb, off, b, int_md, F)
+-- Fields of a 16-bit bitmap at @off (all bitmap16_words(@b, @layout) words
+-- captured, which the caller checked). A stack (@layout not "report"): bit
+-- 0 is Node ID and bit 15 the Checksum Complement rather than reserved and
+-- drop (v2.0 report); v0.5 bit 6 and v0.5/v1.0 bit 8 are reserved there.
+local function md16(tree, tvb, off, b, layout, F)
+	local int_md = layout ~= "report"
 	for n = 0, 15 do
 		if bits(b, 15 - n, 1) == 1 then
-			local w = (n >= 4 and n <= 6) and 8 or 4
+			local w = field_words(n, layout) * 4
 			local r = tvb(off, w)
 			if n == 0 then
 				tree:add(int_md and F.switch_id or F.reserved, r)
@@ -737,11 +772,15 @@ local function md16(tree, tvb, off, b, int_md, F)
 				tree:add(F.ingress_ts, r)
 			elseif n == 5 then
 				tree:add(F.egress_ts, r)
+			elseif n == 6 and layout == "v05" then
+				tree:add(F.reserved, r)
 			elseif n == 6 then
 				tree:add(F.l2_ingress_port, tvb(off, 4))
 				tree:add(F.l2_egress_port, tvb(off + 4, 4))
 			elseif n == 7 then
 				tree:add(F.tx_util, r)
+			elseif n == 8 and (layout == "v05" or layout == "v10") then
+				tree:add(F.reserved, r)
 			elseif n == 8 then
 				tree:add(F.buffer_id, r)
 				tree:add(F.buffer_occupancy, r)
@@ -759,8 +798,115 @@ local function md16(tree, tvb, off, b, int_md, F)
 	return off
 end
 
+-- @stack bytes of @hop_ml-word hops at @o, newest first (read_stack() in
+-- lib/src/int.c): the hop count, or nil after flagging an error.
+local function md_stack(t, mi, tvb, o, stack, hop_ml, inst, layout)
+	local hop_bytes = hop_ml * 4
+	local need = bitmap16_words(inst, layout)
+	if stack > 0 and (hop_bytes == 0 or stack % hop_bytes ~= 0) then
+		return iflag(mi, ie.length, string.format(
+			"stack of %d bytes is not a whole number of %d-byte hops", stack, hop_bytes))
+	end
+	if stack > 0 and need > hop_ml then
+		return iflag(mi, ie.length, string.format(
+			"Hop ML %d words, the instruction bitmap asks for %d", hop_ml, need))
+	end
+	local n = stack > 0 and stack / hop_bytes or 0
+	if n > 16 then
+		return iflag(mi, ie.hops, string.format("%d hops, at most 16 are read", n))
+	end
+	t:add(f.md_n_hops, n):set_generated()
+	for i = 0, n - 1 do
+		local q = o + i * hop_bytes
+		local ht = t:add(f.hop, tvb(q, hop_bytes), i)
+		ht:set_text(string.format("Hop %d%s", i, i == 0 and " (newest, nearest the sink)" or
+					  (i == n - 1 and " (first hop of the path)" or "")))
+		local e = md16(ht, tvb, q, inst, layout, hopf)
+		if e < q + hop_bytes then ht:add(hopf.ds, tvb(e, q + hop_bytes - e)) end
+	end
+	return n
+end
+
+-- INT v1.0 / v0.5 (8-bit shim Type 1 at @p; parse_int_md_v1() in
+-- lib/src/int.c): the metadata header's Ver tells them apart.
+local function dissect_int_md_v1(t, tvb, p, len, by_port)
+	local words = tvb(p + 2, 1):uint()
+	local total = words * 4
+	t:set_len(math.min(math.max(total, 4), len))
+	local shim = t:add(tvb(p, 4), "Shim (INT v0.5/v1.0)")
+	shim:add(f.shim8_type, tvb(p, 1))
+	shim:add(f.shim8_rsvd, tvb(p + 1, 1))
+	local li = shim:add(f.shim8_len, tvb(p + 2, 1))
+	shim:add(f.shim8_dscp, tvb(p + 3, 1))
+	if len < total then
+		return iflag(li, ie.truncated, string.format(
+			"shim Length %d words runs past the inner packet (%d bytes left)", words, len))
+	end
+	if total < 12 then
+		return iflag(li, ie.length, string.format(
+			"shim Length %d words is below shim and 2-word metadata header", words))
+	end
+	local h = p + 4
+	local hdr = t:add(tvb(h, 8), "Metadata header")
+	local vi = hdr:add(f.md_ver, tvb(h, 4))
+	local ver = bits(tvb(h, 1):uint(), 4, 4)
+	local inst = tvb(h + 4, 2):uint()
+	hdr:add(f.md_rep, tvb(h, 4))
+	hdr:add(f.md_c, tvb(h, 4))
+	hdr:add(f.md1_e, tvb(h, 4))
+	local flow = {}
+	local n
+	if ver == 1 then
+		hdr:add(f.md1_m, tvb(h, 4))
+		local mi = hdr:add(f.md_hop_ml, tvb(h, 4))
+		hdr:add(f.md_rhc, tvb(h, 4))
+		hdr:add(f.md_instructions, tvb(h + 4, 2))
+		hdr:add(f.md1_rsvd16, tvb(h + 6, 2))
+		n = md_stack(t, mi, tvb, h + 8, total - 12, bits(tvb(h + 2, 1):uint(), 0, 5),
+			     inst, "v10")
+	elseif ver == 0 then
+		local ci = hdr:add(f.md05_ins_cnt, tvb(h, 4))
+		hdr:add(f.md05_max, tvb(h, 4))
+		hdr:add(f.md05_total, tvb(h, 4))
+		hdr:add(f.md_instructions, tvb(h + 4, 2))
+		hdr:add(f.md1_rsvd16, tvb(h + 6, 2))
+		if total < 16 then
+			return iflag(li, ie.length, string.format(
+				"shim Length %d words leaves no room for the v0.5 tail", words))
+		end
+		local ins = bits(tvb(h + 1, 1):uint(), 0, 5)
+		local thops = tvb(h + 3, 1):uint()
+		local stack = total - 16
+		local ones = 0
+		for b = 0, 15 do ones = ones + bits(inst, b, 1) end
+		if ones ~= ins or stack ~= thops * ins * 4 then
+			return iflag(ci, ie.length, string.format(
+				"Instruction count %d, bitmap ones %d, stack %d bytes for %d hops",
+				ins, ones, stack, thops))
+		end
+		n = md_stack(t, ci, tvb, h + 8, stack, ins, inst, "v05")
+		if n then
+			local tl = p + total - 4
+			local tt = t:add(tvb(tl, 4), "Tail")
+			tt:add(f.tail_proto, tvb(tl, 1))
+			tt:add(f.tail_dport, tvb(tl + 1, 2))
+			tt:add(f.tail_dscp, tvb(tl + 3, 1))
+			if by_port then flow.dport = tvb(tl + 1, 2):uint() end
+		end
+	else
+		return iflag(vi, ie.version, string.format(
+			"INT-MD metadata Ver %d after an 8-bit shim Type, only 0 (v0.5) and 1 (v1.0)", ver))
+	end
+	if not n then return end
+	if n > 0 and bits(inst, 15, 1) == 1 then flow.top_switch = tvb(h + 8, 4):uint() end
+	flow.n = n
+	return n, flow
+end
+
 -- The INT shim, metadata header and stack at @p, @len bytes to the end of
--- the inner packet (parse_int_md() in lib/src/int.c).
+-- the inner packet (parse_int_md() in lib/src/int.c). The shim's first byte
+-- picks the layout: 0x01 an 8-bit Type 1 (INT v0.5/v1.0), 0x1X a 4-bit
+-- Type 1 (INT v2.x).
 local function dissect_int_md(tree, tvb, p, len, by_port)
 	local t = tree:add(tvb(p, math.max(0, math.min(len, 4))), "INT-MD (after the inner L4 header)")
 	if len < 4 then
@@ -768,6 +914,7 @@ local function dissect_int_md(tree, tvb, p, len, by_port)
 		return
 	end
 	local b0 = tvb(p, 1):uint()
+	if b0 == 1 then return dissect_int_md_v1(t, tvb, p, len, by_port) end
 	local typ, npt, words = bits(b0, 4, 4), bits(b0, 2, 2), tvb(p + 1, 1):uint()
 	local total = 4 + words * 4
 	t:set_len(math.min(total, len))
@@ -812,36 +959,16 @@ local function dissect_int_md(tree, tvb, p, len, by_port)
 	hdr:add(f.md_ds_flags, tvb(h + 10, 2))
 	local ver = bits(tvb(h, 1):uint(), 4, 4)
 	if ver ~= 2 then
-		return iflag(vi, ie.version, string.format("INT-MD metadata Ver %d, only 2 is read", ver))
+		return iflag(vi, ie.version, string.format(
+			"INT-MD metadata Ver %d after a 4-bit shim Type, only 2 is read", ver))
 	end
-	local hop_ml = bits(tvb(h + 2, 1):uint(), 0, 5)
 	local inst = tvb(h + 4, 2):uint()
-	local stack = total - 16
-	local hop_bytes = hop_ml * 4
-	local need = bitmap16_words(inst)
-	if stack > 0 and (hop_bytes == 0 or stack % hop_bytes ~= 0) then
-		return iflag(mi, ie.length, string.format(
-			"stack of %d bytes is not a whole number of %d-byte hops", stack, hop_bytes))
-	end
-	if stack > 0 and need > hop_ml then
-		return iflag(mi, ie.length, string.format(
-			"Hop ML %d words, the instruction bitmap asks for %d", hop_ml, need))
-	end
-	local n = stack > 0 and stack / hop_bytes or 0
-	if n > 16 then
-		return iflag(mi, ie.hops, string.format("%d hops, at most 16 are read", n))
-	end
-	t:add(f.md_n_hops, n):set_generated()
-	for i = 0, n - 1 do
-		local o = h + 12 + i * hop_bytes
-		local ht = t:add(f.hop, tvb(o, hop_bytes), i)
-		ht:set_text(string.format("Hop %d%s", i, i == 0 and " (newest, nearest the sink)" or
-					  (i == n - 1 and " (first hop of the path)" or "")))
-		local e = md16(ht, tvb, o, inst, true, hopf)
-		if e < o + hop_bytes then ht:add(hopf.ds, tvb(e, o + hop_bytes - e)) end
-	end
+	local n = md_stack(t, mi, tvb, h + 12, total - 16, bits(tvb(h + 2, 1):uint(), 0, 5),
+			   inst, "v2")
+	if not n then return end
 	-- What NPT changes in the flow (parse_int_md() in lib/src/int.c).
-	local flow = {}
+	local flow = { n = n }
+	if n > 0 and bits(inst, 15, 1) == 1 then flow.top_switch = tvb(h + 12, 4):uint() end
 	if by_port and npt == 1 then
 		flow.dport = tvb(p + 2, 2):uint()
 	elseif by_port and npt == 2 then
@@ -1005,6 +1132,8 @@ local function dissect_inner(tree, tvb, pinfo, p, len, first)
 		if not flow then return end -- an error: the datagram is refused
 		sport, dport = flow.sport or sport, flow.dport or dport
 		proto = flow.proto or proto
+		add_flow_key(sport, dport, proto)
+		return flow
 	end
 	add_flow_key(sport, dport, proto)
 end
@@ -1188,13 +1317,14 @@ local function dissect_v20(tvb, pinfo, root, len)
 		local e = off + rlen
 		local p = off + 4
 		local ok = true
+		local bitsv = 0
 		if rep_type == 1 then
 			if rlen < 12 then
 				iflag(rt, rl == 0xFF and ie.truncated or ie.length,
 				      "report too short for the INT main contents")
 				ok = false
 			else
-				local bitsv = tvb(p, 2):uint()
+				bitsv = tvb(p, 2):uint()
 				local mt = rt:add(tvb(p, 8), "Main contents")
 				mt:add(f.v2_rep_md_bits, tvb(p, 2))
 				mt:add(f.v2_domain_id, tvb(p + 2, 2))
@@ -1214,7 +1344,7 @@ local function dissect_v20(tvb, pinfo, root, len)
 				else
 					if ml > 0 then
 						local t = rt:add(tvb(p, ml * 4), "Metadata")
-						local q = md16(t, tvb, p, bitsv, false, meta)
+						local q = md16(t, tvb, p, bitsv, "report", meta)
 						if q < p + ml * 4 then t:add(meta.ds, tvb(q, p + ml * 4 - q)) end
 						if bits(bitsv, 0, 1) == 1 then
 							-- RepMdBits bit 15: queue id + drop reason is the last word
@@ -1233,7 +1363,16 @@ local function dissect_v20(tvb, pinfo, root, len)
 			if in_type == 0 then
 				if e > p then rt:add(f.inner, tvb(p, e - p)) end
 			elseif in_type >= 3 and in_type <= 5 then
-				dissect_inner(rt, tvb, pinfo, p, e - p, in_type)
+				local md = dissect_inner(rt, tvb, pinfo, p, e - p, in_type)
+				-- A sink's own metadata in the header (RepMdBits set) with
+				-- a stack (perhaps empty) that does not already end at this
+				-- node: the path's last hop (INT.mdk v2.1 sink option 2;
+				-- docs/int.md "INT-MD sinks").
+				local node = tvb(4, 4):uint()
+				if rep_type == 1 and bitsv ~= 0 and md and md.n and
+				   (md.n == 0 or md.top_switch ~= node) then
+					rt:add(f.sink_hop, node):set_generated()
+				end
 			else
 				iflag(rt, ie.unsupported, string.format(
 					"InType %d, only 0 and 3..5 are read", in_type))
@@ -1278,7 +1417,8 @@ function intp.dissector(tvb, pinfo, tree)
 	root:add(f.valid, ist.errors == 0):set_generated()
 	if ist.errors > 0 then
 		root:add_proto_expert_info(ie.rejected,
-			"dta_int_decode() refuses this datagram: none of its reports is applied")
+			"dta_int_decode() refuses this datagram whole; the translator still applies "
+			.. "the other reports of a v2.0 group and counts its sequence number")
 		info = info .. " [malformed]"
 	end
 	root:append_text(", " .. info)

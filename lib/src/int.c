@@ -76,21 +76,42 @@ struct dta_int_v20_main {
 } __attribute__((packed));
 static_assert(sizeof(struct dta_int_v20_main) == 8, "v2.0 INT main contents");
 
-/* INT shim for TCP/UDP: Type(4) NPT(2) R R, Length(8), 16 bits by NPT. */
+/* INT shim for TCP/UDP, INT v2.x: Type(4) NPT(2) R R, Length(8) (words
+ * after the shim), 16 bits by NPT. INT v1.0: Type(8) Reserved(8) Length(8)
+ * (words including the shim) DSCP(6) R R. INT v0.5: Type(8) Reserved(8)
+ * Length(8) (words including the shim and the tail) Reserved(8). */
 struct dta_int_shim {
 	uint8_t type_npt, length;
 	uint16_t npt_field;
 } __attribute__((packed));
 static_assert(sizeof(struct dta_int_shim) == 4, "INT shim header");
 
-/* INT-MD metadata header: Ver(4) D E M R(12) HopML(5) RemainingHopCnt(8),
- * Instruction Bitmap(16), Domain Specific ID(16), DS Instruction(16),
- * DS Flags(16). */
+/* INT-MD metadata header, INT v2.x: Ver(4) D E M R(12) HopML(5)
+ * RemainingHopCnt(8), Instruction Bitmap(16), Domain Specific ID(16), DS
+ * Instruction(16), DS Flags(16). */
 struct dta_int_md_hdr {
 	uint8_t w0[4];
 	uint16_t instructions, domain_id, ds_instruction, ds_flags;
 } __attribute__((packed));
 static_assert(sizeof(struct dta_int_md_hdr) == 12, "INT-MD metadata header");
+
+/* INT v1.0 hop-by-hop metadata header: Ver(4) Rep(2) C E M R(10) HopML(5)
+ * RemainingHopCnt(8), Instruction Bitmap(16), Reserved(16). INT v0.5:
+ * Ver(4) Rep(2) C E R(3) InsCnt(5) MaxHopCnt(8) TotalHopCnt(8), Instruction
+ * Bitmap(16), Reserved(16). */
+struct dta_int_md_hdr_v1 {
+	uint8_t w0[4];
+	uint16_t instructions, reserved;
+} __attribute__((packed));
+static_assert(sizeof(struct dta_int_md_hdr_v1) == 8, "INT v0.5/v1.0 header");
+
+/* INT v0.5 tail after the stack: Proto(8), Destination Port(16), DSCP(8). */
+struct dta_int_tail_v05 {
+	uint8_t proto;
+	uint8_t dport[2];
+	uint8_t dscp;
+} __attribute__((packed));
+static_assert(sizeof(struct dta_int_tail_v05) == 4, "INT v0.5 tail");
 
 #define ETH_HLEN 14
 #define VLAN_HLEN 4
@@ -102,6 +123,12 @@ static_assert(sizeof(struct dta_int_md_hdr) == 12, "INT-MD metadata header");
 
 #define SHIM_TYPE_INT_MD 1
 #define INT_MD_VERSION 2
+#define INT_MD_V05 0
+#define INT_MD_V10 1
+
+/* How a 16-bit bitmap's fields are laid out: a v2.0 report header, or an
+ * INT-MD stack hop of INT v2.x, v1.0 or v0.5. */
+enum layout { L_REPORT_V20, L_MD_V2, L_MD_V10, L_MD_V05 };
 
 /* v1.0 RepMdBits, 6 bits with bit 0 the MSB. */
 #define V10_PORTS 0x20
@@ -126,6 +153,7 @@ static void report_clear(struct dta_int_report *r)
 	memset(r, 0, offsetof(struct dta_int_report, hops));
 	r->inner = NULL;
 	r->inner_len = 0;
+	r->error = 0;
 }
 #define RESERVED_9_14 0x007Eu
 
@@ -135,26 +163,49 @@ static const struct dta_int_opts default_opts = {
 	.dscp_value = 0x01,
 };
 
-/* 4-byte words the 16-bit bitmap asks for (v2.0 RepMdBits, INT-MD). */
-static unsigned bitmap16_words(uint16_t bits)
+/* Words field @b takes: v2.x bits 4..6 (64-bit timestamps, L2 ports)
+ * are 8 bytes, v1.0 bit 6 (L2 ports) is 8 bytes (its timestamps are 32
+ * bits: INT.mdk v1.0 "INT Hop-by-Hop Metadata Header Format"), every v0.5
+ * value is 4 bytes (INT.mdk v0.5 "INT Metadata Header and Metadata Stack"). */
+static unsigned field_words(unsigned b, enum layout l)
+{
+	if (l == L_MD_V05)
+		return 1;
+	if (l == L_MD_V10)
+		return b == 6 ? 2 : 1;
+	return (b >= 4 && b <= 6) ? 2 : 1;
+}
+
+/* 4-byte words the 16-bit bitmap asks for. */
+static unsigned bitmap_words(uint16_t bits, enum layout l)
 {
 	unsigned w = 0;
 
 	for (unsigned b = 0; b < 16; b++)
 		if (bits & BIT(b))
-			w += (b >= 4 && b <= 6) ? 2 : 1;
+			w += field_words(b, l);
 	return w;
 }
 
+static unsigned bitmap16_words(uint16_t bits)
+{
+	return bitmap_words(bits, L_REPORT_V20);
+}
+
 /*
- * Read the fields @bits selects from @p (exactly bitmap16_words(@bits)
- * words, which the caller has checked) into @md. @int_md: the INT-MD
- * instruction meaning of bits 0 (Node ID) and 15 (Checksum Complement)
- * instead of the v2.0 report meaning (reserved, Queue ID + Drop reason).
+ * Read the fields @bits selects from @p (exactly bitmap_words(@bits, @l)
+ * words, which the caller has checked) into @md. An INT-MD stack (@l not
+ * L_REPORT_V20) gives bits 0 (Node ID) and 15 (Checksum Complement) their
+ * INT meaning instead of the v2.0 report one (reserved, Queue ID + Drop
+ * reason). v0.5 bit 6 (Queue ID + congestion status) and v0.5/v1.0 bit 8
+ * are reserved there: skipped.
  */
-static void read_bitmap16(const uint8_t *p, uint16_t bits, bool int_md,
+static void read_bitmap16(const uint8_t *p, uint16_t bits, enum layout l,
 			  struct dta_int_md *md)
 {
+	const bool int_md = l != L_REPORT_V20, ts32 = l == L_MD_V10 ||
+						       l == L_MD_V05;
+
 	/* Only the set bits, bit 0 (the MSB) first: a stack of hops is read
 	 * with one step per field present, not 16. */
 	for (uint32_t rest = bits; rest;) {
@@ -183,14 +234,16 @@ static void read_bitmap16(const uint8_t *p, uint16_t bits, bool int_md,
 			md->present |= DTA_INT_MD_QUEUE;
 			break;
 		case 4:
-			md->ingress_ts = dta__be64(p);
+			md->ingress_ts = ts32 ? dta__be32(p) : dta__be64(p);
 			md->present |= DTA_INT_MD_INGRESS_TS;
 			break;
 		case 5:
-			md->egress_ts = dta__be64(p);
+			md->egress_ts = ts32 ? dta__be32(p) : dta__be64(p);
 			md->present |= DTA_INT_MD_EGRESS_TS;
 			break;
 		case 6:
+			if (l == L_MD_V05)
+				break;
 			md->l2_ingress_port = dta__be32(p);
 			md->l2_egress_port = dta__be32(p + 4);
 			md->present |= DTA_INT_MD_PORTS_L2;
@@ -200,6 +253,8 @@ static void read_bitmap16(const uint8_t *p, uint16_t bits, bool int_md,
 			md->present |= DTA_INT_MD_TX_UTIL;
 			break;
 		case 8:
+			if (l == L_MD_V05 || l == L_MD_V10)
+				break;
 			md->buffer_id = p[0];
 			md->buffer_occupancy = dta__be32(p) & 0xFFFFFF;
 			md->present |= DTA_INT_MD_BUFFER;
@@ -214,23 +269,107 @@ static void read_bitmap16(const uint8_t *p, uint16_t bits, bool int_md,
 		default: /* reserved: skipped */
 			break;
 		}
-		p += (b >= 4 && b <= 6) ? 8 : 4;
+		p += field_words(b, l) * 4;
 	}
 }
 
 /* ---- inner packet ---- */
 
+/* @stack bytes of hops of @hop_ml words each at @p, newest hop first, as
+ * nodes push onto the stack (INT.mdk, every version). Words past those the
+ * instruction bitmap asks for are domain-specific metadata: skipped. */
+static int read_stack(const uint8_t *p, size_t stack, enum layout l,
+		      struct dta_int_report *r)
+{
+	size_t hop_bytes = (size_t)r->hop_ml * 4;
+
+	if (stack && (!hop_bytes || stack % hop_bytes))
+		return -DTA_E_INT_LENGTH;
+	if (stack && bitmap_words(r->instructions, l) > r->hop_ml)
+		return -DTA_E_INT_LENGTH;
+	if (stack / (hop_bytes ? hop_bytes : 1) > DTA_INT_HOPS_MAX)
+		return -DTA_E_INT_HOPS;
+	r->n_hops = (uint8_t)(stack ? stack / hop_bytes : 0);
+	for (unsigned i = 0; i < r->n_hops; i++) {
+		memset(&r->hops[i], 0, sizeof(r->hops[i]));
+		read_bitmap16(p + i * hop_bytes, r->instructions, l,
+			      &r->hops[i]);
+	}
+	return 0;
+}
+
+/*
+ * INT v0.5 and v1.0 (8-bit shim Type 1 at @p): the metadata header's Ver
+ * tells them apart. v1.0: shim Length counts the shim, 8-byte header with
+ * Hop ML and Remaining Hop Count. v0.5: shim Length also counts the 4-byte
+ * tail after the stack; the header has Instruction Count (the bitmap's
+ * ones, one 4-byte value each), Max and Total Hop Count, and the stack is
+ * exactly InsCnt * 4 * TotalHopCnt bytes. The tail keeps the original
+ * destination port, the flow's when INT was marked by port.
+ */
+static int parse_int_md_v1(const uint8_t *p, size_t len, bool by_port,
+			   struct dta_int_report *r)
+{
+	const size_t hdr = sizeof(struct dta_int_shim) +
+			   sizeof(struct dta_int_md_hdr_v1);
+	size_t total = (size_t)p[2] * 4, stack;
+	const uint8_t *h = p + sizeof(struct dta_int_shim);
+	int err;
+
+	if (len < total)
+		return -DTA_E_TRUNCATED;
+	if (total < hdr)
+		return -DTA_E_INT_LENGTH;
+	r->int_ver = h[0] >> 4;
+	r->instructions = dta__be16(h + 4);
+	r->int_domain_id = 0;
+	if (r->int_ver == INT_MD_V10) {
+		r->has_int_md = true;
+		/* E and M as D E M's bits 1 and 0; v1.0 has no D. */
+		r->int_flags = (uint8_t)((h[0] & 1) << 1 | h[1] >> 7);
+		r->hop_ml = h[2] & 0x1F;
+		r->remaining_hops = h[3];
+		return read_stack(h + sizeof(struct dta_int_md_hdr_v1),
+				  total - hdr, L_MD_V10, r);
+	}
+	if (r->int_ver != INT_MD_V05)
+		return -DTA_E_VERSION;
+	if (total < hdr + sizeof(struct dta_int_tail_v05))
+		return -DTA_E_INT_LENGTH;
+	r->has_int_md = true;
+	r->int_flags = (uint8_t)((h[0] & 1) << 1);
+	r->hop_ml = h[1] & 0x1F;
+	r->remaining_hops = h[2] > h[3] ? (uint8_t)(h[2] - h[3]) : 0;
+	stack = total - hdr - sizeof(struct dta_int_tail_v05);
+	if ((unsigned)__builtin_popcount(r->instructions) != r->hop_ml ||
+	    stack != (size_t)h[3] * r->hop_ml * 4)
+		return -DTA_E_INT_LENGTH;
+	err = read_stack(h + sizeof(struct dta_int_md_hdr_v1), stack, L_MD_V05,
+			 r);
+	if (err)
+		return err;
+	if (by_port)
+		r->flow.dport = dta__be16(p + total - 3);
+	return 0;
+}
+
 /* The INT shim, metadata header and stack at @p (@len bytes to the end of
  * the inner packet), found after the L4 header. @by_port: detected by the
- * UDP destination port, so NPT is meaningful. */
+ * UDP destination port, so NPT (v2.x) or the tail (v0.5) is meaningful.
+ * The layout is the shim's: an 8-bit Type 1 (byte 0x01: INT v0.5/v1.0) or
+ * a 4-bit Type 1 (0x1X: INT v2.x). The two cannot be confused: 0x01 read
+ * the v2.x way is Type 0 with a reserved bit set. */
 static int parse_int_md(const uint8_t *p, size_t len, bool by_port,
 			struct dta_int_report *r)
 {
-	size_t total, stack, hop_bytes, need;
-	unsigned type, npt, words;
+	size_t total, need;
+	unsigned type, npt;
+	int err;
 
 	if (len < sizeof(struct dta_int_shim))
 		return -DTA_E_TRUNCATED;
+	if (p[0] == SHIM_TYPE_INT_MD)
+		return parse_int_md_v1(p, len, by_port, r);
 	type = p[0] >> 4;
 	npt = (p[0] >> 2) & 3;
 	if (type != SHIM_TYPE_INT_MD)
@@ -256,25 +395,12 @@ static int parse_int_md(const uint8_t *p, size_t len, bool by_port,
 	r->remaining_hops = h[3];
 	r->instructions = dta__be16(h + 4);
 	r->int_domain_id = dta__be16(h + 6);
-
-	stack = total - sizeof(struct dta_int_shim) - sizeof(struct dta_int_md_hdr);
-	hop_bytes = (size_t)r->hop_ml * 4;
-	words = bitmap16_words(r->instructions);
-	if (stack && (!hop_bytes || stack % hop_bytes))
-		return -DTA_E_INT_LENGTH;
-	if (stack && words > r->hop_ml)
-		return -DTA_E_INT_LENGTH;
-	if (stack / (hop_bytes ? hop_bytes : 1) > DTA_INT_HOPS_MAX)
-		return -DTA_E_INT_HOPS;
-	r->n_hops = (uint8_t)(stack ? stack / hop_bytes : 0);
-	/* Newest hop first, as nodes push onto the stack (INT.mdk, INT-MD
-	 * Metadata Header Format). Words past the instruction bitmap's are
-	 * domain-specific metadata: skipped. */
-	for (unsigned i = 0; i < r->n_hops; i++) {
-		memset(&r->hops[i], 0, sizeof(r->hops[i]));
-		read_bitmap16(h + sizeof(struct dta_int_md_hdr) + i * hop_bytes,
-			      r->instructions, true, &r->hops[i]);
-	}
+	err = read_stack(h + sizeof(struct dta_int_md_hdr),
+			 total - sizeof(struct dta_int_shim) -
+				 sizeof(struct dta_int_md_hdr),
+			 L_MD_V2, r);
+	if (err)
+		return err;
 
 	if (by_port && npt == 1) {
 		r->flow.dport = dta__be16(p + 2);
@@ -600,7 +726,7 @@ static int decode_v20_one(const uint8_t *p, size_t len,
 		if (rlen < off + md_bytes)
 			return p[1] == DTA_INT_LEN_TO_END ? -DTA_E_TRUNCATED :
 							    -DTA_E_INT_LENGTH;
-		read_bitmap16(p + off, r->rep_md_bits, false, &r->local);
+		read_bitmap16(p + off, r->rep_md_bits, L_REPORT_V20, &r->local);
 		off += md_bytes;
 	} else if (r->rep_type != DTA_INT_REPTYPE_INNER_ONLY) {
 		return -DTA_E_INT_UNSUPPORTED;
@@ -650,9 +776,17 @@ static int decode_v20(const uint8_t *p, size_t len,
 		r->seq = seq;
 		r->node_id = node;
 		r->hop_index = DTA_INT_HOP_UNKNOWN;
+		used = 0;
 		err = decode_v20_one(p + off, len - off, o, r, &used);
-		if (err)
+		if (err && o->separate) {
+			/* Framed by its own header: refuse it alone. Report
+			 * Length past the datagram, or fewer bytes left than
+			 * a report header: it takes the rest. */
+			r->error = err;
+			used = used && used <= len - off ? used : len - off;
+		} else if (err) {
 			return err;
+		}
 		off += used;
 		n++;
 	}
@@ -682,6 +816,15 @@ DTA_API int dta_int_decode(const uint8_t *buf, size_t len,
 		err = out->version == DTA_INT_V0_5 ?
 			      decode_v05(buf, len, opts, out) :
 			      decode_v10(buf, len, opts, out);
+		/* Past the fixed header (12 or 16 bytes), seq and ids were
+		 * read: with @separate the report is returned refused. */
+		if (err && opts->separate &&
+		    len >= (out->version == DTA_INT_V0_5 ?
+				    sizeof(struct dta_int_v05_hdr) :
+				    sizeof(struct dta_int_v10_hdr))) {
+			out->error = err;
+			return 1;
+		}
 		return err ? err : 1;
 	case DTA_INT_V2_0:
 		return decode_v20(buf, len, opts, out, max);
@@ -952,10 +1095,55 @@ DTA_API int dta_int_encode(const struct dta_int_report *r, size_t n,
 
 /* ---- inner packet builder ---- */
 
+/* One INT v1.0 / v0.5 hop (every value 4 bytes but v1.0's L2 ports). */
+static uint8_t *put_stack_v1(uint8_t *q, uint16_t bits, enum layout l,
+			     const struct dta_int_md *md)
+{
+	for (unsigned b = 0; b < 16; b++) {
+		if (!(bits & BIT(b)))
+			continue;
+		switch (b) {
+		case 0:
+			dta__put_be32(q, md->switch_id);
+			break;
+		case 1:
+			dta__put_be16(q, md->ingress_port);
+			dta__put_be16(q + 2, md->egress_port);
+			break;
+		case 2:
+			dta__put_be32(q, md->hop_latency);
+			break;
+		case 3:
+			dta__put_be32(q, (uint32_t)md->queue_id << 24 |
+						 (md->queue_occupancy & 0xFFFFFF));
+			break;
+		case 4:
+			dta__put_be32(q, (uint32_t)md->ingress_ts);
+			break;
+		case 5:
+			dta__put_be32(q, (uint32_t)md->egress_ts);
+			break;
+		case 6: /* v1.0 only (v0.5 refused by the caller) */
+			dta__put_be32(q, md->l2_ingress_port);
+			dta__put_be32(q + 4, md->l2_egress_port);
+			break;
+		case 7:
+			dta__put_be32(q, md->tx_util);
+			break;
+		default: /* reserved: the all-ones "not available" value */
+			dta__put_be32(q, 0xFFFFFFFF);
+			break;
+		}
+		q += field_words(b, l) * 4;
+	}
+	return q;
+}
+
 DTA_API int dta_int_inner_build(const struct dta_int_inner *in, uint8_t *buf,
 				size_t cap)
 {
 	size_t iplen, l4len, intlen = 0, hop_bytes = 0, total;
+	enum layout lay = L_MD_V2;
 	unsigned words;
 	uint8_t *p;
 
@@ -966,17 +1154,32 @@ DTA_API int dta_int_inner_build(const struct dta_int_inner *in, uint8_t *buf,
 		return -EINVAL;
 	if (in->int_md) {
 		if (in->n_hops > DTA_INT_HOPS_MAX || (in->n_hops && !in->hops) ||
-		    (in->instructions & 0x007Fu))
+		    (in->instructions & 0x007Fu) ||
+		    in->md_layout > DTA_INT_MD_LAYOUT_V0_5 ||
+		    (in->md_layout == DTA_INT_MD_LAYOUT_V0_5 &&
+		     (in->instructions & (BIT(6) | BIT(8)))) ||
+		    (in->md_layout == DTA_INT_MD_LAYOUT_V1_0 &&
+		     (in->instructions & BIT(8))))
 			return -EINVAL;
-		words = bitmap16_words(in->instructions);
+		lay = in->md_layout == DTA_INT_MD_LAYOUT_V1_0 ? L_MD_V10 :
+		      in->md_layout == DTA_INT_MD_LAYOUT_V0_5 ? L_MD_V05 :
+								L_MD_V2;
+		words = bitmap_words(in->instructions, lay);
 		hop_bytes = (size_t)words * 4;
 		for (unsigned i = 0; i < in->n_hops; i++)
 			if (in->hops[i].queue_occupancy > 0xFFFFFF ||
 			    in->hops[i].buffer_occupancy > 0xFFFFFF)
 				return -EINVAL;
 		intlen = sizeof(struct dta_int_shim) +
-			 sizeof(struct dta_int_md_hdr) + in->n_hops * hop_bytes;
-		if (hop_bytes > 31 * 4 || (intlen - 4) / 4 > 255)
+			 (lay == L_MD_V2 ? sizeof(struct dta_int_md_hdr) :
+					   sizeof(struct dta_int_md_hdr_v1)) +
+			 in->n_hops * hop_bytes +
+			 (lay == L_MD_V05 ? sizeof(struct dta_int_tail_v05) : 0);
+		/* v2.x Length excludes the shim; v1.0/v0.5 include it. */
+		if (hop_bytes > 31 * 4 ||
+		    (intlen - (lay == L_MD_V2 ? 4 : 0)) / 4 > 255 ||
+		    (lay == L_MD_V05 &&
+		     in->remaining_hops + in->n_hops > 255))
 			return -EINVAL;
 	}
 	iplen = in->flow.family == 4 ? 20 : 40;
@@ -1022,29 +1225,60 @@ DTA_API int dta_int_inner_build(const struct dta_int_inner *in, uint8_t *buf,
 		dta__put_be16(p + 4, (uint16_t)(total - 14 - iplen));
 	p += l4len;
 	if (in->int_md) {
-		/* Shim: Type 1 (INT-MD), NPT 0; Length counts the metadata
-		 * header and the stack in words, not the shim. */
-		p[0] = SHIM_TYPE_INT_MD << 4;
-		p[1] = (uint8_t)((intlen - sizeof(struct dta_int_shim)) / 4);
-		p += sizeof(struct dta_int_shim);
-		p[0] = INT_MD_VERSION << 4;
-		p[2] = (uint8_t)(hop_bytes / 4);
-		p[3] = in->remaining_hops;
-		dta__put_be16(p + 4, in->instructions);
-		dta__put_be16(p + 6, in->domain_id);
-		p += sizeof(struct dta_int_md_hdr);
+		if (lay == L_MD_V2) {
+			/* Shim: Type 1 (INT-MD), NPT 0; Length counts the
+			 * metadata header and the stack, not the shim. */
+			p[0] = SHIM_TYPE_INT_MD << 4;
+			p[1] = (uint8_t)((intlen - sizeof(struct dta_int_shim)) / 4);
+			p += sizeof(struct dta_int_shim);
+			p[0] = INT_MD_VERSION << 4;
+			p[2] = (uint8_t)(hop_bytes / 4);
+			p[3] = in->remaining_hops;
+			dta__put_be16(p + 4, in->instructions);
+			dta__put_be16(p + 6, in->domain_id);
+			p += sizeof(struct dta_int_md_hdr);
+		} else {
+			/* Shim: 8-bit Type 1, Length in words with the shim
+			 * (and the v0.5 tail). */
+			p[0] = SHIM_TYPE_INT_MD;
+			p[2] = (uint8_t)(intlen / 4);
+			p += sizeof(struct dta_int_shim);
+			if (lay == L_MD_V10) {
+				p[0] = INT_MD_V10 << 4;
+				p[2] = (uint8_t)(hop_bytes / 4);
+				p[3] = in->remaining_hops;
+			} else {
+				p[0] = INT_MD_V05 << 4;
+				p[1] = (uint8_t)(hop_bytes / 4);
+				p[2] = (uint8_t)(in->remaining_hops + in->n_hops);
+				p[3] = in->n_hops;
+			}
+			dta__put_be16(p + 4, in->instructions);
+			p += sizeof(struct dta_int_md_hdr_v1);
+		}
 		for (unsigned i = 0; i < in->n_hops; i++) {
 			const struct dta_int_md *h = &in->hops[i];
-			uint16_t bits = in->instructions;
 
-			/* Bit 0 is the node id in an INT-MD stack (reserved
-			 * in a v2.0 report, which put_bitmap16 writes). */
-			if (bits & BIT(0)) {
-				dta__put_be32(p, h->switch_id);
-				p += 4;
-				bits &= (uint16_t)~BIT(0);
+			if (lay == L_MD_V2) {
+				/* Bit 0 is the node id in an INT-MD stack
+				 * (reserved in a v2.0 report, which
+				 * put_bitmap16 writes). */
+				uint16_t bits = in->instructions;
+
+				if (bits & BIT(0)) {
+					dta__put_be32(p, h->switch_id);
+					p += 4;
+					bits &= (uint16_t)~BIT(0);
+				}
+				p = put_bitmap16(p, bits, h);
+			} else {
+				p = put_stack_v1(p, in->instructions, lay, h);
 			}
-			p = put_bitmap16(p, bits, h);
+		}
+		if (lay == L_MD_V05) {
+			p[0] = in->flow.proto;
+			dta__put_be16(p + 1, in->flow.dport);
+			p[3] = 0;
 		}
 	}
 	return (int)total;

@@ -2179,19 +2179,46 @@ static int int_ap(struct dta_translator *t, struct tally *a, int s,
 
 #define ALL32 0xFFFFFFFFu
 
+/*
+ * Whether a report's header metadata is the INT-MD sink's own, to follow
+ * its stack as the path's last hop. INT.mdk v2.1 lets the sink add its
+ * local metadata either to the stack (as transit nodes do) or to the v2.0
+ * report's Variable Optional Baseline Metadata. A v2.0 INT report (RepType
+ * 1) whose RepMdBits select any metadata is the second way; unless the
+ * stack's newest hop already is the reporting node (its Node ID equal to
+ * the group's), which means the sink pushed onto the stack and the header
+ * repeats it. v0.5/v1.0 report headers always carry a switch id and some
+ * metadata, with no such option in their specifications: not added.
+ */
+static bool int_sink_in_header(const struct dta_int_report *r)
+{
+	const struct dta_int_md *top = &r->hops[0];
+
+	return r->has_int_md && r->version == DTA_INT_V2_0 &&
+	       r->rep_type == DTA_INT_REPTYPE_INT && r->rep_md_bits &&
+	       !(r->n_hops && (top->present & DTA_INT_MD_SWITCH_ID) &&
+		 top->switch_id == r->node_id);
+}
+
 /* The hops a report describes, path order: an INT-MD stack reversed
- * (hops[] is newest first), or the reporting node alone. */
+ * (hops[] is newest first), followed by the sink's header metadata when
+ * int_sink_in_header() (alone when the stack is empty: a one-hop path);
+ * or the reporting node alone, no path. */
 static unsigned int_hops(const struct dta_int_report *r,
 			 const struct dta_int_md **h, bool *stack)
 {
-	*stack = r->has_int_md && r->n_hops;
+	unsigned n = r->n_hops;
+
+	*stack = r->has_int_md && (r->n_hops || int_sink_in_header(r));
 	if (!*stack) {
 		h[0] = &r->local;
 		return 1;
 	}
-	for (unsigned i = 0; i < r->n_hops; i++)
-		h[i] = &r->hops[r->n_hops - 1 - i];
-	return r->n_hops;
+	for (unsigned i = 0; i < n; i++)
+		h[i] = &r->hops[n - 1 - i];
+	if (int_sink_in_header(r))
+		h[n++] = &r->local;
+	return n;
 }
 
 static void int_event(const struct dta_int_report *r, const uint8_t *key,
@@ -2232,7 +2259,7 @@ static unsigned int_apply(struct dta_translator *t, struct tally *a,
 			  uint64_t now)
 {
 	const struct dta_int_map *m = &t->im;
-	const struct dta_int_md *h[DTA_INT_HOPS_MAX];
+	const struct dta_int_md *h[DTA_INT_HOPS_MAX + 1];
 	uint8_t key[DTA_KEY_MAX], hkey[DTA_KEY_MAX];
 	uint8_t data[DTA_DATA_MAX];
 	size_t klen = dta_int_flow_key(&r->flow, key);
@@ -2353,11 +2380,18 @@ static int process_int(struct dta_translator *t, const struct dta_payload *p,
 {
 	struct dta_int_report rs[INT_STACK], *big = NULL;
 	struct int_win w;
-	const struct dta_int_opts *o =
-		t->im.decode.sz ? &t->im.decode : NULL;
+	struct dta_int_opts oo = { .sz = sizeof(oo), .dscp_mask = 0x01,
+				   .dscp_value = 0x01 };
+	const struct dta_int_opts *o = &oo;
 	struct tally a;
 	int done = 0;
 
+	/* A report that cannot be read is refused alone where the format
+	 * frames it, so its datagram's others apply and its sequence number
+	 * still counts (no false gap). */
+	if (t->im.decode.sz)
+		oo = t->im.decode;
+	oo.separate = true;
 	*err = 0;
 	w.n = w.nops = w.nbytes = 0;
 	tally_init(t, &a, enter(t));
@@ -2382,9 +2416,15 @@ static int process_int(struct dta_translator *t, const struct dta_payload *p,
 			count_int_malformed(&a, k);
 			continue;
 		}
-		tally(&a, C_INT_IN, (uint64_t)k);
 		int_seq(t, &a, &r[0]); /* one number per datagram */
 		for (int j = 0; j < k; j++) {
+			if (r[j].error) {
+				count_int_malformed(&a, r[j].error);
+				*err = r[j].error;
+				continue;
+			}
+			tally(&a, C_INT_IN, 1);
+
 			unsigned u = t->has_int_map
 					     ? int_apply(t, &a, &w, &r[j], now)
 					     : 0;

@@ -146,6 +146,15 @@ workloads() { # VERSION FUNCTION
 	$2 t-md6.truth -t int-md --int-ipv6 --int-version "$1" --reporter 5 -n 10 -s 15 --batch $batch
 	$2 t-drop6.truth -t int-drop --int-ipv6 --int-version "$1" --reporter 6 -n 10 -s 16 --batch $batch
 	$2 t-pc6.truth -t int-pc --int-ipv6 --int-version "$1" --reporter 7 -n 10 -s 17 --batch $batch
+	# What switches of that version send: v0.5 and v1.0 INT-MD stacks
+	# (8-bit shim Type, Ver 0 / 1), a v2.0 sink with its own metadata in
+	# the report header (the path's last hop).
+	case $1 in
+	0.5) extra="--int-stack 0.5" ;;
+	1.0) extra="--int-stack 1.0" ;;
+	*) extra="--int-sink-md" ;;
+	esac
+	$2 t-mdv.truth -t int-md $extra --int-version "$1" --reporter 8 -n 20 -s 23 --batch $batch
 }
 
 # The same workloads as pcap files, each replayed by its own

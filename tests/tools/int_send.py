@@ -86,6 +86,58 @@ def v20_md(node, seq, src, path):
     return group + rep
 
 
+def md_hops(path, ver):
+    """INT-MD stack of PATH (node id, hop latency 10 * id, queue 1 with
+    occupancy id per hop, newest first) after an INT v1.0 (ver 1) or v0.5
+    (ver 0) shim: 8-bit Type 1, Length in words counting the shim (and the
+    v0.5 tail), 8-byte metadata header (INT.mdk telemetry_v1.0 "INT
+    Hop-by-Hop Metadata Header Format", telemetry_v0.5 "INT Metadata
+    Header and Metadata Stack")."""
+    stack = b"".join(struct.pack("!III", sw, 10 * sw, (1 << 24) | sw)
+                     for sw in reversed(path))
+    n = len(path)
+    if ver == 1:   # Ver 1 | Hop ML 3 | Remaining 5 | bitmap 0xB000
+        mdh = struct.pack("!BBBBHH", 0x10, 0, 3, 5, 0xB000, 0)
+        tail = b""
+    else:          # Ver 0 | InsCnt 3 | Max 8 | Total n | bitmap 0xB000
+        mdh = struct.pack("!BBBBHH", 0x00, 3, 8, n, 0xB000, 0)
+        tail = struct.pack("!BHB", 17, 80, 0)   # tail: UDP, port 80
+    words = (4 + len(mdh) + len(stack) + len(tail)) // 4
+    return struct.pack("!BBBB", 0x01, 0, words, 0) + mdh + stack + tail
+
+
+def v10_md(sw, seq, src, path):
+    """v1.0, F=1, no RepMdBits, NProt 1 (IPv4): an INT v1.0 stack."""
+    hdr = struct.pack("!BBBBIII", 0x14, 1 << 5, 0, 0x40 | 0x02, sw, seq, 0x4000)
+    return hdr + ip4_udp(src, 62, dscp=1, extra=md_hops(path, 1))
+
+
+def v05_md(seq, src, path):
+    """v0.5 NProto 0 (Ethernet, hw_id 3): an INT v0.5 stack."""
+    hdr = struct.pack("!BBBBII", 0x00, 0x20, 0x00, 0x03, seq, 0x5000)
+    return hdr + eth(ip4_udp(src, 62, dscp=1, extra=md_hops(path, 0)))
+
+
+def v20_sink(node, seq, src, path, bad_first=False):
+    """v2.0 group: a sink (NODE) reporting its own metadata in the header
+    (RepMdBits bits 2, 3: hop latency 10 * node, queue 1 occupancy node),
+    INT-MD stack of PATH before it (INT.mdk v2.1, the sink's second
+    option). With BAD_FIRST, a first report whose stack has metadata Ver 3
+    precedes it: refused alone, the sink's report still applies."""
+    def rep(p, ver):
+        stack = b"".join(struct.pack("!III", sw, 10 * sw, (1 << 24) | sw)
+                         for sw in reversed(p))
+        shim = struct.pack("!BBH", 0x10, 3 + 3 * len(p), 0)
+        mdh = struct.pack("!BBBBHHHH", ver << 4, 0, 3, 5, 0xB000, 0, 0, 0)
+        inner = ip4_udp(src, 62, dscp=1, extra=shim + mdh + stack)
+        md = struct.pack("!II", 10 * node, (1 << 24) | node)
+        body = struct.pack("!HHHH", 0x3000, 0, 0, 0) + md + inner
+        body += bytes(-len(body) % 4)
+        return struct.pack("!BBBB", 0x14, len(body) // 4, 2, 0x20) + body
+    group = struct.pack("!II", (2 << 28) | (0 << 22) | seq, node)
+    return group + (rep([9, 9], 3) if bad_first else b"") + rep(path, 2)
+
+
 def write_pcap(path, host, port, dgrams):
     """libpcap file format, LINKTYPE_ETHERNET, one frame per datagram."""
     dst = socket.inet_aton(host)
@@ -102,9 +154,11 @@ def write_pcap(path, host, port, dgrams):
 def main():
     args = sys.argv[1:]
     pcap = None
-    congestion = False
+    congestion = layouts = False
     if args and args[0] == "--congestion":  # tests/e2e/int_query.sh
         congestion, args = True, args[1:]
+    if args and args[0] == "--layouts":     # tests/e2e/int_reports.sh
+        layouts, args = True, args[1:]
     if args and args[0] == "--pcap":
         pcap, args = args[1], args[2:]
     host, port = args[0], int(args[1])
@@ -117,6 +171,11 @@ def main():
     if congestion:  # switch 12, queue 4, flow 10.0.0.5; switch 13, IPv6
         dgrams.append(v10_congestion(12, 1, 5))
         dgrams.append(v10_ip6(13, 1))
+    if layouts:
+        dgrams.append(v10_md(14, 1, 10, [1, 2, 3]))      # 10.0.0.10: 1, 2, 3
+        dgrams.append(v05_md(1, 11, [4, 5]))             # 10.0.0.11: 4, 5
+        dgrams.append(v20_sink(6, 1, 12, [1, 2]))        # 10.0.0.12: 1, 2, 6
+        dgrams.append(v20_sink(6, 2, 13, [7], True))     # 10.0.0.13: 7, 6
     dgrams.append(b"\x30" + bytes(15))   # version 3: malformed
     if pcap:
         write_pcap(pcap, host, port, dgrams)

@@ -137,13 +137,20 @@ def dta_decode(p):
 
 # ------------------------------------------- independent decoding: INT
 
-def bitmap16(b, p, prefix, int_md):
-    """Fields of a 16-bit INT bitmap (bit 0 = MSB) read from p."""
+def bitmap16(b, p, prefix, int_md, layout="v2"):
+    """Fields of a 16-bit INT bitmap (bit 0 = MSB) read from p. layout "v2"
+    (INT v2.x and v2.0 reports: bits 4-6 take 8 bytes), "v10" (INT v1.0:
+    only bit 6 does, timestamps are 4 bytes), "v05" (every value 4 bytes)."""
     r, o = {}, 0
     for n in range(16):
         if not b & (0x8000 >> n):
             continue
-        w = 8 if 4 <= n <= 6 else 4
+        if layout == "v05":
+            w = 4
+        elif layout == "v10":
+            w = 8 if n == 6 else 4
+        else:
+            w = 8 if 4 <= n <= 6 else 4
         if n == 0 and int_md:
             r[prefix + "switch_id"] = [be(p, o, 4)]
         elif n == 1:
@@ -155,9 +162,9 @@ def bitmap16(b, p, prefix, int_md):
             r[prefix + "queue_id"] = [p[o]]
             r[prefix + "queue_occupancy"] = [be(p, o + 1, 3)]
         elif n == 4:
-            r[prefix + "ingress_ts"] = [be(p, o, 8)]
+            r[prefix + "ingress_ts"] = [be(p, o, 8 if w == 8 else 4)]
         elif n == 5:
-            r[prefix + "egress_ts"] = [be(p, o, 8)]
+            r[prefix + "egress_ts"] = [be(p, o, 8 if w == 8 else 4)]
         elif n == 15 and not int_md:
             r[prefix + "drop_queue_id"] = [p[o]]
             r[prefix + "drop_reason"] = [p[o + 1]]
@@ -185,7 +192,30 @@ def inner_decode(p, first):
     key = addrs + p[l4:l4 + 4] + bytes([proto])
     hops = []
     r = {"int.flow_key": [key.hex()], "int.hop_index": [64 - ttl]}
-    if dscp & 1:  # dta-gen marks INT-MD with DSCP 1 (docs/int.md)
+    if dscp & 1 and p[l4 + (20 if proto == 6 else 8)] == 0x01:
+        # INT v1.0 / v0.5: 8-bit shim Type 1, Length with the shim (INT.mdk
+        # telemetry_v1.0 / telemetry_v0.5 "INT over TCP/UDP")
+        s = l4 + (20 if proto == 6 else 8)
+        total, h = p[s + 2] * 4, s + 4
+        ver, inst = p[h] >> 4, be(p, h + 4, 2)
+        r["int.mdhdr.version"] = [ver]
+        r["int.mdhdr.instructions"] = [inst]
+        if ver == 1:
+            hop_ml = p[h + 2] & 0x1F
+            r["int.mdhdr.hop_ml"] = [hop_ml]
+            r["int.mdhdr.remaining_hops"] = [p[h + 3]]
+            n, layout = (total - 12) // (hop_ml * 4), "v10"
+        else:
+            hop_ml, n, layout = p[h + 1] & 0x1F, p[h + 3], "v05"
+            r["int.mdhdr.ins_cnt"] = [hop_ml]
+            r["int.mdhdr.max_hops"] = [p[h + 2]]
+            r["int.mdhdr.total_hops"] = [n]
+            r["int.tail.proto"] = [p[s + total - 4]]
+            r["int.tail.dport"] = [be(p, s + total - 3, 2)]
+        r["int.mdhdr.n_hops"] = [n]
+        for i in range(n):
+            hops.append(bitmap16(inst, p[h + 8 + i * hop_ml * 4:], "int.hop.", True, layout))
+    elif dscp & 1:  # dta-gen marks INT-MD with DSCP 1 (docs/int.md)
         s = l4 + (20 if proto == 6 else 8)
         words = p[s + 1]
         h = s + 4
@@ -279,6 +309,12 @@ def int_decode(p):
             q = 12 + rep[2] * 4
         inner, hops = inner_decode(rep[q:], {3: 3, 4: 4, 5: 6}[rep[0] & 15])
         r.update(inner)
+        # The sink's own metadata in the header is the path's last hop
+        # when the stack does not already end at this node (INT.mdk v2.1).
+        node = be(p, 4, 4)
+        if rep[0] >> 4 == 1 and be(rep, 4, 2) and "int.mdhdr.n_hops" in r and \
+                (not hops or hops[0].get("int.hop.switch_id") != [node]):
+            r["int.sink_hop"] = [node]
         reps.append((r, hops))
         o += rlen
     return group, reps
@@ -467,6 +503,8 @@ def check_int_pcap(tshark, lua, pcap, truth, kind, version):
             got = collect(r, skip=("int.hop",))
             rw = "%s report %d" % (where, j + 1)
             compare(rw, w, got)
+            if "int.sink_hop" in got and "int.sink_hop" not in w:
+                fail("%s: int.sink_hop %s shown, not expected" % (rw, got["int.sink_hop"]))
             hops = [collect(h) for h in find_all(r, "int.hop")]
             if len(hops) != len(whops):
                 fail("%s: %d INT-MD hops shown, %d sent" % (rw, len(hops), len(whops)))
@@ -504,6 +542,8 @@ def check_int_truth(truth, reports, kind, version):
         for g, hops in reports:
             flow = one(g, "int.flow_key")
             got = [one(h, "int.hop.switch_id") for h in reversed(hops)]
+            if g.get("int.sink_hop"):
+                got.append(g["int.sink_hop"][0])
             if paths.get(flow) != got:
                 fail("%s: flow %s path %s in tshark (stack reversed), truth %s" %
                      (name, flow, got, paths.get(flow)))
@@ -528,6 +568,11 @@ def check_int_truth(truth, reports, kind, version):
                             field_or_dash(h, "int.hop.hop_latency"),
                             field_or_dash(h, "int.hop.queue_occupancy"),
                             field_or_dash(h, "int.hop.egress_ts")])
+            if g.get("int.sink_hop"):
+                got.append([flow, str(g["int.sink_hop"][0]),
+                            field_or_dash(g, "int.meta.hop_latency"),
+                            field_or_dash(g, "int.meta.queue_occupancy"),
+                            field_or_dash(g, "int.meta.egress_ts")])
         elif any(g.get("int.meta." + f) for f in ("hop_latency", "queue_occupancy", "egress_ts")):
             got.append([flow, str(node_of(g)), field_or_dash(g, "int.meta.hop_latency"),
                         field_or_dash(g, "int.meta.queue_occupancy"),
@@ -593,6 +638,8 @@ def v2_report(types, body, md_len=0, flags=0x80, rl=None):
 INNER = inner_udp(0, b"\0\0")                       # 44 bytes
 V2_OK = v2([v2_report(0x03, INNER)])                 # Inner Only, Ethernet
 MD_HDR_V1 = bytes([0x10, 0, 1, 3]) + bytes(8)        # INT-MD metadata Ver 1
+# INT v1.0 header (8 bytes: Ver 1, Hop ML 1, Remaining 3, bitmap bit 0)
+INT10_HDR = bytes([0x10, 0, 1, 3, 0x80, 0, 0, 0])
 MD_HDR_V2 = bytes([0x20, 0, 1, 3]) + bytes(8)
 
 
@@ -661,6 +708,21 @@ NEGATIVE = [
     ("int INT-MD stack of 17 hops", INT_PORT,
      md_case(bytes([0x10, 20, 0, 0]), bytes([0x20, 0, 1, 0]) + struct.pack(">HHHH", 0x8000, 0, 0, 0)
              + b"".join(struct.pack(">I", i) for i in range(17))), "int.expert.hops"),
+    ("int INT v1.0 shim Length 2 words", INT_PORT,
+     md_case(bytes([0x01, 0, 2, 0]), INT10_HDR), "int.expert.length"),
+    ("int INT v1.0 shim Length past the packet", INT_PORT,
+     md_case(bytes([0x01, 0, 40, 0]), INT10_HDR), "int.expert.truncated"),
+    ("int INT v1.0 shim, metadata Ver 3", INT_PORT,
+     md_case(bytes([0x01, 0, 3, 0]), bytes([0x30]) + INT10_HDR[1:]), "int.expert.version"),
+    ("int INT v1.0 Hop ML below the bitmap", INT_PORT,
+     md_case(bytes([0x01, 0, 4, 0]), bytes([0x10, 0, 1, 3, 0xC0, 0, 0, 0]) + bytes(4)),
+     "int.expert.length"),
+    ("int INT v0.5 InsCnt against the bitmap", INT_PORT,
+     md_case(bytes([0x01, 0, 4, 0]), bytes([0x00, 2, 8, 0, 0x80, 0, 0, 0]) + bytes([17, 0, 80, 0])),
+     "int.expert.length"),
+    ("int INT v0.5 no room for the tail", INT_PORT,
+     md_case(bytes([0x01, 0, 3, 0]), bytes([0x00, 1, 8, 0, 0x80, 0, 0, 0])),
+     "int.expert.length"),
     ("int INT-MD stack not whole hops", INT_PORT,
      md_case(bytes([0x10, 4, 0, 0]), bytes([0x20, 0, 2, 3]) + bytes(8) + bytes(4)),
      "int.expert.length"),
@@ -900,6 +962,47 @@ def check_inner_forms(tshark, lua, verdict, work):
               "headers, TCP options: flow keys and INT-MD hops as worked out by hand")
 
 
+def check_sink_hop(tshark, lua, verdict, work):
+    """A v2.0 sink's own metadata (RepMdBits) with an INT-MD stack, by hand
+    (INT.mdk v2.1, the sink's second option): the path's last hop unless the
+    stack's newest hop is the group's node (9) already; with an empty stack
+    it is the only hop. The library must accept each."""
+    def report(stack_ids, layout):
+        if layout == "v10":     # INT v1.0: 8-bit Type, Length with the shim
+            shim = bytes([0x01, 0, 3 + len(stack_ids), 0])
+            mdh = bytes([0x10, 0, 1, 5, 0x80, 0, 0, 0])
+        else:                   # INT v2.x
+            shim = bytes([0x10, 3 + len(stack_ids), 0, 0])
+            mdh = bytes([0x20, 0, 1, 5]) + struct.pack(">HHHH", 0x8000, 0, 0, 0)
+        inner = inner_udp(0x04, shim + mdh + b"".join(struct.pack(">I", i) for i in stack_ids)
+                          + b"\0\0")
+        # RepType 1, InType 3 (Ethernet); RepMdBits bit 2: hop latency 777
+        body = struct.pack(">HHHH", 0x2000, 0, 0, 0) + struct.pack(">I", 777) + inner
+        return v2([v2_report(0x13, body, md_len=1)])
+    cases = [("sink after a v2.x stack", report([21, 20], "v2"), [9]),
+             ("sink after a v1.0 stack", report([21, 20], "v10"), [9]),
+             ("sink alone, empty stack", report([], "v10"), [9]),
+             ("sink already on the stack", report([9, 20], "v2"), None)]
+    pcap = os.path.join(work, "sink.pcap")
+    write_pcap(pcap, [(INT_PORT, c[1]) for c in cases])
+    lib = subprocess.run([verdict, pcap], stdout=subprocess.PIPE, check=True).stdout.decode()
+    pkts = run_tshark(tshark, lua, pcap)
+    before = len(failures)
+    for (name, payload, want), line, pk in zip(cases, lib.splitlines(), pkts):
+        if line.split()[2] != "1":
+            fail("%s: the library says %s" % (name, line))
+        got = collect(proto_of(pk, "int"))
+        if got.get("int.sink_hop") != want or got.get("int.valid") != [1] or \
+                got.get("int.meta.hop_latency") != [777]:
+            fail("%s: int.sink_hop %s (want %s), valid %s, latency %s" %
+                 (name, got.get("int.sink_hop"), want, got.get("int.valid"),
+                  got.get("int.meta.hop_latency")))
+        valid_payloads["int"].append((INT_PORT, payload))
+    if len(failures) == before:
+        print("ok: v2.0 sinks' header metadata as the path's last hop, by hand (%d cases)" %
+              len(cases))
+
+
 def main():
     tshark, lua, gen, work, verdict = sys.argv[1:6]
 
@@ -926,6 +1029,16 @@ def main():
             pcap, truth = gen_run("%s-%s" % (t, v), "-t", t, "--int-version", v, "-n", n,
                                   "--batch", "4", "--seq", "4194300", "--reporter", "45")
             check_int_pcap(tshark, lua, pcap, truth, t, v)
+    # What switches of each era send: INT v1.0 / v0.5 stacks (in reports of
+    # their version and in v2.0 ones), a v2.0 sink's own metadata in the
+    # report header.
+    for name, args in (("int-md-stack10", ["--int-version", "1.0", "--int-stack", "1.0"]),
+                       ("int-md-stack05", ["--int-version", "0.5", "--int-stack", "0.5"]),
+                       ("int-md-stack10-v2", ["--int-version", "2.0", "--int-stack", "1.0",
+                                              "--batch", "4"]),
+                       ("int-md-sink", ["--int-version", "2.0", "--int-sink-md", "--batch", "4"])):
+        pcap, truth = gen_run(name, "-t", "int-md", "-n", "8", "--seq", "4194300", *args)
+        check_int_pcap(tshark, lua, pcap, truth, "int-md", args[1])
     pcap, truth = gen_run("int-md-v6", "-t", "int-md", "--int-version", "2.0", "--int-ipv6",
                           "-n", "4")
     check_int_pcap(tshark, lua, pcap, truth, "int-md", "2.0")
@@ -936,6 +1049,7 @@ def main():
     check_gen_malformed(tshark, lua, gen, work)
     check_prefs(tshark, lua, gen, work)
     check_inner_forms(tshark, lua, verdict, work)
+    check_sink_hop(tshark, lua, verdict, work)
     check_library_verdicts(tshark, lua, verdict, work)
     if failures:
         print("%d failures" % len(failures))

@@ -86,8 +86,9 @@ enum dta_int_v10_nproto {
  * struct dta_int_md - one node's metadata: the reporting node's own
  * (report header) or one hop of an INT-MD stack. A field is meaningful only
  * when its DTA_INT_MD_* bit is in @present. Widths follow the wire: 24-bit
- * occupancies, 32-bit timestamps in v0.5/v1.0 headers, 64-bit in v2.0 and
- * INT-MD. Values a node could not provide arrive as all ones, as sent.
+ * occupancies, 32-bit timestamps in v0.5/v1.0 headers and INT v0.5/v1.0
+ * stacks, 64-bit in v2.0 headers and INT v2.x stacks. Values a node could
+ * not provide arrive as all ones, as sent.
  */
 struct dta_int_md {
 	uint32_t present; /* DTA_INT_MD_* */
@@ -157,6 +158,16 @@ struct dta_int_flow {
  *            @n_hops on are not written by the decoder.
  * @inner, @inner_len: the inner packet (or the bytes InType names) inside
  *            the caller's buffer.
+ * @error:    0, or with dta_int_opts.separate the negative code of a report
+ *            whose header was read (@version, @seq, @hw_id, @node_id and
+ *            for v2.0 @rep_type, @next are set) but whose rest was not: the
+ *            report must not be applied; the datagram's others may be.
+ *
+ * INT-MD stacks are read in the INT v2.x layout (4-bit shim Type, Ver 2)
+ * and the INT v1.0 and v0.5 layouts (8-bit shim Type, Ver 1 or 0; v0.5 with
+ * its tail), whatever the report version; @int_ver says which. v1.0 and
+ * v0.5 timestamps in the stack are 32 bits; v0.5 @hop_ml is its
+ * Instruction Count and @remaining_hops Max minus Total Hop Count.
  */
 struct dta_int_report {
 	uint8_t version;
@@ -185,6 +196,7 @@ struct dta_int_report {
 	struct dta_int_md hops[DTA_INT_HOPS_MAX];
 	const uint8_t *inner;
 	size_t inner_len;
+	int error;
 };
 
 /**
@@ -198,6 +210,14 @@ struct dta_int_report {
  *              (option 1, shim NPT 1 or 2); 0 turns it off.
  * @ttl_init:   the initial TTL for the hop-index rule; 0 guesses it as the
  *              smallest of 32, 64, 128, 255 not below the TTL seen.
+ * @separate:   a report that cannot be read after its header is returned
+ *              with dta_int_report.error set instead of failing the whole
+ *              datagram, when the format frames it: a v2.0 report after
+ *              its 4-byte header (one whose Report Length runs past the
+ *              datagram, or a tail shorter than a report header, takes
+ *              the rest of the datagram), a v0.5/v1.0 report after its
+ *              fixed header. The datagram's other reports stay usable and
+ *              its sequence number is known.
  *
  * Passing NULL means: DSCP bit 0x01 marks INT (dscp_mask = dscp_value =
  * 0x01), no port, guessed initial TTL.
@@ -208,6 +228,7 @@ struct dta_int_opts {
 	uint8_t dscp_value;
 	uint16_t udp_port;
 	uint8_t ttl_init;
+	bool separate;
 };
 
 /* The most reports one datagram can yield: a v2.0 report is at least 4
@@ -225,13 +246,15 @@ struct dta_int_opts {
  * -EINVAL             NULL @buf/@out, @max 0, or @opts->sz too small;
  * -DTA_E_TRUNCATED    a header, metadata, Report Length or INT stack
  *                     reaches past @len;
- * -DTA_E_VERSION      report Ver not 0, 1 or 2, or INT-MD header Ver not 2;
+ * -DTA_E_VERSION      report Ver not 0, 1 or 2, or an INT-MD header Ver
+ *                     not 2 (4-bit shim Type) or 0/1 (8-bit shim Type);
  * -DTA_E_INT_UNSUPPORTED  an NProto, RepType, InType, INT shim Type or
  *                     inner header this decoder does not read;
  * -DTA_E_INT_LENGTH   length fields disagree (v1.0 Length against
  *                     RepMdBits, v2.0 MD Length against RepMdBits or
  *                     Report Length, INT shim Length against Hop ML, Hop ML
- *                     shorter than the instruction bitmap asks);
+ *                     shorter than the instruction bitmap asks, v0.5
+ *                     Instruction Count against the bitmap or the stack);
  * -DTA_E_INT_HOPS     an INT-MD stack of more than DTA_INT_HOPS_MAX hops;
  * -DTA_E_INT_TOOMANY  more reports than @max;
  * -DTA_E_MALFORMED    an inner IPv4 IHL below 5 or wrong IP version.
@@ -271,8 +294,8 @@ DTA_API int dta_int_encode(const struct dta_int_report *r, size_t n,
  * @ttl:      IPv4 TTL / IPv6 hop limit.
  * @dscp:     the IP DSCP (6 bits); give the INT DSCP the decoder looks for
  *            (struct dta_int_opts, default bit 0x01) with @int_md.
- * @int_md:   add an INT-MD shim (Type 1, NPT 0), metadata header (Ver 2)
- *            and stack after the TCP/UDP header.
+ * @int_md:   add an INT-MD shim, metadata header and stack after the
+ *            TCP/UDP header, in the layout @md_layout names.
  * @instructions: INT-MD instruction bitmap; only bits 0..8 (node id to
  *            buffer) may be set.
  * @remaining_hops, @domain_id: metadata header fields.
@@ -281,7 +304,19 @@ DTA_API int dta_int_encode(const struct dta_int_report *r, size_t n,
  *            is not looked at).
  * @payload_len: zero bytes after the headers (to round a v2.0 report to
  *            whole words, or to mimic a packet's size).
+ * @md_layout: DTA_INT_MD_LAYOUT_V2 (0: INT v2.x, shim Type 1 NPT 0, Ver 2),
+ *            DTA_INT_MD_LAYOUT_V1_0 (8-bit Type 1, Ver 1, 32-bit
+ *            timestamps) or DTA_INT_MD_LAYOUT_V0_5 (Ver 0, Instruction
+ *            Count, Max Hop Count @remaining_hops + @n_hops, the tail with
+ *            the flow's protocol and destination port; bits 6 and 8
+ *            refused: v0.5 gives them other meanings).
  */
+enum dta_int_md_layout {
+	DTA_INT_MD_LAYOUT_V2 = 0,
+	DTA_INT_MD_LAYOUT_V1_0 = 1,
+	DTA_INT_MD_LAYOUT_V0_5 = 2,
+};
+
 struct dta_int_inner {
 	size_t sz;
 	struct dta_int_flow flow;
@@ -294,6 +329,7 @@ struct dta_int_inner {
 	uint8_t n_hops;
 	const struct dta_int_md *hops;
 	size_t payload_len;
+	uint8_t md_layout;
 };
 
 /**

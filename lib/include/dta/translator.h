@@ -181,7 +181,7 @@ struct dta_translator_stats {
 	uint64_t int_reports_in;     /* reports decoded from them */
 	uint64_t int_applied;        /* reports that updated a structure */
 	uint64_t int_unmapped;       /* reports no configured role could use */
-	uint64_t int_malformed;      /* datagrams the decoder refused, by cause: */
+	uint64_t int_malformed;      /* reports refused (alone, or a datagram whole), by cause: */
 	uint64_t int_malformed_truncated;
 	uint64_t int_malformed_version;
 	uint64_t int_malformed_unsupported;
@@ -480,11 +480,15 @@ DTA_API int dta_translator_set_int_map(struct dta_translator *t,
 
 /**
  * dta_translator_process_int() - decode one INT telemetry report datagram
- * (UDP payload) whole with dta_int_decode() and apply every report in it
- * through the map (nothing of a datagram that does not decode is applied).
- * Without a map every report counts as int_unmapped.
- * Return: reports applied, or the decoder's negative error (the datagram
- * is counted in int_malformed and by cause), or -EINVAL.
+ * (UDP payload) with dta_int_decode() (dta_int_opts.separate set) and
+ * apply every report read through the map. A report that cannot be read
+ * is refused alone (counted in int_malformed and by cause; the datagram's
+ * other reports apply and its sequence number counts); a datagram whose
+ * header cannot be read is refused whole (counted once, nothing applied).
+ * Without a map every report read counts as int_unmapped.
+ * Return: reports applied; or the decoder's negative error when the
+ * datagram or one of its reports was refused (the last report's code);
+ * or -EINVAL.
  * Thread-safety as dta_translator_process().
  */
 DTA_API int dta_translator_process_int(struct dta_translator *t,
@@ -522,7 +526,7 @@ struct dta_translator_losses {
 	uint64_t mismatch;          /* reports */
 	uint64_t sink_lost_reports; /* reports */
 	uint64_t sink_errors;       /* memory operations */
-	uint64_t int_malformed;     /* INT datagrams */
+	uint64_t int_malformed;     /* INT reports refused (or datagrams whole) */
 	uint64_t int_unmapped;      /* INT reports */
 	uint64_t int_mismatch;      /* INT structure updates */
 	uint64_t int_seq_lost;      /* INT datagrams */
