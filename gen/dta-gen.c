@@ -74,6 +74,7 @@ struct gen {
 	/* INT reports (run_int) */
 	unsigned int_version, int_ttl, int_n;
 	int int_ipv6;
+	int int_egress;      /* copies taken after each hop's TTL decrement */
 	size_t int_bytes;
 	struct dta_int_report int_r[256];
 	uint8_t int_inner[256][256];
@@ -156,7 +157,9 @@ static void usage(FILE *f)
 		"                        reporting switch per datagram) only (default 1)\n"
 		"      --int-version V   INT report format 0.5, 1.0 or 2.0 (default 2.0)\n"
 		"      --int-ttl T       INT: initial inner TTL; hop h has TTL T-h\n"
-		"                        (default 64; set the translator's ttl_init to T)\n"
+		"                        (default 64)\n"
+		"      --int-egress      INT: switches copy after their TTL decrement:\n"
+		"                        hop h has TTL T-h-1 (default: before, T-h)\n"
 		"      --int-ipv6        INT: IPv6 flows (the IPv4 ones inside\n"
 		"                        2001:db8::/96; 37-byte keys)\n"
 		"      --legacy          the research prototype's wire format\n"
@@ -854,7 +857,9 @@ static void int_emit(struct gen *g, const struct int_item *it, FILE *t,
 
 	kl = int_key(g, it->i, key);
 	int_flow(key, kl, &in.flow);
-	in.ttl = (uint8_t)(g->int_ttl - it->h);
+	/* Hop h copies the packet after h decrements (ingress), or h + 1
+	 * (egress: the switch routed it first). */
+	in.ttl = (uint8_t)(g->int_ttl - it->h - (g->int_egress ? 1 : 0));
 	if (g->type == W_INT_MD) {
 		/* The stack, newest (the sink's) first. */
 		for (unsigned h = 0; h < it->len; h++)
@@ -1123,6 +1128,7 @@ int main(int argc, char **argv)
 		{ "int-ipv6", no_argument, NULL, 17 },
 		{ "immediate", no_argument, NULL, 18 },
 		{ "source", required_argument, NULL, 19 },
+		{ "int-egress", no_argument, NULL, 20 },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -1178,6 +1184,7 @@ int main(int argc, char **argv)
 		case 13: g.sync_timeout = strtod(optarg, NULL); break;
 		case 14: g.seq = (uint32_t)num(optarg, "--seq", 0, ~0u); break;
 		case 19: g.source = optarg; break;
+		case 20: g.int_egress = 1; break;
 		case 15:
 			g.int_version = !strcmp(optarg, "0.5") ? DTA_INT_V0_5
 					: !strcmp(optarg, "1.0") ? DTA_INT_V1_0
@@ -1267,9 +1274,9 @@ int main(int argc, char **argv)
 					  "int-drop", "int-q" }[g.type], g.count,
 			g.keys, g.redundancy, g.seed, g.zipf, g.legacy);
 		if (IS_INT(g.type))
-			fprintf(t, " int_version=%s int_ttl=%u",
+			fprintf(t, " int_version=%s int_ttl=%u int_egress=%d",
 				(const char *[]){ "0.5", "1.0", "2.0" }[g.int_version],
-				g.int_ttl);
+				g.int_ttl, g.int_egress);
 		fputc('\n', t);
 	}
 	if (g.sync && g.pcap_out)
