@@ -15,7 +15,8 @@
  * Input: byte 0 chooses the configuration (bits 0-1 events_by, 3 = one;
  * bit 2 no path_kw, so INT-MD paths go to Postcarding; bit 3 the batch
  * call; bit 4 Key-Increment pre-aggregation; bits 5-6 ttl_init 0, 64, 63,
- * 255; bit 7 the INT-MD UDP port 5000 and DSCP 0x17/0x3F instead of the
+ * 255, postcards placed by falling TTL with the first two and by the
+ * absolute hop index with the others; bit 7 the INT-MD UDP port 5000 and DSCP 0x17/0x3F instead of the
  * default DSCP bit). Then datagrams, each a 16-bit big-endian length and
  * its bytes (the last takes what remains when its length is longer).
  */
@@ -167,6 +168,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	m.decode.dscp_value = f & 0x80 ? 0x17 : 0x01;
 	m.decode.udp_port = f & 0x80 ? 5000 : 0;
 	m.decode.ttl_init = ttl[(f >> 5) & 3];
+	m.pc_order = f & 0x40 ? DTA_INT_PC_ABSOLUTE : DTA_INT_PC_BY_TTL;
 	if (dta_translator_set_int_map(t, &m))
 		abort();
 

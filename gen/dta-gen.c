@@ -76,6 +76,7 @@ struct gen {
 	int int_ipv6;
 	int int_sink_md;     /* v2.0 INT-MD: the sink's metadata in the header */
 	uint8_t int_stack;   /* INT-MD stack layout, enum dta_int_md_layout */
+	int int_egress;      /* copies taken after each hop's TTL decrement */
 	size_t int_bytes;
 	struct dta_int_report int_r[256];
 	uint8_t int_inner[256][256];
@@ -158,7 +159,9 @@ static void usage(FILE *f)
 		"                        reporting switch per datagram) only (default 1)\n"
 		"      --int-version V   INT report format 0.5, 1.0 or 2.0 (default 2.0)\n"
 		"      --int-ttl T       INT: initial inner TTL; hop h has TTL T-h\n"
-		"                        (default 64; set the translator's ttl_init to T)\n"
+		"                        (default 64)\n"
+		"      --int-egress      INT: switches copy after their TTL decrement:\n"
+		"                        hop h has TTL T-h-1 (default: before, T-h)\n"
 		"      --int-stack L     int-md: INT-MD stack layout 2 (INT v2.x),\n"
 		"                        1.0 or 0.5, in any report version (default 2)\n"
 		"      --int-sink-md     int-md, v2.0: the sink puts its own metadata in\n"
@@ -862,7 +865,9 @@ static void int_emit(struct gen *g, const struct int_item *it, FILE *t,
 
 	kl = int_key(g, it->i, key);
 	int_flow(key, kl, &in.flow);
-	in.ttl = (uint8_t)(g->int_ttl - it->h);
+	/* Hop h copies the packet after h decrements (ingress), or h + 1
+	 * (egress: the switch routed it first). */
+	in.ttl = (uint8_t)(g->int_ttl - it->h - (g->int_egress ? 1 : 0));
 	if (g->type == W_INT_MD) {
 		/* The stack, newest (the sink's, unless it reports its own
 		 * metadata in the header) first. */
@@ -1146,6 +1151,7 @@ int main(int argc, char **argv)
 		{ "int-sink-md", no_argument, NULL, 21 },
 		{ "immediate", no_argument, NULL, 18 },
 		{ "source", required_argument, NULL, 19 },
+		{ "int-egress", no_argument, NULL, 22 },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -1201,6 +1207,7 @@ int main(int argc, char **argv)
 		case 13: g.sync_timeout = strtod(optarg, NULL); break;
 		case 14: g.seq = (uint32_t)num(optarg, "--seq", 0, ~0u); break;
 		case 19: g.source = optarg; break;
+		case 22: g.int_egress = 1; break;
 		case 15:
 			g.int_version = !strcmp(optarg, "0.5") ? DTA_INT_V0_5
 					: !strcmp(optarg, "1.0") ? DTA_INT_V1_0
@@ -1306,9 +1313,9 @@ int main(int argc, char **argv)
 					  "int-drop", "int-q" }[g.type], g.count,
 			g.keys, g.redundancy, g.seed, g.zipf, g.legacy);
 		if (IS_INT(g.type))
-			fprintf(t, " int_version=%s int_ttl=%u",
+			fprintf(t, " int_version=%s int_ttl=%u int_egress=%d",
 				(const char *[]){ "0.5", "1.0", "2.0" }[g.int_version],
-				g.int_ttl);
+				g.int_ttl, g.int_egress);
 		fputc('\n', t);
 	}
 	if (g.sync && g.pcap_out)

@@ -798,6 +798,7 @@ static const char *const stat_names[] = {
 	"int_seq_duplicates", "int_seq_jumps", "int_seq_restarts",
 	"int_seq_suspect", "int_seq_untracked", "reports_immediate",
 	"notifications",
+	"pc_ttl_ties",
 };
 static_assert(sizeof(stat_names) / sizeof(stat_names[0]) * sizeof(uint64_t) ==
 	      sizeof(struct dta_translator_stats), "a name for every counter");
@@ -981,6 +982,8 @@ static const struct metrics_def translator_metrics[] = {
 	   "Postcards taken but not representable (a gap before them)."),
 	TM("pc_duplicates", "postcard_duplicates_total", C,
 	   "Postcards for a hop already reported."),
+	TM("pc_ttl_ties", "postcard_ttl_ties_total", C,
+	   "INT postcards not placed: another switch id holds their TTL."),
 	TL("ap_batches", "append_batches_total", "fill", "full",
 	   "Append batches written: full, or partial on the timeout."),
 	TL("ap_partial", "append_batches_total", "fill", "partial", NULL),

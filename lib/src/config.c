@@ -199,6 +199,7 @@ static const struct key_rule int_rules[] = {
 	{ "dscp_value", KT_UINT, 0, 63, 0, NULL },
 	{ "md_udp_port", KT_UINT, 0, 65535, 0, NULL },
 	{ "ttl_init", KT_UINT, 0, 255, 0, NULL },
+	{ "postcard_order", KT_ENUM, 0, 0, 0, "ttl|absolute" },
 	{ NULL, KT_STRING, 0, 0, 0, NULL },
 };
 
@@ -1201,6 +1202,9 @@ DTA_API int dta_config_int_map(const struct dta_config *c,
 		m->decode.udp_port = (uint16_t)x;
 	if ((v = dta_config_get(c, "int", "ttl_init")) && !dta_parse_size(v, &x))
 		m->decode.ttl_init = (uint8_t)x;
+	if ((v = dta_config_get(c, "int", "postcard_order")))
+		m->pc_order = strcmp(v, "absolute") ? DTA_INT_PC_BY_TTL
+						     : DTA_INT_PC_ABSOLUTE;
 	return 1;
 }
 

@@ -62,6 +62,13 @@ struct pc_entry {
 	uint8_t key_len;  /* 0: free */
 	uint8_t structure;
 	uint8_t notify;   /* a postcard carried DTA_FLAG_IMMEDIATE */
+	/* INT postcards placed by falling TTL (pc_put_ttl()): hop i holds the
+	 * postcard with TTL @top - i. The entry outlives its writes (@dirty
+	 * says what changed since) so that a packet's later postcards keep
+	 * the anchor its first ones set. */
+	uint8_t by_ttl;
+	uint8_t dirty;
+	uint8_t top;      /* the highest TTL seen: hop 0 */
 	uint8_t key[DTA_KEY_MAX];
 };
 
@@ -133,7 +140,7 @@ enum {
 	C_INT_MAL_OTHER, C_INT_UPDATES, C_INT_MISMATCH, C_INT_PATH_TRUNC,
 	C_INT_SEQ_LOST, C_INT_SEQ_LATE, C_INT_SEQ_DUP, C_INT_SEQ_JUMP,
 	C_INT_SEQ_RESTART, C_INT_SEQ_SUSPECT, C_INT_SEQ_UNTRACKED, C_IMMEDIATE,
-	C_NOTIFY, C_COUNT
+	C_NOTIFY, C_PC_TIE, C_COUNT
 };
 static_assert(sizeof(struct dta_translator_stats) == C_COUNT * 8,
 	      "stats struct and counter list agree");
@@ -1041,10 +1048,12 @@ static void pc_put(struct dta_translator *t, struct tally *a, unsigned s,
 	spin_t *lk = &t->pc_lock[idx % STRIPES];
 
 	lock(a, lk);
-	if (e->key_len && !(e->structure == s && e->key_len == r->u.pc.key_len &&
-			    !memcmp(e->key, r->u.pc.key, e->key_len))) {
+	if (e->key_len &&
+	    !(!e->by_ttl && e->structure == s &&
+	      e->key_len == r->u.pc.key_len &&
+	      !memcmp(e->key, r->u.pc.key, e->key_len))) {
 		evicted = *e; /* written at the evicted flow's own chunks */
-		have_evicted = true;
+		have_evicted = !e->by_ttl || e->dirty;
 		e->key_len = 0;
 	}
 	if (!e->key_len) {
@@ -1055,6 +1064,8 @@ static void pc_put(struct dta_translator *t, struct tally *a, unsigned s,
 		e->path_len = 0;
 		e->notify = 0;
 		e->since = now;
+		e->by_ttl = 0;
+		e->dirty = 0;
 	}
 	e->notify |= r->flags & DTA_FLAG_IMMEDIATE;
 	if (e->seen & (1u << r->u.pc.hop))
@@ -1073,6 +1084,81 @@ static void pc_put(struct dta_translator *t, struct tally *a, unsigned s,
 		pc_emit(t, a, &evicted, C_PC_EVICT);
 	if (have_done)
 		pc_emit(t, a, &done, C_PC_EMIT);
+}
+
+/*
+ * INT postcard @value (the switch id) with inner TTL @ttl into cache entry
+ * @idx: hop = the highest TTL the entry has seen - @ttl (docs/int.md "Hop
+ * index"). No initial TTL is assumed: relative order is exact for hops
+ * that each decrement the TTL once. Return: 1 if placed (or a duplicate).
+ */
+static int pc_put_ttl(struct dta_translator *t, struct tally *a, unsigned s,
+		      uint64_t idx, const uint8_t *key, size_t klen,
+		      uint8_t ttl, uint32_t value, uint64_t now)
+{
+	struct pc_entry *e = &t->pc[idx], evicted, done;
+	bool have_evicted = false, have_done = false;
+	spin_t *lk = &t->pc_lock[idx % STRIPES];
+	unsigned b = t->s[s].l.g.pc.hops, hop;
+	int placed = 1;
+
+	lock(a, lk);
+	if (e->key_len && !(e->by_ttl && e->structure == s &&
+			    e->key_len == klen && !memcmp(e->key, key, klen))) {
+		evicted = *e;
+		have_evicted = !e->by_ttl || e->dirty; /* else written already */
+		e->key_len = 0;
+	}
+	if (!e->key_len) {
+		e->key_len = (uint8_t)klen;
+		e->structure = (uint8_t)s;
+		memcpy(e->key, key, klen);
+		e->seen = 0;
+		e->path_len = 0;
+		e->notify = 0;
+		e->since = now;
+		e->by_ttl = 1;
+		e->dirty = 0;
+		e->top = ttl;
+	}
+	if (ttl > e->top) {
+		/* An earlier hop than any seen: everything moves down. */
+		unsigned d = (unsigned)(ttl - e->top);
+		uint32_t keep = d >= b ? 0 : (1u << (b - d)) - 1;
+
+		tally(a, C_PC_DROP,
+		      (uint64_t)__builtin_popcount(e->seen & ~keep));
+		e->seen &= (uint16_t)keep;
+		if (d < b) {
+			memmove(e->values + d, e->values,
+				(b - d) * sizeof(e->values[0]));
+			e->seen = (uint16_t)(e->seen << d);
+		}
+		e->top = ttl;
+		e->dirty = 1;
+	}
+	hop = (unsigned)(e->top - ttl);
+	if (hop >= b) {
+		placed = 0; /* the path is longer than the structure's B */
+	} else if (e->seen & (1u << hop)) {
+		tally(a, e->values[hop] == value ? C_PC_DUP : C_PC_TIE, 1);
+	} else {
+		e->seen |= (uint16_t)(1u << hop);
+		e->values[hop] = value;
+		e->dirty = 1;
+	}
+	if (e->dirty && pc_complete(&t->s[s].l, e)) {
+		done = *e;
+		have_done = true;
+		e->dirty = 0;
+		e->since = now;
+	}
+	unlock(a, lk);
+	if (have_evicted)
+		pc_emit(t, a, &evicted, C_PC_EVICT);
+	if (have_done)
+		pc_emit(t, a, &done, C_PC_EMIT);
+	return placed;
 }
 
 /* ---- Append ---- */
@@ -1553,8 +1639,17 @@ static int tick(struct dta_translator *t, uint64_t now, bool all, bool locks)
 			continue;
 		}
 		out = *e;
-		e->key_len = 0;
+		if (e->by_ttl && e->dirty && !all) {
+			/* Written; kept one more timeout as the anchor of
+			 * the flow's postcards still on their way. */
+			e->dirty = 0;
+			e->since = now;
+		} else {
+			e->key_len = 0;
+		}
 		unlock(&a, lk);
+		if (out.by_ttl && !out.dirty)
+			continue; /* written already: only the anchor goes */
 		pc_emit(t, &a, &out, pc_complete(&t->s[out.structure].l, &out)
 					 ? C_PC_EMIT : C_PC_TIMEOUT);
 	}
@@ -1878,6 +1973,7 @@ DTA_API int dta_translator_set_int_map(struct dta_translator *t,
 	memcpy(&c, m, m->sz < sizeof(c) ? m->sz : sizeof(c));
 	c.sz = sizeof(c);
 	if (c.events_by > DTA_INT_EVENTS_REASON ||
+	    c.pc_order > DTA_INT_PC_ABSOLUTE ||
 	    c.redundancy > DTA_MAX_REDUNDANCY ||
 	    (c.decode.sz && c.decode.sz < sizeof(struct dta_int_opts)))
 		return -EINVAL;
@@ -2113,6 +2209,25 @@ static int int_pc(struct dta_translator *t, struct tally *a, int s0,
 	return 1;
 }
 
+/* A postcard-style report placed by falling TTL (DTA_INT_PC_BY_TTL). */
+static int int_pc_ttl(struct dta_translator *t, struct tally *a, int s0,
+		      const uint8_t *key, size_t klen, uint8_t ttl,
+		      uint32_t value, uint64_t now)
+{
+	unsigned s = (unsigned)s0 + dta_shard(key, klen, t->s[s0].nshards);
+
+	if (!pc_put_ttl(t, a, s, key_hash(t, s, key, klen) %
+					 t->o.pc_cache_entries,
+			key, klen, ttl, value, now)) {
+		/* More hops below the highest TTL than the structure has:
+		 * the same cause as a hop index at or past B. */
+		tally(a, C_INT_MISMATCH, 1);
+		sloss(t, s, L_INT_MISMATCH, 1);
+		return 0;
+	}
+	return 1;
+}
+
 static int int_ki(struct dta_translator *t, struct tally *a,
 		  struct int_win *w, int s0, const uint8_t *key, size_t klen,
 		  uint64_t now)
@@ -2288,6 +2403,17 @@ static unsigned int_apply(struct dta_translator *t, struct tally *a,
 				t, a, m->path_pc, key, klen, i, len,
 				h[i]->present & DTA_INT_MD_SWITCH_ID
 					? h[i]->switch_id : ALL32, now);
+	} else if (klen && !stack && m->path_pc >= 0 &&
+		   m->pc_order == DTA_INT_PC_BY_TTL && r->flow.family &&
+		   (r->local.present & DTA_INT_MD_SWITCH_ID)) {
+		/* A drop or congestion report of a flow nobody tracks (D or
+		 * Q without F) is an event, not a postcard of the path: it
+		 * would anchor hop 0 at whatever switch saw the event. */
+		if ((r->flags & DTA_INT_F_TRACKED) ||
+		    !(r->flags & (DTA_INT_F_DROPPED | DTA_INT_F_CONGESTED)))
+			u += (unsigned)int_pc_ttl(t, a, m->path_pc, key, klen,
+						  r->ttl, r->local.switch_id,
+						  now);
 	} else if (klen && !stack && m->path_pc >= 0 &&
 		   r->hop_index != DTA_INT_HOP_UNKNOWN &&
 		   (r->local.present & DTA_INT_MD_SWITCH_ID)) {

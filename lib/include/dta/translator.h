@@ -204,6 +204,9 @@ struct dta_translator_stats {
 				      * DTA_FLAG_IMMEDIATE */
 	uint64_t notifications;      /* sink notify calls: at most one per
 				      * structure per run */
+	uint64_t pc_ttl_ties;        /* INT postcards not placed: another
+				      * switch id already holds their TTL
+				      * (docs/int.md "Hop index") */
 };
 
 /*
@@ -365,6 +368,16 @@ enum dta_int_events_by {
 				    * (congestion-only events: reason 0) */
 };
 
+/* Hop of a postcard-style INT report in the path structure. */
+enum dta_int_pc_order {
+	/* By falling TTL among the flow's postcards in the Postcarding
+	 * cache: hop 0 is the highest TTL seen, hop i TTL (highest - i). */
+	DTA_INT_PC_BY_TTL = 0,
+	/* struct dta_int_report.hop_index: initial TTL (ttl_init or the
+	 * guess) - TTL. */
+	DTA_INT_PC_ABSOLUTE = 1,
+};
+
 /* INT reporters (node id, hw id, version) whose sequence is tracked. */
 #define DTA_INT_REPORTERS_MAX 4096
 
@@ -388,6 +401,8 @@ enum dta_int_events_by {
  * @redundancy: Key-Write copies N; 0: the layout's max_redundancy.
  * @decode:     options for dta_int_decode(); its defaults (NULL opts)
  *              when @decode.sz is 0.
+ * @pc_order:   enum dta_int_pc_order: where a postcard-style report goes
+ *              in @path_pc (docs/int.md "Hop index").
  */
 struct dta_int_map {
 	size_t sz;
@@ -400,6 +415,7 @@ struct dta_int_map {
 	int queue_ki;
 	unsigned redundancy;
 	struct dta_int_opts decode;
+	unsigned pc_order;
 };
 
 /* Every role unused, list choice ONE, decoder defaults. */
