@@ -2251,7 +2251,8 @@ static void mismatch_words(struct translator *t, size_t i, char *exp,
 
 	if (dta_translator_last_mismatch(t->core, (unsigned)i, &m) <= 0)
 		m.opcode = 0;
-	snprintf(got, gcap, "no report's sizes kept");
+	/* Only INT updates refused outside Append are not kept. */
+	snprintf(got, gcap, "an INT update it could not take (int_mismatch)");
 	switch (l->primitive) {
 	case DTA_PRIM_APPEND:
 		snprintf(exp, ecap, "entries of %u bytes in lists %" PRIu32
