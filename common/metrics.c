@@ -651,10 +651,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 	}
 	if (!strcmp(url, "/health") || !strcmp(url, "/healthz")) {
 		char why[256] = "", msg[300];
+		int h = s->o.health(s->o.ctx, why, sizeof(why));
 
-		if (!s->o.health(s->o.ctx, why, sizeof(why)))
+		if (!h)
 			return text(conn, MHD_HTTP_OK, "ok\n", NULL);
-		snprintf(msg, sizeof(msg), "unhealthy: %s\n", why);
+		snprintf(msg, sizeof(msg), "%s: %s\n",
+			 h == METRICS_DEGRADED ? "degraded" : "unhealthy", why);
 		return text(conn, MHD_HTTP_SERVICE_UNAVAILABLE, msg, NULL);
 	}
 	return text(conn, MHD_HTTP_NOT_FOUND,

@@ -180,12 +180,16 @@ int metrics_write_process(FILE *f);
  */
 int metrics_listen_parse(const char *s, uint32_t *addr, uint16_t *port);
 
+#define METRICS_DEGRADED 2 /* a health callback's answer */
+
 struct metrics_server_opts {
 	const char *listen; /* metrics_listen_parse() form */
 	/* The exposition, written into @f. Return 0 or a negative errno
 	 * (the scrape then gets 500). */
 	int (*write)(void *ctx, FILE *f);
-	/* 0 when healthy; else nonzero with the reason in @why. */
+	/* 0 when healthy; else nonzero with the reason in @why: 503
+	 * "unhealthy: WHY", or for METRICS_DEGRADED 503 "degraded: WHY"
+	 * (serving, but losing more than it may). */
 	int (*health)(void *ctx, char *why, size_t cap);
 	void *ctx;
 	void (*log)(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -32,6 +32,7 @@
 #include <jansson.h>
 #include <xxhash.h>
 
+#include "dta/config.h"
 #include "dta/hash.h"
 #include "dta/int.h"
 #include "tools.h"
@@ -53,6 +54,8 @@ struct gen {
 	int legacy;
 	int immediate; /* --immediate: DTA_FLAG_IMMEDIATE on every v1 report */
 	const char *dest, *pcap_out, *truth, *trace;
+	const char *config;     /* -c: check the reports fit its structures */
+	int allow_mismatch;     /* --allow-mismatch: send them anyway */
 	const char *sync;       /* the translator's stats file (-o) */
 	uint64_t window;        /* datagrams between waits on @sync */
 	double sync_timeout;
@@ -193,6 +196,14 @@ static void usage(FILE *f)
 		"                        the translator's receive queue surely holds,\n"
 		"                        its queue_datagrams)\n"
 		"      --sync-timeout S  give up waiting after S seconds (default 60)\n"
+		"  -c, --config FILE     the configuration the translator reads:\n"
+		"                        refuse (exit 1) to send reports its\n"
+		"                        structures cannot take (Append entry size\n"
+		"                        and lists, Key-Write data size and\n"
+		"                        redundancy, Postcarding hops, a structure\n"
+		"                        of the type at all); INT types unchecked\n"
+		"      --allow-mismatch  with -c: say so, and send them anyway (tests\n"
+		"                        of the translator's mismatch accounting)\n"
 		"  -h, --help            this text\n"
 		"      --version         print \"dta-gen VERSION\" and exit\n"
 		"\n"
@@ -1117,6 +1128,145 @@ static unsigned long num(const char *s, const char *what, unsigned long lo,
 	return (unsigned long)v;
 }
 
+/* ---- the configuration's structures (-c) ---- */
+
+/* The longest path the workloads send (flow_path(): 1, 3 or 5 hops). */
+#define GEN_MAX_HOPS 5
+
+/*
+ * Whether the translator of configuration @path would take every report
+ * this run sends (its routing, docs/translator.md): the Append structure
+ * of each list and its entry size, a Key-Write structure for the data
+ * size and its redundancy, a Postcarding structure for the longest path,
+ * a Key-Increment structure. Return: NULL, or why not (in @why).
+ */
+static const char *check_config(const struct gen *g, const char *path,
+				char *why, size_t cap)
+{
+	struct dta_config *c;
+	char err[256];
+	const char *res = NULL;
+	size_t n;
+	int e = dta_config_load(path, &c, err, sizeof(err));
+
+	if (e)
+		die("-c %s: %s", path, e == -DTA_E_MALFORMED ? err : strerror(-e));
+	n = dta_config_count(c);
+	switch (g->type) {
+	case W_AP:
+		for (uint64_t k = 0; k < g->lists && !res; k++) {
+			uint64_t list = (uint64_t)g->first_list + k;
+			const struct dta_config_structure *cs = NULL;
+
+			for (size_t i = 0; i < n && !cs; i++) {
+				const struct dta_config_structure *x =
+					dta_config_structure(c, i);
+
+				if (x->layout.primitive == DTA_PRIM_APPEND &&
+				    list >= x->list_base &&
+				    list - x->list_base < x->layout.g.ap.lists)
+					cs = x;
+			}
+			if (!cs) {
+				snprintf(why, cap, "no Append structure holds "
+					 "list %" PRIu64 " (--first-list, "
+					 "--lists): the translator would count "
+					 "every report to it as unknown_structure",
+					 list);
+				res = why;
+			} else if (cs->layout.g.ap.entry_size != g->entry) {
+				snprintf(why, cap, "structure %s takes entries "
+					 "of %u bytes, these reports carry %u "
+					 "(--entry): the translator would refuse "
+					 "every one (mismatch)", cs->name,
+					 cs->layout.g.ap.entry_size, g->entry);
+				res = why;
+			}
+		}
+		break;
+	case W_KW: {
+		const struct dta_config_structure *cs = NULL;
+		char have[128] = "";
+		size_t hl = 0;
+
+		for (size_t i = 0; i < n && !cs; i++) {
+			const struct dta_config_structure *x =
+				dta_config_structure(c, i);
+
+			if (x->layout.primitive != DTA_PRIM_KEY_WRITE)
+				continue;
+			if (x->layout.g.kw.data_len == g->data_len)
+				cs = x;
+			else if (hl < sizeof(have))
+				hl += (size_t)snprintf(have + hl, sizeof(have) - hl,
+						       "%s%s takes %u", hl ? ", " : "",
+						       x->name, x->layout.g.kw.data_len);
+		}
+		if (!cs) {
+			snprintf(why, cap, "no Key-Write structure takes data "
+				 "of %u bytes (--data)%s%s: the translator "
+				 "would count every report as unknown_structure",
+				 g->data_len, hl ? "; " : "", have);
+			res = why;
+		} else if (g->redundancy > cs->layout.g.kw.max_redundancy) {
+			snprintf(why, cap, "structure %s takes redundancy up to "
+				 "%u, these reports ask for %u (--redundancy): "
+				 "the translator would refuse every one "
+				 "(mismatch)", cs->name,
+				 cs->layout.g.kw.max_redundancy, g->redundancy);
+			res = why;
+		}
+		break;
+	}
+	case W_PC: {
+		unsigned most = 0;
+		const char *name = NULL;
+
+		for (size_t i = 0; i < n; i++) {
+			const struct dta_config_structure *x =
+				dta_config_structure(c, i);
+
+			if (x->layout.primitive == DTA_PRIM_POSTCARD &&
+			    x->layout.g.pc.hops >= most) {
+				most = x->layout.g.pc.hops;
+				name = x->name;
+			}
+		}
+		if (!name) {
+			snprintf(why, cap, "no Postcarding structure: the "
+				 "translator would count every report as "
+				 "unknown_structure");
+			res = why;
+		} else if (most < GEN_MAX_HOPS) {
+			snprintf(why, cap, "structure %s takes paths of at most "
+				 "%u hops, these flows have up to %u (fat-tree "
+				 "paths): the translator would refuse or drop "
+				 "their longer paths", name, most, GEN_MAX_HOPS);
+			res = why;
+		}
+		break;
+	}
+	case W_KI: {
+		bool any = false;
+
+		for (size_t i = 0; i < n; i++)
+			any = any || dta_config_structure(c, i)->layout.primitive ==
+					     DTA_PRIM_KEY_INCREMENT;
+		if (!any) {
+			snprintf(why, cap, "no Key-Increment structure: the "
+				 "translator would count every report as "
+				 "unknown_structure");
+			res = why;
+		}
+		break;
+	}
+	default: /* INT: the translator's [int] mapping decides */
+		break;
+	}
+	dta_config_destroy(c);
+	return res;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -1152,6 +1302,8 @@ int main(int argc, char **argv)
 		{ "immediate", no_argument, NULL, 18 },
 		{ "source", required_argument, NULL, 19 },
 		{ "int-egress", no_argument, NULL, 22 },
+		{ "config", required_argument, NULL, 'c' },
+		{ "allow-mismatch", no_argument, NULL, 23 },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -1166,7 +1318,7 @@ int main(int argc, char **argv)
 	char host[256], *colon;
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "t:n:k:z:s:r:d:w:T:R:h", lo,
+	while ((opt = getopt_long(argc, argv, "t:n:k:z:s:r:d:w:T:R:c:h", lo,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 't':
@@ -1208,6 +1360,8 @@ int main(int argc, char **argv)
 		case 14: g.seq = (uint32_t)num(optarg, "--seq", 0, ~0u); break;
 		case 19: g.source = optarg; break;
 		case 22: g.int_egress = 1; break;
+		case 'c': g.config = optarg; break;
+		case 23: g.allow_mismatch = 1; break;
 		case 15:
 			g.int_version = !strcmp(optarg, "0.5") ? DTA_INT_V0_5
 					: !strcmp(optarg, "1.0") ? DTA_INT_V1_0
@@ -1246,6 +1400,17 @@ int main(int argc, char **argv)
 		g.data_len = 4;
 		g.entry = 4;
 		g.batch = 1;
+	}
+	if (g.config) {
+		char why[512];
+
+		if (check_config(&g, g.config, why, sizeof(why))) {
+			if (!g.allow_mismatch)
+				die("%s: %s; not sending (--allow-mismatch "
+				    "sends them anyway)", g.config, why);
+			fprintf(stderr, "dta-gen: %s: %s; sending anyway "
+				"(--allow-mismatch)\n", g.config, why);
+		}
 	}
 	if (!g.dest)
 		g.dest = IS_INT(g.type) ? "127.0.0.1:32766" : "127.0.0.1:40040";

@@ -270,6 +270,9 @@ static void test_program_values_good(void **state)
 		"rdma_collector = collector.example\npc_cache = 1\n",
 		"[translator]\nrx = uring\nrx_batch = 4096\nrx_wait_us = 0\n",
 		"[translator]\nrx = recvmmsg\nrx_batch = 1\nrx_wait_us = 10000\n",
+		"[translator]\nhealth_loss_ratio = 0.01\nhealth_window_s = 0.5\n",
+		"[translator]\nhealth_loss_ratio = 0\n",
+		"[translator]\nhealth_loss_ratio = 1\nhealth_window_s = 3600\n",
 		"[translator]\nmetrics_listen = 9465\n[collector]\n"
 		"metrics_listen = 0.0.0.0:65535\n",
 	};
@@ -316,6 +319,13 @@ static void test_program_values_bad(void **state)
 		     "line 2: stats_interval_s: 'abc'");
 	expect_error("[translator]\nstats_interval_s = -1\n", "stats_interval_s:");
 	expect_error("[translator]\nstats_interval_s = 1x\n", "stats_interval_s:");
+	expect_error("[translator]\nhealth_loss_ratio = 1.5\n",
+		     "line 2: health_loss_ratio: '1.5' is not a fraction from 0 to 1");
+	expect_error("[translator]\nhealth_loss_ratio = -0.1\n",
+		     "health_loss_ratio:");
+	expect_error("[translator]\nhealth_loss_ratio = 1%\n",
+		     "health_loss_ratio:");
+	expect_error("[translator]\nhealth_window_s = x\n", "health_window_s:");
 	expect_error("[translator]\nstats_interval_s = nan\n", "stats_interval_s:");
 	expect_error("[translator]\nstats_interval_s = inf\n", "stats_interval_s:");
 	expect_error("[translator]\nstats_interval_s = 1e10\n", "stats_interval_s:");

@@ -436,6 +436,66 @@ static void test_threads(void **state)
 }
 
 /* Without slots the _from calls are the plain ones; bad arguments. */
+/* The last report each structure refused for its sizes, as it carried
+ * them (dta_translator_last_mismatch()). Structures of make(): kw data 4
+ * redundancy up to 2, ap lists 100..101 of 4-byte entries, pc 2 hops. */
+static void test_last_mismatch(void **state)
+{
+	static const uint8_t d[4] = { 1, 2, 3, 4 };
+	struct local lo;
+	struct dta_translator *t = make(&lo, 0);
+	struct dta_translator_mismatch m;
+	struct dta_translator_losses l;
+	struct dta_report r = { .format = DTA_FORMAT_V1,
+				.opcode = DTA_OP_KEY_WRITE };
+	uint8_t b[256];
+	int n;
+
+	(void)state;
+	for (unsigned i = 0; i < 3; i++) {
+		assert_int_equal(dta_translator_last_mismatch(t, i, &m), 0);
+		assert_int_equal(m.opcode, 0);
+	}
+	/* Append: an 8-byte entry for list 101, then a 6-byte one for 100:
+	 * the last is kept. A fitting entry changes nothing. */
+	assert_int_equal(from(t, b, ap(b, 1, 0, 101, 8), UINT16_MAX), 0);
+	assert_int_equal(from(t, b, ap(b, 1, 1, 100, 6), UINT16_MAX), 0);
+	assert_int_equal(from(t, b, ap(b, 1, 2, 100, 4), UINT16_MAX), 1);
+	assert_int_equal(dta_translator_last_mismatch(t, 1, &m), 1);
+	assert_int_equal(m.opcode, DTA_OP_APPEND);
+	assert_int_equal(m.received, 6);
+	assert_int_equal(m.detail, 100);
+	assert_int_equal(dta_translator_structure_losses(t, 1, &l), 0);
+	assert_int_equal(l.mismatch, 2);
+	/* Postcarding: hop 3 of a path of unknown length (0), 2 hops kept. */
+	assert_int_equal(from(t, b, pc(b, 2, 0, 3), UINT16_MAX), 0);
+	assert_int_equal(dta_translator_last_mismatch(t, 2, &m), 1);
+	assert_int_equal(m.opcode, DTA_OP_POSTCARD);
+	assert_int_equal(m.received, 3);
+	assert_int_equal(m.detail, 0);
+	/* Key-Write: the data size fits, redundancy 3 is over the 2 kept. */
+	r.reporter = 3;
+	r.u.kw.redundancy = 3;
+	r.u.kw.key_len = 13;
+	r.u.kw.key = key13;
+	r.u.kw.data_len = 4;
+	r.u.kw.data = d;
+	n = dta_wire_encode(&r, b, sizeof(b));
+	assert_true(n > 0);
+	assert_int_equal(from(t, b, (size_t)n, UINT16_MAX), 0);
+	assert_int_equal(dta_translator_last_mismatch(t, 0, &m), 1);
+	assert_int_equal(m.opcode, DTA_OP_KEY_WRITE);
+	assert_int_equal(m.received, 4);
+	assert_int_equal(m.detail, 3);
+	assert_int_equal(dta_translator_structure_losses(t, 0, &l), 0);
+	assert_int_equal(l.mismatch, 1);
+	/* Negative. */
+	assert_int_equal(dta_translator_last_mismatch(t, 3, &m), -EINVAL);
+	assert_int_equal(dta_translator_last_mismatch(NULL, 0, &m), -EINVAL);
+	assert_int_equal(dta_translator_last_mismatch(t, 0, NULL), -EINVAL);
+	release(t, &lo);
+}
+
 static void test_negative(void **state)
 {
 	struct local lo;
@@ -486,6 +546,7 @@ int main(void)
 		cmocka_unit_test(test_shared_data_unattributed),
 		cmocka_unit_test(test_int),
 		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_last_mismatch),
 		cmocka_unit_test(test_negative),
 	};
 

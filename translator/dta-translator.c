@@ -37,6 +37,7 @@
 
 #include "allow.h"
 #include "metrics.h"
+#include "losswatch.h"
 #include "reporters.h"
 #include "switch_sink.h"
 #include "log.h"
@@ -132,7 +133,21 @@ struct translator {
 	 * sources with a slot; 0: not counted by reporter. */
 	unsigned rep_max;
 	struct reporters rep;
+	/* The watch on losses (watch_losses(), docs/operations.md
+	 * "Configuration mismatches"): each share's mismatches seen and its
+	 * log lines' limit; the health window ([translator]
+	 * health_loss_ratio, health_window_s) and its state. */
+	uint64_t mm_seen[DTA_CONFIG_MAX_STRUCTURES];
+	struct lw_limit mm_limit[DTA_CONFIG_MAX_STRUCTURES];
+	struct lw_window health_win;
+	double health_ratio;
+	double health_window_s;
+	bool degraded;
+	uint64_t deg_lost, deg_total; /* the window's, while degraded */
 };
+
+/* Seconds between two mismatch lines of one structure. */
+#define MISMATCH_LOG_S 10
 
 static volatile sig_atomic_t stop;
 static pcap_t *volatile live_pcap; /* for pcap_breakloop() on a signal */
@@ -201,14 +216,18 @@ static void usage(FILE *f)
 		"Translator core settings ([translator] section): pc_cache (entries,\n"
 		"32768), pc_timeout_ms (10), ap_timeout_ms (1), ki_window_us (0: no\n"
 		"pre-aggregation), legacy (auto, plain, nack or off), rdma_qps (queue\n"
-		"pairs per collector, 1).\n"
+		"pairs per collector, 1), health_loss_ratio (0.01) and health_window_s\n"
+		"(60): /health degraded while more reports than that are lost.\n"
+		"Reports refused for a configuration mismatch are logged (structure,\n"
+		"its sizes and the report's; docs/operations.md).\n"
 		"At exit the counters are printed to stdout as one JSON object\n"
-		"(docs/translator.md, \"Loss accounting\"); sink_errors counts memory\n"
-		"operations that were not written (lost), ops_lost_no_region those of\n"
-		"them refused because the collector had retired its shared memory\n"
-		"(stopping) and no new collector's was there. If the collector\n"
-		"restarts, the translator notices before its next write and writes\n"
-		"into the new collector's shared memory.\n"
+		"(docs/translator.md, \"Loss accounting\") and summed up in one log\n"
+		"line. sink_errors counts memory operations that were not written\n"
+		"(lost), ops_lost_no_region those of them refused because the\n"
+		"collector had retired its shared memory (stopping) and no new\n"
+		"collector's was there. If the collector restarts, the translator\n"
+		"notices before its next write and writes into the new collector's\n"
+		"shared memory.\n"
 		"The docs/NAME.md files named here are installed as\n"
 		"/usr/share/doc/dta-tools/NAME.md by the dta-tools package\n"
 		"(PREFIX/share/doc/dta-tools/ by cmake --install).\n");
@@ -1364,6 +1383,13 @@ static int metrics_health(void *ctx, char *why, size_t cap)
 		}
 	}
 #endif
+	if (t->degraded) {
+		snprintf(why, cap, "%" PRIu64 " of %" PRIu64 " reports lost "
+			 "in the last %g s, over health_loss_ratio %g",
+			 t->deg_lost, t->deg_total, t->health_window_s,
+			 t->health_ratio);
+		return METRICS_DEGRADED;
+	}
 	return 0;
 }
 
@@ -2215,6 +2241,156 @@ static void *udp_worker(void *arg)
 	return NULL;
 }
 
+/* ---- the watch on losses (docs/operations.md "Configuration
+ * mismatches") ---- */
+
+/* What share @i takes (@exp) and what its last refused report carried
+ * (@got), as words for the log. */
+static void mismatch_words(struct translator *t, size_t i, char *exp,
+			   size_t ecap, char *got, size_t gcap)
+{
+	const struct dta_layout *l = &t->sh[i].cs.layout;
+	struct dta_translator_mismatch m;
+
+	if (dta_translator_last_mismatch(t->core, (unsigned)i, &m) <= 0)
+		m.opcode = 0;
+	/* Only INT updates refused outside Append are not kept. */
+	snprintf(got, gcap, "an INT update it could not take (int_mismatch)");
+	switch (l->primitive) {
+	case DTA_PRIM_APPEND:
+		snprintf(exp, ecap, "entries of %u bytes in lists %" PRIu32
+			 "..%" PRIu32, l->g.ap.entry_size, t->sh[i].cs.list_base,
+			 t->sh[i].cs.list_base + l->g.ap.lists - 1);
+		if (m.opcode == DTA_OP_APPEND)
+			snprintf(got, gcap, "an entry of %" PRIu32 " bytes for "
+				 "list %" PRIu32, m.received, m.detail);
+		break;
+	case DTA_PRIM_POSTCARD:
+		snprintf(exp, ecap, "paths of at most %u hops", l->g.pc.hops);
+		if (m.opcode == DTA_OP_POSTCARD && m.detail)
+			snprintf(got, gcap, "hop %" PRIu32 " of a path of %"
+				 PRIu32 " hops", m.received, m.detail);
+		else if (m.opcode == DTA_OP_POSTCARD)
+			snprintf(got, gcap, "hop %" PRIu32 " (path length "
+				 "unknown)", m.received);
+		break;
+	case DTA_PRIM_KEY_WRITE:
+		snprintf(exp, ecap, "data of %u bytes, redundancy up to %u",
+			 l->g.kw.data_len, l->g.kw.max_redundancy);
+		if (m.opcode == DTA_OP_KEY_WRITE)
+			snprintf(got, gcap, "data of %" PRIu32 " bytes, "
+				 "redundancy %" PRIu32, m.received, m.detail);
+		break;
+	default:
+		snprintf(exp, ecap, "its own sizes");
+		break;
+	}
+}
+
+/* Reports of every cause in dta_translator_reports_lost_total. */
+static uint64_t reports_lost(const struct dta_translator_stats *st)
+{
+	return st->seq_lost + st->unknown_structure + st->mismatch +
+	       st->sink_lost_reports;
+}
+
+/*
+ * Once a second and while counters move: log each structure's reports
+ * refused for a configuration mismatch (the first at once, then at most
+ * a line per MISMATCH_LOG_S per structure, counting those in between),
+ * and turn health degraded while the window's loss ratio is above
+ * health_loss_ratio.
+ */
+static void watch_mismatches(struct translator *t, uint64_t now)
+{
+	for (size_t i = 0; i < t->nshares; i++) {
+		struct dta_translator_losses lz;
+		char exp[128], got[128], share[32] = "";
+		uint64_t n, k;
+
+		if (dta_translator_structure_losses(t->core, (unsigned)i, &lz))
+			continue;
+		n = lz.mismatch + lz.int_mismatch;
+		k = lw_limit(&t->mm_limit[i], now, n - t->mm_seen[i]);
+		t->mm_seen[i] = n;
+		if (!k)
+			continue;
+		mismatch_words(t, i, exp, sizeof(exp), got, sizeof(got));
+		if (t->sh[i].n > 1)
+			snprintf(share, sizeof(share), " (share %u of %u)",
+				 t->sh[i].k + 1, t->sh[i].n);
+		if (t->mm_limit[i].lines == 1)
+			tool_log(LOG_ERR, "structure %s%s: %" PRIu64 " report%s "
+				 "refused for a configuration mismatch: it "
+				 "takes %s; the report carried %s (reporters "
+				 "and dta.conf disagree; further lines at most "
+				 "every %d s)", t->sh[i].cs.name, share, k,
+				 k == 1 ? "" : "s", exp, got, MISMATCH_LOG_S);
+		else
+			tool_log(LOG_ERR, "structure %s%s: %" PRIu64 " more "
+				 "report%s refused for a configuration mismatch "
+				 "(%" PRIu64 " in all): it takes %s; the last "
+				 "carried %s", t->sh[i].cs.name, share, k,
+				 k == 1 ? "" : "s", n, exp, got);
+	}
+}
+
+static void watch_losses(struct translator *t, uint64_t now)
+{
+	struct dta_translator_stats st;
+	uint64_t applied, lost, dl, dt;
+	bool deg;
+
+	watch_mismatches(t, now);
+	if (t->health_ratio >= 1)
+		return; /* 1: never degraded */
+	dta_translator_stats(t->core, &st);
+	applied = st.reports[1] + st.reports[2] + st.reports[3] + st.reports[4];
+	lost = reports_lost(&st);
+	deg = lw_window_update(&t->health_win, now, applied, lost, &dl, &dt);
+	if (deg) {
+		t->deg_lost = dl;
+		t->deg_total = dt;
+	}
+	if (deg == t->degraded)
+		return;
+	t->degraded = deg;
+	if (deg)
+		tool_log(LOG_WARNING, "degraded: %" PRIu64 " of %" PRIu64
+			 " reports lost in the last %g s, over health_loss_ratio"
+			 " %g (dta_translator_reports_lost_total has the causes)",
+			 dl, dt, t->health_window_s, t->health_ratio);
+	else
+		tool_log(LOG_INFO, "healthy again: %" PRIu64 " of %" PRIu64
+			 " reports lost in the last %g s", dl, dt,
+			 t->health_window_s);
+	t->status_packets = UINT64_MAX; /* a new STATUS= line */
+}
+
+/* At exit: what was applied and lost, one line in the log (a warning when
+ * anything was lost); the JSON on stdout has every counter. */
+static void log_summary(struct translator *t)
+{
+	struct dta_translator_stats st;
+	uint64_t applied, lost;
+
+	dta_translator_stats(t->core, &st);
+	applied = st.reports[1] + st.reports[2] + st.reports[3] + st.reports[4];
+	lost = reports_lost(&st);
+	tool_log(lost || st.malformed || st.socket_drops || st.int_malformed ||
+			 st.int_unmapped || st.int_mismatch || st.sink_errors
+			 ? LOG_WARNING : LOG_INFO,
+		 "at exit: %" PRIu64 " packets, %" PRIu64 " reports applied, %"
+		 PRIu64 " lost (sequence gaps %" PRIu64 ", unknown structure %"
+		 PRIu64 ", mismatch %" PRIu64 ", sink %" PRIu64 "); %" PRIu64
+		 " malformed, %" PRIu64 " socket drops, %" PRIu64 " sink errors"
+		 "; INT: %" PRIu64 " malformed, %" PRIu64 " unmapped, %" PRIu64
+		 " mismatched updates", st.packets, applied, lost, st.seq_lost,
+		 st.unknown_structure, st.mismatch, st.sink_lost_reports,
+		 st.malformed, st.socket_drops, st.sink_errors,
+		 st.int_malformed, st.int_unmapped, st.int_mismatch);
+}
+
 /* The service manager's STATUS= line: what came in and what was lost,
  * when it changed. */
 static void service_status(struct translator *t)
@@ -2227,9 +2403,11 @@ static void service_status(struct translator *t)
 	if (st.packets == t->status_packets && t->status_packets != UINT64_MAX)
 		return;
 	t->status_packets = st.packets;
-	tool_service_status("receiving on %s:%u; %" PRIu64 " packets, %" PRIu64
+	tool_service_status("%sreceiving on %s:%u; %" PRIu64 " packets, %" PRIu64
 			    " reports applied, %" PRIu64 " malformed, %" PRIu64
 			    " lost in sequence, %" PRIu64 " socket drops",
+			    t->degraded ? "degraded (losses over "
+					  "health_loss_ratio); " : "",
 			    t->bind_addr, t->port, st.packets, applied,
 			    st.malformed, st.seq_lost, st.socket_drops);
 }
@@ -2384,6 +2562,7 @@ static void main_loop(struct translator *t, const sigset_t *orig)
 			tool_service_alive(now, workers_going(t));
 		if (now >= next_check) {
 			check_collector(t);
+			watch_losses(t, now);
 			service_status(t);
 			next_check = now + 1000000000ull;
 		}
@@ -2419,6 +2598,7 @@ static void main_loop(struct translator *t, const sigset_t *orig)
 				atomic_fetch_add(&t->rx_errors, 1);
 			moved = atomic_exchange(&t->active, false);
 			refresh_stats_file(t);
+			watch_losses(t, now);
 			next_refresh = moved ? now + fresh : 0;
 		}
 	}
@@ -2689,6 +2869,7 @@ static int run_pcap(struct translator *t, const char *file, const char *dev)
 
 			dta_translator_tick(t->core, tool_now_ns());
 			capture_drops(t, pc, &cap_drops);
+			watch_losses(t, tool_now_ns());
 			if (t->stats_interval <= 0)
 				refresh_stats_file(t);
 			if (sel >= 0 || t->metrics)
@@ -2707,8 +2888,10 @@ static int run_pcap(struct translator *t, const char *file, const char *dev)
 			dta_translator_tick(t->core, now);
 			last_tick = now;
 		}
-		if (dev && tool_now_ns() >= next_check) {
-			check_collector(t);
+		if (tool_now_ns() >= next_check) {
+			if (dev)
+				check_collector(t);
+			watch_losses(t, tool_now_ns());
 			next_check = tool_now_ns() + 1000000000ull;
 		}
 		if (dev && tool_now_ns() >= next_save) {
@@ -2853,6 +3036,19 @@ int main(int argc, char **argv)
 		tool_log(LOG_ERR, "bad stats interval");
 		goto out;
 	}
+	/* Health degraded by losses (docs/metrics.md "Healthy"). */
+	v = dta_config_get(t.cfg, "translator", "health_loss_ratio");
+	t.health_ratio = v ? strtod(v, NULL) : 0.01;
+	v = dta_config_get(t.cfg, "translator", "health_window_s");
+	t.health_window_s = v ? strtod(v, NULL) : 60;
+	if (!(t.health_window_s >= 0.001)) {
+		tool_log(LOG_ERR, "health_window_s must be at least 0.001");
+		goto out;
+	}
+	lw_window_init(&t.health_win, (uint64_t)(t.health_window_s * 1e9),
+		       t.health_ratio);
+	for (size_t i = 0; i < DTA_CONFIG_MAX_STRUCTURES; i++)
+		lw_limit_init(&t.mm_limit[i], MISMATCH_LOG_S * 1000000000ull);
 
 	if (cfg_u64(t.cfg, "pc_cache", 32768, &x) || x == 0 || x > (1u << 30))
 		goto out;
@@ -2986,7 +3182,12 @@ int main(int argc, char **argv)
 		rc = run_udp(&t) ? 1 : 0;
 	dta_translator_flush(t.core);
 	save_stats_file(&t);
+	/* The counters for scripts on stdout (documented, parsed by the
+	 * tests); the mismatches still held back and the summary to the
+	 * log, where operators look. */
 	write_stats(&t, stdout, 0);
+	watch_mismatches(&t, tool_now_ns() + MISMATCH_LOG_S * 1000000000ull);
+	log_summary(&t);
 out:
 	dta_translator_destroy(t.core);
 	close_sink(&t);

@@ -79,6 +79,7 @@ enum key_type {
 	KT_UINT,     /* dta_parse_size() number in [min, max] */
 	KT_DURATION, /* KT_UINT in a unit of @scale ns, ns below DURATION_NS_MAX */
 	KT_SECONDS,  /* decimal seconds >= 0 (e.g. 0.5), ns below DURATION_NS_MAX */
+	KT_RATIO,    /* a decimal fraction from 0 to 1 (e.g. 0.01) */
 	KT_MODE,     /* octal permission bits, 0 .. 0777 */
 	KT_STRING,   /* any text (a path, a host name) */
 	KT_NAME,     /* [A-Za-z0-9_-], 1 .. DTA_CONFIG_NAME_MAX - 1 */
@@ -173,6 +174,8 @@ static const struct key_rule translator_rules[] = {
 	{ "rx_batch", KT_UINT, 1, 4096, 0, NULL },
 	{ "rx_wait_us", KT_DURATION, 0, 10000, 1000ull, NULL },
 	{ "stats_interval_s", KT_SECONDS, 0, 0, 0, NULL },
+	{ "health_loss_ratio", KT_RATIO, 0, 0, 0, NULL },
+	{ "health_window_s", KT_SECONDS, 0, 0, 0, NULL },
 	{ "rdma_collector", KT_HOSTPORT, 0, 0, 0, NULL },
 	{ "rdma_qps", KT_UINT, 1, 16, 0, NULL },
 	{ "sink", KT_ENUM, 0, 0, 0, "shm|rdma" },
@@ -718,6 +721,18 @@ static int check_value(const struct key_rule *r, const struct kv *kv,
 			return fail(err, errlen, kv->line, "%s: '%s' is not a "
 				    "number of seconds (e.g. 10 or 0.5) below "
 				    "2^62 ns", r->key, v);
+		return 0;
+	}
+	case KT_RATIO: {
+		char *end;
+		double d;
+
+		errno = 0;
+		d = strtod(v, &end);
+		if (!isdigit((unsigned char)v[0]) || *end || errno ||
+		    !(d >= 0 && d <= 1))
+			return fail(err, errlen, kv->line, "%s: '%s' is not a "
+				    "fraction from 0 to 1 (e.g. 0.01)", r->key, v);
 		return 0;
 	}
 	case KT_MODE:

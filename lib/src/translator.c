@@ -207,6 +207,10 @@ struct dta_translator {
 	uint16_t *seq_slot;
 	/* Losses by structure, always counted (rare: atomics are fine). */
 	_Atomic uint64_t sl[MAX_STRUCTS][L_COUNT];
+	/* The last report each structure refused for its sizes, packed as
+	 * mism() writes it (0: none): one word, so a reader never sees
+	 * half of one report and half of another. */
+	_Atomic uint64_t last_mm[MAX_STRUCTS];
 
 	/* INT reports: the map, and sequence state per INT reporter in an
 	 * open-addressed table of DTA_INT_REPORTERS_MAX under one lock. */
@@ -345,6 +349,17 @@ static void sloss(struct dta_translator *t, unsigned s, unsigned l,
 	if (n)
 		atomic_fetch_add_explicit(&t->sl[s][l], n,
 					  memory_order_relaxed);
+}
+
+/* Structure @s refused a report of opcode @op for its sizes: keep what it
+ * carried (struct dta_translator_mismatch) for the program to say. */
+static void mism(struct dta_translator *t, unsigned s, unsigned op,
+		 uint32_t got, uint32_t detail)
+{
+	atomic_store_explicit(&t->last_mm[s],
+			      (uint64_t)(op & 0xff) << 56 |
+				      (uint64_t)(got & 0xffffff) << 32 | detail,
+			      memory_order_relaxed);
 }
 
 static void tally_publish(struct dta_translator *t, struct tally *a)
@@ -1006,6 +1021,7 @@ static void pc_write(struct dta_translator *t, struct tally *a,
 	if (n < 0) {
 		tally(a, C_MISMATCH, 1);
 		sloss(t, e->structure, L_MISMATCH, 1);
+		mism(t, e->structure, DTA_OP_POSTCARD, len, e->path_len);
 		return;
 	}
 	tally(a, counter, 1);
@@ -1226,6 +1242,8 @@ static int ap_put(struct dta_translator *t, struct tally *a,
 			tally(a, C_MISMATCH, 1);
 			if (!a->int_ap) /* int_ap() counts it as INT's */
 				sloss(t, s, L_MISMATCH, 1);
+			mism(t, s, DTA_OP_APPEND, r->u.ap.data_len,
+			     r->u.ap.list_id);
 			return 0;
 		}
 		list = r->u.ap.list_id - ts->list_base;
@@ -1412,6 +1430,12 @@ static int apply(struct dta_translator *t, struct window *w,
 		if (p->s == MISMATCH) {
 			tally(a, C_MISMATCH, 1);
 			sloss(t, (unsigned)p->ms, L_MISMATCH, 1);
+			if (r[i].opcode == DTA_OP_KEY_WRITE)
+				mism(t, (unsigned)p->ms, DTA_OP_KEY_WRITE,
+				     r[i].u.kw.data_len, r[i].u.kw.redundancy);
+			else
+				mism(t, (unsigned)p->ms, DTA_OP_POSTCARD,
+				     r[i].u.pc.hop, r[i].u.pc.path_len);
 			continue;
 		}
 		switch (r[i].opcode) {
@@ -1827,6 +1851,21 @@ DTA_API int dta_translator_structure_losses(const struct dta_translator *t,
 		return -EINVAL;
 	losses_out(t->sl[structure], out);
 	return 0;
+}
+
+DTA_API int dta_translator_last_mismatch(const struct dta_translator *t,
+					 unsigned structure,
+					 struct dta_translator_mismatch *out)
+{
+	uint64_t w;
+
+	if (!t || !out || structure >= t->nstruct)
+		return -EINVAL;
+	w = atomic_load_explicit(&t->last_mm[structure], memory_order_relaxed);
+	out->opcode = (unsigned)(w >> 56);
+	out->received = (uint32_t)(w >> 32) & 0xffffff;
+	out->detail = (uint32_t)w;
+	return out->opcode ? 1 : 0;
 }
 
 DTA_API void dta_translator_stats(const struct dta_translator *t,

@@ -628,6 +628,34 @@ DTA_API int dta_translator_structure_losses(const struct dta_translator *t,
 					    unsigned structure,
 					    struct dta_translator_losses *out);
 
+/*
+ * struct dta_translator_mismatch - the last report a structure refused
+ * for its sizes (a configuration mismatch between reporter and
+ * collector: counted in its losses' mismatch, or int_mismatch when the
+ * INT mapping wrote it). What the report carried, by @opcode:
+ *  DTA_OP_APPEND:    @received its entry's data bytes, @detail its list id;
+ *  DTA_OP_POSTCARD:  @received its hop index (or, for a flow's write, the
+ *                    hops written), @detail its path length (0: unknown);
+ *  DTA_OP_KEY_WRITE: @received its data bytes, @detail its redundancy.
+ * The structure's own geometry is its layout's (the caller's).
+ */
+struct dta_translator_mismatch {
+	unsigned opcode; /* DTA_OP_*; 0: none refused yet */
+	uint32_t received;
+	uint32_t detail;
+};
+
+/**
+ * dta_translator_last_mismatch() - the last report structure @structure
+ * refused for its sizes. Thread-safe (one atomic word); a report refused
+ * while this runs may be the one read or the one before.
+ * Return: 1 (@out filled), 0 (none yet; @out's opcode 0), -EINVAL (NULL,
+ * @structure not added).
+ */
+DTA_API int dta_translator_last_mismatch(const struct dta_translator *t,
+					 unsigned structure,
+					 struct dta_translator_mismatch *out);
+
 /* A consistent-enough copy of the counters (each read atomically). */
 DTA_API void dta_translator_stats(const struct dta_translator *t,
 				  struct dta_translator_stats *st);
