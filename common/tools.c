@@ -801,7 +801,7 @@ int tool_request(int fd, FILE *in, const char *req, char **buf,
 
 int tool_write_private(const char *path, const void *data, size_t len)
 {
-	char tmp[4096];
+	char tmp[4096], dir[4096];
 	const char *p = data;
 	int fd, err = 0;
 
@@ -831,8 +831,18 @@ int tool_write_private(const char *path, const void *data, size_t len)
 		err = -errno;
 	if (!err && rename(tmp, path) < 0)
 		err = -errno;
-	if (err)
+	if (err) {
 		unlink(tmp);
+		return err;
+	}
+	/* The rename is durable only once its directory is synced. */
+	tool_dir_of(path, dir, sizeof(dir));
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fsync(fd) < 0)
+		err = -errno;
+	close(fd);
 	return err;
 }
 

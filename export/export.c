@@ -25,6 +25,7 @@
 #include "log.h"
 #include "metrics.h"
 #include "state.h"
+#include "tools.h"
 
 #define MAX_PRODUCERS 8
 #define MAX_SINKS 4
@@ -165,14 +166,6 @@ struct export_core {
 	uint64_t skipped; /* entries before a resumed cursor's position */
 };
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static uint64_t wall_ns(void)
 {
 	struct timespec ts;
@@ -302,54 +295,6 @@ static int check_dir(const char *dir, char *err, size_t errlen)
 	return 0;
 }
 
-int export_write_file(const char *dir, const char *name, const void *data,
-		      size_t len)
-{
-	char tmp[4200], path[4200];
-	const char *p = data;
-	int fd, dfd, err = 0;
-
-	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >=
-		    sizeof(path) ||
-	    (size_t)snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, name) >=
-		    sizeof(tmp))
-		return -ENAMETOOLONG;
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fchmod(fd, 0600) < 0)
-		err = -errno;
-	while (!err && len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			err = -errno;
-			break;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	if (!err && fsync(fd) < 0)
-		err = -errno;
-	if (close(fd) < 0 && !err)
-		err = -errno;
-	if (!err && rename(tmp, path) < 0)
-		err = -errno;
-	if (err) {
-		unlink(tmp);
-		return err;
-	}
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		return -errno;
-	if (fsync(dfd) < 0)
-		err = -errno;
-	close(dfd);
-	return err;
-}
-
 const char *export_state_dir(const struct export_core *x)
 {
 	return x->set.state_dir;
@@ -440,7 +385,7 @@ static int load_state(struct export_core *x, char *err, size_t errlen)
 
 static int save_state(struct export_core *x)
 {
-	char *buf = NULL;
+	char path[4200], *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	int rc;
@@ -463,7 +408,11 @@ static int save_state(struct export_core *x)
 		free(buf);
 		return -ENOMEM;
 	}
-	rc = export_write_file(x->set.state_dir, "cursors", buf, len);
+	if ((size_t)snprintf(path, sizeof(path), "%s/cursors",
+			     x->set.state_dir) >= sizeof(path))
+		rc = -ENAMETOOLONG;
+	else
+		rc = tool_write_private(path, buf, len);
 	free(buf);
 	if (rc) {
 		x->save_errors++;
@@ -580,7 +529,7 @@ static struct brow *row_add(struct export_core *x, size_t len)
 
 	memset(b, 0, sizeof(*b));
 	b->off = bytes_take(x, len);
-	b->enq_ns = now_ns();
+	b->enq_ns = tool_now_ns();
 	x->tail++;
 	return b;
 }
@@ -1380,7 +1329,7 @@ int export_core_run(struct export_core *x, volatile int *stop)
 	tool_log(LOG_INFO, "exporting %zu list(s) from %s to %zu sink(s)",
 		 x->ncur, x->set.source, x->nsink);
 	for (;;) {
-		uint64_t now = now_ns(), wait_ns;
+		uint64_t now = tool_now_ns(), wait_ns;
 		long got = 0;
 		bool stopping = *stop != 0;
 		int fed = 0;
@@ -1417,7 +1366,7 @@ int export_core_run(struct export_core *x, volatile int *stop)
 					got += n;
 			}
 		}
-		now = now_ns();
+		now = tool_now_ns();
 		for (size_t i = 0; i < x->nsink; i++)
 			fed += feed(x, &x->sink[i], now, stopping);
 		if (fed)
