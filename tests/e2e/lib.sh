@@ -376,3 +376,97 @@ e2e_tls_certs() { # DIR NAME[=CN]..
 		{ echo "SKIP: certtool (gnutls-bin) is not installed"; exit 77; }
 	sh "$(dirname "$0")/../tls_certs.sh" "$@"
 }
+
+# Ports the kernel gives out as free now, N of them, on one line (for
+# servers whose ports cannot follow E2E_PORT; other tests run beside).
+e2e_free_ports() { # N
+	/usr/bin/python3 -c '
+import socket, sys
+ss = [socket.socket() for _ in range(int(sys.argv[1]))]
+for s in ss:
+    s.bind(("127.0.0.1", 0))
+print(" ".join(str(s.getsockname()[1]) for s in ss))' "$1"
+}
+
+# ClickHouse for the exporter's tests: CH and CHC set to the server and
+# client, and curl present; or the test skips (exit 77) saying which.
+e2e_need_clickhouse() {
+	CH=$(command -v clickhouse-server || true)
+	CHC=$(command -v clickhouse-client || true)
+	if [ -z "$CH" ] || [ -z "$CHC" ]; then
+		echo "SKIP: clickhouse-server/clickhouse-client not installed (apt-get install clickhouse-server clickhouse-client)"
+		exit 77
+	fi
+	command -v curl > /dev/null || { echo "SKIP: curl not installed"; exit 77; }
+}
+
+# A private clickhouse-server's configuration and directories in DIR:
+# loopback only, its own HTTP, native and interserver ports, user
+# "default" without password from 127.0.0.1, and a cluster "dta" of one
+# shard per native port SHARD_TCP given (none given: this server alone).
+e2e_ch_conf() { # DIR HTTP TCP INTERSERVER [SHARD_TCP]...
+	_d=$1 _http=$2 _tcp=$3 _is=$4
+	shift 4
+	[ $# -gt 0 ] || set -- "$_tcp"
+	mkdir -p "$_d/data" "$_d/tmp" "$_d/user_files" "$_d/log"
+	{
+		cat <<EOF2
+<?xml version="1.0"?>
+<yandex>
+  <logger><level>warning</level><log>$_d/log/server.log</log>
+    <errorlog>$_d/log/err.log</errorlog></logger>
+  <listen_host>127.0.0.1</listen_host>
+  <http_port>$_http</http_port>
+  <tcp_port>$_tcp</tcp_port>
+  <interserver_http_port>$_is</interserver_http_port>
+  <interserver_http_host>127.0.0.1</interserver_http_host>
+  <path>$_d/data/</path>
+  <tmp_path>$_d/tmp/</tmp_path>
+  <user_files_path>$_d/user_files/</user_files_path>
+  <format_schema_path>$_d/format_schemas/</format_schema_path>
+  <users_config>$_d/users.xml</users_config>
+  <default_profile>default</default_profile>
+  <default_database>default</default_database>
+  <mark_cache_size>67108864</mark_cache_size>
+  <max_concurrent_queries>50</max_concurrent_queries>
+  <remote_servers>
+    <dta>
+EOF2
+		for _p; do
+			echo "      <shard><replica><host>127.0.0.1</host><port>$_p</port></replica></shard>"
+		done
+		cat <<EOF2
+    </dta>
+  </remote_servers>
+</yandex>
+EOF2
+	} > "$_d/config.xml"
+	cat > "$_d/users.xml" <<EOF2
+<?xml version="1.0"?>
+<yandex>
+  <profiles><default><max_memory_usage>2000000000</max_memory_usage></default></profiles>
+  <users><default><password></password><networks><ip>127.0.0.1</ip></networks>
+    <profile>default</profile><quota>default</quota></default></users>
+  <quotas><default><interval><duration>3600</duration><queries>0</queries>
+    <errors>0</errors><result_rows>0</result_rows><read_rows>0</read_rows>
+    <execution_time>0</execution_time></interval></default></quotas>
+</yandex>
+EOF2
+}
+
+# Start the clickhouse-server configured in DIR (e2e_ch_conf; its output
+# in DIR.log) and wait until HTTP port HTTP answers /ping; fail showing
+# its error log if it does not within 120 s. Its pid in E2E_CH_PID (and
+# in E2E_PIDS, stopped on exit).
+e2e_ch_start() { # DIR HTTP
+	"$CH" --config-file="$1/config.xml" > "$1.log" 2>&1 &
+	E2E_CH_PID=$!
+	E2E_PIDS="$E2E_PIDS $!"
+	_i=0
+	until [ "$(curl -s "http://127.0.0.1:$2/ping" 2>/dev/null)" = "Ok." ]; do
+		_i=$((_i + 1))
+		[ $_i -le 1200 ] || { echo "FAIL: clickhouse-server in $1 did not start" >&2
+			tail -20 "$1/log/err.log" >&2; return 1; }
+		sleep 0.1
+	done
+}
