@@ -470,3 +470,83 @@ e2e_ch_start() { # DIR HTTP
 		sleep 0.1
 	done
 }
+
+# The fleet tests' [translator] and structures: Key-Write, Append and
+# Key-Increment, each spread over [collector] and [collector east].
+e2e_fleet_structures() {
+	cat <<EOF2
+[translator]
+port = $E2E_PORT
+bind = 127.0.0.1
+
+[structure paths]
+primitive = key-write
+slots = 1M
+data = 20
+collector = default, east
+
+[structure events]
+primitive = append
+lists = 2
+entry = 8
+batches = 1024
+collector = default, east
+
+[structure counters]
+primitive = key-increment
+width = 64K
+collector = default, east
+EOF2
+}
+
+# The fleet tests' workload into e2e_fleet_structures, through a
+# translator started and stopped here: truths in kw.truth, ap.truth,
+# ki.truth, each waited for until verify finds it; the Key-Write keys
+# one a line in kw.keys.
+e2e_fleet_load() {
+	e2e_start_translator -q
+	e2e_gen -t kw -n 4000 -k 2000 -r 50000 -T "$E2E/kw.truth"
+	e2e_gen -t ap -n 4000 --lists 4 --entry 8 -r 50000 -T "$E2E/ap.truth"
+	e2e_gen -t ki -n 6000 -k 600 -r 50000 -T "$E2E/ki.truth"
+	for _t in kw ap ki; do
+		e2e_retry e2e_query verify --truth "$E2E/$_t.truth" --min-success 1
+	done
+	e2e_stop_translator
+	awk '$1 == "kw" { print "0x" $2 }' "$E2E/kw.truth" > "$E2E/kw.keys"
+}
+
+# The client's TLS identity for tls:// and endpoint targets: the CA and
+# certificate NAME made by e2e_tls_certs or tls_certs.sh in PKI.
+e2e_tls_client() { # PKI NAME
+	DTA_TLS_CA=$1/ca.pem
+	DTA_TLS_CERT=$1/$2.pem
+	DTA_TLS_KEY=$1/$2.key
+	export DTA_TLS_CA DTA_TLS_CERT DTA_TLS_KEY
+}
+
+# Ask the fleet through VIA (socket, endpoint): kw get of every key, ap
+# tail of every list, ki total, each with --timeout MS; the outputs and
+# exit statuses in TAG.VIA, stderr in TAG.VIA.err.
+e2e_fleet_ask() { # VIA TAG MS
+	set +e
+	{
+		e2e_query --via "$1" --json --timeout "$3" kw get paths - \
+			< "$E2E/kw.keys"
+		echo "kw exit $?"
+		e2e_query --via "$1" --json --timeout "$3" ap tail events all \
+			-n 100000
+		echo "ap exit $?"
+		e2e_query --via "$1" --json --timeout "$3" ki total counters
+		echo "ki exit $?"
+	} > "$E2E/$2.$1" 2> "$E2E/$2.$1.err"
+	set -e
+}
+
+# Kill [collector east] of e2e_start_pair (SIGKILL: no clean shutdown);
+# [collector] runs on.
+e2e_kill_east() {
+	set -- $E2E_PIDS
+	E2E_PIDS=$1
+	kill -KILL "$2"
+	wait "$2" 2>/dev/null || true
+}
