@@ -550,3 +550,54 @@ e2e_kill_east() {
 	kill -KILL "$2"
 	wait "$2" 2>/dev/null || true
 }
+
+# A waiter (tests/tools/client_wait PROBE) on STRUCTURE of TARGET past
+# sequence SEQ, then 20 immediate Key-Write reports from reporter REP:
+# the waiter must be woken with another sequence, "moved NEW" (NEW in
+# E2E_WOKEN). WHAT names the case in messages.
+e2e_wake() { # PROBE TARGET STRUCTURE SEQ REP WHAT
+	"$1" "$2" "$3" "$4" 600000 > "$E2E/woken" 2> "$E2E/probe.log" &
+	_w=$!
+	E2E_PIDS="$E2E_PIDS $_w"
+	e2e_wait_ready "$E2E/probe.log" "$6: the wait probe"
+	e2e_gen -t kw -n 20 -k 20 -r 10000 --immediate -s "$5" --reporter "$5"
+	wait $_w || { echo "FAIL: $6: the waiter failed" >&2
+		cat "$E2E/woken" "$E2E/probe.log" >&2; exit 1; }
+	E2E_PIDS=$(echo " $E2E_PIDS " | sed "s/ $_w / /")
+	_s=$4 _what=$6
+	set -- $(cat "$E2E/woken") x x
+	[ "$1" = moved ] && [ "$2" != "$_s" ] ||
+		{ echo "FAIL: $_what: woken with '$(cat "$E2E/woken")'" >&2; exit 1; }
+	E2E_WOKEN=$2
+}
+
+# The client tests' structures, one of each primitive: Key-Write "paths"
+# of SLOTS slots with a path schema, Postcarding "postcards", Append
+# "events" (2 lists of 64 batches) and Key-Increment "counters" of WIDTH
+# (3 rows, 2 banks).
+e2e_client_structures() { # SLOTS WIDTH
+	cat <<EOF2
+[structure paths]
+primitive = key-write
+slots = $1
+data = 20
+schema = path:u32[5]
+
+[structure postcards]
+primitive = postcard
+chunks = 64K
+values = 1-80
+
+[structure events]
+primitive = append
+lists = 2
+batches = 64
+entry = 8
+
+[structure counters]
+primitive = key-increment
+width = $2
+rows = 3
+banks = 2
+EOF2
+}
