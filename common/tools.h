@@ -230,6 +230,12 @@ bool tool_same_layout(const struct dta_layout *a, const struct dta_layout *b);
  * dta_config_shm_name(), dta_config_collector_mode()), so programs and
  * the client (dta/client.h) cannot disagree. */
 
+/* The message @fmt into @err (@errlen bytes; NULL or 0: none), then
+ * @rc: for functions that explain a failure in their caller's buffer
+ * (`return tool_fail(err, errlen, -EINVAL, "...", ...)`). */
+int tool_fail(char *err, size_t errlen, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
 /**
  * tool_write_private() - replace file @path with @len bytes of @data,
  * readable and writable by its owner only (mode 0600, whatever the
