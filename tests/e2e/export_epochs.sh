@@ -31,14 +31,8 @@ ch_start
 
 {
 	e2e_conf_head
+	e2e_epoch_counters $WIDTH $ROWS
 	cat <<EOF
-
-[structure counters]
-primitive = key-increment
-width = $WIDTH
-rows = $ROWS
-banks = 2
-epoch = 2
 
 [export]
 clickhouse_url = http://127.0.0.1:$HTTP
@@ -102,10 +96,10 @@ epochs_ch=$(chq "SELECT uniqExact(epoch) FROM dta_counters")
 # ClickHouse down: epochs close, their files stay until it is back.
 kill -KILL $CH_PID
 wait $CH_PID 2>/dev/null || true
-closed0=$(e2e_query stats | tr ',{}' '\n\n\n' | sed -n 's/^"files":\([0-9]*\)$/\1/p')
+closed0=$(e2e_coll_stat files)
 for s in 4 5 6; do gen $s; done
 more_files() {
-	[ "$(e2e_query stats | tr ',{}' '\n\n\n' | sed -n 's/^"files":\([0-9]*\)$/\1/p')" -gt "$closed0" ]
+	[ "$(e2e_coll_stat files)" -gt "$closed0" ]
 }
 e2e_retry more_files
 n=$(files_left)

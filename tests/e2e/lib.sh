@@ -266,7 +266,7 @@ e2e_stop_collector() {
 
 # A counter from the translator's final JSON (after e2e_stop_translator).
 e2e_stat() {
-	tr ',{}' '\n\n\n' < "$E2E/translator.out" | sed -n "s/^\"$1\":\([0-9]*\)$/\1/p"
+	e2e_json_num "$1" < "$E2E/translator.out"
 }
 
 e2e_expect() { # WHAT GOT WANT
@@ -599,5 +599,29 @@ primitive = key-increment
 width = $2
 rows = 3
 banks = 2
+EOF2
+}
+
+# The number KEY of the flat JSON object on stdin (the programs' stats).
+e2e_json_num() { # KEY
+	tr ',{}' '\n\n\n' | sed -n "s/^\"$1\":\([0-9]*\)\$/\1/p"
+}
+
+# A counter of the collector's `stats` answer.
+e2e_coll_stat() { # KEY
+	e2e_query stats | e2e_json_num "$1"
+}
+
+# The epoch tests' structure, after a blank line: Key-Increment
+# "counters", WIDTH x ROWS, two banks switched every 2 s (epoch = 2).
+e2e_epoch_counters() { # WIDTH ROWS
+	cat <<EOF2
+
+[structure counters]
+primitive = key-increment
+width = $1
+rows = $2
+banks = 2
+epoch = 2
 EOF2
 }
