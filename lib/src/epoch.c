@@ -83,37 +83,18 @@ DTA_API int dta_epoch_name(char *out, size_t cap, const char *structure,
 	return n;
 }
 
-static int ki_bank_check(const struct dta_layout *l, const void *area,
-			 unsigned bank)
-{
-	if (!l || !area)
-		return -EINVAL;
-	if (l->primitive != DTA_PRIM_KEY_INCREMENT)
-		return -DTA_E_PRIMITIVE;
-	if (bank >= l->g.ki.banks)
-		return -DTA_E_MISMATCH;
-	return 0;
-}
-
-static uint64_t *bank_base(const struct dta_layout *l, const void *area,
-			   unsigned bank)
-{
-	return (uint64_t *)((uintptr_t)area + (uint64_t)bank * l->g.ki.rows *
-					     l->g.ki.width * 8);
-}
-
 DTA_API int dta_ki_copy(const struct dta_layout *l, const void *area,
 			unsigned bank, uint64_t *out)
 {
-	int err = ki_bank_check(l, area, bank);
 	const uint64_t *c;
 	uint64_t n;
+	int err;
 
-	if (err)
+	c = dta__ki_bank(l, area, bank, &err);
+	if (!c)
 		return err;
 	if (!out)
 		return -EINVAL;
-	c = bank_base(l, area, bank);
 	n = (uint64_t)l->g.ki.rows * l->g.ki.width;
 	for (uint64_t i = 0; i < n; i++)
 		out[i] = __atomic_load_n(&c[i], __ATOMIC_RELAXED);
@@ -124,14 +105,14 @@ DTA_API int dta_ki_subtract(const struct dta_layout *l, void *area,
 			    unsigned bank, const uint64_t *copy,
 			    uint64_t *late)
 {
-	int err = ki_bank_check(l, area, bank);
 	uint64_t *c, n, left = 0;
+	int err;
 
-	if (err)
+	c = dta__ki_bank(l, area, bank, &err);
+	if (!c)
 		return err;
 	if (!copy)
 		return -EINVAL;
-	c = bank_base(l, area, bank);
 	n = (uint64_t)l->g.ki.rows * l->g.ki.width;
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t was = copy[i] ? __atomic_fetch_sub(&c[i], copy[i],

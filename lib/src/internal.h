@@ -57,6 +57,13 @@ int dta__file_commit(struct dta__file_tmp *f, const char *path,
 		     const void *hdr, size_t hdr_len);
 void dta__file_abort(struct dta__file_tmp *f);
 
+/* Bank @bank's counters of Key-Increment layout @l in @area (rows x
+ * width, row-major; keyincr.c), or NULL with *@err -EINVAL (no @l or
+ * @area), -DTA_E_PRIMITIVE or -DTA_E_MISMATCH (no such bank). */
+struct dta_layout;
+uint64_t *dta__ki_bank(const struct dta_layout *l, const void *area,
+		       unsigned bank, int *err);
+
 /* Lowercase hex of @len bytes at @p into @out (2 * @len chars, no NUL). */
 void dta__hex_put(char *out, const void *p, size_t len);
 /* @n hex digits at @s into @out (@n / 2 bytes): their count, or -1 when
