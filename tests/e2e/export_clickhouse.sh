@@ -174,13 +174,19 @@ for p in $TCP_A $TCP_B; do
 done
 e2e_expect "rows over both shards" $sum "$(rows)"
 
+# gen N RATE in the background (GEN_PID), returning once rows arrive
+# (or after 30 s): what follows happens mid-stream.
+gen_midstream() {
+	gen "$1" "$2" &
+	GEN_PID=$!
+	i=0
+	r0=$(rows)
+	until [ "$(rows)" -gt "$r0" ] || [ $i -gt 600 ]; do i=$((i + 1)); sleep 0.05; done
+}
+
 # 2. A ClickHouse server killed mid-stream, restarted later.
 f0=$(metric dta_export_sink_failures_total)
-gen 10000 20000 &
-GEN_PID=$!
-i=0
-r0=$(rows)
-until [ "$(rows)" -gt "$r0" ] || [ $i -gt 600 ]; do i=$((i + 1)); sleep 0.05; done
+gen_midstream 10000 20000
 kill -KILL $CH_PID_b
 wait $CH_PID_b 2>/dev/null || true
 wait $GEN_PID
@@ -197,11 +203,7 @@ wait_settled "shard restarted"
 check "shard restarted"
 
 # 3. dta-export killed mid-stream, restarted: resumes from its cursors.
-gen 20000 10000 &
-GEN_PID=$!
-i=0
-r0=$(rows)
-until [ "$(rows)" -gt "$r0" ] || [ $i -gt 600 ]; do i=$((i + 1)); sleep 0.05; done
+gen_midstream 20000 10000
 kill -KILL $EXP_PID
 wait $EXP_PID 2>/dev/null || true
 exp_start
