@@ -625,3 +625,15 @@ banks = 2
 epoch = 2
 EOF2
 }
+
+# dta-collector must refuse to start with configuration CONF, saying
+# something that matches PATTERN (grep); its output in refused.log.
+e2e_collector_refuses() { # CONF PATTERN
+	if "$COLLECTOR" -c "$1" > "$E2E/refused.log" 2>&1; then
+		echo "FAIL: the collector started with: $(grep -v '^\[' "$1" | head -n 8)" >&2
+		exit 1
+	fi
+	grep -q "$2" "$E2E/refused.log" || {
+		echo "FAIL: no '$2' in:" >&2; cat "$E2E/refused.log" >&2; exit 1; }
+	echo "ok: refused to start: $(grep -m1 "$2" "$E2E/refused.log")"
+}
