@@ -22,6 +22,7 @@
 #include "metrics.h"
 #include "remote.h"
 #include "tls.h"
+#include "tools.h"
 
 struct coll_remote {
 	int fd;
@@ -41,14 +42,6 @@ struct coll_tls_conn {
 	char why[192];    /* why the certificate was refused */
 	char peer[INET_ADDRSTRLEN + 8];
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* During the handshake, once the client's certificate arrived: refuse it
  * there (the client sees an alert) unless it verifies and names a reader. */
@@ -205,7 +198,7 @@ close_fd:
 static void refuse(struct coll_remote *r, struct coll_tls_conn *t,
 		   const char *why)
 {
-	uint64_t now = now_ns();
+	uint64_t now = tool_now_ns();
 
 	r->refused++;
 	if (now - r->last_log_ns < 1000000000ull && r->last_log_ns)

@@ -16,21 +16,7 @@
 
 #include "dta/config.h"
 #include "tls.h"
-
-static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return rc;
-}
+#include "tools.h"
 
 /* The key file: ours, and nobody else's to read. Checked on the open
  * file, then read by GnuTLS by name; a swap in between needs write access
@@ -43,31 +29,31 @@ static int check_key_file(const char *key, char *err, size_t errlen)
 	fd = open(key, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0) {
 		rc = -errno;
-		return fail(err, errlen, rc == -ENOENT ? -ENOENT : -EACCES,
-			    "tls_key %s: %s", key, strerror(-rc));
+		return tool_fail(err, errlen, rc == -ENOENT ? -ENOENT : -EACCES,
+				 "tls_key %s: %s", key, strerror(-rc));
 	}
 	if (fstat(fd, &st) < 0) {
-		rc = fail(err, errlen, -EACCES, "tls_key %s: %s", key,
-			  strerror(errno));
+		rc = tool_fail(err, errlen, -EACCES, "tls_key %s: %s", key,
+			       strerror(errno));
 		goto close_fd;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		rc = fail(err, errlen, -EACCES, "tls_key %s: not a regular file",
-			  key);
+		rc = tool_fail(err, errlen, -EACCES,
+			       "tls_key %s: not a regular file", key);
 		goto close_fd;
 	}
 	if (st.st_uid != geteuid()) {
-		rc = fail(err, errlen, -EACCES,
-			  "tls_key %s: owned by uid %u, not by this process's "
-			  "user (uid %u); chown it", key, (unsigned)st.st_uid,
-			  (unsigned)geteuid());
+		rc = tool_fail(err, errlen, -EACCES,
+			       "tls_key %s: owned by uid %u, not by this process's "
+			       "user (uid %u); chown it", key,
+			       (unsigned)st.st_uid, (unsigned)geteuid());
 		goto close_fd;
 	}
 	if (st.st_mode & 077) {
-		rc = fail(err, errlen, -EACCES,
-			  "tls_key %s: mode %04o lets group or other at the "
-			  "private key; chmod 600 it", key,
-			  (unsigned)(st.st_mode & 07777));
+		rc = tool_fail(err, errlen, -EACCES,
+			       "tls_key %s: mode %04o lets group or other at the "
+			       "private key; chmod 600 it", key,
+			       (unsigned)(st.st_mode & 07777));
 		goto close_fd;
 	}
 close_fd:
@@ -79,10 +65,11 @@ static int readable(const char *what, const char *path, char *err,
 		    size_t errlen)
 {
 	if (!path || !*path)
-		return fail(err, errlen, -EINVAL, "%s: not set", what);
+		return tool_fail(err, errlen, -EINVAL, "%s: not set", what);
 	if (access(path, R_OK) < 0)
-		return fail(err, errlen, errno == ENOENT ? -ENOENT : -EACCES,
-			    "%s %s: %s", what, path, strerror(errno));
+		return tool_fail(err, errlen,
+				 errno == ENOENT ? -ENOENT : -EACCES,
+				 "%s %s: %s", what, path, strerror(errno));
 	return 0;
 }
 
@@ -101,20 +88,20 @@ int coll_tls_load(const char *cert, const char *key, const char *ca,
 	if ((rc = check_key_file(key, err, errlen)))
 		return rc;
 	if (gnutls_certificate_allocate_credentials(&cred) < 0)
-		return fail(err, errlen, -ENOMEM, "tls: out of memory");
+		return tool_fail(err, errlen, -ENOMEM, "tls: out of memory");
 	rc = gnutls_certificate_set_x509_key_file(cred, cert, key,
 						  GNUTLS_X509_FMT_PEM);
 	if (rc < 0) {
-		rc = fail(err, errlen, -EINVAL, "tls_cert %s / tls_key %s: %s",
-			  cert, key, gnutls_strerror(rc));
+		rc = tool_fail(err, errlen, -EINVAL,
+			       "tls_cert %s / tls_key %s: %s", cert, key,
+			       gnutls_strerror(rc));
 		goto free_cred;
 	}
 	rc = gnutls_certificate_set_x509_trust_file(cred, ca,
 						    GNUTLS_X509_FMT_PEM);
 	if (rc <= 0) {
-		rc = fail(err, errlen, -EINVAL, "tls_ca %s: %s", ca,
-			  rc < 0 ? gnutls_strerror(rc)
-				 : "no certificate in it");
+		rc = tool_fail(err, errlen, -EINVAL, "tls_ca %s: %s", ca,
+			       rc < 0 ? gnutls_strerror(rc) : "no certificate in it");
 		goto free_cred;
 	}
 	*out = cred;
@@ -142,14 +129,15 @@ int coll_tls_peer_check(gnutls_session_t s, char *name, size_t cap,
 	if (cap)
 		name[0] = 0;
 	if (gnutls_certificate_type_get(s) != GNUTLS_CRT_X509)
-		return fail(why, whylen, -EPERM, "no X.509 certificate");
+		return tool_fail(why, whylen, -EPERM, "no X.509 certificate");
 	chain = gnutls_certificate_get_peers(s, &n);
 	if (!chain || !n)
-		return fail(why, whylen, -EPERM, "no client certificate");
+		return tool_fail(why, whylen, -EPERM, "no client certificate");
 	rc = gnutls_certificate_verify_peers(s, &purpose, 1, &status);
 	if (rc < 0)
-		return fail(why, whylen, -EPERM, "certificate not verified: %s",
-			    gnutls_strerror(rc));
+		return tool_fail(why, whylen, -EPERM,
+				 "certificate not verified: %s",
+				 gnutls_strerror(rc));
 	if (status) {
 		if (gnutls_certificate_verification_status_print(
 			    status, GNUTLS_CRT_X509, &txt, 0) >= 0) {
@@ -157,48 +145,49 @@ int coll_tls_peer_check(gnutls_session_t s, char *name, size_t cap,
 
 			while (e > (char *)txt.data && e[-1] == ' ')
 				*--e = 0;
-			fail(why, whylen, 0, "certificate refused: %s",
-			     (const char *)txt.data);
+			tool_fail(why, whylen, 0, "certificate refused: %s",
+				  (const char *)txt.data);
 			gnutls_free(txt.data);
 		} else {
-			fail(why, whylen, 0, "certificate refused (status %#x)",
-			     status);
+			tool_fail(why, whylen, 0,
+				  "certificate refused (status %#x)", status);
 		}
 		return -EPERM;
 	}
 	if (gnutls_x509_crt_init(&crt) < 0)
-		return fail(why, whylen, -ENOMEM, "out of memory");
+		return tool_fail(why, whylen, -ENOMEM, "out of memory");
 	rc = gnutls_x509_crt_import(crt, &chain[0], GNUTLS_X509_FMT_DER);
 	if (rc < 0) {
-		rc = fail(why, whylen, -EPERM, "certificate unreadable: %s",
-			  gnutls_strerror(rc));
+		rc = tool_fail(why, whylen, -EPERM,
+			       "certificate unreadable: %s",
+			       gnutls_strerror(rc));
 		goto deinit;
 	}
 	rc = gnutls_x509_crt_get_dn_by_oid(crt, GNUTLS_OID_X520_COMMON_NAME, 0,
 					   0, cn, &len);
 	if (rc < 0) {
-		rc = fail(why, whylen, -EINVAL,
-			  "certificate has no subject CN that can name a reader (%s)",
-			  gnutls_strerror(rc));
+		rc = tool_fail(why, whylen, -EINVAL,
+			       "certificate has no subject CN that can name a reader (%s)",
+			       gnutls_strerror(rc));
 		goto deinit;
 	}
 	len2 = 0;
 	if (gnutls_x509_crt_get_dn_by_oid(crt, GNUTLS_OID_X520_COMMON_NAME, 1,
 					  0, NULL, &len2) !=
 	    GNUTLS_E_REQUESTED_DATA_NOT_AVAILABLE) {
-		rc = fail(why, whylen, -EINVAL,
-			  "certificate subject has more than one CN");
+		rc = tool_fail(why, whylen, -EINVAL,
+			       "certificate subject has more than one CN");
 		goto deinit;
 	}
 	/* An embedded NUL would shorten the name: refuse it. */
 	if (strlen(cn) != len || !dta_config_reader_valid(cn)) {
-		rc = fail(why, whylen, -EINVAL,
-			  "certificate CN is not a reader name (1-64 letters, "
-			  "digits, '.', '_', '@' or '-')");
+		rc = tool_fail(why, whylen, -EINVAL,
+			       "certificate CN is not a reader name (1-64 letters, "
+			       "digits, '.', '_', '@' or '-')");
 		goto deinit;
 	}
 	if (len + 1 > cap) {
-		rc = fail(why, whylen, -ENOSPC, "name buffer too small");
+		rc = tool_fail(why, whylen, -ENOSPC, "name buffer too small");
 		goto deinit;
 	}
 	memcpy(name, cn, len + 1);

@@ -18,7 +18,7 @@
 
 #include "tools.h"
 
-static int key_err(char *err, size_t errlen, const char *fmt, ...)
+int tool_fail(char *err, size_t errlen, int rc, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -27,7 +27,7 @@ static int key_err(char *err, size_t errlen, const char *fmt, ...)
 		vsnprintf(err, errlen, fmt, ap);
 		va_end(ap);
 	}
-	return -1;
+	return rc;
 }
 
 void tool_hex(const uint8_t *p, size_t len, char *out)
@@ -145,9 +145,9 @@ int tool_parse_key(const char *s, uint8_t *key, size_t cap, char *err,
 	int v6, proto, alen;
 
 	if (!s || !*s)
-		return key_err(err, errlen, "empty key");
+		return tool_fail(err, errlen, -1, "empty key");
 	if (strlen(s) >= sizeof(buf))
-		return key_err(err, errlen, "key too long");
+		return tool_fail(err, errlen, -1, "key too long");
 	strcpy(buf, s);
 	arrow = strstr(buf, "->");
 	if (arrow) {
@@ -155,17 +155,17 @@ int tool_parse_key(const char *s, uint8_t *key, size_t cap, char *err,
 		alen = v6 ? 16 : 4;
 		slash = strrchr(arrow, '/');
 		if (!slash || (proto = parse_proto(slash + 1)) < 0)
-			return key_err(err, errlen,
-				       "5-tuple needs /tcp, /udp or /PROTO");
+			return tool_fail(err, errlen, -1,
+					 "5-tuple needs /tcp, /udp or /PROTO");
 		if ((size_t)(2 * alen + 5) > cap)
-			return key_err(err, errlen, "key too long");
+			return tool_fail(err, errlen, -1, "key too long");
 		*slash = 0;
 		*arrow = 0;
 		if (parse_endpoint(buf, v6, key, &sp) ||
 		    parse_endpoint(arrow + 2, v6, key + alen, &dp))
-			return key_err(err, errlen,
-				       "bad 5-tuple '%s' (want A:p->B:q/tcp or "
-				       "[A6]:p->[B6]:q/udp)", s);
+			return tool_fail(err, errlen, -1,
+					 "bad 5-tuple '%s' (want A:p->B:q/tcp or "
+					 "[A6]:p->[B6]:q/udp)", s);
 		key[2 * alen] = (uint8_t)(sp >> 8);
 		key[2 * alen + 1] = (uint8_t)sp;
 		key[2 * alen + 2] = (uint8_t)(dp >> 8);
@@ -176,17 +176,18 @@ int tool_parse_key(const char *s, uint8_t *key, size_t cap, char *err,
 	if (buf[0] == '0' && (buf[1] == 'x' || buf[1] == 'X')) {
 		int n = tool_unhex(buf, key, cap);
 
-		return n > 0 ? n : key_err(err, errlen, "bad hex key '%s'", s);
+		return n > 0 ? n : tool_fail(err, errlen, -1,
+					     "bad hex key '%s'", s);
 	}
 	if (strchr(buf, '.') && cap >= 4) {
 		if (inet_pton(AF_INET, buf, key) == 1)
 			return 4;
-		return key_err(err, errlen, "bad IPv4 address '%s'", s);
+		return tool_fail(err, errlen, -1, "bad IPv4 address '%s'", s);
 	}
 	if (strchr(buf, ':') && cap >= 16) {
 		if (inet_pton(AF_INET6, buf, key) == 1)
 			return 16;
-		return key_err(err, errlen, "bad IPv6 address '%s'", s);
+		return tool_fail(err, errlen, -1, "bad IPv6 address '%s'", s);
 	}
 	{
 		char *end;
@@ -195,15 +196,16 @@ int tool_parse_key(const char *s, uint8_t *key, size_t cap, char *err,
 		errno = 0;
 		v = strtoull(buf, &end, 10);
 		if (errno || *end || buf[0] == '-')
-			return key_err(err, errlen,
-				       "unrecognised key '%s' (docs/keys.md)", s);
+			return tool_fail(err, errlen, -1,
+					 "unrecognised key '%s' (docs/keys.md)",
+					 s);
 		if (v <= UINT32_MAX && cap >= 4) {
 			for (int i = 0; i < 4; i++)
 				key[i] = (uint8_t)(v >> (24 - 8 * i));
 			return 4;
 		}
 		if (cap < 8)
-			return key_err(err, errlen, "key too long");
+			return tool_fail(err, errlen, -1, "key too long");
 		for (int i = 0; i < 8; i++)
 			key[i] = (uint8_t)(v >> (56 - 8 * i));
 		return 8;
@@ -218,9 +220,9 @@ int tool_parse_flow(const char *s, uint8_t *key, size_t cap, char *err,
 	int n;
 
 	if (!s || !*s)
-		return key_err(err, errlen, "empty flow");
+		return tool_fail(err, errlen, -1, "empty flow");
 	if (strlen(s) >= sizeof(buf))
-		return key_err(err, errlen, "flow too long");
+		return tool_fail(err, errlen, -1, "flow too long");
 	if (!strstr(s, "->") && (dash = strchr(s, '-')) != NULL) {
 		/* Addresses hold no '-': the first one separates. */
 		snprintf(arrow, sizeof(arrow), "%.*s->%s", (int)(dash - s), s,
@@ -228,17 +230,17 @@ int tool_parse_flow(const char *s, uint8_t *key, size_t cap, char *err,
 		s = arrow;
 	}
 	if (s[0] != '0' && !strstr(s, "->"))
-		return key_err(err, errlen,
-			       "bad flow '%s' (want A:p-B:q/udp, "
-			       "[A6]:p-[B6]:q/tcp or 0x + 13 or 37 bytes)",
-			       orig);
+		return tool_fail(err, errlen, -1,
+				 "bad flow '%s' (want A:p-B:q/udp, "
+				 "[A6]:p-[B6]:q/tcp or 0x + 13 or 37 bytes)",
+				 orig);
 	n = tool_parse_key(s, key, cap, buf, sizeof(buf));
 	if (n < 0)
-		return key_err(err, errlen, "%s", buf);
+		return tool_fail(err, errlen, -1, "%s", buf);
 	if (n != 13 && n != 37)
-		return key_err(err, errlen,
-			       "bad flow '%s': a flow key is 13 (IPv4) or 37 "
-			       "(IPv6) bytes, not %d", orig, n);
+		return tool_fail(err, errlen, -1,
+				 "bad flow '%s': a flow key is 13 (IPv4) or 37 "
+				 "(IPv6) bytes, not %d", orig, n);
 	return n;
 }
 
@@ -710,18 +712,6 @@ void tool_dir_of(const char *path, char *out, size_t cap)
 		snprintf(out, cap, "%.*s", (int)(slash - path), path);
 }
 
-static int conn_err(char *err, size_t errlen, int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return code;
-}
-
 int tool_connect_checked(const char *path, char *err, size_t errlen)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -732,25 +722,26 @@ int tool_connect_checked(const char *path, char *err, size_t errlen)
 	int fd, e;
 
 	if (strlen(path) > DTA_SOCKET_PATH_MAX)
-		return conn_err(err, errlen, -ENAMETOOLONG,
-				"socket path %s is %zu bytes; a Unix socket "
-				"path has at most %d", path, strlen(path),
-				DTA_SOCKET_PATH_MAX);
+		return tool_fail(err, errlen, -ENAMETOOLONG,
+				 "socket path %s is %zu bytes; a Unix socket "
+				 "path has at most %d", path, strlen(path),
+				 DTA_SOCKET_PATH_MAX);
 	strcpy(sa.sun_path, path);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
-		return conn_err(err, errlen, -errno, "socket: %s",
-				strerror(errno));
+		return tool_fail(err, errlen, -errno, "socket: %s",
+				 strerror(errno));
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		e = errno;
 		close(fd);
-		return conn_err(err, errlen, -e, "%s: %s", path, strerror(e));
+		return tool_fail(err, errlen, -e, "%s: %s", path, strerror(e));
 	}
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &crlen) < 0) {
 		e = errno;
 		close(fd);
-		return conn_err(err, errlen, -e, "%s: cannot learn who answers "
-				"(SO_PEERCRED): %s", path, strerror(e));
+		return tool_fail(err, errlen, -e,
+				 "%s: cannot learn who answers "
+				 "(SO_PEERCRED): %s", path, strerror(e));
 	}
 	/* Anyone may create a socket where they can write: trust the
 	 * answers only of ourselves, root, and whoever owns the directory
@@ -760,11 +751,11 @@ int tool_connect_checked(const char *path, char *err, size_t errlen)
 	    (stat(dir, &st) == 0 && st.st_uid == cr.uid))
 		return fd;
 	close(fd);
-	return conn_err(err, errlen, -EPERM,
-			"%s is answered by a process of uid %u, which is neither "
-			"you (uid %u), root, nor the owner of %s: refusing to "
-			"talk to it (docs/security.md)", path, (unsigned)cr.uid,
-			(unsigned)geteuid(), dir);
+	return tool_fail(err, errlen, -EPERM,
+			 "%s is answered by a process of uid %u, which is neither "
+			 "you (uid %u), root, nor the owner of %s: refusing to "
+			 "talk to it (docs/security.md)", path,
+			 (unsigned)cr.uid, (unsigned)geteuid(), dir);
 }
 
 int tool_connect(const char *path)
@@ -801,7 +792,7 @@ int tool_request(int fd, FILE *in, const char *req, char **buf,
 
 int tool_write_private(const char *path, const void *data, size_t len)
 {
-	char tmp[4096];
+	char tmp[4096], dir[4096];
 	const char *p = data;
 	int fd, err = 0;
 
@@ -831,8 +822,18 @@ int tool_write_private(const char *path, const void *data, size_t len)
 		err = -errno;
 	if (!err && rename(tmp, path) < 0)
 		err = -errno;
-	if (err)
+	if (err) {
 		unlink(tmp);
+		return err;
+	}
+	/* The rename is durable only once its directory is synced. */
+	tool_dir_of(path, dir, sizeof(dir));
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fsync(fd) < 0)
+		err = -errno;
+	close(fd);
 	return err;
 }
 

@@ -230,11 +230,19 @@ bool tool_same_layout(const struct dta_layout *a, const struct dta_layout *b);
  * dta_config_shm_name(), dta_config_collector_mode()), so programs and
  * the client (dta/client.h) cannot disagree. */
 
+/* The message @fmt into @err (@errlen bytes; NULL or 0: none), then
+ * @rc: for functions that explain a failure in their caller's buffer
+ * (`return tool_fail(err, errlen, -EINVAL, "...", ...)`). */
+int tool_fail(char *err, size_t errlen, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
 /**
  * tool_write_private() - replace file @path with @len bytes of @data,
  * readable and writable by its owner only (mode 0600, whatever the
  * umask): written to a new file created next to it with O_EXCL, then
- * renamed over it, so no reader ever sees another mode or half a file.
+ * renamed over it, so no reader ever sees another mode or half a file;
+ * the file and then its directory are synced, so the new contents
+ * survive a crash once this returns 0.
  * Return: 0 or -errno.
  */
 int tool_write_private(const char *path, const void *data, size_t len);

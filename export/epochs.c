@@ -58,36 +58,6 @@ struct epochs {
 	uint64_t files, rows; /* exported (acknowledged and deleted) */
 };
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static bool listed(const char *list, const char *name)
-{
-	size_t n = strlen(name);
-	const char *p = list;
-
-	if (!*list)
-		return true;
-	while (*p) {
-		const char *e;
-
-		while (*p == ' ' || *p == ',' || *p == '\t')
-			p++;
-		e = p;
-		while (*e && *e != ',' && *e != ' ' && *e != '\t')
-			e++;
-		if ((size_t)(e - p) == n && !memcmp(p, name, n))
-			return true;
-		p = e;
-	}
-	return false;
-}
-
 /* "STRUCTURE.EPOCH.epoch" of a structure with epochs we export. */
 static bool wanted(const struct epochs *ep, const char *name)
 {
@@ -109,7 +79,7 @@ static bool wanted(const struct epochs *ep, const char *name)
 	    dot + 1 == name + len - sl)
 		return false;
 	cs = dta_config_find(ep->cfg, st);
-	return cs && cs->epoch_s && listed(ep->structures, st);
+	return cs && cs->epoch_s && export_listed(ep->structures, st);
 }
 
 static bool in_flight(const struct epochs *ep, const char *path)
@@ -298,7 +268,7 @@ static void done(struct epochs *ep, size_t i)
 static int epochs_poll(void *ctx, struct export_core *x)
 {
 	struct epochs *ep = ctx;
-	uint64_t now = mono_ns();
+	uint64_t now = tool_now_ns();
 	int pushed = 0;
 
 	if (now >= ep->next_scan_ns) {
@@ -365,7 +335,7 @@ int export_epochs_open(struct export_core *x, const struct dta_config *cfg,
 			const struct dta_config_structure *cs =
 				dta_config_structure(cfg, i);
 
-			any |= cs->epoch_s && listed(s->structures, cs->name) &&
+			any |= cs->epoch_s && export_listed(s->structures, cs->name) &&
 			       dta_config_share(cs, k) >= 0;
 		}
 		if (!any)

@@ -25,6 +25,7 @@
 #include "log.h"
 #include "metrics.h"
 #include "state.h"
+#include "tools.h"
 
 #define MAX_PRODUCERS 8
 #define MAX_SINKS 4
@@ -165,34 +166,12 @@ struct export_core {
 	uint64_t skipped; /* entries before a resumed cursor's position */
 };
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static uint64_t wall_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
 }
 
 /* ---- settings ---- */
@@ -224,7 +203,7 @@ int export_settings_read(const struct dta_config *cfg, const char *conf_path,
 	memset(s, 0, sizeof(*s));
 	if ((size_t)snprintf(def, sizeof(def), "config:%.4080s", conf_path) >=
 	    sizeof(def)) {
-		fail(err, errlen, "configuration path too long");
+		tool_fail(err, errlen, -1, "configuration path too long");
 		return -ENAMETOOLONG;
 	}
 	get_str(cfg, "source", def, s->source, sizeof(s->source));
@@ -237,12 +216,14 @@ int export_settings_read(const struct dta_config *cfg, const char *conf_path,
 	    get_u64(cfg, "flush_ms", 1000, &s->flush_ms) ||
 	    get_u64(cfg, "buffer_rows", 1000000, &s->buffer_rows) ||
 	    get_u64(cfg, "poll_ms", 100, &s->poll_ms)) {
-		fail(err, errlen, "[export]: a number that does not parse");
+		tool_fail(err, errlen, -1,
+			  "[export]: a number that does not parse");
 		return -EINVAL;
 	}
 	if (s->buffer_rows < s->batch_rows) {
-		fail(err, errlen, "[export]: buffer_rows (%" PRIu64 ") is below "
-		     "batch_rows (%" PRIu64 ")", s->buffer_rows, s->batch_rows);
+		tool_fail(err, errlen, -1, "[export]: buffer_rows (%" PRIu64
+			  ") is below " "batch_rows (%" PRIu64 ")",
+			  s->buffer_rows, s->batch_rows);
 		return -EINVAL;
 	}
 	return 0;
@@ -279,75 +260,31 @@ static int check_dir(const char *dir, char *err, size_t errlen)
 	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
 		int e = -errno;
 
-		fail(err, errlen, "state_dir %s: %s", dir, strerror(-e));
+		tool_fail(err, errlen, -1, "state_dir %s: %s", dir,
+			  strerror(-e));
 		return e;
 	}
 	if (lstat(dir, &st) < 0) {
 		int e = -errno;
 
-		fail(err, errlen, "state_dir %s: %s", dir, strerror(-e));
+		tool_fail(err, errlen, -1, "state_dir %s: %s", dir,
+			  strerror(-e));
 		return e;
 	}
 	if (!S_ISDIR(st.st_mode)) {
-		fail(err, errlen, "state_dir %s is not a directory", dir);
+		tool_fail(err, errlen, -1, "state_dir %s is not a directory",
+			  dir);
 		return -ENOTDIR;
 	}
 	if (st.st_uid != geteuid() || (st.st_mode & 077)) {
-		fail(err, errlen, "state_dir %s must be ours (uid %u) and mode "
-		     "0700, not uid %u mode %04o (docs/export.md)", dir,
-		     (unsigned)geteuid(), (unsigned)st.st_uid,
-		     (unsigned)(st.st_mode & 07777));
+		tool_fail(err, errlen, -1,
+			  "state_dir %s must be ours (uid %u) and mode "
+			  "0700, not uid %u mode %04o (docs/export.md)", dir,
+			  (unsigned)geteuid(), (unsigned)st.st_uid,
+			  (unsigned)(st.st_mode & 07777));
 		return -EPERM;
 	}
 	return 0;
-}
-
-int export_write_file(const char *dir, const char *name, const void *data,
-		      size_t len)
-{
-	char tmp[4200], path[4200];
-	const char *p = data;
-	int fd, dfd, err = 0;
-
-	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >=
-		    sizeof(path) ||
-	    (size_t)snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, name) >=
-		    sizeof(tmp))
-		return -ENAMETOOLONG;
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fchmod(fd, 0600) < 0)
-		err = -errno;
-	while (!err && len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			err = -errno;
-			break;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	if (!err && fsync(fd) < 0)
-		err = -errno;
-	if (close(fd) < 0 && !err)
-		err = -errno;
-	if (!err && rename(tmp, path) < 0)
-		err = -errno;
-	if (err) {
-		unlink(tmp);
-		return err;
-	}
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		return -errno;
-	if (fsync(dfd) < 0)
-		err = -errno;
-	close(dfd);
-	return err;
 }
 
 const char *export_state_dir(const struct export_core *x)
@@ -400,7 +337,7 @@ static int load_state(struct export_core *x, char *err, size_t errlen)
 		if (errno == ENOENT)
 			return 0;
 		rc = -errno;
-		fail(err, errlen, "%s: %s", path, strerror(-rc));
+		tool_fail(err, errlen, -1, "%s: %s", path, strerror(-rc));
 		return rc;
 	}
 	for (;;) {
@@ -430,17 +367,18 @@ static int load_state(struct export_core *x, char *err, size_t errlen)
 	if (!rc) {
 		rc = export_state_parse(text, len, &cb, &ln);
 		if (rc == -EINVAL)
-			fail(err, errlen, "%s:%u: not a state line", path, ln);
+			tool_fail(err, errlen, -1, "%s:%u: not a state line",
+				  path, ln);
 	}
 	free(text);
 	if (rc && rc != -EINVAL)
-		fail(err, errlen, "%s: %s", path, strerror(-rc));
+		tool_fail(err, errlen, -1, "%s: %s", path, strerror(-rc));
 	return rc;
 }
 
 static int save_state(struct export_core *x)
 {
-	char *buf = NULL;
+	char path[4200], *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	int rc;
@@ -463,7 +401,11 @@ static int save_state(struct export_core *x)
 		free(buf);
 		return -ENOMEM;
 	}
-	rc = export_write_file(x->set.state_dir, "cursors", buf, len);
+	if ((size_t)snprintf(path, sizeof(path), "%s/cursors",
+			     x->set.state_dir) >= sizeof(path))
+		rc = -ENAMETOOLONG;
+	else
+		rc = tool_write_private(path, buf, len);
 	free(buf);
 	if (rc) {
 		x->save_errors++;
@@ -580,7 +522,7 @@ static struct brow *row_add(struct export_core *x, size_t len)
 
 	memset(b, 0, sizeof(*b));
 	b->off = bytes_take(x, len);
-	b->enq_ns = now_ns();
+	b->enq_ns = tool_now_ns();
 	x->tail++;
 	return b;
 }
@@ -1156,10 +1098,12 @@ static int open_cursors(struct export_core *x, char *err, size_t errlen)
 			continue;
 		ccs = dta_config_find(x->cfg, cs->name);
 		if (!ccs || ccs->ncollectors != cs->shares) {
-			fail(err, errlen, "structure %s: the source holds %u "
-			     "share(s), the configuration %u: export from a "
-			     "config: or map: source of the same file",
-			     cs->name, cs->shares, ccs ? ccs->ncollectors : 0);
+			tool_fail(err, errlen, -1,
+				  "structure %s: the source holds %u "
+				  "share(s), the configuration %u: export from a "
+				  "config: or map: source of the same file",
+				  cs->name, cs->shares,
+				  ccs ? ccs->ncollectors : 0);
 			return -EINVAL;
 		}
 		lps = cs->lists / cs->shares;
@@ -1191,9 +1135,9 @@ static int open_cursors(struct export_core *x, char *err, size_t errlen)
 				rc = dta_client_ap_open(x->client, cs->name, l,
 							DTA_EXEC_AP_OLDEST, &c->c);
 			if (rc) {
-				fail(err, errlen, "following %s list %" PRIu32
-				     ": %s", cs->name, l,
-				     dta_client_error(x->client));
+				tool_fail(err, errlen, -1, "following %s list %"
+					  PRIu32 ": %s", cs->name, l,
+					  dta_client_error(x->client));
 				return rc;
 			}
 			c->readpos = found ? pos : dta_client_ap_position(c->c);
@@ -1206,8 +1150,9 @@ static int open_cursors(struct export_core *x, char *err, size_t errlen)
 			bmax = cs->layout.g.ap.batch_entries;
 	}
 	if (!x->ncur) {
-		fail(err, errlen, "no Append structure to export (structures "
-		     "= %s)", x->set.structures[0] ? x->set.structures : "all");
+		tool_fail(err, errlen, -1,
+			  "no Append structure to export (structures " "= %s)",
+			  x->set.structures[0] ? x->set.structures : "all");
 		return -ENOENT;
 	}
 	x->readmax = 16384;
@@ -1256,8 +1201,9 @@ int export_core_open(const struct dta_config *cfg,
 	}
 	rc = 0;
 	if (!x->nsink) {
-		fail(err, errlen, "no sink configured: set clickhouse_url "
-		     "(or nats_url) in [export]");
+		tool_fail(err, errlen, -1,
+			  "no sink configured: set clickhouse_url "
+			  "(or nats_url) in [export]");
 		rc = -ENOENT;
 		goto out;
 	}
@@ -1266,7 +1212,7 @@ int export_core_open(const struct dta_config *cfg,
 		char tmp[512];
 
 		snprintf(tmp, sizeof(tmp), "%s", err);
-		fail(err, errlen, "source %s: %s", s->source, tmp);
+		tool_fail(err, errlen, -1, "source %s: %s", s->source, tmp);
 		goto out;
 	}
 #ifdef DTA_HAVE_EPOCHS
@@ -1301,16 +1247,17 @@ int export_core_open(const struct dta_config *cfg,
 		if (x->wake < 0 || pthread_create(&k->th, NULL, sink_thread, k)) {
 			pthread_mutex_destroy(&k->mu);
 			pthread_cond_destroy(&k->cv);
-			fail(err, errlen, "cannot start the thread of sink %s",
-			     k->ops->name);
+			tool_fail(err, errlen, -1,
+				  "cannot start the thread of sink %s",
+				  k->ops->name);
 			rc = -EAGAIN;
 			goto out;
 		}
 		k->started = true;
 	}
 	if (!x->rows || !x->bytes || (x->nsink && !x->sink[x->nsink - 1].batch)) {
-		fail(err, errlen, "out of memory for a buffer of %" PRIu64
-		     " rows", x->cap);
+		tool_fail(err, errlen, -1, "out of memory for a buffer of %"
+			  PRIu64 " rows", x->cap);
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -1321,8 +1268,8 @@ int export_core_open(const struct dta_config *cfg,
 
 		rc = metrics_server_start(&mo, &x->ms);
 		if (rc) {
-			fail(err, errlen, "metrics_listen %s: %s",
-			     s->metrics_listen, strerror(-rc));
+			tool_fail(err, errlen, -1, "metrics_listen %s: %s",
+				  s->metrics_listen, strerror(-rc));
 			goto out;
 		}
 	}
@@ -1380,7 +1327,7 @@ int export_core_run(struct export_core *x, volatile int *stop)
 	tool_log(LOG_INFO, "exporting %zu list(s) from %s to %zu sink(s)",
 		 x->ncur, x->set.source, x->nsink);
 	for (;;) {
-		uint64_t now = now_ns(), wait_ns;
+		uint64_t now = tool_now_ns(), wait_ns;
 		long got = 0;
 		bool stopping = *stop != 0;
 		int fed = 0;
@@ -1417,7 +1364,7 @@ int export_core_run(struct export_core *x, volatile int *stop)
 					got += n;
 			}
 		}
-		now = now_ns();
+		now = tool_now_ns();
 		for (size_t i = 0; i < x->nsink; i++)
 			fed += feed(x, &x->sink[i], now, stopping);
 		if (fed)

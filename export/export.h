@@ -96,10 +96,6 @@ int export_count_lost(struct export_core *x, const char *collector,
 
 /* The state directory (created and checked by export_core_open()). */
 const char *export_state_dir(const struct export_core *x);
-/* Write @data to @dir/@name atomically (tmp + fsync + rename + fsync of
- * the directory), mode 0600. Return 0 or -errno. */
-int export_write_file(const char *dir, const char *name, const void *data,
-		      size_t len);
 
 /*
  * The sinks this build has, in order: ClickHouse, then (with libnats)

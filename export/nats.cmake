@@ -25,7 +25,7 @@ if(DTA_NATS_LIB)
   add_library(dta_export_nats STATIC ${CMAKE_CURRENT_LIST_DIR}/sink_nats.c)
   target_include_directories(dta_export_nats PUBLIC ${CMAKE_CURRENT_LIST_DIR})
   target_compile_definitions(dta_export_nats PUBLIC DTA_HAVE_NATS)
-  target_link_libraries(dta_export_nats PUBLIC dta_static ${DTA_NATS_LIB}
+  target_link_libraries(dta_export_nats PUBLIC dta_static dta_tools ${DTA_NATS_LIB}
                         Threads::Threads)
 else()
   set(DTA_HAVE_NATS OFF)

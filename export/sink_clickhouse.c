@@ -21,6 +21,7 @@
 
 #include "dta/dta.h"
 #include "export.h"
+#include "tools.h"
 
 #define URLS_MAX 8
 
@@ -48,20 +49,6 @@ struct export_sink {
 	bool rc_valid;
 	uint64_t batches, rows, retries;
 };
-
-static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return rc;
-}
 
 /* ---- column names and types (shared with the DDL) ---- */
 
@@ -185,7 +172,8 @@ int export_clickhouse_ddl(const struct dta_config *cfg,
 		n++;
 	}
 	if (!n)
-		return fail(err, errlen, -ENOENT, "no structure to export");
+		return tool_fail(err, errlen, -ENOENT,
+				 "no structure to export");
 	return 0;
 }
 
@@ -341,7 +329,7 @@ static int post(struct export_sink *s, const char *query, char *err,
 
 	q = curl_easy_escape(s->curl, query, 0);
 	if (!q)
-		return fail(err, errlen, -ENOMEM, "out of memory");
+		return tool_fail(err, errlen, -ENOMEM, "out of memory");
 	snprintf(url, sizeof(url), "%s/?insert_distributed_sync=1&query=%s",
 		 s->urls[s->cur], q);
 	curl_free(q);
@@ -355,8 +343,8 @@ static int post(struct export_sink *s, const char *query, char *err,
 			 (curl_off_t)s->len);
 	cc = curl_easy_perform(s->curl);
 	if (cc != CURLE_OK) {
-		fail(err, errlen, -EAGAIN, "%s: %s", s->urls[s->cur],
-		     curl_easy_strerror(cc));
+		tool_fail(err, errlen, -EAGAIN, "%s: %s", s->urls[s->cur],
+			  curl_easy_strerror(cc));
 		s->cur = (s->cur + 1) % s->nurls;
 		return -EAGAIN;
 	}
@@ -366,8 +354,8 @@ static int post(struct export_sink *s, const char *query, char *err,
 
 		while (n && (s->resp[n - 1] == '\n' || s->resp[n - 1] == '\r'))
 			s->resp[--n] = 0;
-		fail(err, errlen, -EAGAIN, "%s: HTTP %ld: %.300s",
-		     s->urls[s->cur], code, s->resp);
+		tool_fail(err, errlen, -EAGAIN, "%s: HTTP %ld: %.300s",
+			  s->urls[s->cur], code, s->resp);
 		s->cur = (s->cur + 1) % s->nurls;
 		return -EAGAIN;
 	}
@@ -393,8 +381,8 @@ static int ch_write(struct export_sink *s, const struct export_batch *b,
 		if (seen)
 			continue;
 		if (ndone == sizeof(done) / sizeof(done[0]))
-			return fail(err, errlen, -E2BIG, "more than %zu "
-				    "structures in one batch", ndone);
+			return tool_fail(err, errlen, -E2BIG, "more than %zu "
+					 "structures in one batch", ndone);
 		done[ndone++] = st;
 		s->len = 0;
 		s->oom = false;
@@ -402,8 +390,9 @@ static int ch_write(struct export_sink *s, const struct export_batch *b,
 			if (!strcmp(b->rows[k].structure, st))
 				put_row(s, &b->rows[k]);
 		if (s->oom)
-			return fail(err, errlen, -ENOMEM, "out of memory for "
-				    "a batch of %zu rows", b->n);
+			return tool_fail(err, errlen, -ENOMEM,
+					 "out of memory for "
+					 "a batch of %zu rows", b->n);
 		snprintf(query, sizeof(query), "INSERT INTO `%s`.`%s%s` FORMAT "
 			 "RowBinary", s->db, s->prefix, st);
 		rc = post(s, query, err, errlen);
@@ -425,20 +414,23 @@ static int read_password(const char *path, char *out, size_t cap, char *err,
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 
 	if (fd < 0)
-		return fail(err, errlen, -errno, "clickhouse_password_file %s: "
-			    "%s", path, strerror(errno));
+		return tool_fail(err, errlen, -errno,
+				 "clickhouse_password_file %s: " "%s", path,
+				 strerror(errno));
 	if (fstat(fd, &st) < 0 || (st.st_mode & 077) ||
 	    (st.st_uid != geteuid() && st.st_uid != 0)) {
 		close(fd);
-		return fail(err, errlen, -EPERM, "clickhouse_password_file %s "
-			    "must be ours or root's and not readable by group "
-			    "or others", path);
+		return tool_fail(err, errlen, -EPERM,
+				 "clickhouse_password_file %s "
+				 "must be ours or root's and not readable by group "
+				 "or others", path);
 	}
 	n = read(fd, out, cap - 1);
 	close(fd);
 	if (n < 0)
-		return fail(err, errlen, -EIO, "clickhouse_password_file %s: "
-			    "unreadable", path);
+		return tool_fail(err, errlen, -EIO,
+				 "clickhouse_password_file %s: " "unreadable",
+				 path);
 	out[n] = 0;
 	while (n && (out[n - 1] == '\n' || out[n - 1] == '\r'))
 		out[--n] = 0;
@@ -494,9 +486,10 @@ static int ch_resume(struct export_sink *s, const char *collector,
 
 			if (sscanf(p, "%llu\t%llu", &l, &e) != 2 ||
 			    l > UINT32_MAX)
-				return fail(err, errlen, -EPROTO, "an answer "
-					    "line that is not LIST\tEND: "
-					    "%.100s", p);
+				return tool_fail(err, errlen, -EPROTO,
+						 "an answer "
+						 "line that is not LIST\tEND: "
+						 "%.100s", p);
 			nl = realloc(s->rc_list, (s->rc_n + 1) * sizeof(*nl));
 			if (nl)
 				s->rc_list = nl;
@@ -504,7 +497,8 @@ static int ch_resume(struct export_sink *s, const char *collector,
 			if (np)
 				s->rc_pos = np;
 			if (!nl || !np)
-				return fail(err, errlen, -ENOMEM, "out of memory");
+				return tool_fail(err, errlen, -ENOMEM,
+						 "out of memory");
 			s->rc_list[s->rc_n] = (uint32_t)l;
 			s->rc_pos[s->rc_n++] = e;
 		}
@@ -551,7 +545,7 @@ static int ch_open(const struct dta_config *cfg, struct export_sink **out,
 	if (!s || !copy) {
 		free(s);
 		free(copy);
-		return fail(err, errlen, -ENOMEM, "out of memory");
+		return tool_fail(err, errlen, -ENOMEM, "out of memory");
 	}
 	/* Several URLs, comma-separated: the next one after a failure. */
 	for (tok = strtok_r(copy, ", ", &save); tok && s->nurls < URLS_MAX;
@@ -561,19 +555,20 @@ static int ch_open(const struct dta_config *cfg, struct export_sink **out,
 		while (n && tok[n - 1] == '/')
 			tok[--n] = 0;
 		if (strncmp(tok, "http://", 7) && strncmp(tok, "https://", 8)) {
-			rc = fail(err, errlen, -EINVAL, "clickhouse_url %s: not "
-				  "an http:// or https:// URL", tok);
+			rc = tool_fail(err, errlen, -EINVAL,
+				       "clickhouse_url %s: not "
+				       "an http:// or https:// URL", tok);
 			break;
 		}
 		s->urls[s->nurls] = strdup(tok);
 		if (!s->urls[s->nurls++]) {
-			rc = fail(err, errlen, -ENOMEM, "out of memory");
+			rc = tool_fail(err, errlen, -ENOMEM, "out of memory");
 			break;
 		}
 	}
 	free(copy);
 	if (!rc && !s->nurls)
-		rc = fail(err, errlen, -EINVAL, "clickhouse_url is empty");
+		rc = tool_fail(err, errlen, -EINVAL, "clickhouse_url is empty");
 	names(cfg, s->db, sizeof(s->db), s->prefix, sizeof(s->prefix));
 	v = dta_config_get(cfg, "export", "clickhouse_user");
 	snprintf(s->user, sizeof(s->user), "%s", v ? v : "default");
@@ -582,11 +577,13 @@ static int ch_open(const struct dta_config *cfg, struct export_sink **out,
 		rc = read_password(v, s->password, sizeof(s->password), err,
 				   errlen);
 	if (!rc && curl_global_init(CURL_GLOBAL_DEFAULT))
-		rc = fail(err, errlen, -EIO, "libcurl does not initialise");
+		rc = tool_fail(err, errlen, -EIO,
+			       "libcurl does not initialise");
 	if (!rc) {
 		s->curl = curl_easy_init();
 		if (!s->curl)
-			rc = fail(err, errlen, -ENOMEM, "libcurl: no handle");
+			rc = tool_fail(err, errlen, -ENOMEM,
+				       "libcurl: no handle");
 	}
 	if (rc) {
 		ch_close(s);

@@ -32,6 +32,7 @@
 
 #include "sink.h"
 #include "sink_nats.h"
+#include "tools.h"
 
 /* How long a batch waits for its acks after its last publish (and the
  * JetStream API for an answer). */
@@ -66,21 +67,6 @@ struct export_sink {
 	char connect_err[200];        /* why the first connect failed */
 	uint64_t batches, rows, retries;
 };
-
-static int say(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int say(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return 0;
-}
 
 /* ---- the message: subject, id, body (docs/export.md) ---- */
 
@@ -384,8 +370,9 @@ static int add_subject(struct export_sink *s, const jsStreamConfig *old,
 	jsStreamInfo_Destroy(ni);
 	if (st == NATS_OK)
 		return 0;
-	say(err, errlen, "nats: cannot add %s to stream %s: %s (JetStream "
-	    "error %d)", subj, s->stream, why(st), (int)jerr);
+	tool_fail(err, errlen, 0,
+		  "nats: cannot add %s to stream %s: %s (JetStream "
+		  "error %d)", subj, s->stream, why(st), (int)jerr);
 	return js_fault(st, jerr);
 }
 
@@ -411,8 +398,9 @@ static int ensure_stream(struct export_sink *s, char *err, size_t errlen)
 	}
 	if (jerr != JSStreamNotFoundErr) {
 		rc = js_fault(st, jerr);
-		say(err, errlen, "nats: stream %s: %s (JetStream error %d)",
-		    s->stream, why(st), (int)jerr);
+		tool_fail(err, errlen, 0,
+			  "nats: stream %s: %s (JetStream error %d)", s->stream,
+			  why(st), (int)jerr);
 		goto free_info;
 	}
 	jsStreamConfig_Init(&sc);
@@ -440,9 +428,9 @@ static int ensure_stream(struct export_sink *s, char *err, size_t errlen)
 		st = NATS_OK; /* another exporter created it meanwhile */
 	if (st != NATS_OK) {
 		rc = js_fault(st, jerr);
-		say(err, errlen, "nats: cannot create stream %s (%s, %" PRId64
-		    " replicas): %s (JetStream error %d)", s->stream, subj,
-		    sc.Replicas, why(st), (int)jerr);
+		tool_fail(err, errlen, 0, "nats: cannot create stream %s (%s, %"
+			  PRId64 " replicas): %s (JetStream error %d)",
+			  s->stream, subj, sc.Replicas, why(st), (int)jerr);
 	}
 free_info:
 	jsStreamInfo_Destroy(si);
@@ -521,12 +509,14 @@ static int sink_open(const struct dta_config *cfg, struct export_sink **out,
 	prefix = prefix ? prefix : "dta";
 	stream = stream ? stream : "DTA";
 	if (!export_nats_prefix_ok(prefix)) {
-		say(err, errlen, "nats_subject '%s' is not a subject prefix "
-		    "(tokens separated by '.', no blanks, '*' or '>')", prefix);
+		tool_fail(err, errlen, 0,
+			  "nats_subject '%s' is not a subject prefix "
+			  "(tokens separated by '.', no blanks, '*' or '>')",
+			  prefix);
 		return -EINVAL;
 	}
 	if ((cert && !key) || (key && !cert)) {
-		say(err, errlen, "tls_cert and tls_key go together");
+		tool_fail(err, errlen, 0, "tls_cert and tls_key go together");
 		return -EINVAL;
 	}
 	s = calloc(1, sizeof(*s));
@@ -546,8 +536,8 @@ static int sink_open(const struct dta_config *cfg, struct export_sink **out,
 	}
 	n = split_servers(urls, sv, NATS_SERVERS_MAX);
 	if (n <= 0) {
-		say(err, errlen, "nats_url: %s", n ? "more than 16 servers" :
-		    "no server");
+		tool_fail(err, errlen, 0, "nats_url: %s",
+			  n ? "more than 16 servers" : "no server");
 		rc = -EINVAL;
 		goto free_sink;
 	}
@@ -557,8 +547,7 @@ static int sink_open(const struct dta_config *cfg, struct export_sink **out,
 	if (st == NATS_OK)
 		st = natsOptions_SetServers(o, sv, n);
 	if (st != NATS_OK) {
-		say(err, errlen, "nats_url '%s': %s", url,
-		    why(st));
+		tool_fail(err, errlen, 0, "nats_url '%s': %s", url, why(st));
 		rc = st == NATS_NO_MEMORY ? -ENOMEM : -EINVAL;
 		goto free_opts;
 	}
@@ -573,35 +562,35 @@ static int sink_open(const struct dta_config *cfg, struct export_sink **out,
 	if (st == NATS_OK)
 		st = natsOptions_SetTimeout(o, 2000);
 	if (st != NATS_OK) {
-		say(err, errlen, "nats: %s", why(st));
+		tool_fail(err, errlen, 0, "nats: %s", why(st));
 		rc = nats_errno(st);
 		goto free_opts;
 	}
 	if (creds && access(creds, R_OK)) {
 		rc = -EINVAL; /* not -ENOENT: that says "not configured" */
-		say(err, errlen, "nats_creds %s: %s", creds, strerror(errno));
+		tool_fail(err, errlen, 0, "nats_creds %s: %s", creds,
+			  strerror(errno));
 		goto free_opts;
 	}
 	if (creds && (st = natsOptions_SetUserCredentialsFromFiles(o, creds,
 								    NULL))) {
-		say(err, errlen, "nats_creds %s: %s", creds,
-		    why(st));
+		tool_fail(err, errlen, 0, "nats_creds %s: %s", creds, why(st));
 		rc = -EINVAL;
 		goto free_opts;
 	}
 	if (tls && (st = natsOptions_SetSecure(o, true))) {
-		say(err, errlen, "nats: TLS: %s", why(st));
+		tool_fail(err, errlen, 0, "nats: TLS: %s", why(st));
 		rc = -EINVAL;
 		goto free_opts;
 	}
 	if (ca && (st = natsOptions_LoadCATrustedCertificates(o, ca))) {
-		say(err, errlen, "tls_ca %s: %s", ca, why(st));
+		tool_fail(err, errlen, 0, "tls_ca %s: %s", ca, why(st));
 		rc = -EINVAL;
 		goto free_opts;
 	}
 	if (cert && (st = natsOptions_LoadCertificatesChain(o, cert, key))) {
-		say(err, errlen, "tls_cert %s / tls_key %s: %s", cert, key,
-		    why(st));
+		tool_fail(err, errlen, 0, "tls_cert %s / tls_key %s: %s", cert,
+			  key, why(st));
 		rc = -EINVAL;
 		goto free_opts;
 	}
@@ -621,8 +610,8 @@ static int sink_open(const struct dta_config *cfg, struct export_sink **out,
 			st = natsConnection_Connect(&s->nc, o);
 	}
 	if (st != NATS_OK && st != NATS_NOT_YET_CONNECTED) {
-		say(err, errlen, "nats: connect to %s: %s", url,
-		    why(st));
+		tool_fail(err, errlen, 0, "nats: connect to %s: %s", url,
+			  why(st));
 		rc = nats_errno(st) == -EAGAIN ? -EINVAL : nats_errno(st);
 		goto free_opts;
 	}
@@ -634,8 +623,8 @@ static int sink_open(const struct dta_config *cfg, struct export_sink **out,
 	jo.PublishAsync.AckHandlerClosure = s;
 	st = natsConnection_JetStream(&s->js, s->nc, &jo);
 	if (st != NATS_OK) {
-		say(err, errlen, "nats: JetStream context: %s",
-		    why(st));
+		tool_fail(err, errlen, 0, "nats: JetStream context: %s",
+			  why(st));
 		rc = nats_errno(st);
 		goto free_opts;
 	}
@@ -679,8 +668,9 @@ static int make_msg(struct export_sink *s, const struct export_row *r,
 		return -EINVAL;
 	if (export_nats_subject(s->prefix, r, subj, sizeof(subj)) < 0 ||
 	    export_nats_msg_id(r, id, sizeof(id)) < 0) {
-		say(err, errlen, "nats: %s/%s: names too long for a subject",
-		    r->collector, r->structure);
+		tool_fail(err, errlen, 0,
+			  "nats: %s/%s: names too long for a subject",
+			  r->collector, r->structure);
 		return -EINVAL;
 	}
 	for (;;) {
@@ -693,10 +683,10 @@ static int make_msg(struct export_sink *s, const struct export_row *r,
 			return rc;
 	}
 	if (n < 0) {
-		say(err, errlen, "nats: %s %s: row cannot be encoded "
-		    "(entry of %" PRIu32 " bytes, schema of %" PRIu32 ")",
-		    r->collector, r->structure, r->entry_len,
-		    r->schema ? r->schema->size : 0);
+		tool_fail(err, errlen, 0, "nats: %s %s: row cannot be encoded "
+			  "(entry of %" PRIu32 " bytes, schema of %" PRIu32 ")",
+			  r->collector, r->structure, r->entry_len,
+			  r->schema ? r->schema->size : 0);
 		return n;
 	}
 	st = natsMsg_Create(m, subj, NULL, s->buf, n);
@@ -742,10 +732,11 @@ static int sink_write(struct export_sink *s, const struct export_batch *b,
 		else if (ls != NATS_OK)
 			snprintf(s->connect_err, sizeof(s->connect_err), "%s",
 				 natsStatus_GetText(ls));
-		say(err, errlen, "nats: not connected to any server of the "
-		    "cluster (%s; %s)", natsConnection_IsReconnecting(s->nc) ?
-		    "reconnecting" : "connecting", s->connect_err[0] ?
-		    s->connect_err : "no error known");
+		tool_fail(err, errlen, 0,
+			  "nats: not connected to any server of the "
+			  "cluster (%s; %s)",
+			  natsConnection_IsReconnecting(s->nc) ? "reconnecting" : "connecting",
+			  s->connect_err[0] ? s->connect_err : "no error known");
 		rc = -EAGAIN;
 		goto retry;
 	}
@@ -777,8 +768,9 @@ static int sink_write(struct export_sink *s, const struct export_batch *b,
 		s->published |= st == NATS_OK;
 		natsMsg_Destroy(m); /* NULL once libnats owns it */
 		if (st != NATS_OK) {
-			say(err, errlen, "nats: publish %zu of %zu: %s", sent,
-			    b->n, why(st));
+			tool_fail(err, errlen, 0,
+				  "nats: publish %zu of %zu: %s", sent, b->n,
+				  why(st));
 			rc = nats_errno(st) ? nats_errno(st) : -EAGAIN;
 			drop_pending(s);
 			if (rc != -EAGAIN)
@@ -795,18 +787,20 @@ static int sink_write(struct export_sink *s, const struct export_batch *b,
 	}
 	if (st != NATS_OK) {
 		drop_pending(s);
-		say(err, errlen, "nats: %zu messages: %" PRIu64 " acknowledged, "
-		    "%" PRIu64 " failed, the rest not acknowledged within "
-		    "%d ms", b->n, atomic_load(&s->acked) - acked0,
-		    atomic_load(&s->failed) - failed0, NATS_ACK_MS);
+		tool_fail(err, errlen, 0, "nats: %zu messages: %" PRIu64
+			  " acknowledged, " "%" PRIu64
+			  " failed, the rest not acknowledged within " "%d ms",
+			  b->n, atomic_load(&s->acked) - acked0,
+			  atomic_load(&s->failed) - failed0, NATS_ACK_MS);
 		rc = -EAGAIN;
 		goto retry;
 	}
 	if (atomic_load(&s->failed) != failed0) {
 		pthread_mutex_lock(&s->mu);
-		say(err, errlen, "nats: %" PRIu64 " of %zu messages not "
-		    "stored: %s", atomic_load(&s->failed) - failed0, b->n,
-		    s->lasterr_set ? s->lasterr : "?");
+		tool_fail(err, errlen, 0, "nats: %" PRIu64
+			  " of %zu messages not " "stored: %s",
+			  atomic_load(&s->failed) - failed0, b->n,
+			  s->lasterr_set ? s->lasterr : "?");
 		pthread_mutex_unlock(&s->mu);
 		/* not stored: no leader, timeout, stream gone (then create it
 		 * again) */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Shared by the harnesses; see fixture.h. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -228,6 +229,32 @@ static void check_ki(const struct dta_layout *l, const void *area,
 	}
 }
 
+/* Read @rd dry, @k entries at a time (each read at most @k, never an
+ * error: else abort), adding what it returns to *@got (NULL: not
+ * counted). Stopped after a few rings without judging: crafted sequence
+ * numbers can walk a reader round the 32-bit sequence space back to a
+ * batch it returned (docs/fuzzing.md, known limits). False when it ran
+ * dry at a position below *@got. */
+static bool drain(const struct dta_layout *l, struct dta_ap_reader *rd,
+		  void *out, size_t k, uint64_t *got)
+{
+	unsigned reads = 0, max = 4 * (l->g.ap.ring_batches + 1);
+	uint64_t lost = 0;
+	int rc;
+
+	while ((rc = dta_ap_read(rd, out, k, &lost)) > 0) {
+		if ((size_t)rc > k)
+			abort();
+		if (got)
+			*got += (uint64_t)rc;
+		if (++reads > max)
+			return true;
+	}
+	if (rc < 0)
+		abort();
+	return !got || dta_ap_reader_position(rd) >= *got;
+}
+
 static void check_ap(const struct dta_layout *l, const void *area)
 {
 	static uint8_t out[1 << 16];
@@ -247,7 +274,6 @@ static void check_ap(const struct dta_layout *l, const void *area)
 		for (int from_now = 0; from_now < 2; from_now++) {
 			struct dta_ap_reader *rd;
 			uint64_t lost = 0, got = 0;
-			unsigned reads = 0;
 
 			rc = dta_ap_reader_create(l, area, id, from_now, &rd);
 			if (id == l->g.ap.lists) {
@@ -263,19 +289,8 @@ static void check_ap(const struct dta_layout *l, const void *area)
 				abort();
 			got += rc > 0 ? (uint64_t)rc : 0;
 			/* The memory does not change, so a reader should run
-			 * dry within one ring. Crafted sequence numbers can
-			 * still walk it round the 32-bit sequence space back
-			 * to a batch it returned (docs/fuzzing.md, known
-			 * limits): stop after a few rings, without judging. */
-			while ((rc = dta_ap_read(rd, out, k, &lost)) > 0) {
-				if ((size_t)rc > k)
-					abort();
-				got += (uint64_t)rc;
-				if (++reads > 4 * (l->g.ap.ring_batches + 1))
-					break;
-			}
-			if (rc < 0 || (reads <= 4 * (l->g.ap.ring_batches + 1) &&
-				       dta_ap_reader_position(rd) < got))
+			 * dry within one ring (or be stopped: drain()). */
+			if (!drain(l, rd, out, k, &got))
 				abort();
 			dta_ap_reader_destroy(rd);
 		}
@@ -288,8 +303,6 @@ static void check_ap(const struct dta_layout *l, const void *area)
 				      : j == 1 ? cur.next_entry
 					       : cur.next_entry - (uint32_t)k - 1;
 			struct dta_ap_reader *rd;
-			uint64_t lost = 0;
-			unsigned reads = 0;
 
 			rc = dta_ap_reader_create_at(l, area, id, at, &rd);
 			if (id == l->g.ap.lists) {
@@ -299,14 +312,7 @@ static void check_ap(const struct dta_layout *l, const void *area)
 			}
 			if (rc)
 				abort();
-			while ((rc = dta_ap_read(rd, out, k, &lost)) > 0) {
-				if ((size_t)rc > k)
-					abort();
-				if (++reads > 4 * (l->g.ap.ring_batches + 1))
-					break;
-			}
-			if (rc < 0)
-				abort();
+			drain(l, rd, out, k, NULL);
 			dta_ap_reader_destroy(rd);
 		}
 	}

@@ -192,6 +192,34 @@ DTA_API int dta_ap_cursor_recover(const struct dta_layout *l, const void *area,
 	return 1;
 }
 
+/* A new reader of @list of @area (expecting sequence 1 at entry 0 until
+ * its creator positions it), or NULL with *@err set. */
+static struct dta_ap_reader *reader_new(const struct dta_layout *l,
+					const void *area, uint32_t list,
+					int *err)
+{
+	struct dta_ap_reader *rd;
+
+	*err = -EINVAL;
+	if (!l || !area)
+		return NULL;
+	*err = -DTA_E_PRIMITIVE;
+	if (l->primitive != DTA_PRIM_APPEND)
+		return NULL;
+	*err = -DTA_E_MISMATCH;
+	if (list >= l->g.ap.lists)
+		return NULL;
+	*err = -ENOMEM;
+	rd = calloc(1, sizeof(*rd));
+	if (!rd)
+		return NULL;
+	rd->l = l;
+	rd->area = area;
+	rd->list = list;
+	rd->expect = 1;
+	return rd;
+}
+
 DTA_API int dta_ap_reader_create(const struct dta_layout *l, const void *area,
 				 uint32_t list, int from_now,
 				 struct dta_ap_reader **out)
@@ -199,22 +227,13 @@ DTA_API int dta_ap_reader_create(const struct dta_layout *l, const void *area,
 	struct dta_ap_reader *rd;
 	uint32_t best_seq = 0, best_first = 0;
 	unsigned best_count = 0;
-	int have = 0;
+	int have, err;
 
-	if (!l || !area || !out)
+	if (!out)
 		return -EINVAL;
-	if (l->primitive != DTA_PRIM_APPEND)
-		return -DTA_E_PRIMITIVE;
-	if (list >= l->g.ap.lists)
-		return -DTA_E_MISMATCH;
-	rd = calloc(1, sizeof(*rd));
+	rd = reader_new(l, area, list, &err);
 	if (!rd)
-		return -ENOMEM;
-	rd->l = l;
-	rd->area = area;
-	rd->list = list;
-	rd->expect = 1;
-
+		return err;
 	have = ap_scan(l, area, list, from_now, &best_seq, &best_first,
 		       &best_count);
 	if (have && from_now) {
@@ -240,23 +259,15 @@ DTA_API int dta_ap_reader_create_at(const struct dta_layout *l,
 	uint32_t ref = 0, best_seq = 0, best_first = 0, newest = 0;
 	uint32_t newest_end = 0, oldest = 0, oldest_first = 0;
 	unsigned best_count = 0;
-	int have = 0, any = 0;
+	int have = 0, any = 0, err;
 
-	if (!l || !area || !out)
+	if (!out)
 		return -EINVAL;
-	if (l->primitive != DTA_PRIM_APPEND)
-		return -DTA_E_PRIMITIVE;
-	if (list >= l->g.ap.lists)
-		return -DTA_E_MISMATCH;
-	rd = calloc(1, sizeof(*rd));
+	rd = reader_new(l, area, list, &err);
 	if (!rd)
-		return -ENOMEM;
-	rd->l = l;
-	rd->area = area;
-	rd->list = list;
+		return err;
 	rd->position = position;
 	rd->expect_entry = p32;
-	rd->expect = 1;
 	/* The oldest intact batch not wholly before @position (entry
 	 * indices compared modulo 2^32, as the writer counts them), and the
 	 * newest batch of all. */

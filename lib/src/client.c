@@ -2576,6 +2576,21 @@ free_shard:
 	return rc;
 }
 
+/* The index of structure @name in @c if it is of primitive @prim (-1:
+ * any), or a negative code with @c's error message set. */
+static int find_struct(struct dta_client *c, const char *name, int prim)
+{
+	int i = dta_client_find(c, name);
+
+	if (i < 0)
+		return fail(c, -ENOENT, "no structure named %s",
+			    name ? name : "(null)");
+	if (prim >= 0 && (int)c->s[i].pub.layout.primitive != prim)
+		return fail(c, -DTA_E_PRIMITIVE, "%s is a %s structure", name,
+			    dta_primitive_name(c->s[i].pub.layout.primitive));
+	return i;
+}
+
 static int get(struct dta_client *c, const char *name, int prim,
 	       const void *keys, size_t klen, size_t n, struct query *q)
 {
@@ -2583,15 +2598,12 @@ static int get(struct dta_client *c, const char *name, int prim,
 
 	if (!c)
 		return -EINVAL;
-	i = dta_client_find(c, name);
+	i = find_struct(c, name, prim);
 	if (i < 0)
-		return fail(c, -ENOENT, "no structure named %s", name ? name : "(null)");
+		return i;
 	q->s = &c->s[i];
 	q->prim = prim;
 	q->klen = klen;
-	if (q->s->pub.layout.primitive != prim)
-		return fail(c, -DTA_E_PRIMITIVE, "%s is a %s structure", name,
-			    dta_primitive_name(q->s->pub.layout.primitive));
 	if (klen < 1 || klen > DTA_KEY_MAX)
 		return fail(c, -EINVAL, "keys must be 1..%d bytes, not %zu",
 			    DTA_KEY_MAX, klen);
@@ -2653,14 +2665,10 @@ DTA_API int dta_client_ki_total(struct dta_client *c, const char *name,
 	if (!c || !total)
 		return -EINVAL;
 	*total = 0;
-	i = dta_client_find(c, name);
+	i = find_struct(c, name, DTA_PRIM_KEY_INCREMENT);
 	if (i < 0)
-		return fail(c, -ENOENT, "no structure named %s",
-			    name ? name : "(null)");
+		return i;
 	s = &c->s[i];
-	if (s->pub.layout.primitive != DTA_PRIM_KEY_INCREMENT)
-		return fail(c, -DTA_E_PRIMITIVE, "%s is a %s structure", name,
-			    dta_primitive_name(s->pub.layout.primitive));
 	if (bank >= s->pub.layout.g.ki.banks)
 		return fail(c, -EINVAL, "%s has %u bank(s): no bank %u", name,
 			    s->pub.layout.g.ki.banks, bank);
@@ -2868,14 +2876,10 @@ static int ap_open(struct dta_client *c, const char *name, uint32_t list,
 	if (!c || !out)
 		return -EINVAL;
 	*out = NULL;
-	i = dta_client_find(c, name);
+	i = find_struct(c, name, DTA_PRIM_APPEND);
 	if (i < 0)
-		return fail(c, -ENOENT, "no structure named %s",
-			    name ? name : "(null)");
+		return i;
 	s = &c->s[i];
-	if (s->pub.layout.primitive != DTA_PRIM_APPEND)
-		return fail(c, -DTA_E_PRIMITIVE, "%s is a %s structure", name,
-			    dta_primitive_name(s->pub.layout.primitive));
 	if (list >= s->pub.lists)
 		return fail(c, -DTA_E_MISMATCH, "%s has lists 0..%u, not %u",
 			    name, s->pub.lists - 1, list);
@@ -3403,10 +3407,9 @@ DTA_API int dta_client_wait(struct dta_client *c, const char *name,
 
 	if (!c || !seq || timeout_ms < 0)
 		return -EINVAL;
-	i = dta_client_find(c, name);
+	i = find_struct(c, name, -1);
 	if (i < 0)
-		return fail(c, -ENOENT, "no structure named %s",
-			    name ? name : "(null)");
+		return i;
 	s = &c->s[i];
 	for (unsigned k = 0; k < s->nshares; k++) {
 		struct unit *u = &c->u[s->unit[k]];

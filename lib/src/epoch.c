@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,37 +83,18 @@ DTA_API int dta_epoch_name(char *out, size_t cap, const char *structure,
 	return n;
 }
 
-static int ki_bank_check(const struct dta_layout *l, const void *area,
-			 unsigned bank)
-{
-	if (!l || !area)
-		return -EINVAL;
-	if (l->primitive != DTA_PRIM_KEY_INCREMENT)
-		return -DTA_E_PRIMITIVE;
-	if (bank >= l->g.ki.banks)
-		return -DTA_E_MISMATCH;
-	return 0;
-}
-
-static uint64_t *bank_base(const struct dta_layout *l, const void *area,
-			   unsigned bank)
-{
-	return (uint64_t *)((uintptr_t)area + (uint64_t)bank * l->g.ki.rows *
-					     l->g.ki.width * 8);
-}
-
 DTA_API int dta_ki_copy(const struct dta_layout *l, const void *area,
 			unsigned bank, uint64_t *out)
 {
-	int err = ki_bank_check(l, area, bank);
 	const uint64_t *c;
 	uint64_t n;
+	int err;
 
-	if (err)
+	c = dta__ki_bank(l, area, bank, &err);
+	if (!c)
 		return err;
 	if (!out)
 		return -EINVAL;
-	c = bank_base(l, area, bank);
 	n = (uint64_t)l->g.ki.rows * l->g.ki.width;
 	for (uint64_t i = 0; i < n; i++)
 		out[i] = __atomic_load_n(&c[i], __ATOMIC_RELAXED);
@@ -125,14 +105,14 @@ DTA_API int dta_ki_subtract(const struct dta_layout *l, void *area,
 			    unsigned bank, const uint64_t *copy,
 			    uint64_t *late)
 {
-	int err = ki_bank_check(l, area, bank);
 	uint64_t *c, n, left = 0;
+	int err;
 
-	if (err)
+	c = dta__ki_bank(l, area, bank, &err);
+	if (!c)
 		return err;
 	if (!copy)
 		return -EINVAL;
-	c = bank_base(l, area, bank);
 	n = (uint64_t)l->g.ki.rows * l->g.ki.width;
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t was = copy[i] ? __atomic_fetch_sub(&c[i], copy[i],
@@ -159,23 +139,6 @@ static bool meta_ok(const struct dta_epoch_meta *m)
 	       m->structure[0];
 }
 
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const uint8_t *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 /* The records: every non-zero counter, ascending index. */
 static int write_records(int fd, struct dta_epoch_meta *m,
 			 const uint64_t *counters, uint32_t *crc)
@@ -198,14 +161,14 @@ static int write_records(int fd, struct dta_epoch_meta *m,
 			m->row0_sum += counters[i];
 		if (used == sizeof(buf)) {
 			*crc = dta_crc32c(*crc, buf, used);
-			err = write_all(fd, buf, used);
+			err = dta__write_all(fd, buf, used);
 			if (err)
 				return err;
 			used = 0;
 		}
 	}
 	*crc = dta_crc32c(*crc, buf, used);
-	return write_all(fd, buf, used);
+	return dta__write_all(fd, buf, used);
 }
 
 static void header_encode(const struct dta_epoch_meta *m, uint32_t data_crc,
@@ -227,82 +190,29 @@ static void header_encode(const struct dta_epoch_meta *m, uint32_t data_crc,
 	dta__put_le(h + H_HDR_CRC, dta_crc32c(0, h, DTA_EPOCH_HEADER_SIZE), 4);
 }
 
-/* The rename is durable only once the directory holding it is synced. */
-static int sync_dir_of(const char *path)
-{
-	char *copy = strdup(path);
-	int fd, err = 0;
-
-	if (!copy)
-		return -ENOMEM;
-	fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		err = -errno;
-	else if (fsync(fd) != 0 && errno != EINVAL)
-		err = -errno;
-	if (fd >= 0)
-		close(fd);
-	free(copy);
-	return err;
-}
-
 DTA_API int dta_epoch_write(const char *path, struct dta_epoch_meta *m,
 			    const uint64_t *counters)
 {
 	uint8_t hdr[DTA_EPOCH_HEADER_SIZE];
+	struct dta__file_tmp f;
 	uint32_t crc = 0;
-	char *tmp;
-	ssize_t n;
-	int fd, err;
+	int err;
 
 	if (!path || !path[0] || !m || !counters || !meta_ok(m) ||
 	    m->bank > 1)
 		return -EINVAL;
-	if (asprintf(&tmp, "%s.tmp.XXXXXX", path) < 0)
-		return -ENOMEM;
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		err = -errno;
-		goto err_free;
-	}
 	/* The file is the epoch's only copy once the bank is reset: the
-	 * owner's alone, whatever the umask. */
-	if (fchmod(fd, 0600) != 0 ||
-	    lseek(fd, DTA_EPOCH_HEADER_SIZE, SEEK_SET) < 0) {
-		err = -errno;
-		goto err_unlink;
-	}
-	err = write_records(fd, m, counters, &crc);
+	 * owner's alone (dta__file_begin()). */
+	err = dta__file_begin(path, DTA_EPOCH_HEADER_SIZE, &f);
 	if (err)
-		goto err_unlink;
+		return err;
+	err = write_records(f.fd, m, counters, &crc);
+	if (err) {
+		dta__file_abort(&f);
+		return err;
+	}
 	header_encode(m, crc, hdr);
-	n = pwrite(fd, hdr, sizeof(hdr), 0);
-	if (n != (ssize_t)sizeof(hdr)) {
-		err = n < 0 ? -errno : -EIO;
-		goto err_unlink;
-	}
-	if (fsync(fd) != 0) {
-		err = -errno;
-		goto err_unlink;
-	}
-	err = close(fd) ? -errno : 0;
-	fd = -1;
-	if (err)
-		goto err_unlink;
-	if (rename(tmp, path) != 0) {
-		err = -errno;
-		goto err_unlink;
-	}
-	free(tmp);
-	return sync_dir_of(path);
-
-err_unlink:
-	if (fd >= 0)
-		close(fd);
-	unlink(tmp);
-err_free:
-	free(tmp);
-	return err;
+	return dta__file_commit(&f, path, hdr, sizeof(hdr));
 }
 
 DTA_API int dta_epoch_parse(const void *buf, size_t len,

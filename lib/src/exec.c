@@ -442,6 +442,21 @@ static long sess_find(const struct dta_exec_session *s, const char *name)
  * the consumer, or reading (the text protocol words them differently). */
 enum ap_stage { AP_ARGS, AP_FOLLOW, AP_READ };
 
+/* Structure @i of @x if it is an Append structure with a list @list:
+ * 0 and *@out, or -ENOENT, -DTA_E_PRIMITIVE, -DTA_E_MISMATCH. */
+static int ap_list(const struct dta_exec *x, size_t i, uint32_t list,
+		   const struct xs **out)
+{
+	if (i >= x->n)
+		return -ENOENT;
+	if (x->s[i]->layout.primitive != DTA_PRIM_APPEND)
+		return -DTA_E_PRIMITIVE;
+	if (list >= x->s[i]->layout.g.ap.lists)
+		return -DTA_E_MISMATCH;
+	*out = x->s[i];
+	return 0;
+}
+
 static int ap_read(struct dta_exec_session *s, size_t i, uint32_t list,
 		   int from, void *buf, size_t max, uint64_t *lost,
 		   uint64_t *position, enum ap_stage *stage)
@@ -455,13 +470,9 @@ static int ap_read(struct dta_exec_session *s, size_t i, uint32_t list,
 	if (!s || !buf || max == 0 || max > DTA_EXEC_BATCH_MAX ||
 	    (from != DTA_EXEC_AP_OLDEST && from != DTA_EXEC_AP_NOW))
 		return -EINVAL;
-	if (i >= s->x->n)
-		return -ENOENT;
-	xs = s->x->s[i];
-	if (xs->layout.primitive != DTA_PRIM_APPEND)
-		return -DTA_E_PRIMITIVE;
-	if (list >= xs->layout.g.ap.lists)
-		return -DTA_E_MISMATCH;
+	err = ap_list(s->x, i, list, &xs);
+	if (err)
+		return err;
 	*stage = AP_FOLLOW;
 	for (unsigned k = 0; k < s->nrd; k++)
 		if (s->rd[k].i == i && s->rd[k].list == list)
@@ -497,13 +508,9 @@ DTA_API int dta_exec_ap_seek(struct dta_exec_session *s, size_t i,
 
 	if (!s)
 		return -EINVAL;
-	if (i >= s->x->n)
-		return -ENOENT;
-	xs = s->x->s[i];
-	if (xs->layout.primitive != DTA_PRIM_APPEND)
-		return -DTA_E_PRIMITIVE;
-	if (list >= xs->layout.g.ap.lists)
-		return -DTA_E_MISMATCH;
+	err = ap_list(s->x, i, list, &xs);
+	if (err)
+		return err;
 	err = dta_ap_reader_create_at(&xs->layout, xs->pub.area, list,
 				      position, &rd);
 	if (err)
@@ -548,13 +555,9 @@ DTA_API int dta_exec_ap_read_at(const struct dta_exec *x, size_t i,
 
 	if (!x || !buf || max == 0 || max > DTA_EXEC_BATCH_MAX)
 		return -EINVAL;
-	if (i >= x->n)
-		return -ENOENT;
-	xs = x->s[i];
-	if (xs->layout.primitive != DTA_PRIM_APPEND)
-		return -DTA_E_PRIMITIVE;
-	if (list >= xs->layout.g.ap.lists)
-		return -DTA_E_MISMATCH;
+	err = ap_list(x, i, list, &xs);
+	if (err)
+		return err;
 	if (cursor == DTA_EXEC_AP_CURSOR_OLDEST)
 		err = dta_ap_reader_create(&xs->layout, xs->pub.area, list, 0,
 					   &rd);

@@ -33,6 +33,37 @@ struct dta_region;
 _Atomic uint32_t *dta__region_notify_word(const struct dta_region *r,
 					  int write);
 
+/* Write all @len bytes at @buf to @fd (retrying short writes and EINTR):
+ * 0 or a negative errno (-EIO when the file takes no more). */
+int dta__write_all(int fd, const void *buf, size_t len);
+
+/*
+ * A file replaced whole (file.c): dta__file_begin() opens a temporary file
+ * beside @path, mode 0600 whatever the umask, positioned after
+ * @header_size bytes left for the header; the caller writes the body to
+ * @f->fd; dta__file_commit() writes the header at offset 0, syncs, renames
+ * the file over @path and syncs its directory. Both return 0 or a negative
+ * errno; on failure the temporary file is gone (dta__file_commit() and
+ * dta__file_begin() clean up themselves, dta__file_abort() is for the
+ * caller's own failures in between).
+ */
+struct dta__file_tmp {
+	char *tmp;
+	int fd;
+};
+int dta__file_begin(const char *path, size_t header_size,
+		    struct dta__file_tmp *f);
+int dta__file_commit(struct dta__file_tmp *f, const char *path,
+		     const void *hdr, size_t hdr_len);
+void dta__file_abort(struct dta__file_tmp *f);
+
+/* Bank @bank's counters of Key-Increment layout @l in @area (rows x
+ * width, row-major; keyincr.c), or NULL with *@err -EINVAL (no @l or
+ * @area), -DTA_E_PRIMITIVE or -DTA_E_MISMATCH (no such bank). */
+struct dta_layout;
+uint64_t *dta__ki_bank(const struct dta_layout *l, const void *area,
+		       unsigned bank, int *err);
+
 /* Lowercase hex of @len bytes at @p into @out (2 * @len chars, no NUL). */
 void dta__hex_put(char *out, const void *p, size_t len);
 /* @n hex digits at @s into @out (@n / 2 bytes): their count, or -1 when

@@ -180,18 +180,31 @@ DTA_API int dta_ki_query_batch(const struct dta_layout *l, const void *area,
 	return 0;
 }
 
+uint64_t *dta__ki_bank(const struct dta_layout *l, const void *area,
+		       unsigned bank, int *err)
+{
+	*err = -EINVAL;
+	if (!l || !area)
+		return NULL;
+	*err = -DTA_E_PRIMITIVE;
+	if (l->primitive != DTA_PRIM_KEY_INCREMENT)
+		return NULL;
+	*err = -DTA_E_MISMATCH;
+	if (bank >= l->g.ki.banks)
+		return NULL;
+	*err = 0;
+	return (uint64_t *)((uintptr_t)area + ki_offset(l, bank, 0, 0));
+}
+
 DTA_API int dta_ki_reset(const struct dta_layout *l, void *area, unsigned bank)
 {
 	uint64_t *c;
 	uint64_t n;
+	int err;
 
-	if (!l || !area)
-		return -EINVAL;
-	if (l->primitive != DTA_PRIM_KEY_INCREMENT)
-		return -DTA_E_PRIMITIVE;
-	if (bank >= l->g.ki.banks)
-		return -DTA_E_MISMATCH;
-	c = (uint64_t *)(void *)((uint8_t *)area + ki_offset(l, bank, 0, 0));
+	c = dta__ki_bank(l, area, bank, &err);
+	if (!c)
+		return err;
 	n = (uint64_t)l->g.ki.rows * l->g.ki.width;
 	for (uint64_t i = 0; i < n; i++)
 		__atomic_store_n(&c[i], 0, __ATOMIC_RELAXED);

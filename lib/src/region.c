@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -1005,22 +1004,6 @@ err_free:
 	return err;
 }
 
-static int write_all(int fd, const uint8_t *p, uint64_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, p, len > (1u << 30) ? (1u << 30) : len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += n;
-		len -= (uint64_t)n;
-	}
-	return 0;
-}
-
 /* The data area through a bounce buffer: the CRC covers exactly the bytes
  * written, although writers may change the live memory meanwhile. */
 static int write_data(int fd, const struct dta_region *r, uint32_t *crc)
@@ -1038,7 +1021,7 @@ static int write_data(int fd, const struct dta_region *r, uint32_t *crc)
 
 		memcpy(buf, src, n);
 		*crc = dta_crc32c(*crc, buf, n);
-		err = write_all(fd, buf, n);
+		err = dta__write_all(fd, buf, n);
 		src += n;
 		left -= n;
 	}
@@ -1046,91 +1029,32 @@ static int write_data(int fd, const struct dta_region *r, uint32_t *crc)
 	return err;
 }
 
-/* The rename is durable only once the directory holding it is synced. */
-static int sync_dir_of(const char *path)
-{
-	char *copy = strdup(path);
-	int fd, err = 0;
-
-	if (!copy)
-		return -ENOMEM;
-	fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		err = -errno;
-	else if (fsync(fd) != 0 && errno != EINVAL)
-		err = -errno;
-	if (fd >= 0)
-		close(fd);
-	free(copy);
-	return err;
-}
-
 DTA_API int dta_region_save(const struct dta_region *r, const char *path)
 {
 	uint8_t hdr[DTA_REGION_HEADER_SIZE];
 	struct dta_region tmp_r;
-	char *tmp;
-	ssize_t n;
-	int fd, err;
+	struct dta__file_tmp f;
+	int err;
 
 	if (!r || !path || !path[0])
 		return -EINVAL;
-	if (asprintf(&tmp, "%s.tmp.XXXXXX", path) < 0)
-		return -ENOMEM;
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		err = -errno;
-		goto err_free;
-	}
-	/* Snapshots are the owner's alone, whatever the umask. */
-	if (fchmod(fd, 0600) != 0) {
-		err = -errno;
-		goto err_unlink;
-	}
+	/* Snapshots are the owner's alone (dta__file_begin()). */
+	err = dta__file_begin(path, DTA_REGION_HEADER_SIZE, &f);
+	if (err)
+		return err;
 	/* A saved file is exactly header + data, whatever the mapping's
 	 * page rounding was; its header keeps the source's origin. */
 	tmp_r = *r;
 	tmp_r.map_size = DTA_REGION_HEADER_SIZE + r->layout.data_size;
 	tmp_r.saved_ns = now_ns();
-	if (lseek(fd, DTA_REGION_HEADER_SIZE, SEEK_SET) < 0) {
-		err = -errno;
-		goto err_unlink;
+	err = write_data(f.fd, r, &tmp_r.data_crc);
+	if (!err)
+		err = header_encode(&tmp_r, hdr);
+	if (err) {
+		dta__file_abort(&f);
+		return err;
 	}
-	err = write_data(fd, r, &tmp_r.data_crc);
-	if (err)
-		goto err_unlink;
-	err = header_encode(&tmp_r, hdr);
-	if (err)
-		goto err_unlink;
-	n = pwrite(fd, hdr, sizeof(hdr), 0);
-	if (n != (ssize_t)sizeof(hdr)) {
-		err = n < 0 ? -errno : -EIO;
-		goto err_unlink;
-	}
-	if (fsync(fd) != 0) {
-		err = -errno;
-		goto err_unlink;
-	}
-	if (close(fd) != 0) {
-		fd = -1;
-		err = -errno;
-		goto err_unlink;
-	}
-	fd = -1;
-	if (rename(tmp, path) != 0) {
-		err = -errno;
-		goto err_unlink;
-	}
-	free(tmp);
-	return sync_dir_of(path);
-
-err_unlink:
-	if (fd >= 0)
-		close(fd);
-	unlink(tmp);
-err_free:
-	free(tmp);
-	return err;
+	return dta__file_commit(&f, path, hdr, sizeof(hdr));
 }
 
 DTA_API int dta_region_copy(struct dta_region *dst,

@@ -10,35 +10,36 @@ import pytest
 sys.path.insert(0, os.path.dirname(__file__))
 import dtaenv  # noqa: E402
 
-STRUCTURES = """\
-[structure paths]
-primitive = key-write
-slots = 4096
-data = 20
-schema = path:u32[5]
+# The sections the tests' systems are built from: [structure NAME] with
+# these keys, in this order (structures() writes them).
+SECTIONS = {
+    "paths": (("primitive", "key-write"), ("slots", "4096"), ("data", "20"),
+              ("schema", "path:u32[5]")),
+    "events": (("primitive", "append"), ("lists", "2"), ("entry", "8"),
+               ("batches", "64"), ("batch", "16"),
+               ("schema", "seq:u32, value:u32")),
+    "flows": (("primitive", "postcard"), ("chunks", "4096"),
+              ("values", "1-80")),
+    "counts": (("primitive", "key-increment"), ("width", "4096")),
+    "raw": (("primitive", "key-write"), ("slots", "64"), ("data", "8")),
+}
 
-[structure events]
-primitive = append
-lists = 2
-entry = 8
-batches = 64
-batch = 16
-schema = seq:u32, value:u32
 
-[structure flows]
-primitive = postcard
-chunks = 4096
-values = 1-80
+def structures(*names, **changes):
+    """Configuration text of the SECTIONS @names, in that order, a blank line
+    between them; @changes maps a name to a dict of keys to change (in place)
+    or add (at its end), e.g. structures("counts", counts={"collector":
+    "east"})."""
+    out = []
+    for n in names:
+        keys = dict(SECTIONS[n])
+        keys.update(changes.get(n, {}))
+        out.append("[structure %s]\n" % n +
+                   "".join("%s = %s\n" % kv for kv in keys.items()))
+    return "\n".join(out)
 
-[structure counts]
-primitive = key-increment
-width = 4096
 
-[structure raw]
-primitive = key-write
-slots = 64
-data = 8
-"""
+STRUCTURES = structures("paths", "events", "flows", "counts", "raw")
 
 
 class System:
@@ -94,34 +95,12 @@ def targets(s):
     return t
 
 
-SHARDED = """\
-[structure paths]
-primitive = key-write
-slots = 4096
-data = 20
-schema = path:u32[5]
-collector = default, east
-
-[structure flows]
-primitive = postcard
-chunks = 4096
-values = 1-80
-collector = east, default
-
-[structure events]
-primitive = append
-lists = 2
-entry = 8
-batches = 64
-batch = 16
-schema = seq:u32, value:u32
-collector = default, east
-
-[structure counts]
-primitive = key-increment
-width = 4096
-collector = east
-"""
+SHARDED = structures(
+    "paths", "flows", "events", "counts",
+    paths={"collector": "default, east"},
+    flows={"collector": "east, default"},
+    events={"collector": "default, east"},
+    counts={"collector": "east"})
 
 
 @pytest.fixture(scope="session")

@@ -88,6 +88,15 @@ def free_ports(n):
         return port
 
 
+def tcp_port():
+    """A TCP port on 127.0.0.1 that nothing holds now (for the collector's
+    query_listen and api_listen)."""
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 class DtaSystem:
     """One collector (and translator while sending) with structures
     STRUCTURES (the [structure ...] sections' text)."""

@@ -14,28 +14,13 @@ import time
 import pytest
 
 import dtaenv
+from conftest import structures
 
 requests = pytest.importorskip("requests")
 
-STRUCTURES = """\
-[structure paths]
-primitive = key-write
-slots = 4096
-data = 20
-schema = path:u32[5]
-
-[structure events]
-primitive = append
-lists = 2
-entry = 8
-batches = 8
-batch = 4
-schema = seq:u32, value:u32
-
-[structure counts]
-primitive = key-increment
-width = 4096
-
+STRUCTURES = structures(
+    "paths", "events", "counts",
+    events={"batches": "8", "batch": "4"}) + """
 [structure private]
 primitive = key-write
 slots = 64
@@ -85,14 +70,6 @@ def make_pki(d):
                  "--outfile", os.path.join(d, name + ".pem"))
 
 
-def tcp_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
 class Api:
     pass
 
@@ -106,7 +83,7 @@ def api():
         pki = os.path.join(s.dir, "pki")
         os.mkdir(pki, 0o700)
         make_pki(pki)
-        port = tcp_port()
+        port = dtaenv.tcp_port()
         with open(s.conf) as f:
             text = f.read()
         text = text.replace(

@@ -13,37 +13,13 @@ import pytest
 
 import dta
 import dtaenv
-from conftest import fed_system
+from conftest import fed_system, structures
 from test_client import latest
 
-FLEET = """\
-[structure paths]
-primitive = key-write
-slots = 4096
-data = 20
-schema = path:u32[5]
-collector = default, east
-
-[structure flows]
-primitive = postcard
-chunks = 4096
-values = 1-80
-collector = default, east
-
-[structure events]
-primitive = append
-lists = 2
-entry = 8
-batches = 64
-batch = 16
-schema = seq:u32, value:u32
-collector = default, east
-
-[structure counts]
-primitive = key-increment
-width = 4096
-collector = default, east
-"""
+# Every structure over both collectors.
+FLEET = structures("paths", "flows", "events", "counts",
+                   **{n: {"collector": "default, east"}
+                      for n in ("paths", "flows", "events", "counts")})
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,6 @@ import errno
 import json
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 
@@ -22,13 +21,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 CERTS_SH = os.path.join(HERE, "..", "..", "tests", "tls_certs.sh")
 
 
-def tcp_port():
-    """A TCP port on 127.0.0.1 that nothing holds now."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def tls_system():
     if not shutil.which("certtool") or not os.path.exists(CERTS_SH):
@@ -37,7 +29,7 @@ def tls_system():
     # (without a sanitizer build's preloaded runtimes: child_env())
     subprocess.run(["sh", CERTS_SH, certs, "analyst", "other"], check=True,
                    env=dtaenv.child_env())
-    port = tcp_port()
+    port = dtaenv.tcp_port()
     extra = ("query_listen = 127.0.0.1:%d\ntls_cert = %s/server.pem\n"
              "tls_key = %s/server.key\ntls_ca = %s/ca.pem\n"
              % (port, certs, certs, certs))

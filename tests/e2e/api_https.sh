@@ -94,15 +94,7 @@ tls_key = $P/server.key
 tls_ca = $P/ca1.pem"
 
 # ---- refusals to start ----
-refuses() { # WHY-PATTERN
-	if "$COLLECTOR" -c "$C" > "$E2E/refused.log" 2>&1; then
-		echo "FAIL: the collector started with: $(grep -v '^\[' "$C" | head -n 8)" >&2
-		exit 1
-	fi
-	grep -q "$1" "$E2E/refused.log" || {
-		echo "FAIL: no '$1' in:" >&2; cat "$E2E/refused.log" >&2; exit 1; }
-	echo "ok: refused to start: $(grep -m1 "$1" "$E2E/refused.log")"
-}
+refuses() { e2e_collector_refuses "$C" "$1"; }
 conf "api_listen = $API"
 refuses "needs tls_cert, tls_key and tls_ca"
 conf "api_listen = $API" "tls_cert = $P/server.pem" "tls_key = $P/server.key"

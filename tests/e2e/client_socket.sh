@@ -14,30 +14,7 @@ C=$E2E/dta.conf
 {
 	e2e_conf_head
 	echo "pc_timeout_ms = 60000"
-	cat <<EOF
-[structure paths]
-primitive = key-write
-slots = 256K
-data = 20
-schema = path:u32[5]
-
-[structure postcards]
-primitive = postcard
-chunks = 64K
-values = 1-80
-
-[structure events]
-primitive = append
-lists = 2
-batches = 64
-entry = 8
-
-[structure counters]
-primitive = key-increment
-width = 64K
-rows = 3
-banks = 2
-EOF
+	e2e_client_structures 256K 64K
 } > "$C"
 e2e_start_collector
 e2e_start_translator -q

@@ -32,24 +32,9 @@ for T in "unix:$E2E/collector.sock" "map:$E2E/dta.conf" \
 		"same $s0"
 	e2e_expect "$T: a wait that times out" \
 		"$("$PROBE" "$T" paths "$s0" 100)" "same $s0"
-	"$PROBE" "$T" paths "$s0" 600000 > "$E2E/woken" 2> "$E2E/probe.log" &
-	WPID=$!
-	E2E_PIDS=$WPID
-	i=0
-	while ! grep -q '^ready' "$E2E/probe.log"; do
-		i=$((i + 1))
-		[ $i -le 600 ] || { echo "FAIL: $T: probe not ready" >&2; exit 1; }
-		sleep 0.05
-	done
 	rep=$((rep + 1))
-	e2e_gen -t kw -n 20 -k 20 -r 10000 --immediate -s $rep --reporter $rep
-	wait $WPID || { echo "FAIL: $T: the waiter failed" >&2
-			cat "$E2E/woken" "$E2E/probe.log" >&2; exit 1; }
-	E2E_PIDS=
-	set -- $(cat "$E2E/woken")
-	[ "$1" = moved ] && [ "$2" != "$s0" ] ||
-		{ echo "FAIL: $T: woken with '$(cat "$E2E/woken")'" >&2; exit 1; }
-	echo "ok: $T: $s0 -> $2"
+	e2e_wake "$PROBE" "$T" paths "$s0" $rep "$T"
+	echo "ok: $T: $s0 -> $E2E_WOKEN"
 done
 # Snapshot files: nothing arrives there, and the client says so.
 e2e_query snapshot > /dev/null

@@ -17,88 +17,27 @@
 # their built-in schema. No timing asserts: conditions are
 # waited for with generous bounds, counters printed on failure.
 . "$(dirname "$0")/lib.sh"
-CH=$(command -v clickhouse-server || true)
-CHC=$(command -v clickhouse-client || true)
-if [ -z "$CH" ] || [ -z "$CHC" ]; then
-	echo "SKIP: clickhouse-server/clickhouse-client not installed (apt-get install clickhouse-server clickhouse-client)"
-	exit 77
-fi
-command -v curl > /dev/null || { echo "SKIP: curl not installed"; exit 77; }
+e2e_need_clickhouse
 EXPORT=$1/export/dta-export
 [ -x "$EXPORT" ] || { echo "SKIP: dta-export not built (libcurl missing)"; exit 77; }
 e2e_init export_clickhouse "$1"
 
 # Ports: HTTP, native, interserver for each server, and metrics: ones
 # the kernel gives out as free now (other tests run beside this one).
-set -- $(/usr/bin/python3 -c '
-import socket
-ss = [socket.socket() for _ in range(7)]
-for s in ss:
-    s.bind(("127.0.0.1", 0))
-print(" ".join(str(s.getsockname()[1]) for s in ss))')
+set -- $(e2e_free_ports 7)
 HTTP_A=$1 TCP_A=$2 IS_A=$3 HTTP_B=$4 TCP_B=$5 IS_B=$6 METRICS=$7
 
-ch_conf() { # DIR HTTP TCP INTERSERVER
-	mkdir -p "$1/data" "$1/tmp" "$1/user_files" "$1/log"
-	cat > "$1/config.xml" <<EOF
-<?xml version="1.0"?>
-<yandex>
-  <logger><level>warning</level><log>$1/log/server.log</log>
-    <errorlog>$1/log/err.log</errorlog></logger>
-  <listen_host>127.0.0.1</listen_host>
-  <http_port>$2</http_port>
-  <tcp_port>$3</tcp_port>
-  <interserver_http_port>$4</interserver_http_port>
-  <interserver_http_host>127.0.0.1</interserver_http_host>
-  <path>$1/data/</path>
-  <tmp_path>$1/tmp/</tmp_path>
-  <user_files_path>$1/user_files/</user_files_path>
-  <format_schema_path>$1/format_schemas/</format_schema_path>
-  <users_config>$1/users.xml</users_config>
-  <default_profile>default</default_profile>
-  <default_database>default</default_database>
-  <mark_cache_size>67108864</mark_cache_size>
-  <max_concurrent_queries>50</max_concurrent_queries>
-  <remote_servers>
-    <dta>
-      <shard><replica><host>127.0.0.1</host><port>$TCP_A</port></replica></shard>
-      <shard><replica><host>127.0.0.1</host><port>$TCP_B</port></replica></shard>
-    </dta>
-  </remote_servers>
-</yandex>
-EOF
-	cat > "$1/users.xml" <<EOF
-<?xml version="1.0"?>
-<yandex>
-  <profiles><default><max_memory_usage>2000000000</max_memory_usage></default></profiles>
-  <users><default><password></password><networks><ip>127.0.0.1</ip></networks>
-    <profile>default</profile><quota>default</quota></default></users>
-  <quotas><default><interval><duration>3600</duration><queries>0</queries>
-    <errors>0</errors><result_rows>0</result_rows><read_rows>0</read_rows>
-    <execution_time>0</execution_time></interval></default></quotas>
-</yandex>
-EOF
-}
-
 ch_start() { # NAME HTTP
-	"$CH" --config-file="$E2E/ch_$1/config.xml" > "$E2E/ch_$1.log" 2>&1 &
-	eval "CH_PID_$1=$!"
-	E2E_PIDS="$E2E_PIDS $!"
-	i=0
-	until [ "$(curl -s "http://127.0.0.1:$2/ping" 2>/dev/null)" = "Ok." ]; do
-		i=$((i + 1))
-		[ $i -le 1200 ] || { echo "FAIL: clickhouse-server $1 did not start" >&2
-			tail -20 "$E2E/ch_$1/log/err.log" >&2; return 1; }
-		sleep 0.1
-	done
+	e2e_ch_start "$E2E/ch_$1" "$2"
+	eval "CH_PID_$1=$E2E_CH_PID"
 }
 
 # One query against server A (the Distributed tables span both).
 chq() { "$CHC" --port "$TCP_A" -q "$1"; }
 
 INT_PORT=$((E2E_PORT + 1))
-ch_conf "$E2E/ch_a" $HTTP_A $TCP_A $IS_A
-ch_conf "$E2E/ch_b" $HTTP_B $TCP_B $IS_B
+e2e_ch_conf "$E2E/ch_a" $HTTP_A $TCP_A $IS_A $TCP_A $TCP_B
+e2e_ch_conf "$E2E/ch_b" $HTTP_B $TCP_B $IS_B $TCP_A $TCP_B
 ch_start a $HTTP_A
 ch_start b $HTTP_B
 
@@ -235,13 +174,19 @@ for p in $TCP_A $TCP_B; do
 done
 e2e_expect "rows over both shards" $sum "$(rows)"
 
+# gen N RATE in the background (GEN_PID), returning once rows arrive
+# (or after 30 s): what follows happens mid-stream.
+gen_midstream() {
+	gen "$1" "$2" &
+	GEN_PID=$!
+	i=0
+	r0=$(rows)
+	until [ "$(rows)" -gt "$r0" ] || [ $i -gt 600 ]; do i=$((i + 1)); sleep 0.05; done
+}
+
 # 2. A ClickHouse server killed mid-stream, restarted later.
 f0=$(metric dta_export_sink_failures_total)
-gen 10000 20000 &
-GEN_PID=$!
-i=0
-r0=$(rows)
-until [ "$(rows)" -gt "$r0" ] || [ $i -gt 600 ]; do i=$((i + 1)); sleep 0.05; done
+gen_midstream 10000 20000
 kill -KILL $CH_PID_b
 wait $CH_PID_b 2>/dev/null || true
 wait $GEN_PID
@@ -258,11 +203,7 @@ wait_settled "shard restarted"
 check "shard restarted"
 
 # 3. dta-export killed mid-stream, restarted: resumes from its cursors.
-gen 20000 10000 &
-GEN_PID=$!
-i=0
-r0=$(rows)
-until [ "$(rows)" -gt "$r0" ] || [ $i -gt 600 ]; do i=$((i + 1)); sleep 0.05; done
+gen_midstream 20000 10000
 kill -KILL $EXP_PID
 wait $EXP_PID 2>/dev/null || true
 exp_start

@@ -8,13 +8,7 @@
 # (collector, epoch, row, column) is distinct. Then with ClickHouse killed:
 # the files stay until it is back, and the same holds after.
 . "$(dirname "$0")/lib.sh"
-CH=$(command -v clickhouse-server || true)
-CHC=$(command -v clickhouse-client || true)
-if [ -z "$CH" ] || [ -z "$CHC" ]; then
-	echo "SKIP: clickhouse-server/clickhouse-client not installed"
-	exit 77
-fi
-command -v curl > /dev/null || { echo "SKIP: curl not installed"; exit 77; }
+e2e_need_clickhouse
 EXPORT=$1/export/dta-export
 [ -x "$EXPORT" ] || { echo "SKIP: dta-export not built (libcurl missing)"; exit 77; }
 e2e_init export_epochs "$1"
@@ -22,68 +16,23 @@ PY=/usr/bin/python3
 CHECK=$(dirname "$0")/epoch_check.py
 WIDTH=2048
 ROWS=2
-P0=$((20000 + ($$ % 4000) * 8 + 7))
-HTTP=$P0 TCP=$((P0 + 1)) IS=$((P0 + 2)) METRICS=$((P0 + 3))
+set -- $(e2e_free_ports 4)
+HTTP=$1 TCP=$2 IS=$3 METRICS=$4
 
 # One ClickHouse server, its own cluster "dta" of one shard.
 CHD=$E2E/ch
-mkdir -p "$CHD/data" "$CHD/tmp" "$CHD/user_files" "$CHD/log"
-cat > "$CHD/config.xml" <<EOF
-<?xml version="1.0"?>
-<yandex>
-  <logger><level>warning</level><log>$CHD/log/server.log</log>
-    <errorlog>$CHD/log/err.log</errorlog></logger>
-  <listen_host>127.0.0.1</listen_host>
-  <http_port>$HTTP</http_port>
-  <tcp_port>$TCP</tcp_port>
-  <interserver_http_port>$IS</interserver_http_port>
-  <path>$CHD/data/</path>
-  <tmp_path>$CHD/tmp/</tmp_path>
-  <user_files_path>$CHD/user_files/</user_files_path>
-  <users_config>$CHD/users.xml</users_config>
-  <default_profile>default</default_profile>
-  <default_database>default</default_database>
-  <mark_cache_size>67108864</mark_cache_size>
-  <remote_servers><dta><shard><replica><host>127.0.0.1</host>
-    <port>$TCP</port></replica></shard></dta></remote_servers>
-</yandex>
-EOF
-cat > "$CHD/users.xml" <<EOF
-<?xml version="1.0"?>
-<yandex>
-  <profiles><default><max_memory_usage>2000000000</max_memory_usage></default></profiles>
-  <users><default><password></password><networks><ip>127.0.0.1</ip></networks>
-    <profile>default</profile><quota>default</quota></default></users>
-  <quotas><default><interval><duration>3600</duration><queries>0</queries>
-    <errors>0</errors><result_rows>0</result_rows><read_rows>0</read_rows>
-    <execution_time>0</execution_time></interval></default></quotas>
-</yandex>
-EOF
+e2e_ch_conf "$CHD" $HTTP $TCP $IS
 ch_start() {
-	"$CH" --config-file="$CHD/config.xml" > "$E2E/ch.log" 2>&1 &
-	CH_PID=$!
-	E2E_PIDS="$E2E_PIDS $!"
-	i=0
-	until [ "$(curl -s "http://127.0.0.1:$HTTP/ping" 2>/dev/null)" = "Ok." ]; do
-		i=$((i + 1))
-		[ $i -le 1200 ] || { echo "FAIL: clickhouse-server did not start" >&2
-			tail -20 "$CHD/log/err.log" >&2; exit 1; }
-		sleep 0.1
-	done
+	e2e_ch_start "$CHD" $HTTP
+	CH_PID=$E2E_CH_PID
 }
 chq() { "$CHC" --port "$TCP" -q "$1"; }
 ch_start
 
 {
 	e2e_conf_head
+	e2e_epoch_counters $WIDTH $ROWS
 	cat <<EOF
-
-[structure counters]
-primitive = key-increment
-width = $WIDTH
-rows = $ROWS
-banks = 2
-epoch = 2
 
 [export]
 clickhouse_url = http://127.0.0.1:$HTTP
@@ -147,10 +96,10 @@ epochs_ch=$(chq "SELECT uniqExact(epoch) FROM dta_counters")
 # ClickHouse down: epochs close, their files stay until it is back.
 kill -KILL $CH_PID
 wait $CH_PID 2>/dev/null || true
-closed0=$(e2e_query stats | tr ',{}' '\n\n\n' | sed -n 's/^"files":\([0-9]*\)$/\1/p')
+closed0=$(e2e_coll_stat files)
 for s in 4 5 6; do gen $s; done
 more_files() {
-	[ "$(e2e_query stats | tr ',{}' '\n\n\n' | sed -n 's/^"files":\([0-9]*\)$/\1/p')" -gt "$closed0" ]
+	[ "$(e2e_coll_stat files)" -gt "$closed0" ]
 }
 e2e_retry more_files
 n=$(files_left)

@@ -20,41 +20,13 @@ socket = $E2E/c0.sock
 name = e2e-fleet-$$-east
 socket = $E2E/c1.sock
 
-[translator]
-port = $E2E_PORT
-bind = 127.0.0.1
-
-[structure paths]
-primitive = key-write
-slots = 1M
-data = 20
-collector = default, east
-
-[structure events]
-primitive = append
-lists = 2
-entry = 8
-batches = 1024
-collector = default, east
-
-[structure counters]
-primitive = key-increment
-width = 64K
-collector = default, east
 EOF
+e2e_fleet_structures >> "$E2E/dta.conf"
 e2e_start_pair
-e2e_start_translator -q
-e2e_gen -t kw -n 4000 -k 2000 -r 50000 -T "$E2E/kw.truth"
-e2e_gen -t ap -n 4000 --lists 4 --entry 8 -r 50000 -T "$E2E/ap.truth"
-e2e_gen -t ki -n 6000 -k 600 -r 50000 -T "$E2E/ki.truth"
-for t in kw ap ki; do
-	e2e_retry e2e_query verify --truth "$E2E/$t.truth" --min-success 1
-done
-e2e_stop_translator
+e2e_fleet_load
 
 # The truth, independently of the client: keys and their data; each
 # collector's share from its own socket (it finds only its keys).
-awk '$1 == "kw" { print "0x" $2 }' "$E2E/kw.truth" > "$E2E/kw.keys"
 for i in 0 1; do
 	"$QUERY" -c "$E2E/dta.conf" --socket "$E2E/c$i.sock" --json \
 		kw get paths - < "$E2E/kw.keys" > "$E2E/kw.c$i" || true
@@ -169,11 +141,7 @@ check_ki "$E2E/ki.whole" "$(cat "$E2E/ki.whole.rc")" "$kisum" ""
 
 # East dies: its socket refuses (the file stays behind), its regions
 # stay in shared memory for the next east to reattach.
-set -- $E2E_PIDS
-c0=$1
-kill -KILL "$2"
-wait "$2" 2>/dev/null || true
-E2E_PIDS=$c0
+e2e_kill_east
 fleet_ask dead
 cat "$E2E/kw.dead.err" >&2
 grep -q "collector east did not answer" "$E2E/kw.dead.err"
@@ -189,7 +157,7 @@ grep -q "east" "$E2E/one.err"
 
 # East back, with what it held.
 "$COLLECTOR" -c "$E2E/dta.conf" --collector east > "$E2E/c1.log" 2>&1 &
-E2E_PIDS="$c0 $!"
+E2E_PIDS="$E2E_PIDS $!"
 e2e_wait_ready "$E2E/c1.log" "collector east"
 fleet_ask back
 check_kw back "$E2E/kw.back" "$(cat "$E2E/kw.back.rc")" ""

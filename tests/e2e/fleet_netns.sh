@@ -64,18 +64,9 @@ done
 	printf 'query_listen = %s:7300\nendpoint = %s:7300\n' "$B" "$B"
 	printf 'tls_cert = %s/pki/B.pem\ntls_key = %s/pki/B.key\n' "$E2E" "$E2E"
 	printf 'tls_ca = %s/pki/ca.pem\n' "$E2E"
-	printf '[translator]\nport = %s\nbind = 127.0.0.1\n' "$E2E_PORT"
-	printf '[structure paths]\nprimitive = key-write\nslots = 1M\n'
-	printf 'data = 20\ncollector = default, east\n'
-	printf '[structure events]\nprimitive = append\nlists = 2\nentry = 8\n'
-	printf 'batches = 1024\ncollector = default, east\n'
-	printf '[structure counters]\nprimitive = key-increment\nwidth = 64K\n'
-	printf 'collector = default, east\n'
+	e2e_fleet_structures
 } > "$E2E/dta.conf"
-DTA_TLS_CA=$E2E/pki/ca.pem
-DTA_TLS_CERT=$E2E/pki/analyst.pem
-DTA_TLS_KEY=$E2E/pki/analyst.key
-export DTA_TLS_CA DTA_TLS_CERT DTA_TLS_KEY
+e2e_tls_client "$E2E/pki" analyst
 
 # Each collector on its host ("ip netns exec" execs it: $! is its pid).
 ip netns exec "$NA" "$COLLECTOR" -c "$E2E/dta.conf" > "$E2E/c0.log" 2>&1 &
@@ -86,28 +77,9 @@ e2e_wait_ready "$E2E/c0.log" "collector on host A"
 e2e_wait_ready "$E2E/c1.log" "collector on host B"
 # One translator writes both collectors' shared memory (shared between
 # the namespaces: only the network is separate).
-e2e_start_translator -q
-e2e_gen -t kw -n 4000 -k 2000 -r 50000 -T "$E2E/kw.truth"
-e2e_gen -t ap -n 4000 --lists 4 --entry 8 -r 50000 -T "$E2E/ap.truth"
-e2e_gen -t ki -n 6000 -k 600 -r 50000 -T "$E2E/ki.truth"
-e2e_retry e2e_query verify --truth "$E2E/ap.truth" --min-success 1
-e2e_stop_translator
-awk '$1 == "kw" { print "0x" $2 }' "$E2E/kw.truth" > "$E2E/kw.keys"
+e2e_fleet_load
 
-ask() { # VIA TAG
-	set +e
-	{
-		e2e_query --via "$1" --json --timeout 3000 kw get paths - \
-			< "$E2E/kw.keys"
-		echo "kw exit $?"
-		e2e_query --via "$1" --json --timeout 3000 ap tail events all \
-			-n 100000
-		echo "ap exit $?"
-		e2e_query --via "$1" --json --timeout 3000 ki total counters
-		echo "ki exit $?"
-	} > "$E2E/$2.$1" 2> "$E2E/$2.$1.err"
-	set -e
-}
+ask() { e2e_fleet_ask "$1" "$2" 3000; }
 
 ask socket whole
 ask endpoint whole

@@ -29,43 +29,13 @@ P1=$((E2E_PORT + 1))
 		printf 'tls_key = %s/pki/server.key\n' "$E2E"
 		printf 'tls_ca = %s/pki/ca.pem\n' "$E2E"
 	done
-	printf '[translator]\nport = %s\nbind = 127.0.0.1\n' "$E2E_PORT"
-	printf '[structure paths]\nprimitive = key-write\nslots = 1M\n'
-	printf 'data = 20\ncollector = default, east\n'
-	printf '[structure events]\nprimitive = append\nlists = 2\nentry = 8\n'
-	printf 'batches = 1024\ncollector = default, east\n'
-	printf '[structure counters]\nprimitive = key-increment\nwidth = 64K\n'
-	printf 'collector = default, east\n'
+	e2e_fleet_structures
 } > "$E2E/dta.conf"
-DTA_TLS_CA=$E2E/pki/ca.pem
-DTA_TLS_CERT=$E2E/pki/analyst.pem
-DTA_TLS_KEY=$E2E/pki/analyst.key
-export DTA_TLS_CA DTA_TLS_CERT DTA_TLS_KEY
+e2e_tls_client "$E2E/pki" analyst
 e2e_start_pair
-e2e_start_translator -q
-e2e_gen -t kw -n 4000 -k 2000 -r 50000 -T "$E2E/kw.truth"
-e2e_gen -t ap -n 4000 --lists 4 --entry 8 -r 50000 -T "$E2E/ap.truth"
-e2e_gen -t ki -n 6000 -k 600 -r 50000 -T "$E2E/ki.truth"
-e2e_retry e2e_query verify --truth "$E2E/ap.truth" --min-success 1
-e2e_stop_translator
-awk '$1 == "kw" { print "0x" $2 }' "$E2E/kw.truth" > "$E2E/kw.keys"
+e2e_fleet_load
 
-# ask VIA TAG: kw get of every key, ap tail of every list, ki total; the
-# outputs and exit statuses in TAG.VIA, stderr in TAG.VIA.err.
-ask() {
-	set +e
-	{
-		e2e_query --via "$1" --json --timeout 5000 kw get paths - \
-			< "$E2E/kw.keys"
-		echo "kw exit $?"
-		e2e_query --via "$1" --json --timeout 5000 ap tail events all \
-			-n 100000
-		echo "ap exit $?"
-		e2e_query --via "$1" --json --timeout 5000 ki total counters
-		echo "ki exit $?"
-	} > "$E2E/$2.$1" 2> "$E2E/$2.$1.err"
-	set -e
-}
+ask() { e2e_fleet_ask "$1" "$2" 5000; }
 
 # same TAG: the endpoint answers are the socket ones, byte for byte.
 same() {
@@ -104,11 +74,7 @@ set -e
 cat "$E2E/nocert.err"
 e2e_expect "exit status without a client certificate" $rc 3
 
-set -- $E2E_PIDS
-c0=$1
-kill -KILL "$2"
-wait "$2" 2>/dev/null || true
-E2E_PIDS=$c0
+e2e_kill_east
 same dead
 for q in kw ap ki; do
 	grep -q "^$q exit 4\$" "$E2E/dead.endpoint"
@@ -118,7 +84,7 @@ test "$(grep -c '"status":"unavailable"' "$E2E/dead.endpoint")" -gt 0
 grep -q "127.0.0.1:$P1" "$E2E/dead.endpoint.err"
 
 "$COLLECTOR" -c "$E2E/dta.conf" --collector east > "$E2E/c1.log" 2>&1 &
-E2E_PIDS="$c0 $!"
+E2E_PIDS="$E2E_PIDS $!"
 e2e_wait_ready "$E2E/c1.log" "collector east"
 same back
 cmp "$E2E/whole.endpoint" "$E2E/back.endpoint"

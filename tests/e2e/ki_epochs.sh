@@ -14,15 +14,7 @@ WIDTH=4096
 ROWS=3
 {
 	e2e_conf_head | sed "s/^\[collector\]\$/&\nmetrics_listen = 127.0.0.1:$((E2E_PORT + 1))/"
-	cat <<EOF
-
-[structure counters]
-primitive = key-increment
-width = $WIDTH
-rows = $ROWS
-banks = 2
-epoch = 2
-EOF
+	e2e_epoch_counters $WIDTH $ROWS
 } > "$E2E/dta.conf"
 EPOCHS=$E2E/snapshots/epochs
 e2e_start_collector
@@ -68,7 +60,7 @@ grep -q "\"increments\":$total," "$E2E/stats.json" ||
 	{ echo "FAIL: stats do not count $total increments" >&2; cat "$E2E/stats.json" >&2; exit 1; }
 grep -q '"failed_dir":0,"failed_write":0,"failed_memory":0' "$E2E/stats.json" ||
 	{ echo "FAIL: epoch close failures counted" >&2; cat "$E2E/stats.json" >&2; exit 1; }
-closed=$(tr ',{}' '\n\n\n' < "$E2E/stats.json" | sed -n 's/^"closed":\([0-9]*\)$/\1/p')
+closed=$(e2e_json_num closed < "$E2E/stats.json")
 [ "$closed" -ge "$n" ] || { echo "FAIL: $closed epochs closed < $n files" >&2; exit 1; }
 curl -s "http://127.0.0.1:$((E2E_PORT + 1))/metrics" > "$E2E/metrics.txt"
 grep -q "^dta_collector_epoch_increments_total{collector=\"[^\"]*\"} $total\$" "$E2E/metrics.txt"

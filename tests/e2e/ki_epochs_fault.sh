@@ -16,15 +16,7 @@ ROWS=2
 EPOCHS=$E2E/blocked/epochs
 {
 	e2e_conf_head | sed "s|^\[collector\]\$|&\nepoch_dir = $EPOCHS|"
-	cat <<EOF
-
-[structure counters]
-primitive = key-increment
-width = $WIDTH
-rows = $ROWS
-banks = 2
-epoch = 2
-EOF
+	e2e_epoch_counters $WIDTH $ROWS
 } > "$E2E/dta.conf"
 echo "not a directory" > "$E2E/blocked"
 e2e_start_collector
@@ -34,8 +26,7 @@ e2e_gen -t ki -n 3000 -k 300 -r 3000 -T "$E2E/ki.truth"
 total=$(awk '$1 == "ki" { s += $3 } END { print s + 0 }' "$E2E/ki.truth")
 e2e_stop_translator
 
-stat_of() { e2e_query stats | tr ',{}' '\n\n\n' | sed -n "s/^\"$1\":\([0-9]*\)\$/\1/p"; }
-failed() { [ "$(stat_of failed_dir)" -ge 1 ]; }
+failed() { [ "$(e2e_coll_stat failed_dir)" -ge 1 ]; }
 e2e_retry failed
 grep -q "counters: epoch [0-9]* not closed (dir): cannot create $EPOCHS: Not a directory" \
 	"$E2E/collector.log"
@@ -43,7 +34,7 @@ grep -q "counters: epoch [0-9]* not closed (dir): cannot create $EPOCHS: Not a d
 e2e_query snapshot > /dev/null
 banks_sum=$($PY "$CHECK" banks "$E2E/snapshots/counters.dta" $ROWS $WIDTH)
 e2e_expect "increments still in the banks" "$banks_sum" "$total"
-e2e_expect "epochs closed while failing" "$(stat_of files)" 0
+e2e_expect "epochs closed while failing" "$(e2e_coll_stat files)" 0
 awk '$1 == "ki" { print "0x" $2, $3 }' "$E2E/ki.truth" > "$E2E/keys"
 cut -d' ' -f1 "$E2E/keys" | e2e_query ki get counters - --bank 0 | awk '{ print $NF }' > "$E2E/b0"
 cut -d' ' -f1 "$E2E/keys" | e2e_query ki get counters - --bank 1 | awk '{ print $NF }' > "$E2E/b1"
@@ -57,8 +48,8 @@ mkdir -m 0777 "$E2E/new" "$E2E/new/epochs"
 chmod 0777 "$E2E/new/epochs"
 rm "$E2E/blocked"
 mv "$E2E/new" "$E2E/blocked"
-d0=$(stat_of failed_dir)
-more() { [ "$(stat_of failed_dir)" -gt "$d0" ]; }
+d0=$(e2e_coll_stat failed_dir)
+more() { [ "$(e2e_coll_stat failed_dir)" -gt "$d0" ]; }
 e2e_retry more
 grep -q "refusing $EPOCHS: it must be a directory owned by us" "$E2E/collector.log"
 

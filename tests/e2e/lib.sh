@@ -266,7 +266,7 @@ e2e_stop_collector() {
 
 # A counter from the translator's final JSON (after e2e_stop_translator).
 e2e_stat() {
-	tr ',{}' '\n\n\n' < "$E2E/translator.out" | sed -n "s/^\"$1\":\([0-9]*\)$/\1/p"
+	e2e_json_num "$1" < "$E2E/translator.out"
 }
 
 e2e_expect() { # WHAT GOT WANT
@@ -375,4 +375,265 @@ e2e_tls_certs() { # DIR NAME[=CN]..
 	command -v certtool >/dev/null ||
 		{ echo "SKIP: certtool (gnutls-bin) is not installed"; exit 77; }
 	sh "$(dirname "$0")/../tls_certs.sh" "$@"
+}
+
+# Ports the kernel gives out as free now, N of them, on one line (for
+# servers whose ports cannot follow E2E_PORT; other tests run beside).
+e2e_free_ports() { # N
+	/usr/bin/python3 -c '
+import socket, sys
+ss = [socket.socket() for _ in range(int(sys.argv[1]))]
+for s in ss:
+    s.bind(("127.0.0.1", 0))
+print(" ".join(str(s.getsockname()[1]) for s in ss))' "$1"
+}
+
+# ClickHouse for the exporter's tests: CH and CHC set to the server and
+# client, and curl present; or the test skips (exit 77) saying which.
+e2e_need_clickhouse() {
+	CH=$(command -v clickhouse-server || true)
+	CHC=$(command -v clickhouse-client || true)
+	if [ -z "$CH" ] || [ -z "$CHC" ]; then
+		echo "SKIP: clickhouse-server/clickhouse-client not installed (apt-get install clickhouse-server clickhouse-client)"
+		exit 77
+	fi
+	command -v curl > /dev/null || { echo "SKIP: curl not installed"; exit 77; }
+}
+
+# A private clickhouse-server's configuration and directories in DIR:
+# loopback only, its own HTTP, native and interserver ports, user
+# "default" without password from 127.0.0.1, and a cluster "dta" of one
+# shard per native port SHARD_TCP given (none given: this server alone).
+e2e_ch_conf() { # DIR HTTP TCP INTERSERVER [SHARD_TCP]...
+	_d=$1 _http=$2 _tcp=$3 _is=$4
+	shift 4
+	[ $# -gt 0 ] || set -- "$_tcp"
+	mkdir -p "$_d/data" "$_d/tmp" "$_d/user_files" "$_d/log"
+	{
+		cat <<EOF2
+<?xml version="1.0"?>
+<yandex>
+  <logger><level>warning</level><log>$_d/log/server.log</log>
+    <errorlog>$_d/log/err.log</errorlog></logger>
+  <listen_host>127.0.0.1</listen_host>
+  <http_port>$_http</http_port>
+  <tcp_port>$_tcp</tcp_port>
+  <interserver_http_port>$_is</interserver_http_port>
+  <interserver_http_host>127.0.0.1</interserver_http_host>
+  <path>$_d/data/</path>
+  <tmp_path>$_d/tmp/</tmp_path>
+  <user_files_path>$_d/user_files/</user_files_path>
+  <format_schema_path>$_d/format_schemas/</format_schema_path>
+  <users_config>$_d/users.xml</users_config>
+  <default_profile>default</default_profile>
+  <default_database>default</default_database>
+  <mark_cache_size>67108864</mark_cache_size>
+  <max_concurrent_queries>50</max_concurrent_queries>
+  <remote_servers>
+    <dta>
+EOF2
+		for _p; do
+			echo "      <shard><replica><host>127.0.0.1</host><port>$_p</port></replica></shard>"
+		done
+		cat <<EOF2
+    </dta>
+  </remote_servers>
+</yandex>
+EOF2
+	} > "$_d/config.xml"
+	cat > "$_d/users.xml" <<EOF2
+<?xml version="1.0"?>
+<yandex>
+  <profiles><default><max_memory_usage>2000000000</max_memory_usage></default></profiles>
+  <users><default><password></password><networks><ip>127.0.0.1</ip></networks>
+    <profile>default</profile><quota>default</quota></default></users>
+  <quotas><default><interval><duration>3600</duration><queries>0</queries>
+    <errors>0</errors><result_rows>0</result_rows><read_rows>0</read_rows>
+    <execution_time>0</execution_time></interval></default></quotas>
+</yandex>
+EOF2
+}
+
+# Start the clickhouse-server configured in DIR (e2e_ch_conf; its output
+# in DIR.log) and wait until HTTP port HTTP answers /ping; fail showing
+# its error log if it does not within 120 s. Its pid in E2E_CH_PID (and
+# in E2E_PIDS, stopped on exit).
+e2e_ch_start() { # DIR HTTP
+	"$CH" --config-file="$1/config.xml" > "$1.log" 2>&1 &
+	E2E_CH_PID=$!
+	E2E_PIDS="$E2E_PIDS $!"
+	_i=0
+	until [ "$(curl -s "http://127.0.0.1:$2/ping" 2>/dev/null)" = "Ok." ]; do
+		_i=$((_i + 1))
+		[ $_i -le 1200 ] || { echo "FAIL: clickhouse-server in $1 did not start" >&2
+			tail -20 "$1/log/err.log" >&2; return 1; }
+		sleep 0.1
+	done
+}
+
+# The fleet tests' [translator] and structures: Key-Write, Append and
+# Key-Increment, each spread over [collector] and [collector east].
+e2e_fleet_structures() {
+	cat <<EOF2
+[translator]
+port = $E2E_PORT
+bind = 127.0.0.1
+
+[structure paths]
+primitive = key-write
+slots = 1M
+data = 20
+collector = default, east
+
+[structure events]
+primitive = append
+lists = 2
+entry = 8
+batches = 1024
+collector = default, east
+
+[structure counters]
+primitive = key-increment
+width = 64K
+collector = default, east
+EOF2
+}
+
+# The fleet tests' workload into e2e_fleet_structures, through a
+# translator started and stopped here: truths in kw.truth, ap.truth,
+# ki.truth, each waited for until verify finds it; the Key-Write keys
+# one a line in kw.keys.
+e2e_fleet_load() {
+	e2e_start_translator -q
+	e2e_gen -t kw -n 4000 -k 2000 -r 50000 -T "$E2E/kw.truth"
+	e2e_gen -t ap -n 4000 --lists 4 --entry 8 -r 50000 -T "$E2E/ap.truth"
+	e2e_gen -t ki -n 6000 -k 600 -r 50000 -T "$E2E/ki.truth"
+	for _t in kw ap ki; do
+		e2e_retry e2e_query verify --truth "$E2E/$_t.truth" --min-success 1
+	done
+	e2e_stop_translator
+	awk '$1 == "kw" { print "0x" $2 }' "$E2E/kw.truth" > "$E2E/kw.keys"
+}
+
+# The client's TLS identity for tls:// and endpoint targets: the CA and
+# certificate NAME made by e2e_tls_certs or tls_certs.sh in PKI.
+e2e_tls_client() { # PKI NAME
+	DTA_TLS_CA=$1/ca.pem
+	DTA_TLS_CERT=$1/$2.pem
+	DTA_TLS_KEY=$1/$2.key
+	export DTA_TLS_CA DTA_TLS_CERT DTA_TLS_KEY
+}
+
+# Ask the fleet through VIA (socket, endpoint): kw get of every key, ap
+# tail of every list, ki total, each with --timeout MS; the outputs and
+# exit statuses in TAG.VIA, stderr in TAG.VIA.err.
+e2e_fleet_ask() { # VIA TAG MS
+	set +e
+	{
+		e2e_query --via "$1" --json --timeout "$3" kw get paths - \
+			< "$E2E/kw.keys"
+		echo "kw exit $?"
+		e2e_query --via "$1" --json --timeout "$3" ap tail events all \
+			-n 100000
+		echo "ap exit $?"
+		e2e_query --via "$1" --json --timeout "$3" ki total counters
+		echo "ki exit $?"
+	} > "$E2E/$2.$1" 2> "$E2E/$2.$1.err"
+	set -e
+}
+
+# Kill [collector east] of e2e_start_pair (SIGKILL: no clean shutdown);
+# [collector] runs on.
+e2e_kill_east() {
+	set -- $E2E_PIDS
+	E2E_PIDS=$1
+	kill -KILL "$2"
+	wait "$2" 2>/dev/null || true
+}
+
+# A waiter (tests/tools/client_wait PROBE) on STRUCTURE of TARGET past
+# sequence SEQ, then 20 immediate Key-Write reports from reporter REP:
+# the waiter must be woken with another sequence, "moved NEW" (NEW in
+# E2E_WOKEN). WHAT names the case in messages.
+e2e_wake() { # PROBE TARGET STRUCTURE SEQ REP WHAT
+	"$1" "$2" "$3" "$4" 600000 > "$E2E/woken" 2> "$E2E/probe.log" &
+	_w=$!
+	E2E_PIDS="$E2E_PIDS $_w"
+	e2e_wait_ready "$E2E/probe.log" "$6: the wait probe"
+	e2e_gen -t kw -n 20 -k 20 -r 10000 --immediate -s "$5" --reporter "$5"
+	wait $_w || { echo "FAIL: $6: the waiter failed" >&2
+		cat "$E2E/woken" "$E2E/probe.log" >&2; exit 1; }
+	E2E_PIDS=$(echo " $E2E_PIDS " | sed "s/ $_w / /")
+	_s=$4 _what=$6
+	set -- $(cat "$E2E/woken") x x
+	[ "$1" = moved ] && [ "$2" != "$_s" ] ||
+		{ echo "FAIL: $_what: woken with '$(cat "$E2E/woken")'" >&2; exit 1; }
+	E2E_WOKEN=$2
+}
+
+# The client tests' structures, one of each primitive: Key-Write "paths"
+# of SLOTS slots with a path schema, Postcarding "postcards", Append
+# "events" (2 lists of 64 batches) and Key-Increment "counters" of WIDTH
+# (3 rows, 2 banks).
+e2e_client_structures() { # SLOTS WIDTH
+	cat <<EOF2
+[structure paths]
+primitive = key-write
+slots = $1
+data = 20
+schema = path:u32[5]
+
+[structure postcards]
+primitive = postcard
+chunks = 64K
+values = 1-80
+
+[structure events]
+primitive = append
+lists = 2
+batches = 64
+entry = 8
+
+[structure counters]
+primitive = key-increment
+width = $2
+rows = 3
+banks = 2
+EOF2
+}
+
+# The number KEY of the flat JSON object on stdin (the programs' stats).
+e2e_json_num() { # KEY
+	tr ',{}' '\n\n\n' | sed -n "s/^\"$1\":\([0-9]*\)\$/\1/p"
+}
+
+# A counter of the collector's `stats` answer.
+e2e_coll_stat() { # KEY
+	e2e_query stats | e2e_json_num "$1"
+}
+
+# The epoch tests' structure, after a blank line: Key-Increment
+# "counters", WIDTH x ROWS, two banks switched every 2 s (epoch = 2).
+e2e_epoch_counters() { # WIDTH ROWS
+	cat <<EOF2
+
+[structure counters]
+primitive = key-increment
+width = $1
+rows = $2
+banks = 2
+epoch = 2
+EOF2
+}
+
+# dta-collector must refuse to start with configuration CONF, saying
+# something that matches PATTERN (grep); its output in refused.log.
+e2e_collector_refuses() { # CONF PATTERN
+	if "$COLLECTOR" -c "$1" > "$E2E/refused.log" 2>&1; then
+		echo "FAIL: the collector started with: $(grep -v '^\[' "$1" | head -n 8)" >&2
+		exit 1
+	fi
+	grep -q "$2" "$E2E/refused.log" || {
+		echo "FAIL: no '$2' in:" >&2; cat "$E2E/refused.log" >&2; exit 1; }
+	echo "ok: refused to start: $(grep -m1 "$2" "$E2E/refused.log")"
 }

@@ -32,30 +32,9 @@ O=$(tls localhost other)
 remote_conf() { # TLS-LINES
 	e2e_conf_head | awk -v ins="$1" '{ print } /^\[collector\]$/ { print ins }'
 	echo "pc_timeout_ms = 60000"
+	echo
+	e2e_client_structures 64K 16K
 	cat <<EOF2
-
-[structure paths]
-primitive = key-write
-slots = 64K
-data = 20
-schema = path:u32[5]
-
-[structure postcards]
-primitive = postcard
-chunks = 64K
-values = 1-80
-
-[structure events]
-primitive = append
-lists = 2
-batches = 64
-entry = 8
-
-[structure counters]
-primitive = key-increment
-width = 16K
-rows = 3
-banks = 2
 
 [structure secret]
 primitive = append
@@ -76,22 +55,11 @@ tls_ca = $CERTS/ca.pem"
 remote_conf "query_listen = 127.0.0.1:$RP
 tls_cert = $CERTS/server.pem
 tls_key = $CERTS/server.key" > "$E2E/dta.conf"
-if "$COLLECTOR" -c "$E2E/dta.conf" > "$E2E/refuse.log" 2>&1; then
-	echo "FAIL: a collector started with query_listen and no tls_ca" >&2
-	exit 1
-fi
-grep -q 'query_listen needs tls_cert, tls_key and tls_ca' "$E2E/refuse.log" ||
-	{ cat "$E2E/refuse.log" >&2; exit 1; }
-echo "ok: query_listen without tls_ca: $(tail -n 1 "$E2E/refuse.log")"
+e2e_collector_refuses "$E2E/dta.conf" \
+	'query_listen needs tls_cert, tls_key and tls_ca'
 remote_conf "$TLSCONF" > "$E2E/dta.conf"
 chmod 640 "$CERTS/server.key"
-if "$COLLECTOR" -c "$E2E/dta.conf" > "$E2E/refuse.log" 2>&1; then
-	echo "FAIL: a collector started with a key file of mode 0640" >&2
-	exit 1
-fi
-grep -q 'mode 0640.*chmod 600' "$E2E/refuse.log" ||
-	{ cat "$E2E/refuse.log" >&2; exit 1; }
-echo "ok: key file 0640: $(tail -n 1 "$E2E/refuse.log")"
+e2e_collector_refuses "$E2E/dta.conf" 'mode 0640.*chmod 600'
 chmod 600 "$CERTS/server.key"
 
 e2e_start_collector
@@ -109,22 +77,8 @@ done
 # report, judged by sequence numbers
 s0=$("$WAITP" "$A" paths 4294967295 0 | awk '{ print $2 }')
 [ -n "$s0" ] || { echo "FAIL: no sequence over TLS" >&2; exit 1; }
-"$WAITP" "$A" paths "$s0" 600000 > "$E2E/woken" 2> "$E2E/probe.log" &
-WPID=$!
-E2E_PIDS=$WPID
-i=0
-while ! grep -q '^ready' "$E2E/probe.log"; do
-	i=$((i + 1))
-	[ $i -le 600 ] || { echo "FAIL: wait probe not ready" >&2; cat "$E2E/probe.log" >&2; exit 1; }
-	sleep 0.05
-done
-e2e_gen -t kw -n 20 -k 20 -r 10000 --immediate -s 77 --reporter 77
-wait $WPID || { echo "FAIL: the TLS waiter failed" >&2; cat "$E2E/woken" "$E2E/probe.log" >&2; exit 1; }
-E2E_PIDS=
-set -- $(cat "$E2E/woken")
-[ "$1" = moved ] && [ "$2" != "$s0" ] ||
-	{ echo "FAIL: woken with '$(cat "$E2E/woken")'" >&2; exit 1; }
-echo "ok: wait over TLS: $s0 -> $2"
+e2e_wake "$WAITP" "$A" paths "$s0" 77 "TLS"
+echo "ok: wait over TLS: $s0 -> $E2E_WOKEN"
 e2e_stop_translator
 
 # --- the client: identical results over the socket and TLS
