@@ -872,7 +872,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 	(void)version;
 	if (!rq) {
 		const char *cl;
-		uint64_t len;
+		uint64_t len = UINT64_MAX; /* unreadable: too big */
 
 		rq = calloc(1, sizeof(*rq));
 		if (!rq)
