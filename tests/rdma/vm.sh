@@ -54,6 +54,8 @@ if [ "${1:-}" = --in-guest ]; then
 	exit
 fi
 
+# depmod and modprobe live in /usr/sbin, off an ordinary user's PATH.
+PATH=$PATH:/usr/sbin:/sbin
 if [ "$(id -u)" = 0 ]; then
 	cache=${DTA_VM_CACHE:-/var/cache/libdta-vm}
 else
@@ -92,10 +94,26 @@ if [ -n "$missing" ]; then
 fi
 
 # ---- the guest kernel: Debian's, unpacked into the cache ----
+# A kernel directory is complete when it holds a kernel, its modules'
+# modules.dep and the marker "ready"; it is built in a temporary directory
+# (ready written last, after each step was checked) and renamed into place,
+# so no run sees a half-made one. One found incomplete anyway (made by an
+# older vm.sh, which marked it ready without modules.dep when depmod was
+# not on PATH) is removed and made again.
+kernel_complete() {
+	local d=$1 v
+	v=$(cat "$d/version" 2>/dev/null) || return 1
+	[ -n "$v" ] && [ -e "$d/ready" ] && [ -s "$d/root/lib/modules/$v/modules.dep" ] &&
+		[ -s "$d/root/boot/vmlinuz-$v" ]
+}
+
 kernel_dir() {
 	local pkg d
 	for d in "$cache"/linux-image-*; do
-		[ -e "$d/ready" ] && { echo "$d"; return; }
+		[ -d "$d" ] || continue
+		kernel_complete "$d" && { echo "$d"; return 0; }
+		say "removing an incomplete kernel cache: $d"
+		rm -rf "$d"
 	done
 	pkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
 	      sed -n 's/.*Depends: \(linux-image-[0-9].*\)/\1/p' | head -n 1)
@@ -106,18 +124,24 @@ kernel_dir() {
 	fi
 	[ -n "$pkg" ] || { say "cannot find Debian's kernel package"; return 1; }
 	say "fetching $pkg into $cache"
-	mkdir -p "$cache"
-	d=$(mktemp -d "$cache/tmp.XXXXXX")
-	chmod 755 "$d"
-	(cd "$d" && apt-get download "$pkg" > /dev/null 2>&1) ||
-		{ say "apt-get download $pkg failed"; rm -rf "$d"; return 1; }
-	dpkg-deb -x "$d"/*.deb "$d/root"
-	rm -f "$d"/*.deb
-	ls "$d/root/lib/modules" > "$d/version"
-	depmod -b "$d/root" "$(cat "$d/version")"
-	rm -rf "$cache/$pkg"
-	mv "$d" "$cache/$pkg"
-	touch "$cache/$pkg/ready"
+	mkdir -p "$cache" || { say "cannot create $cache"; return 1; }
+	d=$(mktemp -d "$cache/tmp.XXXXXX") || { say "cannot write to $cache"; return 1; }
+	# (This runs in $(...) || ..., where set -e does not apply: every
+	# step is checked.)
+	if ! { chmod 755 "$d" &&
+	       (cd "$d" && apt-get download "$pkg" > /dev/null 2>&1); }; then
+		say "apt-get download $pkg failed"; rm -rf "$d"; return 1
+	fi
+	if ! { dpkg-deb -x "$d"/*.deb "$d/root" && rm -f "$d"/*.deb &&
+	       ls "$d/root/lib/modules" > "$d/version" &&
+	       depmod -b "$d/root" "$(cat "$d/version")"; }; then
+		say "unpacking $pkg or depmod failed"; rm -rf "$d"; return 1
+	fi
+	touch "$d/ready"
+	kernel_complete "$d" ||
+		{ say "$pkg unpacked incomplete (no kernel or modules.dep)"; rm -rf "$d"; return 1; }
+	rm -rf "${cache:?}/$pkg"
+	mv "$d" "$cache/$pkg" || { say "cannot rename $d"; rm -rf "$d"; return 1; }
 	echo "$cache/$pkg"
 }
 
@@ -163,7 +187,9 @@ touch /root$run/booted
 exec switch_root /root /bin/bash "$run/vm.sh" --in-guest "$run"
 EOF
 	chmod 755 "$t/init"
-	(cd "$t" && find . | busybox cpio -o -H newc 2> /dev/null | gzip -1) > "$kd/initrd.gz"
+	# Renamed into place: a run stopped half-way leaves no short initrd.
+	(cd "$t" && find . | busybox cpio -o -H newc 2> /dev/null | gzip -1) > "$kd/initrd.gz.new"
+	mv "$kd/initrd.gz.new" "$kd/initrd.gz"
 	md5sum < "$me" > "$kd/initrd.id"
 	rm -rf "$t"
 }
@@ -172,7 +198,8 @@ kd=$(kernel_dir) || exit 77
 make_initrd "$kd"
 [ $mode = prepare ] && { say "ready: $kd"; exit 0; }
 if [ $mode = check ]; then
-	[ -e /dev/kvm ] || command -v qemu-system-x86_64 > /dev/null || exit 77
+	[ -e /dev/kvm ] || command -v qemu-system-x86_64 > /dev/null ||
+		{ say "no /dev/kvm and no qemu-system-x86_64"; exit 77; }
 	exit 0
 fi
 [ $# -gt 0 ] || { say "no command given"; exit 2; }
