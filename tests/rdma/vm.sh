@@ -2,7 +2,7 @@
 # vm.sh - run a command in a short-lived QEMU guest with Soft-RoCE (rdma_rxe),
 # for libdta's RDMA tests on machines whose own kernel has no RDMA.
 #
-#   tests/rdma/vm.sh [--timeout S] [--mem MiB] -- CMD [ARGS...]
+#   tests/rdma/vm.sh [--timeout S] [--per-boot K] [--mem MiB] -- CMD [ARGS...]
 #   tests/rdma/vm.sh --prepare     fetch the kernel, build the initramfs, exit
 #   tests/rdma/vm.sh --check       exit 0 if the VM can run here, 77 if not
 #
@@ -13,6 +13,12 @@
 # with rxe0 on it, runs CMD as root in the current directory, and powers off.
 # CMD's output and exit status come back to the host (exit 124: timeout,
 # 125: the guest failed before reporting a status).
+#
+# Time limit: CMD may run S seconds (default 600) after the guest booted,
+# or, with --per-boot K, K times the boot this run measured if that is
+# more: a guest under emulation slows with the host's load, its boot
+# and CMD alike, so a limit derived from the boot keeps its margin on a
+# loaded machine. Whatever K, it is at most 4 S (a backstop).
 #
 # In the guest CMD sees DTA_VM=1, DTA_RDMA_DEV=rxe0, DTA_RDMA_IP=192.0.2.1.
 #
@@ -62,11 +68,13 @@ else
 	cache=${DTA_VM_CACHE:-$HOME/.cache/libdta-vm}
 fi
 timeout=600
+per_boot=
 mem=512
 mode=run
 while [ $# -gt 0 ]; do
 	case $1 in
 	--timeout) timeout=$2; shift 2 ;;
+	--per-boot) per_boot=$2; shift 2 ;;
 	--mem) mem=$2; shift 2 ;;
 	--prepare) mode=prepare; shift ;;
 	--check) mode=check; shift ;;
@@ -221,7 +229,12 @@ kernel=$kd/root/boot/vmlinuz-$(cat "$kd/version")
 # the command has not started then, so booting again is safe.
 for attempt in 1 2; do
 	rm -f "$run/booted" "$run/status" "$run/out"
-	timeout -k 5 "$timeout" qemu-system-x86_64 -nodefaults -no-user-config \
+	# A backstop for the whole guest; the limit that counts is set
+	# once it has booted, below.
+	hard=$((timeout + 100))
+	[ -z "$per_boot" ] || hard=$((timeout * 4))
+	t0=$(date +%s)
+	timeout -k 5 "$hard" qemu-system-x86_64 -nodefaults -no-user-config \
 		-display none -no-reboot -machine q35 -accel "$accel" -cpu "$cpu" \
 		-smp "$(nproc)" -m "$mem" -nic none -serial "file:$run/console" \
 		-kernel "$kernel" -initrd "$kd/initrd.gz" \
@@ -238,8 +251,27 @@ for attempt in 1 2; do
 		waited=$((waited + 1))
 	done
 	if [ -e "$run/booted" ] || [ $attempt = 2 ]; then
+		boot=$(($(date +%s) - t0))
+		limit=$timeout
+		if [ -n "$per_boot" ] && [ -e "$run/booted" ]; then
+			[ $((boot * per_boot)) -le "$limit" ] || limit=$((boot * per_boot))
+			[ "$limit" -le "$hard" ] || limit=$hard
+		fi
+		[ ! -e "$run/booted" ] ||
+			say "guest booted in $boot s; the command may take $limit s"
+		t1=$(date +%s)
+		while kill -0 $qpid 2> /dev/null && [ $(($(date +%s) - t1)) -lt "$limit" ]; do
+			sleep 1
+		done
 		rc=0
-		wait $qpid || rc=$?
+		if kill -0 $qpid 2> /dev/null; then
+			kill $qpid 2> /dev/null || true
+			wait $qpid 2> /dev/null || true
+			rc=124
+		else
+			wait $qpid || rc=$?
+		fi
+		timeout=$limit
 		break
 	fi
 	say "guest did not boot in 90 s; trying again"
