@@ -17,7 +17,7 @@ if [ "${2:-}" = p4 ]; then
 	PATH=$PATH:/opt/p4/bin
 	for p in simple_switch p4c-bm2-ss; do
 		command -v $p > /dev/null ||
-			{ echo "SKIP: $p not found (BMv2 and p4c, on PATH or in /opt/p4/bin; docs/p4.md)"; exit 77; }
+			{ echo "SKIP: $p not found (BMv2 and p4c, on PATH or in /opt/p4/bin; translator-p4/README.md)"; exit 77; }
 	done
 	# Compiled here: p4c under software emulation would be slow.
 	p4c-bm2-ss --std p4-16 -o "$build/dta_translator.json" \
