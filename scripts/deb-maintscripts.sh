@@ -58,14 +58,23 @@ for p in "$@"; do
 	[ "$pkg" != dta-tools ] ||
 		cp "$src/dist/systemd/dta.sysusers" "$work/debian/$pkg.dta.sysusers"
 done
+# dh_installdeb gives the scripts to root (chown 0:0), which an ordinary
+# user may only pretend to do: under fakeroot, as dpkg-buildpackage does.
+asroot=
+if [ "$(id -u)" != 0 ]; then
+	command -v fakeroot > /dev/null ||
+		{ echo "deb-maintscripts.sh: not root and no fakeroot (apt-get install fakeroot)" >&2; exit 1; }
+	asroot=fakeroot
+fi
 (
 	cd "$work"
+	$asroot sh -eu -c '
 	for p in "$@"; do
 		pkg=${p%%:*}
 		[ "$pkg" != dta-tools ] || dh_installsysusers -p"$pkg" --name=dta
 		[ -z "${p#*:}" ] || dh_installsystemd -p"$pkg"
 		dh_installdeb -p"$pkg"
-	done
+	done' sh "$@"
 )
 for p in "$@"; do
 	pkg=${p%%:*}

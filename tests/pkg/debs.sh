@@ -15,7 +15,7 @@
 # root, or dta-tools already installed here: that part is skipped, saying
 # why.
 # Skipped (77) without dpkg-deb, dpkg-shlibdeps (dpkg-dev), lintian, scdoc
-# or debhelper.
+# or debhelper, or, when not root, fakeroot.
 # Usage: debs.sh BUILD_DIR
 . "$(dirname "$0")/../e2e/lib.sh"
 src=$(cd "$(dirname "$0")/../.." && pwd)
@@ -23,6 +23,9 @@ for t in dpkg-deb dpkg-shlibdeps lintian scdoc cpack dh_installdeb; do
 	command -v $t > /dev/null ||
 		{ echo "SKIP: $t not installed (apt-get install dpkg-dev lintian scdoc debhelper)"; exit 77; }
 done
+# debhelper's dh_installdeb chowns to root: not root, it runs under fakeroot.
+[ "$(id -u)" = 0 ] || command -v fakeroot > /dev/null ||
+	{ echo "SKIP: not root and fakeroot not installed (apt-get install fakeroot)"; exit 77; }
 e2e_init pkg "$1"
 debs=$BUILD/debs
 

@@ -2,7 +2,7 @@
 # vm.sh - run a command in a short-lived QEMU guest with Soft-RoCE (rdma_rxe),
 # for libdta's RDMA tests on machines whose own kernel has no RDMA.
 #
-#   tests/rdma/vm.sh [--timeout S] [--mem MiB] -- CMD [ARGS...]
+#   tests/rdma/vm.sh [--timeout S] [--per-boot K] [--mem MiB] -- CMD [ARGS...]
 #   tests/rdma/vm.sh --prepare     fetch the kernel, build the initramfs, exit
 #   tests/rdma/vm.sh --check       exit 0 if the VM can run here, 77 if not
 #
@@ -13,6 +13,12 @@
 # with rxe0 on it, runs CMD as root in the current directory, and powers off.
 # CMD's output and exit status come back to the host (exit 124: timeout,
 # 125: the guest failed before reporting a status).
+#
+# Time limit: CMD may run S seconds (default 600) after the guest booted,
+# or, with --per-boot K, K times the boot this run measured if that is
+# more: a guest under emulation slows with the host's load, its boot
+# and CMD alike, so a limit derived from the boot keeps its margin on a
+# loaded machine. Whatever K, it is at most 4 S (a backstop).
 #
 # In the guest CMD sees DTA_VM=1, DTA_RDMA_DEV=rxe0, DTA_RDMA_IP=192.0.2.1.
 #
@@ -54,17 +60,21 @@ if [ "${1:-}" = --in-guest ]; then
 	exit
 fi
 
+# depmod and modprobe live in /usr/sbin, off an ordinary user's PATH.
+PATH=$PATH:/usr/sbin:/sbin
 if [ "$(id -u)" = 0 ]; then
 	cache=${DTA_VM_CACHE:-/var/cache/libdta-vm}
 else
 	cache=${DTA_VM_CACHE:-$HOME/.cache/libdta-vm}
 fi
 timeout=600
+per_boot=
 mem=512
 mode=run
 while [ $# -gt 0 ]; do
 	case $1 in
 	--timeout) timeout=$2; shift 2 ;;
+	--per-boot) per_boot=$2; shift 2 ;;
 	--mem) mem=$2; shift 2 ;;
 	--prepare) mode=prepare; shift ;;
 	--check) mode=check; shift ;;
@@ -92,10 +102,26 @@ if [ -n "$missing" ]; then
 fi
 
 # ---- the guest kernel: Debian's, unpacked into the cache ----
+# A kernel directory is complete when it holds a kernel, its modules'
+# modules.dep and the marker "ready"; it is built in a temporary directory
+# (ready written last, after each step was checked) and renamed into place,
+# so no run sees a half-made one. One found incomplete anyway (made by an
+# older vm.sh, which marked it ready without modules.dep when depmod was
+# not on PATH) is removed and made again.
+kernel_complete() {
+	local d=$1 v
+	v=$(cat "$d/version" 2>/dev/null) || return 1
+	[ -n "$v" ] && [ -e "$d/ready" ] && [ -s "$d/root/lib/modules/$v/modules.dep" ] &&
+		[ -s "$d/root/boot/vmlinuz-$v" ]
+}
+
 kernel_dir() {
 	local pkg d
 	for d in "$cache"/linux-image-*; do
-		[ -e "$d/ready" ] && { echo "$d"; return; }
+		[ -d "$d" ] || continue
+		kernel_complete "$d" && { echo "$d"; return 0; }
+		say "removing an incomplete kernel cache: $d"
+		rm -rf "$d"
 	done
 	pkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
 	      sed -n 's/.*Depends: \(linux-image-[0-9].*\)/\1/p' | head -n 1)
@@ -106,18 +132,24 @@ kernel_dir() {
 	fi
 	[ -n "$pkg" ] || { say "cannot find Debian's kernel package"; return 1; }
 	say "fetching $pkg into $cache"
-	mkdir -p "$cache"
-	d=$(mktemp -d "$cache/tmp.XXXXXX")
-	chmod 755 "$d"
-	(cd "$d" && apt-get download "$pkg" > /dev/null 2>&1) ||
-		{ say "apt-get download $pkg failed"; rm -rf "$d"; return 1; }
-	dpkg-deb -x "$d"/*.deb "$d/root"
-	rm -f "$d"/*.deb
-	ls "$d/root/lib/modules" > "$d/version"
-	depmod -b "$d/root" "$(cat "$d/version")"
-	rm -rf "$cache/$pkg"
-	mv "$d" "$cache/$pkg"
-	touch "$cache/$pkg/ready"
+	mkdir -p "$cache" || { say "cannot create $cache"; return 1; }
+	d=$(mktemp -d "$cache/tmp.XXXXXX") || { say "cannot write to $cache"; return 1; }
+	# (This runs in $(...) || ..., where set -e does not apply: every
+	# step is checked.)
+	if ! { chmod 755 "$d" &&
+	       (cd "$d" && apt-get download "$pkg" > /dev/null 2>&1); }; then
+		say "apt-get download $pkg failed"; rm -rf "$d"; return 1
+	fi
+	if ! { dpkg-deb -x "$d"/*.deb "$d/root" && rm -f "$d"/*.deb &&
+	       ls "$d/root/lib/modules" > "$d/version" &&
+	       depmod -b "$d/root" "$(cat "$d/version")"; }; then
+		say "unpacking $pkg or depmod failed"; rm -rf "$d"; return 1
+	fi
+	touch "$d/ready"
+	kernel_complete "$d" ||
+		{ say "$pkg unpacked incomplete (no kernel or modules.dep)"; rm -rf "$d"; return 1; }
+	rm -rf "${cache:?}/$pkg"
+	mv "$d" "$cache/$pkg" || { say "cannot rename $d"; rm -rf "$d"; return 1; }
 	echo "$cache/$pkg"
 }
 
@@ -163,7 +195,9 @@ touch /root$run/booted
 exec switch_root /root /bin/bash "$run/vm.sh" --in-guest "$run"
 EOF
 	chmod 755 "$t/init"
-	(cd "$t" && find . | busybox cpio -o -H newc 2> /dev/null | gzip -1) > "$kd/initrd.gz"
+	# Renamed into place: a run stopped half-way leaves no short initrd.
+	(cd "$t" && find . | busybox cpio -o -H newc 2> /dev/null | gzip -1) > "$kd/initrd.gz.new"
+	mv "$kd/initrd.gz.new" "$kd/initrd.gz"
 	md5sum < "$me" > "$kd/initrd.id"
 	rm -rf "$t"
 }
@@ -172,7 +206,8 @@ kd=$(kernel_dir) || exit 77
 make_initrd "$kd"
 [ $mode = prepare ] && { say "ready: $kd"; exit 0; }
 if [ $mode = check ]; then
-	[ -e /dev/kvm ] || command -v qemu-system-x86_64 > /dev/null || exit 77
+	[ -e /dev/kvm ] || command -v qemu-system-x86_64 > /dev/null ||
+		{ say "no /dev/kvm and no qemu-system-x86_64"; exit 77; }
 	exit 0
 fi
 [ $# -gt 0 ] || { say "no command given"; exit 2; }
@@ -194,7 +229,12 @@ kernel=$kd/root/boot/vmlinuz-$(cat "$kd/version")
 # the command has not started then, so booting again is safe.
 for attempt in 1 2; do
 	rm -f "$run/booted" "$run/status" "$run/out"
-	timeout -k 5 "$timeout" qemu-system-x86_64 -nodefaults -no-user-config \
+	# A backstop for the whole guest; the limit that counts is set
+	# once it has booted, below.
+	hard=$((timeout + 100))
+	[ -z "$per_boot" ] || hard=$((timeout * 4))
+	t0=$(date +%s)
+	timeout -k 5 "$hard" qemu-system-x86_64 -nodefaults -no-user-config \
 		-display none -no-reboot -machine q35 -accel "$accel" -cpu "$cpu" \
 		-smp "$(nproc)" -m "$mem" -nic none -serial "file:$run/console" \
 		-kernel "$kernel" -initrd "$kd/initrd.gz" \
@@ -211,8 +251,27 @@ for attempt in 1 2; do
 		waited=$((waited + 1))
 	done
 	if [ -e "$run/booted" ] || [ $attempt = 2 ]; then
+		boot=$(($(date +%s) - t0))
+		limit=$timeout
+		if [ -n "$per_boot" ] && [ -e "$run/booted" ]; then
+			[ $((boot * per_boot)) -le "$limit" ] || limit=$((boot * per_boot))
+			[ "$limit" -le "$hard" ] || limit=$hard
+		fi
+		[ ! -e "$run/booted" ] ||
+			say "guest booted in $boot s; the command may take $limit s"
+		t1=$(date +%s)
+		while kill -0 $qpid 2> /dev/null && [ $(($(date +%s) - t1)) -lt "$limit" ]; do
+			sleep 1
+		done
 		rc=0
-		wait $qpid || rc=$?
+		if kill -0 $qpid 2> /dev/null; then
+			kill $qpid 2> /dev/null || true
+			wait $qpid 2> /dev/null || true
+			rc=124
+		else
+			wait $qpid || rc=$?
+		fi
+		timeout=$limit
 		break
 	fi
 	say "guest did not boot in 90 s; trying again"
