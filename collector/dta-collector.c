@@ -56,6 +56,8 @@
 #define OUT_CAP (256 * 1024)
 #define IDLE_TIMEOUT_S 60
 #define STALL_TIMEOUT_S 10
+/* A request's bytes, from its first to its end, must come within this. */
+#define REQUEST_TIMEOUT_S 10
 #define SOCKET_MODE 0660
 
 /*
@@ -79,7 +81,10 @@ struct client {
 	size_t in_cap;
 	struct dta_buf out;
 	size_t out_sent;
-	uint64_t last_ns; /* last byte read or sent */
+	/* The last request read whole, or answer bytes sent: bytes that end
+	 * no request do not count, or a byte a second would hold the slot. */
+	uint64_t last_ns;
+	uint64_t req_ns; /* first byte of the request being read; 0: none */
 	struct dta_exec_session *sess;
 	struct coll_wait wait; /* a `wait` unanswered: later requests wait */
 	/* Remote (query_listen): its TLS session, NULL for the Unix socket;
@@ -98,8 +103,8 @@ struct collector {
 	char socket_path[4096];
 	bool socket_default;  /* dta_default_socket(): ours to create */
 	unsigned socket_mode;
-	uint64_t idle_ns, stall_ns; /* 0: never */
-	uint64_t refused, idle_closed, stalled, last_refusal_ns;
+	uint64_t idle_ns, stall_ns, request_ns; /* 0: never */
+	uint64_t refused, idle_closed, stalled, request_closed, last_refusal_ns;
 	const char *snapshot_dir;
 	size_t n;
 	struct dta_region *r[DTA_CONFIG_MAX_STRUCTURES];
@@ -724,19 +729,21 @@ static int socket_setup(struct collector *c, const char *sock)
 	return err ? -1 : 0;
 }
 
-/* [collector] socket_mode, idle_timeout, stall_timeout. */
+/* [collector] socket_mode, idle_timeout, stall_timeout, request_timeout. */
 static int client_limits(struct collector *c)
 {
-	const char *keys[] = { "idle_timeout", "stall_timeout" };
-	uint64_t *to[] = { &c->idle_ns, &c->stall_ns };
-	const uint64_t def[] = { IDLE_TIMEOUT_S, STALL_TIMEOUT_S };
+	const char *keys[] = { "idle_timeout", "stall_timeout",
+			       "request_timeout" };
+	uint64_t *to[] = { &c->idle_ns, &c->stall_ns, &c->request_ns };
+	const uint64_t def[] = { IDLE_TIMEOUT_S, STALL_TIMEOUT_S,
+				 REQUEST_TIMEOUT_S };
 
 	if (dta_config_collector_mode(c->cfg, (size_t)c->idx, "socket_mode", SOCKET_MODE,
 			     &c->socket_mode)) {
 		tool_log(LOG_ERR, "socket_mode is not octal");
 		return -1;
 	}
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 3; i++) {
 		const char *v = dta_config_collector_get(c->cfg, (size_t)c->idx,
 							 keys[i]);
 		uint64_t s = def[i];
@@ -772,10 +779,11 @@ static void stats_json(struct collector *c, FILE *out, size_t nstruct)
 		PRIu64 ",\"keys\":%" PRIu64 ",\"clients\":%u,"
 		"\"clients_blocked\":%u,\"clients_refused\":%" PRIu64
 		",\"clients_idle_closed\":%" PRIu64 ",\"clients_stalled\":%" PRIu64
+		",\"clients_request_closed\":%" PRIu64
 		",\"snapshots\":%" PRIu64, DTA_VERSION_STRING,
 		(double)(tool_now_ns() - c->started_ns) / 1e9, nstruct, c->requests,
 		c->errors, c->frames, c->keys, clients, blocked, c->refused, c->idle_closed,
-		c->stalled, c->snapshots);
+		c->stalled, c->request_closed, c->snapshots);
 	if (c->remote)
 		fprintf(out, ",\"remote_refused\":%" PRIu64,
 			coll_remote_refused(c->remote));
@@ -833,9 +841,12 @@ static const struct metrics_def collector_metrics[] = {
 	   "Connections refused: all client slots taken."),
 	CL("clients_idle_closed", "clients_closed_total", METRICS_COUNTER,
 	   "cause", "idle_timeout",
-	   "Clients the collector closed, by cause (idle_timeout, stall_timeout)."),
+	   "Clients the collector closed, by cause (idle_timeout, stall_timeout, "
+	   "request_timeout)."),
 	CL("clients_stalled", "clients_closed_total", METRICS_COUNTER, "cause",
 	   "stall_timeout", NULL),
+	CL("clients_request_closed", "clients_closed_total", METRICS_COUNTER,
+	   "cause", "request_timeout", NULL),
 	CM("snapshots", "snapshots_total", METRICS_COUNTER,
 	   "Snapshots written completely (on request and at shutdown)."),
 	CM("rdma.translators", "rdma_translators", METRICS_GAUGE,
@@ -1453,8 +1464,29 @@ static void drop_malformed(struct collector *c, struct client *cl)
 	drop_client(cl);
 }
 
-/* Answer, send, and close a client that is done. */
+static void answer_and_send(struct collector *c, struct client *cl);
+
+/* Answer, send, and close a client that is done; then its clocks: only
+ * a request read whole resets the idle clock (bytes that end none do
+ * not, or a byte a second would hold a slot for ever), and the bytes of
+ * one not yet whole run against its own deadline (request_timeout). */
 static void client_progress(struct collector *c, struct client *cl)
+{
+	uint64_t n0 = c->requests, now;
+
+	answer_and_send(c, cl);
+	if (cl->fd < 0)
+		return;
+	now = tool_now_ns();
+	if (c->requests != n0)
+		cl->last_ns = now;
+	if (!cl->len && !cl->skipping)
+		cl->req_ns = 0;
+	else if (c->requests != n0 || !cl->req_ns)
+		cl->req_ns = now;
+}
+
+static void answer_and_send(struct collector *c, struct client *cl)
 {
 	size_t before;
 	bool capped, binary;
@@ -1506,7 +1538,6 @@ static void client_input(struct collector *c, struct client *cl)
 	if (n == 0)
 		cl->eof = true;
 	cl->len += (size_t)n;
-	cl->last_ns = tool_now_ns();
 	client_progress(c, cl);
 }
 
@@ -1719,6 +1750,18 @@ static int client_timeouts(struct collector *c, int ms)
 		ms = coll_wait_timeout_ms(&cl->wait, now, ms);
 		if (cl->wait.on && !unsent(cl))
 			continue; /* waiting is not idling */
+		if (cl->req_ns && c->request_ns && !unsent(cl)) {
+			if (now - cl->req_ns >= c->request_ns) {
+				c->request_closed++;
+				drop_client_why(cl, "a request unfinished after "
+						"%" PRIu64 " s (request_timeout)",
+						c->request_ns / UINT64_C(1000000000));
+				continue;
+			}
+			left = (c->request_ns - (now - cl->req_ns)) / 1000000 + 1;
+			if (left < (uint64_t)ms)
+				ms = (int)left;
+		}
 		limit = unsent(cl) ? c->stall_ns : c->idle_ns;
 		if (!limit)
 			continue;
