@@ -828,8 +828,8 @@ static void stats_json(struct collector *c, FILE *out, size_t nstruct)
 		coll_api_stats(c->api, &st);
 		fprintf(out, ",\"api\":{\"requests\":%" PRIu64 ",\"errors\":%"
 			PRIu64 ",\"refused\":%" PRIu64 ",\"deadline_closed\":%"
-			PRIu64 "}", st.requests, st.errors, st.refused,
-			st.deadline);
+			PRIu64 ",\"evicted\":%" PRIu64 "}", st.requests,
+			st.errors, st.refused, st.deadline, st.evicted);
 	}
 #endif
 #ifdef DTA_HAVE_RDMA
@@ -899,6 +899,8 @@ static const struct metrics_def collector_metrics[] = {
 	   "HTTPS API requests refused (403): no usable client name."),
 	CM("api.deadline_closed", "api_deadline_closed_total", METRICS_COUNTER,
 	   "HTTPS API connections shut at the request deadline."),
+	CM("api.evicted", "api_evicted_total", METRICS_COUNTER,
+	   "HTTPS API connections shut for a newer one (a connection cap reached)."),
 	CM("epochs.closed", "epochs_closed_total", METRICS_COUNTER,
 	   "Key-Increment epochs closed (their file durable, their bank reset)."),
 	CM("epochs.files", "epoch_files_total", METRICS_COUNTER,

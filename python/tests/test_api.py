@@ -246,6 +246,8 @@ def test_per_address_cap(api):
     finally:
         for s in held:
             s.close()
+    st = json.loads(api.s.query("stats").strip().splitlines()[-1])
+    assert st["api"]["evicted"] >= 1, st["api"]
 
 
 def test_request_deadline(api):
