@@ -1088,6 +1088,7 @@ void coll_api_stats(const struct coll_api *a, struct coll_api_stats *st)
 {
 	*st = a->st;
 	st->deadline = httpd_deadline_closed(a->h);
+	st->evicted = httpd_evicted(a->h);
 }
 
 void coll_api_stop(struct coll_api *a)

@@ -46,6 +46,7 @@ struct coll_api_stats {
 	uint64_t errors;    /* answered with 4xx or 5xx */
 	uint64_t refused;   /* 403: no usable client identity */
 	uint64_t deadline;  /* connections shut at the request deadline */
+	uint64_t evicted;   /* connections shut for a newer one (a cap reached) */
 };
 
 struct coll_api;

@@ -16,11 +16,13 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -56,6 +58,8 @@
 #define OUT_CAP (256 * 1024)
 #define IDLE_TIMEOUT_S 60
 #define STALL_TIMEOUT_S 10
+/* A request's bytes, from its first to its end, must come within this. */
+#define REQUEST_TIMEOUT_S 10
 #define SOCKET_MODE 0660
 
 /*
@@ -79,15 +83,46 @@ struct client {
 	size_t in_cap;
 	struct dta_buf out;
 	size_t out_sent;
-	uint64_t last_ns; /* last byte read or sent */
+	/* The last request read whole, or answer bytes sent: bytes that end
+	 * no request do not count, or a byte a second would hold the slot. */
+	uint64_t last_ns;
+	uint64_t req_ns; /* first byte of the request being read; 0: none */
 	struct dta_exec_session *sess;
 	struct coll_wait wait; /* a `wait` unanswered: later requests wait */
+	/* Its `snapshot` or `ki-reset` runs on the job thread: later requests
+	 * wait for its answer (struct own_job). */
+	bool busy;
+	uint64_t id; /* which connection this slot holds (the job's answer) */
 	/* Remote (query_listen): its TLS session, NULL for the Unix socket;
 	 * until its handshake is over it sends and answers nothing. Its
 	 * certificate's name decides what it may read (remote.h). */
 	struct coll_tls_conn *tls;
 	char reader[COLL_REMOTE_NAME_MAX];
 	size_t nvisible; /* remote: the structures it may read */
+};
+
+/*
+ * `snapshot` and `ki-reset` take seconds on large structures: they run on
+ * this thread, off the loop, one at a time (a second is refused while
+ * one runs). The loop keeps answering everyone else; the requester's
+ * later requests wait for its answer, which the loop writes when the
+ * thread says it is done (done_fd). Shutdown joins it first. The loop
+ * owns every field but answer/len, which the thread writes before it
+ * signals done_fd and the loop reads after pthread_join().
+ */
+struct own_job {
+	pthread_t th;
+	bool running; /* started, not yet joined */
+	int done_fd;  /* eventfd; -1 until the first job */
+	int slot;     /* the requester: c->cl[slot] while its id matches */
+	uint64_t client_id;
+	bool frame; /* asked in a TEXT frame: answer framed, with its header */
+	uint8_t hdr[DTA_FRAME_REQ_HDR];
+	bool ki; /* ki-reset (of structure i, bank), else snapshot */
+	size_t i;
+	unsigned bank;
+	char *answer; /* JSON, no newline; NULL: out of memory */
+	size_t len;
 };
 
 struct collector {
@@ -98,8 +133,8 @@ struct collector {
 	char socket_path[4096];
 	bool socket_default;  /* dta_default_socket(): ours to create */
 	unsigned socket_mode;
-	uint64_t idle_ns, stall_ns; /* 0: never */
-	uint64_t refused, idle_closed, stalled, last_refusal_ns;
+	uint64_t idle_ns, stall_ns, request_ns; /* 0: never */
+	uint64_t refused, idle_closed, stalled, request_closed, last_refusal_ns;
 	const char *snapshot_dir;
 	size_t n;
 	struct dta_region *r[DTA_CONFIG_MAX_STRUCTURES];
@@ -111,7 +146,10 @@ struct collector {
 	struct dta_exec *x; /* answers every query, text and frames */
 	int listen_fd;
 	struct client cl[MAX_CLIENTS];
-	uint64_t started_ns, requests, errors, snapshots;
+	uint64_t started_ns, requests, errors;
+	uint64_t snapshots; /* written by the job thread too: atomic access */
+	struct own_job job;
+	uint64_t next_client_id;
 	uint64_t frames, keys;      /* binary requests, keys they asked about */
 	uint64_t last_malformed_ns; /* last malformed frame logged */
 	int quiet;
@@ -556,7 +594,7 @@ static int save_all(struct collector *c, FILE *out)
 			fail_buf ? fail_buf : "", bad ? "false" : "true");
 	free(fail_buf);
 	if (!bad)
-		c->snapshots++;
+		__atomic_fetch_add(&c->snapshots, 1, __ATOMIC_RELAXED);
 	return bad ? -1 : 0;
 }
 
@@ -724,19 +762,21 @@ static int socket_setup(struct collector *c, const char *sock)
 	return err ? -1 : 0;
 }
 
-/* [collector] socket_mode, idle_timeout, stall_timeout. */
+/* [collector] socket_mode, idle_timeout, stall_timeout, request_timeout. */
 static int client_limits(struct collector *c)
 {
-	const char *keys[] = { "idle_timeout", "stall_timeout" };
-	uint64_t *to[] = { &c->idle_ns, &c->stall_ns };
-	const uint64_t def[] = { IDLE_TIMEOUT_S, STALL_TIMEOUT_S };
+	const char *keys[] = { "idle_timeout", "stall_timeout",
+			       "request_timeout" };
+	uint64_t *to[] = { &c->idle_ns, &c->stall_ns, &c->request_ns };
+	const uint64_t def[] = { IDLE_TIMEOUT_S, STALL_TIMEOUT_S,
+				 REQUEST_TIMEOUT_S };
 
 	if (dta_config_collector_mode(c->cfg, (size_t)c->idx, "socket_mode", SOCKET_MODE,
 			     &c->socket_mode)) {
 		tool_log(LOG_ERR, "socket_mode is not octal");
 		return -1;
 	}
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 3; i++) {
 		const char *v = dta_config_collector_get(c->cfg, (size_t)c->idx,
 							 keys[i]);
 		uint64_t s = def[i];
@@ -772,10 +812,12 @@ static void stats_json(struct collector *c, FILE *out, size_t nstruct)
 		PRIu64 ",\"keys\":%" PRIu64 ",\"clients\":%u,"
 		"\"clients_blocked\":%u,\"clients_refused\":%" PRIu64
 		",\"clients_idle_closed\":%" PRIu64 ",\"clients_stalled\":%" PRIu64
+		",\"clients_request_closed\":%" PRIu64
 		",\"snapshots\":%" PRIu64, DTA_VERSION_STRING,
 		(double)(tool_now_ns() - c->started_ns) / 1e9, nstruct, c->requests,
 		c->errors, c->frames, c->keys, clients, blocked, c->refused, c->idle_closed,
-		c->stalled, c->snapshots);
+		c->stalled, c->request_closed,
+		__atomic_load_n(&c->snapshots, __ATOMIC_RELAXED));
 	if (c->remote)
 		fprintf(out, ",\"remote_refused\":%" PRIu64,
 			coll_remote_refused(c->remote));
@@ -786,8 +828,8 @@ static void stats_json(struct collector *c, FILE *out, size_t nstruct)
 		coll_api_stats(c->api, &st);
 		fprintf(out, ",\"api\":{\"requests\":%" PRIu64 ",\"errors\":%"
 			PRIu64 ",\"refused\":%" PRIu64 ",\"deadline_closed\":%"
-			PRIu64 "}", st.requests, st.errors, st.refused,
-			st.deadline);
+			PRIu64 ",\"evicted\":%" PRIu64 "}", st.requests,
+			st.errors, st.refused, st.deadline, st.evicted);
 	}
 #endif
 #ifdef DTA_HAVE_RDMA
@@ -833,9 +875,12 @@ static const struct metrics_def collector_metrics[] = {
 	   "Connections refused: all client slots taken."),
 	CL("clients_idle_closed", "clients_closed_total", METRICS_COUNTER,
 	   "cause", "idle_timeout",
-	   "Clients the collector closed, by cause (idle_timeout, stall_timeout)."),
+	   "Clients the collector closed, by cause (idle_timeout, stall_timeout, "
+	   "request_timeout)."),
 	CL("clients_stalled", "clients_closed_total", METRICS_COUNTER, "cause",
 	   "stall_timeout", NULL),
+	CL("clients_request_closed", "clients_closed_total", METRICS_COUNTER,
+	   "cause", "request_timeout", NULL),
 	CM("snapshots", "snapshots_total", METRICS_COUNTER,
 	   "Snapshots written completely (on request and at shutdown)."),
 	CM("rdma.translators", "rdma_translators", METRICS_GAUGE,
@@ -854,6 +899,8 @@ static const struct metrics_def collector_metrics[] = {
 	   "HTTPS API requests refused (403): no usable client name."),
 	CM("api.deadline_closed", "api_deadline_closed_total", METRICS_COUNTER,
 	   "HTTPS API connections shut at the request deadline."),
+	CM("api.evicted", "api_evicted_total", METRICS_COUNTER,
+	   "HTTPS API connections shut for a newer one (a connection cap reached)."),
 	CM("epochs.closed", "epochs_closed_total", METRICS_COUNTER,
 	   "Key-Increment epochs closed (their file durable, their bank reset)."),
 	CM("epochs.files", "epoch_files_total", METRICS_COUNTER,
@@ -1009,7 +1056,9 @@ static int start_api(struct collector *c)
 /* Answer a request the collector handles itself (rare ones: the FILE
  * they are written to costs an allocation) into @out: one JSON object,
  * no newline. */
-static void handle_own(struct collector *c, const struct client *cl, char **w,
+static int job_start(struct collector *c, struct client *cl);
+
+static void handle_own(struct collector *c, struct client *cl, char **w,
 		       int nw, struct dta_buf *out)
 {
 	uid_t uid = cl->uid;
@@ -1037,8 +1086,14 @@ static void handle_own(struct collector *c, const struct client *cl, char **w,
 			      f);
 #endif
 		}
+	} else if (c->job.running) {
+		fprintf(f, "{\"error\":\"%s: a snapshot or ki-reset is running "
+			"already; ask again once it has answered\"}", w[0]);
 	} else if (!strcmp(w[0], "snapshot")) {
-		save_all(c, f);
+		c->job.ki = false;
+		if (job_start(c, cl))
+			fputs("{\"error\":\"snapshot: cannot start its thread\"}",
+			      f);
 	} else { /* ki-reset */
 		size_t i;
 
@@ -1048,14 +1103,12 @@ static void handle_own(struct collector *c, const struct client *cl, char **w,
 		if (i == c->n) {
 			fputs("{\"error\":\"usage: ki-reset NAME BANK\"}", f);
 		} else {
-			int err = dta_ki_reset(dta_region_layout(c->r[i]),
-					       dta_region_data(c->r[i]),
-					       (unsigned)strtoul(w[2], NULL, 0));
-
-			if (err)
-				fprintf(f, "{\"error\":\"%s\"}", dta_strerror(err));
-			else
-				fputs("{\"ok\":true}", f);
+			c->job.ki = true;
+			c->job.i = i;
+			c->job.bank = (unsigned)strtoul(w[2], NULL, 0);
+			if (job_start(c, cl))
+				fputs("{\"error\":\"ki-reset: cannot start its "
+				      "thread\"}", f);
 		}
 	}
 	if (fclose(f)) {
@@ -1179,7 +1232,8 @@ static void handle_line(struct collector *c, struct client *cl, char *line,
 		return;
 	if (own_request(c, cl, line, &cl->out))
 		cl->binary = true; /* what follows its newline is frames */
-	dta_buf_put(&cl->out, "\n", 1);
+	if (!cl->busy) /* else job_finish() answers */
+		dta_buf_put(&cl->out, "\n", 1);
 }
 
 static uint32_t be32(const uint8_t *p)
@@ -1224,7 +1278,10 @@ static int handle_frame(struct collector *c, struct client *cl,
 	memcpy(line, f + DTA_FRAME_REQ_HDR, tl);
 	line[tl] = 0;
 	own_request(c, cl, line, &js);
-	if (js.oom)
+	if (cl->busy) { /* job_finish() answers, with this header */
+		c->job.frame = true;
+		memcpy(c->job.hdr, f, DTA_FRAME_REQ_HDR);
+	} else if (js.oom)
 		cl->out.oom = true;
 	else
 		dta_frame_answer_text(&cl->out, f, js.p, js.len);
@@ -1248,6 +1305,7 @@ static void drop_client(struct client *cl)
 	dta_exec_session_destroy(cl->sess);
 	cl->sess = NULL;
 	cl->wait.on = false;
+	cl->busy = false; /* a job's answer finds no one (struct own_job) */
 }
 
 static void drop_client_why(struct client *cl, const char *fmt, ...)
@@ -1316,7 +1374,7 @@ static int answer_frames(struct collector *c, struct client *cl)
 	long fl = 0;
 	int rc = 0;
 
-	while (pos < cl->len && unsent(cl) < OUT_CAP) {
+	while (pos < cl->len && unsent(cl) < OUT_CAP && !cl->busy) {
 		fl = dta_frame_length(cl->in + pos, cl->len - pos);
 		if (fl < 0 || (fl > 0 && (size_t)fl <= cl->len - pos &&
 			       handle_frame(c, cl, (const uint8_t *)cl->in + pos,
@@ -1375,7 +1433,7 @@ static int answer_lines(struct collector *c, struct client *cl)
 	size_t pos = 0;
 
 	while (pos < cl->len && unsent(cl) < OUT_CAP && !cl->binary &&
-	       !cl->wait.on) {
+	       !cl->wait.on && !cl->busy) {
 		char *line = cl->in + pos;
 		size_t avail = cl->len - pos, n;
 		char *nl = memchr(line, '\n', avail);
@@ -1453,8 +1511,29 @@ static void drop_malformed(struct collector *c, struct client *cl)
 	drop_client(cl);
 }
 
-/* Answer, send, and close a client that is done. */
+static void answer_and_send(struct collector *c, struct client *cl);
+
+/* Answer, send, and close a client that is done; then its clocks: only
+ * a request read whole resets the idle clock (bytes that end none do
+ * not, or a byte a second would hold a slot for ever), and the bytes of
+ * one not yet whole run against its own deadline (request_timeout). */
 static void client_progress(struct collector *c, struct client *cl)
+{
+	uint64_t n0 = c->requests, now;
+
+	answer_and_send(c, cl);
+	if (cl->fd < 0)
+		return;
+	now = tool_now_ns();
+	if (c->requests != n0)
+		cl->last_ns = now;
+	if (!cl->len && !cl->skipping)
+		cl->req_ns = 0;
+	else if (c->requests != n0 || !cl->req_ns)
+		cl->req_ns = now;
+}
+
+static void answer_and_send(struct collector *c, struct client *cl)
 {
 	size_t before;
 	bool capped, binary;
@@ -1488,7 +1567,7 @@ static void client_progress(struct collector *c, struct client *cl)
 		}
 	} while (!unsent(cl) && cl->len &&
 		 (cl->len < before || capped || binary != cl->binary));
-	if (cl->eof && !unsent(cl) && !cl->len && !cl->wait.on)
+	if (cl->eof && !unsent(cl) && !cl->len && !cl->wait.on && !cl->busy)
 		drop_client(cl);
 }
 
@@ -1506,7 +1585,6 @@ static void client_input(struct collector *c, struct client *cl)
 	if (n == 0)
 		cl->eof = true;
 	cl->len += (size_t)n;
-	cl->last_ns = tool_now_ns();
 	client_progress(c, cl);
 }
 
@@ -1570,6 +1648,7 @@ static void accept_clients(struct collector *c)
 		cl->fd = fd;
 		cl->uid = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &crlen)
 				  ? (uid_t)-1 : cr.uid;
+		cl->id = ++c->next_client_id;
 		cl->last_ns = tool_now_ns();
 	}
 }
@@ -1638,6 +1717,7 @@ static void accept_remote(struct collector *c)
 		cl->fd = fd;
 		cl->tls = t;
 		cl->uid = (uid_t)-1;
+		cl->id = ++c->next_client_id;
 		cl->last_ns = tool_now_ns();
 	}
 }
@@ -1717,8 +1797,20 @@ static int client_timeouts(struct collector *c, int ms)
 			continue;
 		}
 		ms = coll_wait_timeout_ms(&cl->wait, now, ms);
-		if (cl->wait.on && !unsent(cl))
+		if ((cl->wait.on || cl->busy) && !unsent(cl))
 			continue; /* waiting is not idling */
+		if (cl->req_ns && c->request_ns && !unsent(cl)) {
+			if (now - cl->req_ns >= c->request_ns) {
+				c->request_closed++;
+				drop_client_why(cl, "a request unfinished after "
+						"%" PRIu64 " s (request_timeout)",
+						c->request_ns / UINT64_C(1000000000));
+				continue;
+			}
+			left = (c->request_ns - (now - cl->req_ns)) / 1000000 + 1;
+			if (left < (uint64_t)ms)
+				ms = (int)left;
+		}
 		limit = unsent(cl) ? c->stall_ns : c->idle_ns;
 		if (!limit)
 			continue;
@@ -1815,14 +1907,146 @@ static void api_stop(struct collector *c)
 #endif
 }
 
+/* ---- snapshot and ki-reset off the loop (struct own_job) ---- */
+
+/*
+ * Test only (tests/e2e/snapshot_offloop.sh, docs/collector-protocol.md):
+ * with DTA_COLLECTOR_TEST_JOB_GATE=PATH (a FIFO) in the environment, a
+ * job first reads PATH to its end, so a test decides when it may finish
+ * instead of guessing how long a large snapshot takes.
+ */
+static void job_test_gate(void)
+{
+	const char *gate = getenv("DTA_COLLECTOR_TEST_JOB_GATE");
+	char b[64];
+	int fd;
+
+	if (!gate || !*gate)
+		return;
+	fd = open(gate, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	while (read(fd, b, sizeof(b)) > 0)
+		;
+	close(fd);
+}
+
+static void *job_thread(void *arg)
+{
+	struct collector *c = arg;
+	struct own_job *j = &c->job;
+	uint64_t one = 1;
+	FILE *f;
+
+	job_test_gate();
+	j->answer = NULL;
+	j->len = 0;
+	f = open_memstream(&j->answer, &j->len);
+	if (f) {
+		if (!j->ki) {
+			save_all(c, f);
+		} else {
+			int err = dta_ki_reset(dta_region_layout(c->r[j->i]),
+					       dta_region_data(c->r[j->i]),
+					       j->bank);
+
+			if (err)
+				fprintf(f, "{\"error\":\"%s\"}", dta_strerror(err));
+			else
+				fputs("{\"ok\":true}", f);
+		}
+		if (fclose(f)) {
+			free(j->answer);
+			j->answer = NULL;
+		}
+	}
+	(void)!write(j->done_fd, &one, sizeof(one));
+	return NULL;
+}
+
+/* Start the job c->job describes (ki, i, bank) for @cl: it is busy until
+ * job_finish(). Signals go to the loop's thread, not this one. */
+static int job_start(struct collector *c, struct client *cl)
+{
+	struct own_job *j = &c->job;
+	sigset_t all, old;
+	int err;
+
+	if (j->done_fd < 0) {
+		j->done_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		if (j->done_fd < 0)
+			return -errno;
+	}
+	j->slot = (int)(cl - c->cl);
+	j->client_id = cl->id;
+	j->frame = false;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	err = pthread_create(&j->th, NULL, job_thread, c);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err)
+		return -err;
+	j->running = true;
+	cl->busy = true;
+	return 0;
+}
+
+/* The job is done (done_fd): its answer to its requester, if still
+ * connected, then the requests that waited behind it. */
+static void job_finish(struct collector *c)
+{
+	static const char oom[] = "{\"error\":\"out of memory\"}";
+	struct own_job *j = &c->job;
+	struct client *cl = &c->cl[j->slot];
+	const char *a;
+	size_t len;
+	uint64_t v;
+
+	if (!j->running || read(j->done_fd, &v, sizeof(v)) != sizeof(v))
+		return;
+	pthread_join(j->th, NULL);
+	j->running = false;
+	a = j->answer ? j->answer : oom;
+	len = j->answer ? j->len : sizeof(oom) - 1;
+	c->errors += len >= 8 && !memcmp(a, "{\"error\"", 8);
+	if (cl->fd >= 0 && cl->id == j->client_id && cl->busy) {
+		cl->busy = false;
+		if (j->frame) {
+			dta_frame_answer_text(&cl->out, j->hdr, a, len);
+		} else {
+			dta_buf_put(&cl->out, a, len);
+			dta_buf_put(&cl->out, "\n", 1);
+		}
+		client_progress(c, cl);
+	}
+	free(j->answer);
+	j->answer = NULL;
+}
+
+/* At shutdown: a job running ends first (its snapshot is whole). */
+static void job_wait(struct collector *c)
+{
+	if (c->job.running) {
+		tool_log(LOG_INFO, "waiting for a snapshot or ki-reset to "
+			 "finish");
+		pthread_join(c->job.th, NULL);
+		c->job.running = false;
+		free(c->job.answer);
+		c->job.answer = NULL;
+	}
+	if (c->job.done_fd >= 0)
+		close(c->job.done_fd);
+	c->job.done_fd = -1;
+}
+
 static void serve(struct collector *c)
 {
 	uint64_t next_status = tool_now_ns() + 5000000000ull;
 
 	while (!stop_signal) {
-		struct pollfd p[MAX_CLIENTS + 6];
-		int idx[MAX_CLIENTS + 6], np = 0, n, ms;
-		bool pend[MAX_CLIENTS + 6] = { false }, any_pend = false;
+		struct pollfd p[MAX_CLIENTS + 7];
+		int idx[MAX_CLIENTS + 7], np = 0, n, ms;
+		bool pend[MAX_CLIENTS + 7] = { false }, any_pend = false;
 		uint64_t now;
 
 		p[np].fd = c->listen_fd;
@@ -1857,6 +2081,11 @@ static void serve(struct collector *c)
 			idx[np++] = -6;
 		}
 #endif
+		if (c->job.running) {
+			p[np].fd = c->job.done_fd;
+			p[np].events = POLLIN;
+			idx[np++] = -7;
+		}
 		for (int i = 0; i < MAX_CLIENTS; i++) {
 			struct client *cl = &c->cl[i];
 
@@ -1931,6 +2160,10 @@ static void serve(struct collector *c)
 				api_run(c);
 				continue;
 			}
+			if (idx[k] == -7) {
+				job_finish(c);
+				continue;
+			}
 			cl = &c->cl[idx[k]];
 			if (cl->fd < 0)
 				continue;
@@ -1984,7 +2217,7 @@ int main(int argc, char **argv)
 		{ "metrics", required_argument, NULL, 'M' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static struct collector c;
+	static struct collector c = { .job = { .done_fd = -1 } };
 	const char *cfg_path = NULL, *sock = NULL, *v, *me = NULL;
 	const char *metrics_listen = NULL;
 	bool huge = true, force = false, restore = false;
@@ -2101,6 +2334,7 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	tool_service_ready("serving %zu structures on %s", c.n, c.socket_path);
 	serve(&c);
+	job_wait(&c);
 	coll_epochs_stop(c.epochs);
 	c.epochs = NULL;
 	coll_notify_stop(c.notify);
@@ -2123,6 +2357,7 @@ int main(int argc, char **argv)
 	if (shut_down(&c))
 		rc = 1;
 out:
+	job_wait(&c);
 	coll_epochs_stop(c.epochs);
 	coll_notify_stop(c.notify);
 	metrics_server_stop(c.metrics);

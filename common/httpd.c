@@ -2,8 +2,10 @@
 /*
  * The daemons' embedded HTTP server (httpd.h): libmicrohttpd in its
  * external-event mode (MHD_USE_EPOLL without an internal thread), plus
- * what libmicrohttpd does not do by itself: a total deadline per request
- * and, for HTTPS with a client CA, certificates required at the handshake.
+ * what libmicrohttpd does not do by itself: a total deadline per request,
+ * a slot always free for a new connection (the oldest is shut instead of
+ * the newest refused) and, for HTTPS with a client CA, certificates
+ * required at the handshake.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -25,8 +27,11 @@
 struct hconn {
 	struct hconn *prev, *next;
 	uint64_t start_ns; /* accept, or the end of its previous request */
+	uint64_t accept_ns;
+	uint32_t addr; /* IPv4 peer, network order (the listener is IPv4) */
 	int fd;
 	bool shut;
+	bool answering; /* its request's headers came: the handler has it */
 };
 
 struct httpd {
@@ -34,8 +39,9 @@ struct httpd {
 	struct httpd_opts o;
 	uint16_t port;
 	struct hconn conns; /* list head */
-	uint64_t deadline_closed;
+	uint64_t deadline_closed, evicted;
 	uint64_t last_log_ns, unlogged; /* libmicrohttpd's lines, rate-limited */
+	uint64_t last_evict_log_ns, evict_unlogged;
 };
 
 static uint64_t now_ns(void)
@@ -73,6 +79,74 @@ enum MHD_Result httpd_reply(struct MHD_Connection *conn, unsigned status,
 	return ret;
 }
 
+/*
+ * Make room after @c came in: when the live connections (not shut) reach
+ * the cap, or those from @c's address exceed the per-address cap, shut
+ * the oldest of them (one still sending its request first: a slowloris
+ * client's, never one being answered if another will do). So a slow or
+ * silent client delays a new one by nothing: it is the one that goes,
+ * and the scraper's request, sent at once, finds a slot.
+ */
+static void make_room(struct httpd *h, struct hconn *c)
+{
+	unsigned cap = h->o.conn_limit ? h->o.conn_limit : 16u;
+	unsigned ip_cap = h->o.per_ip_limit ? h->o.per_ip_limit : 8u;
+	uint64_t now = now_ns();
+
+	for (int pass = 0; pass < 2; pass++) {
+		struct hconn *victim = NULL;
+		unsigned n = 0;
+
+		for (struct hconn *o = h->conns.next; o != &h->conns;
+		     o = o->next) {
+			if (o->shut || (pass == 1 && o->addr != c->addr))
+				continue;
+			n++;
+			if (o == c)
+				continue;
+			if (!victim || (victim->answering && !o->answering) ||
+			    (victim->answering == o->answering &&
+			     o->accept_ns < victim->accept_ns))
+				victim = o;
+		}
+		if (!victim || n < (pass == 0 ? cap : ip_cap + 1))
+			continue;
+		if (victim->fd >= 0)
+			shutdown(victim->fd, SHUT_RDWR);
+		victim->shut = true;
+		h->evicted++;
+		if (!h->o.log)
+			continue;
+		if (h->last_evict_log_ns &&
+		    now - h->last_evict_log_ns < 1000000000ull) {
+			h->evict_unlogged++;
+			continue;
+		}
+		h->o.log("%s: %s full: the oldest connection closed for a new "
+			 "one (%" PRIu64 " so far)", h->o.name,
+			 pass ? "the per-address cap is" : "every slot is",
+			 h->evicted);
+		h->last_evict_log_ns = now;
+		h->evict_unlogged = 0;
+	}
+}
+
+/* The handler has the request: its connection is being answered. */
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
+				  const char *url, const char *method,
+				  const char *version, const char *data,
+				  size_t *data_size, void **req_cls)
+{
+	struct httpd *h = cls;
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	if (ci && ci->socket_context)
+		((struct hconn *)ci->socket_context)->answering = true;
+	return h->o.handler(h->o.cls, conn, url, method, version, data,
+			    data_size, req_cls);
+}
+
 static void on_connection(void *cls, struct MHD_Connection *conn,
 			  void **sock_ctx, enum MHD_ConnectionNotificationCode what)
 {
@@ -92,13 +166,22 @@ static void on_connection(void *cls, struct MHD_Connection *conn,
 	c = calloc(1, sizeof(*c));
 	ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
 	if (c) {
-		c->start_ns = now_ns();
+		const union MHD_ConnectionInfo *ai = MHD_get_connection_info(
+			conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+
+		c->start_ns = c->accept_ns = now_ns();
 		c->fd = ci ? ci->connect_fd : -1;
+		if (ai && ai->client_addr &&
+		    ai->client_addr->sa_family == AF_INET)
+			c->addr = ((const struct sockaddr_in *)
+					   (const void *)ai->client_addr)
+					  ->sin_addr.s_addr;
 		c->next = h->conns.next;
 		c->prev = &h->conns;
 		c->next->prev = c;
 		h->conns.next = c;
 		*sock_ctx = c;
+		make_room(h, c);
 	} else if (ci) {
 		/* No memory to watch it: do not serve it unwatched. */
 		shutdown(ci->connect_fd, SHUT_RDWR);
@@ -135,8 +218,10 @@ static void on_completed(void *cls, struct MHD_Connection *conn,
 	if (h->o.completed)
 		h->o.completed(h->o.cls, conn, req_cls);
 	/* The next request's deadline starts now. */
-	if (ci && ci->socket_context)
+	if (ci && ci->socket_context) {
 		((struct hconn *)ci->socket_context)->start_ns = now_ns();
+		((struct hconn *)ci->socket_context)->answering = false;
+	}
 }
 
 /* libmicrohttpd's own lines (failed handshakes, malformed HTTP): what a
@@ -210,13 +295,14 @@ int httpd_start(const struct httpd_opts *o, struct httpd **out)
 	}
 	tls[nt] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
 	errno = 0;
-	h->d = MHD_start_daemon(flags, port, NULL, NULL, o->handler, o->cls,
+	/* The caps are make_room()'s: libmicrohttpd's would refuse the
+	 * newest connection, the scraper's, and keep the slow ones. Its own
+	 * cap is one more, so it accepts while a shut one is closing. */
+	h->d = MHD_start_daemon(flags, port, NULL, NULL, on_request, h,
 				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, h,
 				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
 				MHD_OPTION_CONNECTION_LIMIT,
-				o->conn_limit ? o->conn_limit : 16u,
-				MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-				o->per_ip_limit ? o->per_ip_limit : 8u,
+				(o->conn_limit ? o->conn_limit : 16u) + 1,
 				MHD_OPTION_CONNECTION_TIMEOUT,
 				o->timeout_s ? o->timeout_s : 10u,
 				MHD_OPTION_CONNECTION_MEMORY_LIMIT,
@@ -314,6 +400,11 @@ int httpd_timeout(const struct httpd *h, int ms)
 uint64_t httpd_deadline_closed(const struct httpd *h)
 {
 	return h ? h->deadline_closed : 0;
+}
+
+uint64_t httpd_evicted(const struct httpd *h)
+{
+	return h ? h->evicted : 0;
 }
 
 void httpd_stop(struct httpd *h)

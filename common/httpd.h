@@ -7,7 +7,10 @@
  * two of these. Not part of libdta's API; built only with libmicrohttpd.
  *
  * What every listener gets, so no endpoint forgets one:
- *  - a connection cap and a per-IP connection cap;
+ *  - a connection cap and a per-IP connection cap that never refuse the
+ *    newest connection: when either is reached, the oldest connection
+ *    (one still sending its request first) is shut to make room, so slow
+ *    or silent clients cannot keep a scraper out;
  *  - an inactivity timeout (libmicrohttpd's) and a total deadline per
  *    request: a connection is shut once it has spent @deadline_s on one
  *    request (TLS handshake, headers, body and answer included), however
@@ -76,6 +79,8 @@ void httpd_run(struct httpd *h);
 int httpd_timeout(const struct httpd *h, int ms);
 /* Connections shut for overrunning the request deadline. */
 uint64_t httpd_deadline_closed(const struct httpd *h);
+/* Connections shut to make room for a newer one (a cap was reached). */
+uint64_t httpd_evicted(const struct httpd *h);
 /* Close everything; NULL is fine. */
 void httpd_stop(struct httpd *h);
 

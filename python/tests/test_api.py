@@ -230,25 +230,24 @@ def test_refused(api):
 
 
 def test_per_address_cap(api):
-    """16 connections from one address at once; the 17th is closed at
-    accept, and served again once the others are gone."""
+    """16 silent connections from one address at once (a slowloris); a
+    17th is served all the same, and the cap still holds: the oldest of
+    the 16 is shut to make room for it (docs/api.md, issue 25)."""
     host, port = api.url[len("https://"):].split(":")
     held = [socket.create_connection((host, int(port)), timeout=30)
             for _ in range(16)]
     try:
-        with pytest.raises(requests.exceptions.RequestException):
-            get(api, "/")
+        assert get(api, "/").status_code == 200
+        try:
+            gone = held[0].recv(1) == b""  # shut by the collector
+        except ConnectionResetError:
+            gone = True
+        assert gone
     finally:
         for s in held:
             s.close()
-    for _ in range(100):  # until the collector has seen them close
-        try:
-            if get(api, "/").status_code == 200:
-                break
-        except requests.exceptions.RequestException:
-            time.sleep(0.1)
-    else:
-        pytest.fail("not served after the held connections closed")
+    st = json.loads(api.s.query("stats").strip().splitlines()[-1])
+    assert st["api"]["evicted"] >= 1, st["api"]
 
 
 def test_request_deadline(api):
