@@ -240,9 +240,33 @@ static int restore_one(struct collector *c, size_t i)
 	char sp[4096];
 	int err;
 
+	char fp[64], fname[4096], why[1024];
+	int dfd, ffd;
+
 	snap_path(c, name, sp, sizeof(sp));
-	fo.path = sp;
-	err = dta_region_open(&fo, &snap);
+	/* Only a file nobody else could have planted or changed, in a
+	 * directory nobody else can change, is loaded: the collector would
+	 * answer its contents as measured data. */
+	dfd = tool_private_dir(c->snapshot_dir, why, sizeof(why));
+	if (dfd < 0) {
+		tool_log(LOG_ERR, "%s: cannot restore: %s; not starting "
+			 "(docs/security.md)", name, why);
+		return -1;
+	}
+	snprintf(fname, sizeof(fname), "%s.dta", name);
+	ffd = tool_private_file(dfd, fname, why, sizeof(why));
+	close(dfd);
+	if (ffd == -1) {
+		tool_log(LOG_ERR, "%s: cannot restore %s: %s; not starting "
+			 "(docs/security.md)", name, sp, why);
+		return -1;
+	}
+	/* Opened again through the checked descriptor: the same file. */
+	tool_fd_path(ffd, "", fp, sizeof(fp));
+	fo.path = fp;
+	err = ffd == -2 ? -ENOENT : dta_region_open(&fo, &snap);
+	if (ffd >= 0)
+		close(ffd);
 	if (err == -ENOENT) {
 		tool_log(LOG_INFO, "%s: no snapshot %s, %s", name, sp,
 		    c->reattached[i] ? "keeping the reattached contents"
@@ -508,7 +532,8 @@ static int save_all(struct collector *c, FILE *out)
 	char *fail_buf = NULL;
 	size_t fail_len = 0, nsaved = 0;
 	FILE *failed;
-	int bad = 0, dir_err = 0;
+	char why[1024];
+	int bad = 0, dfd;
 
 	if (!c->snapshot_dir) {
 		if (out)
@@ -522,25 +547,36 @@ static int save_all(struct collector *c, FILE *out)
 			fputs("{\"error\":\"out of memory\"}", out);
 		return -1;
 	}
-	if (mkdir(c->snapshot_dir, 0700) != 0 && errno != EEXIST)
-		dir_err = -errno;
+	/* Written through the checked directory's descriptor: a directory
+	 * someone else owns or can write, or a symlink in its place, gets
+	 * nothing (they could remove or replace the only copy). */
+	dfd = tool_private_dir(c->snapshot_dir, why, sizeof(why));
+	if (dfd < 0)
+		tool_log(LOG_ERR, "snapshot: %s (docs/security.md)", why);
 	if (out)
 		fputs("{\"saved\":[", out);
 	for (size_t i = 0; i < c->n; i++) {
-		char sp[4096];
-		int err;
+		char sp[4096], fp[4096], fname[4096];
+		int err = 0;
 
 		snap_path(c, c->cs[i].name, sp, sizeof(sp));
-		err = dir_err ? dir_err : dta_region_save(c->r[i], sp);
-		if (err) {
-			tool_log(LOG_ERR, "%s: snapshot %s: %s",
-				c->cs[i].name, sp, dta_strerror(err));
+		snprintf(fname, sizeof(fname), "%s.dta", c->cs[i].name);
+		if (dfd >= 0) {
+			tool_fd_path(dfd, fname, fp, sizeof(fp));
+			err = dta_region_save(c->r[i], fp);
+		}
+		if (dfd < 0 || err) {
+			const char *e = dfd < 0 ? why : dta_strerror(err);
+
+			if (dfd >= 0)
+				tool_log(LOG_ERR, "%s: snapshot %s: %s",
+					 c->cs[i].name, sp, e);
 			fprintf(failed, "%s{\"structure\":", bad ? "," : "");
 			tool_json_str(failed, c->cs[i].name);
 			fputs(",\"file\":", failed);
 			tool_json_str(failed, sp);
 			fputs(",\"error\":", failed);
-			tool_json_str(failed, dta_strerror(err));
+			tool_json_str(failed, e);
 			fputc('}', failed);
 			bad = 1;
 			continue;
@@ -551,6 +587,8 @@ static int save_all(struct collector *c, FILE *out)
 		}
 	}
 	fclose(failed);
+	if (dfd >= 0)
+		close(dfd);
 	if (out)
 		fprintf(out, "],\"failed\":[%s],\"ok\":%s}",
 			fail_buf ? fail_buf : "", bad ? "false" : "true");
@@ -558,6 +596,28 @@ static int save_all(struct collector *c, FILE *out)
 	if (!bad)
 		c->snapshots++;
 	return bad ? -1 : 0;
+}
+
+/* A snapshot directory that exists (or a symlink in its place) is checked
+ * at start: one another user owns or can write is refused now, not found
+ * out at shutdown. One not there yet is created at the first snapshot; a
+ * file in its place fails the snapshots (and keeps the shared memory). */
+static int snapshot_dir_ok(const char *dir)
+{
+	char why[1024];
+	struct stat st;
+	int fd;
+
+	if (lstat(dir, &st) != 0 || S_ISREG(st.st_mode))
+		return 0;
+	fd = tool_private_dir(dir, why, sizeof(why));
+	if (fd < 0) {
+		tool_log(LOG_ERR, "snapshot_dir: %s; not starting "
+			 "(docs/security.md)", why);
+		return -1;
+	}
+	close(fd);
+	return 0;
 }
 
 /* The directory of socket_path: created (mode 0750) when it is the default
@@ -2066,6 +2126,8 @@ int main(int argc, char **argv)
 			"directory");
 		goto out;
 	}
+	if (c.snapshot_dir && snapshot_dir_ok(c.snapshot_dir))
+		goto out;
 	for (int i = 0; i < MAX_CLIENTS; i++)
 		c.cl[i].fd = -1;
 	c.listen_fd = -1;
