@@ -1081,7 +1081,11 @@ static void handle_own(struct collector *c, const struct client *cl, char **w,
 		out->oom = true;
 		return;
 	}
-	if (!strcmp(w[0], "stats")) {
+	if (nw > 1 && strcmp(w[0], "ki-reset")) {
+		/* Refused, not answered as if the rest were not there. */
+		fprintf(f, "{\"error\":\"%s takes no arguments (usage: %s)\"}",
+			w[0], w[0]);
+	} else if (!strcmp(w[0], "stats")) {
 		stats_json(c, f, cl->tls ? cl->nvisible : c->n);
 	} else if (!strcmp(w[0], "switch")) {
 		/* Its rkeys let the holder write into our memory. */
@@ -1100,17 +1104,54 @@ static void handle_own(struct collector *c, const struct client *cl, char **w,
 	} else if (!strcmp(w[0], "snapshot")) {
 		save_all(c, f);
 	} else { /* ki-reset */
+		const struct dta_layout *l = NULL;
+		unsigned long bank = 0;
+		char *end = NULL;
 		size_t i;
 
-		for (i = 0; i < c->n; i++)
-			if (nw == 3 && !strcmp(c->cs[i].name, w[1]))
+		for (i = 0; nw == 3 && i < c->n; i++)
+			if (!strcmp(c->cs[i].name, w[1]))
 				break;
-		if (i == c->n) {
+		if (nw == 3 && i < c->n)
+			l = dta_region_layout(c->r[i]);
+		if (nw == 3 && w[2][0] >= '0' && w[2][0] <= '9') {
+			errno = 0;
+			bank = strtoul(w[2], &end, 10);
+			if (errno || *end)
+				end = NULL;
+		}
+		if (nw != 3) {
 			fputs("{\"error\":\"usage: ki-reset NAME BANK\"}", f);
+		} else if (!l) {
+			fputs("{\"error\":", f);
+			/* The name echoed escaped: answers are valid JSON. */
+			char m[LINE_MAX_BYTES + 64];
+
+			snprintf(m, sizeof(m), "ki-reset: no structure named %s",
+				 w[1]);
+			tool_json_str(f, m);
+			fputc('}', f);
+		} else if (l->primitive != DTA_PRIM_KEY_INCREMENT) {
+			fputs("{\"error\":", f);
+			char m[LINE_MAX_BYTES + 64];
+
+			snprintf(m, sizeof(m), "ki-reset: %s is not a "
+				 "Key-Increment structure", w[1]);
+			tool_json_str(f, m);
+			fputc('}', f);
+		} else if (!end || bank >= l->g.ki.banks) {
+			fputs("{\"error\":", f);
+			char m[LINE_MAX_BYTES + 96];
+
+			snprintf(m, sizeof(m), "ki-reset: bank %s is not a "
+				 "bank of %s (it has %u: 0..%u)", w[2], w[1],
+				 (unsigned)l->g.ki.banks,
+				 (unsigned)l->g.ki.banks - 1);
+			tool_json_str(f, m);
+			fputc('}', f);
 		} else {
-			int err = dta_ki_reset(dta_region_layout(c->r[i]),
-					       dta_region_data(c->r[i]),
-					       (unsigned)strtoul(w[2], NULL, 0));
+			int err = dta_ki_reset(l, dta_region_data(c->r[i]),
+					       (unsigned)bank);
 
 			if (err)
 				fprintf(f, "{\"error\":\"%s\"}", dta_strerror(err));
