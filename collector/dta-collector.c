@@ -470,8 +470,28 @@ static int start_rdma(struct collector *c)
 						    "rdma_port");
 	uint64_t p = 40050;
 
-	if (!bind)
+	if (!bind) {
+		/* Keys only RDMA reads, set without it: refused, not ignored
+		 * (switch mode would silently never start). */
+		static const char *const only_rdma[] = {
+			"switch_peer", "switch_qpn", "switch_psn", "switch_meta",
+			"rdma_port", "rdma_allow",
+		};
+
+		for (size_t k = 0; k < sizeof(only_rdma) / sizeof(*only_rdma);
+		     k++)
+			if (dta_config_collector_get(c->cfg, (size_t)c->idx,
+						     only_rdma[k])) {
+				tool_log(LOG_ERR, "%s is set but rdma_bind is "
+					 "not: %s works only over RDMA; set "
+					 "rdma_bind (docs/rdma.md) or remove %s",
+					 only_rdma[k],
+					 k < 4 ? "switch mode" : "it",
+					 only_rdma[k]);
+				return -1;
+			}
 		return 0;
+	}
 #ifdef DTA_HAVE_RDMA
 	{
 		struct coll_rdma_opts o = { .bind = bind, .log = tool_log,
