@@ -38,6 +38,7 @@
 #include "api.h"
 #endif
 #include "notify.h"
+#include "own.h"
 #include "remote.h"
 #include "service.h"
 #include "tools.h"
@@ -92,6 +93,7 @@ struct client {
 
 struct collector {
 	struct dta_config *cfg;
+	struct coll_own_req own_req; /* own_request()'s, 8 KiB off the stack */
 	int idx; /* which collector of the configuration this is */
 	const char *name;
 	struct dta_config_structure cs[DTA_CONFIG_MAX_STRUCTURES]; /* our shares */
@@ -1087,10 +1089,10 @@ static int start_api(struct collector *c)
 }
 
 /* Answer a request the collector handles itself (rare ones: the FILE
- * they are written to costs an allocation) into @out: one JSON object,
- * no newline. */
-static void handle_own(struct collector *c, const struct client *cl, char **w,
-		       int nw, struct dta_buf *out)
+ * they are written to costs an allocation), checked by coll_own_parse(),
+ * into @out: one JSON object, no newline. */
+static void handle_own(struct collector *c, const struct client *cl,
+		       const struct coll_own_req *q, struct dta_buf *out)
 {
 	uid_t uid = cl->uid;
 	char *buf = NULL;
@@ -1101,13 +1103,9 @@ static void handle_own(struct collector *c, const struct client *cl, char **w,
 		out->oom = true;
 		return;
 	}
-	if (nw > 1 && strcmp(w[0], "ki-reset")) {
-		/* Refused, not answered as if the rest were not there. */
-		fprintf(f, "{\"error\":\"%s takes no arguments (usage: %s)\"}",
-			w[0], w[0]);
-	} else if (!strcmp(w[0], "stats")) {
+	if (q->kind == COLL_OWN_STATS) {
 		stats_json(c, f, cl->tls ? cl->nvisible : c->n);
-	} else if (!strcmp(w[0], "switch")) {
+	} else if (q->kind == COLL_OWN_SWITCH) {
 		/* Its rkeys let the holder write into our memory. */
 		if (uid != geteuid() && uid != 0) {
 			fprintf(f, "{\"error\":\"switch: only the collector's "
@@ -1121,63 +1119,17 @@ static void handle_own(struct collector *c, const struct client *cl, char **w,
 			      f);
 #endif
 		}
-	} else if (!strcmp(w[0], "snapshot")) {
+	} else if (q->kind == COLL_OWN_SNAPSHOT) {
 		save_all(c, f);
-	} else { /* ki-reset */
-		const struct dta_layout *l = NULL;
-		unsigned long bank = 0;
-		char *end = NULL;
-		size_t i;
+	} else { /* ki-reset, its structure and bank checked */
+		size_t i = q->structure;
+		int err = dta_ki_reset(dta_region_layout(c->r[i]),
+				       dta_region_data(c->r[i]), q->bank);
 
-		for (i = 0; nw == 3 && i < c->n; i++)
-			if (!strcmp(c->cs[i].name, w[1]))
-				break;
-		if (nw == 3 && i < c->n)
-			l = dta_region_layout(c->r[i]);
-		if (nw == 3 && w[2][0] >= '0' && w[2][0] <= '9') {
-			errno = 0;
-			bank = strtoul(w[2], &end, 10);
-			if (errno || *end)
-				end = NULL;
-		}
-		if (nw != 3) {
-			fputs("{\"error\":\"usage: ki-reset NAME BANK\"}", f);
-		} else if (!l) {
-			fputs("{\"error\":", f);
-			/* The name echoed escaped: answers are valid JSON. */
-			char m[LINE_MAX_BYTES + 64];
-
-			snprintf(m, sizeof(m), "ki-reset: no structure named %s",
-				 w[1]);
-			tool_json_str(f, m);
-			fputc('}', f);
-		} else if (l->primitive != DTA_PRIM_KEY_INCREMENT) {
-			fputs("{\"error\":", f);
-			char m[LINE_MAX_BYTES + 64];
-
-			snprintf(m, sizeof(m), "ki-reset: %s is not a "
-				 "Key-Increment structure", w[1]);
-			tool_json_str(f, m);
-			fputc('}', f);
-		} else if (!end || bank >= l->g.ki.banks) {
-			fputs("{\"error\":", f);
-			char m[LINE_MAX_BYTES + 96];
-
-			snprintf(m, sizeof(m), "ki-reset: bank %s is not a "
-				 "bank of %s (it has %u: 0..%u)", w[2], w[1],
-				 (unsigned)l->g.ki.banks,
-				 (unsigned)l->g.ki.banks - 1);
-			tool_json_str(f, m);
-			fputc('}', f);
-		} else {
-			int err = dta_ki_reset(l, dta_region_data(c->r[i]),
-					       (unsigned)bank);
-
-			if (err)
-				fprintf(f, "{\"error\":\"%s\"}", dta_strerror(err));
-			else
-				fputs("{\"ok\":true}", f);
-		}
+		if (err)
+			fprintf(f, "{\"error\":\"%s\"}", dta_strerror(err));
+		else
+			fputs("{\"ok\":true}", f);
 	}
 	if (fclose(f)) {
 		out->oom = true;
@@ -1188,12 +1140,26 @@ static void handle_own(struct collector *c, const struct client *cl, char **w,
 	free(buf);
 }
 
+/* {"error":MSG}, @msg escaped (it may echo request bytes). */
 static void put_error(struct collector *c, struct dta_buf *out,
 		      const char *msg)
 {
-	dta_buf_put(out, "{\"error\":\"", 10);
-	dta_buf_put(out, msg, strlen(msg));
-	dta_buf_put(out, "\"}", 2);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f) {
+		out->oom = true;
+		return;
+	}
+	fputs("{\"error\":", f);
+	tool_json_str(f, msg);
+	fputc('}', f);
+	if (fclose(f))
+		out->oom = true;
+	else
+		dta_buf_put(out, buf, len);
+	free(buf);
 	c->errors++;
 }
 
@@ -1206,48 +1172,28 @@ static void put_error(struct collector *c, struct dta_buf *out,
 static bool own_request(struct collector *c, struct client *cl,
 			const char *line, struct dta_buf *out)
 {
-	char copy[LINE_MAX_BYTES], *w[4];
-	int nw;
+	const char *names[DTA_CONFIG_MAX_STRUCTURES];
+	const struct dta_layout *layouts[DTA_CONFIG_MAX_STRUCTURES];
+	struct coll_own_ctx x = { .names = names, .layouts = layouts,
+				  .n = c->n, .remote = cl->tls,
+				  .binary = cl->binary };
+	struct coll_own_req *q = &c->own_req;
 
-	snprintf(copy, sizeof(copy), "%s", line);
-	nw = tool_split(copy, w, 4);
-	if (nw == 0) {
-		/* Answered all the same: a pipelining client counts lines. */
-		put_error(c, out, "empty request");
-	} else if (!strcmp(w[0], "binary")) {
+	for (size_t i = 0; i < c->n; i++) {
+		names[i] = c->cs[i].name;
+		layouts[i] = dta_region_layout(c->r[i]);
+	}
+	coll_own_parse(&x, line, q);
+	if (q->kind == COLL_OWN_ERROR) {
+		put_error(c, out, q->error);
+	} else if (q->kind == COLL_OWN_BINARY) {
 		char a[64];
 
-		if (nw > 2 || (nw == 2 && strcmp(w[1], "1"))) {
-			put_error(c, out, "usage: binary");
-		} else if (cl->binary) {
-			put_error(c, out, "binary: this connection speaks "
-				  "frames already");
-		} else {
-			dta_buf_put(out, a, (size_t)snprintf(a, sizeof(a),
-				    "{\"binary\":1,\"max_frame\":%u}",
-				    DTA_FRAME_MAX));
-			return true;
-		}
-	} else if (cl->tls && (!strcmp(w[0], "switch") ||
-			       !strcmp(w[0], "snapshot") ||
-			       !strcmp(w[0], "ki-reset"))) {
-		/* They change the collector, cost it, or hand out write
-		 * access: local clients only (docs/security.md). */
-		char m[128];
-
-		snprintf(m, sizeof(m), "%s: not allowed over a remote "
-			 "connection (use the collector's Unix socket)", w[0]);
-		put_error(c, out, m);
-	} else if (!strcmp(w[0], "stats") || !strcmp(w[0], "switch") ||
-		   !strcmp(w[0], "snapshot") || !strcmp(w[0], "ki-reset")) {
-		handle_own(c, cl, w, nw, out);
-	} else if (!strcmp(w[0], "wait")) {
-		/* Text lines only (wait_request()): a frame's answer would
-		 * have to wait with its header. */
-		put_error(c, out, "wait: text mode only");
+		dta_buf_put(out, a, (size_t)snprintf(a, sizeof(a),
+			    "{\"binary\":1,\"max_frame\":%u}", DTA_FRAME_MAX));
+		return true;
 	} else {
-		put_error(c, out, "unknown request; see "
-			  "docs/collector-protocol.md");
+		handle_own(c, cl, q, out);
 	}
 	return false;
 }
