@@ -40,6 +40,7 @@
 #include "api.h"
 #endif
 #include "notify.h"
+#include "own.h"
 #include "remote.h"
 #include "service.h"
 #include "tools.h"
@@ -127,6 +128,7 @@ struct own_job {
 
 struct collector {
 	struct dta_config *cfg;
+	struct coll_own_req own_req; /* own_request()'s, 8 KiB off the stack */
 	int idx; /* which collector of the configuration this is */
 	const char *name;
 	struct dta_config_structure cs[DTA_CONFIG_MAX_STRUCTURES]; /* our shares */
@@ -278,9 +280,33 @@ static int restore_one(struct collector *c, size_t i)
 	char sp[4096];
 	int err;
 
+	char fp[64], fname[4096], why[1024];
+	int dfd, ffd;
+
 	snap_path(c, name, sp, sizeof(sp));
-	fo.path = sp;
-	err = dta_region_open(&fo, &snap);
+	/* Only a file nobody else could have planted or changed, in a
+	 * directory nobody else can change, is loaded: the collector would
+	 * answer its contents as measured data. */
+	dfd = tool_private_dir(c->snapshot_dir, why, sizeof(why));
+	if (dfd < 0) {
+		tool_log(LOG_ERR, "%s: cannot restore: %s; not starting "
+			 "(docs/security.md)", name, why);
+		return -1;
+	}
+	snprintf(fname, sizeof(fname), "%s.dta", name);
+	ffd = tool_private_file(dfd, fname, why, sizeof(why));
+	close(dfd);
+	if (ffd == -1) {
+		tool_log(LOG_ERR, "%s: cannot restore %s: %s; not starting "
+			 "(docs/security.md)", name, sp, why);
+		return -1;
+	}
+	/* Opened again through the checked descriptor: the same file. */
+	tool_fd_path(ffd, "", fp, sizeof(fp));
+	fo.path = fp;
+	err = ffd == -2 ? -ENOENT : dta_region_open(&fo, &snap);
+	if (ffd >= 0)
+		close(ffd);
 	if (err == -ENOENT) {
 		tool_log(LOG_INFO, "%s: no snapshot %s, %s", name, sp,
 		    c->reattached[i] ? "keeping the reattached contents"
@@ -484,8 +510,28 @@ static int start_rdma(struct collector *c)
 						    "rdma_port");
 	uint64_t p = 40050;
 
-	if (!bind)
+	if (!bind) {
+		/* Keys only RDMA reads, set without it: refused, not ignored
+		 * (switch mode would silently never start). */
+		static const char *const only_rdma[] = {
+			"switch_peer", "switch_qpn", "switch_psn", "switch_meta",
+			"rdma_port", "rdma_allow",
+		};
+
+		for (size_t k = 0; k < sizeof(only_rdma) / sizeof(*only_rdma);
+		     k++)
+			if (dta_config_collector_get(c->cfg, (size_t)c->idx,
+						     only_rdma[k])) {
+				tool_log(LOG_ERR, "%s is set but rdma_bind is "
+					 "not: %s works only over RDMA; set "
+					 "rdma_bind (docs/rdma.md) or remove %s",
+					 only_rdma[k],
+					 k < 4 ? "switch mode" : "it",
+					 only_rdma[k]);
+				return -1;
+			}
 		return 0;
+	}
 #ifdef DTA_HAVE_RDMA
 	{
 		struct coll_rdma_opts o = { .bind = bind, .log = tool_log,
@@ -546,7 +592,8 @@ static int save_all(struct collector *c, FILE *out)
 	char *fail_buf = NULL;
 	size_t fail_len = 0, nsaved = 0;
 	FILE *failed;
-	int bad = 0, dir_err = 0;
+	char why[1024];
+	int bad = 0, dfd;
 
 	if (!c->snapshot_dir) {
 		if (out)
@@ -560,25 +607,36 @@ static int save_all(struct collector *c, FILE *out)
 			fputs("{\"error\":\"out of memory\"}", out);
 		return -1;
 	}
-	if (mkdir(c->snapshot_dir, 0700) != 0 && errno != EEXIST)
-		dir_err = -errno;
+	/* Written through the checked directory's descriptor: a directory
+	 * someone else owns or can write, or a symlink in its place, gets
+	 * nothing (they could remove or replace the only copy). */
+	dfd = tool_private_dir(c->snapshot_dir, why, sizeof(why));
+	if (dfd < 0)
+		tool_log(LOG_ERR, "snapshot: %s (docs/security.md)", why);
 	if (out)
 		fputs("{\"saved\":[", out);
 	for (size_t i = 0; i < c->n; i++) {
-		char sp[4096];
-		int err;
+		char sp[4096], fp[4096], fname[4096];
+		int err = 0;
 
 		snap_path(c, c->cs[i].name, sp, sizeof(sp));
-		err = dir_err ? dir_err : dta_region_save(c->r[i], sp);
-		if (err) {
-			tool_log(LOG_ERR, "%s: snapshot %s: %s",
-				c->cs[i].name, sp, dta_strerror(err));
+		snprintf(fname, sizeof(fname), "%s.dta", c->cs[i].name);
+		if (dfd >= 0) {
+			tool_fd_path(dfd, fname, fp, sizeof(fp));
+			err = dta_region_save(c->r[i], fp);
+		}
+		if (dfd < 0 || err) {
+			const char *e = dfd < 0 ? why : dta_strerror(err);
+
+			if (dfd >= 0)
+				tool_log(LOG_ERR, "%s: snapshot %s: %s",
+					 c->cs[i].name, sp, e);
 			fprintf(failed, "%s{\"structure\":", bad ? "," : "");
 			tool_json_str(failed, c->cs[i].name);
 			fputs(",\"file\":", failed);
 			tool_json_str(failed, sp);
 			fputs(",\"error\":", failed);
-			tool_json_str(failed, dta_strerror(err));
+			tool_json_str(failed, e);
 			fputc('}', failed);
 			bad = 1;
 			continue;
@@ -589,6 +647,8 @@ static int save_all(struct collector *c, FILE *out)
 		}
 	}
 	fclose(failed);
+	if (dfd >= 0)
+		close(dfd);
 	if (out)
 		fprintf(out, "],\"failed\":[%s],\"ok\":%s}",
 			fail_buf ? fail_buf : "", bad ? "false" : "true");
@@ -596,6 +656,28 @@ static int save_all(struct collector *c, FILE *out)
 	if (!bad)
 		__atomic_fetch_add(&c->snapshots, 1, __ATOMIC_RELAXED);
 	return bad ? -1 : 0;
+}
+
+/* A snapshot directory that exists (or a symlink in its place) is checked
+ * at start: one another user owns or can write is refused now, not found
+ * out at shutdown. One not there yet is created at the first snapshot; a
+ * file in its place fails the snapshots (and keeps the shared memory). */
+static int snapshot_dir_ok(const char *dir)
+{
+	char why[1024];
+	struct stat st;
+	int fd;
+
+	if (lstat(dir, &st) != 0 || S_ISREG(st.st_mode))
+		return 0;
+	fd = tool_private_dir(dir, why, sizeof(why));
+	if (fd < 0) {
+		tool_log(LOG_ERR, "snapshot_dir: %s; not starting "
+			 "(docs/security.md)", why);
+		return -1;
+	}
+	close(fd);
+	return 0;
 }
 
 /* The directory of socket_path: created (mode 0750) when it is the default
@@ -1054,12 +1136,13 @@ static int start_api(struct collector *c)
 }
 
 /* Answer a request the collector handles itself (rare ones: the FILE
- * they are written to costs an allocation) into @out: one JSON object,
- * no newline. */
+ * they are written to costs an allocation), checked by coll_own_parse(),
+ * into @out: one JSON object, no newline. `snapshot` and `ki-reset` start
+ * the job thread: their answer comes when it is done. */
 static int job_start(struct collector *c, struct client *cl);
 
-static void handle_own(struct collector *c, struct client *cl, char **w,
-		       int nw, struct dta_buf *out)
+static void handle_own(struct collector *c, struct client *cl,
+		       const struct coll_own_req *q, struct dta_buf *out)
 {
 	uid_t uid = cl->uid;
 	char *buf = NULL;
@@ -1070,9 +1153,9 @@ static void handle_own(struct collector *c, struct client *cl, char **w,
 		out->oom = true;
 		return;
 	}
-	if (!strcmp(w[0], "stats")) {
+	if (q->kind == COLL_OWN_STATS) {
 		stats_json(c, f, cl->tls ? cl->nvisible : c->n);
-	} else if (!strcmp(w[0], "switch")) {
+	} else if (q->kind == COLL_OWN_SWITCH) {
 		/* Its rkeys let the holder write into our memory. */
 		if (uid != geteuid() && uid != 0) {
 			fprintf(f, "{\"error\":\"switch: only the collector's "
@@ -1088,28 +1171,20 @@ static void handle_own(struct collector *c, struct client *cl, char **w,
 		}
 	} else if (c->job.running) {
 		fprintf(f, "{\"error\":\"%s: a snapshot or ki-reset is running "
-			"already; ask again once it has answered\"}", w[0]);
-	} else if (!strcmp(w[0], "snapshot")) {
+			"already; ask again once it has answered\"}",
+			q->kind == COLL_OWN_SNAPSHOT ? "snapshot" : "ki-reset");
+	} else if (q->kind == COLL_OWN_SNAPSHOT) {
 		c->job.ki = false;
 		if (job_start(c, cl))
 			fputs("{\"error\":\"snapshot: cannot start its thread\"}",
 			      f);
-	} else { /* ki-reset */
-		size_t i;
-
-		for (i = 0; i < c->n; i++)
-			if (nw == 3 && !strcmp(c->cs[i].name, w[1]))
-				break;
-		if (i == c->n) {
-			fputs("{\"error\":\"usage: ki-reset NAME BANK\"}", f);
-		} else {
-			c->job.ki = true;
-			c->job.i = i;
-			c->job.bank = (unsigned)strtoul(w[2], NULL, 0);
-			if (job_start(c, cl))
-				fputs("{\"error\":\"ki-reset: cannot start its "
-				      "thread\"}", f);
-		}
+	} else { /* ki-reset, its structure and bank checked */
+		c->job.ki = true;
+		c->job.i = q->structure;
+		c->job.bank = q->bank;
+		if (job_start(c, cl))
+			fputs("{\"error\":\"ki-reset: cannot start its "
+			      "thread\"}", f);
 	}
 	if (fclose(f)) {
 		out->oom = true;
@@ -1120,12 +1195,26 @@ static void handle_own(struct collector *c, struct client *cl, char **w,
 	free(buf);
 }
 
+/* {"error":MSG}, @msg escaped (it may echo request bytes). */
 static void put_error(struct collector *c, struct dta_buf *out,
 		      const char *msg)
 {
-	dta_buf_put(out, "{\"error\":\"", 10);
-	dta_buf_put(out, msg, strlen(msg));
-	dta_buf_put(out, "\"}", 2);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f) {
+		out->oom = true;
+		return;
+	}
+	fputs("{\"error\":", f);
+	tool_json_str(f, msg);
+	fputc('}', f);
+	if (fclose(f))
+		out->oom = true;
+	else
+		dta_buf_put(out, buf, len);
+	free(buf);
 	c->errors++;
 }
 
@@ -1138,48 +1227,28 @@ static void put_error(struct collector *c, struct dta_buf *out,
 static bool own_request(struct collector *c, struct client *cl,
 			const char *line, struct dta_buf *out)
 {
-	char copy[LINE_MAX_BYTES], *w[4];
-	int nw;
+	const char *names[DTA_CONFIG_MAX_STRUCTURES];
+	const struct dta_layout *layouts[DTA_CONFIG_MAX_STRUCTURES];
+	struct coll_own_ctx x = { .names = names, .layouts = layouts,
+				  .n = c->n, .remote = cl->tls,
+				  .binary = cl->binary };
+	struct coll_own_req *q = &c->own_req;
 
-	snprintf(copy, sizeof(copy), "%s", line);
-	nw = tool_split(copy, w, 4);
-	if (nw == 0) {
-		/* Answered all the same: a pipelining client counts lines. */
-		put_error(c, out, "empty request");
-	} else if (!strcmp(w[0], "binary")) {
+	for (size_t i = 0; i < c->n; i++) {
+		names[i] = c->cs[i].name;
+		layouts[i] = dta_region_layout(c->r[i]);
+	}
+	coll_own_parse(&x, line, q);
+	if (q->kind == COLL_OWN_ERROR) {
+		put_error(c, out, q->error);
+	} else if (q->kind == COLL_OWN_BINARY) {
 		char a[64];
 
-		if (nw > 2 || (nw == 2 && strcmp(w[1], "1"))) {
-			put_error(c, out, "usage: binary");
-		} else if (cl->binary) {
-			put_error(c, out, "binary: this connection speaks "
-				  "frames already");
-		} else {
-			dta_buf_put(out, a, (size_t)snprintf(a, sizeof(a),
-				    "{\"binary\":1,\"max_frame\":%u}",
-				    DTA_FRAME_MAX));
-			return true;
-		}
-	} else if (cl->tls && (!strcmp(w[0], "switch") ||
-			       !strcmp(w[0], "snapshot") ||
-			       !strcmp(w[0], "ki-reset"))) {
-		/* They change the collector, cost it, or hand out write
-		 * access: local clients only (docs/security.md). */
-		char m[128];
-
-		snprintf(m, sizeof(m), "%s: not allowed over a remote "
-			 "connection (use the collector's Unix socket)", w[0]);
-		put_error(c, out, m);
-	} else if (!strcmp(w[0], "stats") || !strcmp(w[0], "switch") ||
-		   !strcmp(w[0], "snapshot") || !strcmp(w[0], "ki-reset")) {
-		handle_own(c, cl, w, nw, out);
-	} else if (!strcmp(w[0], "wait")) {
-		/* Text lines only (wait_request()): a frame's answer would
-		 * have to wait with its header. */
-		put_error(c, out, "wait: text mode only");
+		dta_buf_put(out, a, (size_t)snprintf(a, sizeof(a),
+			    "{\"binary\":1,\"max_frame\":%u}", DTA_FRAME_MAX));
+		return true;
 	} else {
-		put_error(c, out, "unknown request; see "
-			  "docs/collector-protocol.md");
+		handle_own(c, cl, q, out);
 	}
 	return false;
 }
@@ -2299,6 +2368,8 @@ int main(int argc, char **argv)
 			"directory");
 		goto out;
 	}
+	if (c.snapshot_dir && snapshot_dir_ok(c.snapshot_dir))
+		goto out;
 	for (int i = 0; i < MAX_CLIENTS; i++)
 		c.cl[i].fd = -1;
 	c.listen_fd = -1;

@@ -26,6 +26,7 @@
 
 #include "epochs.h"
 #include "log.h"
+#include "tools.h"
 
 #define NS 1000000000ull
 #define RETRY_NS NS /* a failed close is tried again this often */
@@ -72,12 +73,13 @@ static uint64_t wall_ns(void)
 	return (uint64_t)ts.tv_sec * NS + (uint64_t)ts.tv_nsec;
 }
 
-/* The directory exists (0700 when we make it), is a directory owned by us
- * and neither group nor others can write it: nobody else can plant or
+/* The directory exists (0700 when we make it), is a directory (not a
+ * symlink) owned by us or root and neither group nor others can write it
+ * (tool_private_dir(), as the snapshot directory): nobody else can plant or
  * replace the files an exporter ships and deletes. */
 static int dir_ok(struct coll_epochs *e, char *why, size_t cap)
 {
-	struct stat st;
+	int fd;
 
 	if (e->dir_default) {
 		char parent[4096];
@@ -94,27 +96,10 @@ static int dir_ok(struct coll_epochs *e, char *why, size_t cap)
 			}
 		}
 	}
-	if (mkdir(e->dir, 0700) == 0)
-		tool_log(LOG_INFO, "epochs: created %s (mode 0700)", e->dir);
-	else if (errno != EEXIST) {
-		snprintf(why, cap, "cannot create %s: %s", e->dir,
-			 strerror(errno));
+	fd = tool_private_dir(e->dir, why, cap);
+	if (fd < 0)
 		return -1;
-	}
-	if (lstat(e->dir, &st) != 0) {
-		snprintf(why, cap, "%s: %s", e->dir, strerror(errno));
-		return -1;
-	}
-	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
-	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
-		snprintf(why, cap, "refusing %s: it must be a directory owned "
-			 "by us (uid %u) that neither group nor others can "
-			 "write (it is %s, uid %u, mode %04o)", e->dir,
-			 (unsigned)geteuid(),
-			 S_ISDIR(st.st_mode) ? "a directory" : "not a directory",
-			 (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
-		return -1;
-	}
+	close(fd);
 	return 0;
 }
 

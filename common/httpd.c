@@ -252,6 +252,22 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 	h->o.log("%s: %s%s", h->o.name, line, more);
 }
 
+/*
+ * Percent-decoding of paths and query values, as MHD's, except that a
+ * string holding %00 is left as it came: decoded, the NUL would end the C
+ * string the handlers compare, and /health%00.html would be /health. Left
+ * encoded it matches no path (404) and no expected value.
+ */
+static size_t unescape(void *cls, struct MHD_Connection *c, char *s)
+{
+	(void)cls;
+	(void)c;
+	for (const char *p = s; (p = strchr(p, '%')) != NULL; p++)
+		if (p[1] == '0' && p[2] == '0')
+			return strlen(s);
+	return MHD_http_unescape(s);
+}
+
 int httpd_start(const struct httpd_opts *o, struct httpd **out)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET };
@@ -310,6 +326,7 @@ int httpd_start(const struct httpd_opts *o, struct httpd **out)
 					       : (size_t)32 * 1024,
 				MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
 				MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+				MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
 				MHD_OPTION_ARRAY, tls,
 				MHD_OPTION_END);
 	if (!h->d) {

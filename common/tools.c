@@ -712,6 +712,94 @@ void tool_dir_of(const char *path, char *out, size_t cap)
 		snprintf(out, cap, "%.*s", (int)(slash - path), path);
 }
 
+int tool_private_dir(const char *path, char *why, size_t cap)
+{
+	struct stat st;
+	int fd;
+
+	if (mkdir(path, 0700) != 0 && errno != EEXIST) {
+		snprintf(why, cap, "cannot create %s: %s", path,
+			 strerror(errno));
+		return -1;
+	}
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+		bool link = (e == ELOOP || e == ENOTDIR) &&
+			    lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
+
+		if (link)
+			snprintf(why, cap, "refusing %s: it is a symbolic link "
+				 "(uid %u), not followed: it must be a directory "
+				 "owned by us (uid %u) or root", path,
+				 (unsigned)st.st_uid, (unsigned)geteuid());
+		else
+			snprintf(why, cap, "%s: %s", path, strerror(e));
+		return -1;
+	}
+	if (fstat(fd, &st) != 0) {
+		snprintf(why, cap, "%s: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if ((st.st_uid != geteuid() && st.st_uid != 0) ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		snprintf(why, cap, "refusing %s: it must be a directory owned "
+			 "by us (uid %u) or root that neither group nor others "
+			 "can write (it is uid %u, mode %04o): another user "
+			 "could replace or remove its files", path,
+			 (unsigned)geteuid(), (unsigned)st.st_uid,
+			 (unsigned)(st.st_mode & 07777));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int tool_private_file(int dirfd, const char *name, char *why, size_t cap)
+{
+	struct stat st;
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+			O_CLOEXEC);
+
+	if (fd < 0) {
+		int e = errno;
+
+		if (e == ENOENT)
+			return -2;
+		if (e == ELOOP)
+			snprintf(why, cap, "refusing %s: it is a symbolic "
+				 "link, not followed", name);
+		else
+			snprintf(why, cap, "%s: %s", name, strerror(e));
+		return -1;
+	}
+	if (fstat(fd, &st) != 0) {
+		snprintf(why, cap, "%s: %s", name, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode) ||
+	    (st.st_uid != geteuid() && st.st_uid != 0) ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		snprintf(why, cap, "refusing %s: it must be a regular file "
+			 "owned by us (uid %u) or root that neither group nor "
+			 "others can write (it is %s, uid %u, mode %04o): "
+			 "someone else could have planted or changed it", name,
+			 (unsigned)geteuid(),
+			 S_ISREG(st.st_mode) ? "a file" : "not a regular file",
+			 (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+void tool_fd_path(int fd, const char *name, char *out, size_t cap)
+{
+	snprintf(out, cap, "/proc/self/fd/%d%s%s", fd, *name ? "/" : "", name);
+}
+
 int tool_connect_checked(const char *path, char *err, size_t errlen)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };

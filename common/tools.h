@@ -199,6 +199,29 @@ int tool_truth_parse(char *line, struct tool_truth *t);
 uint64_t tool_now_ns(void);
 /* The directory part of @path: "." when it has none, "/" for "/name". */
 void tool_dir_of(const char *path, char *out, size_t cap);
+
+/*
+ * A directory only we may change: created (mode 0700) when missing, then
+ * opened with O_DIRECTORY|O_NOFOLLOW (a symlink in its place is refused,
+ * not followed) and checked on the open descriptor: owned by our
+ * effective uid or root, neither group nor others can write it. Returns
+ * the descriptor (close it), or -1 with why filled (the path, what it is
+ * and what it must be).
+ */
+int tool_private_dir(const char *path, char *why, size_t cap);
+
+/*
+ * A file opened read-only in @dirfd without following a symlink, and
+ * refused unless it is a regular file owned by our effective uid or root
+ * that neither group nor others can write: someone else could have
+ * planted or changed it. Returns the descriptor, or -1 with why filled
+ * (-2 when it does not exist).
+ */
+int tool_private_file(int dirfd, const char *name, char *why, size_t cap);
+
+/* "/proc/self/fd/FD/NAME": a path that resolves through @fd (no name
+ * between may be swapped), or "/proc/self/fd/FD" with an empty @name. */
+void tool_fd_path(int fd, const char *name, char *out, size_t cap);
 /* Split @line in place on blanks into at most @max words. */
 int tool_split(char *line, char **w, int max);
 

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <errno.h>
 #include <stdlib.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -654,6 +655,72 @@ static void test_seq_per_reporter(void **state)
 	release(t, &lo);
 }
 
+/* One corrupt or replayed number, confirmed by the next, is a jump: the
+ * numbers it went over are counted in int_seq_skipped, not as loss, so
+ * what a suspect report adds to int_seq_lost is bounded by the window;
+ * jumps and restarts are counted apart. Real gaps within the window stay
+ * loss. Each value below follows docs/translator.md "Sequence
+ * accounting" by hand. */
+static void send_seq(struct dta_translator *t, uint32_t s)
+{
+	struct dta_int_report r;
+	uint8_t inner[128];
+
+	v05_local(&r, inner, 1, 7, 64, s);
+	assert_int_equal(send_int(t, &r, 1, 0), 0);
+}
+
+static void test_seq_jumps_bounded(void **state)
+{
+	struct local lo;
+	struct dta_translator *t = make(&lo);
+	uint64_t skipped, cur;
+
+	(void)state;
+	for (uint32_t s = 100; s < 110; s++) /* in order: next = 110 */
+		send_seq(t, s);
+	/* A candidate 2^30 ahead, confirmed by its successor: a jump over
+	 * 0x40000000 - 110 numbers, none of them loss. */
+	send_seq(t, 0x40000000);
+	send_seq(t, 0x40000001);
+	skipped = 0x40000000u - 110;
+	/* Back to 5, confirmed by 6: a restart, nothing lost or skipped. */
+	send_seq(t, 5);
+	send_seq(t, 6);
+	/* Real gaps within the window: 8 (one), then 10..58 (49). */
+	send_seq(t, 7);
+	send_seq(t, 9);
+	send_seq(t, 59);
+	/* 100 corrupt pairs 2^24 ahead each (the issue's storm, shortened):
+	 * 100 jumps, loss unchanged. */
+	cur = 60;
+	for (unsigned k = 0; k < 100; k++) {
+		uint32_t a = (uint32_t)cur + 0x01000000u;
+
+		send_seq(t, a);
+		send_seq(t, a + 1);
+		skipped += a - cur;
+		cur = (uint64_t)a + 2;
+	}
+	assert_int_equal(dta_translator_flush(t), 0);
+	struct dta_translator_stats st = stats(t);
+	if (st.int_seq_lost != 50 || st.int_seq_skipped != skipped)
+		print_error("int_seq_lost %" PRIu64 " (want 50), int_seq_skipped "
+			    "%" PRIu64 " (want %" PRIu64 "), jumps %" PRIu64
+			    ", restarts %" PRIu64 "\n", st.int_seq_lost,
+			    st.int_seq_skipped, skipped, st.int_seq_jumps,
+			    st.int_seq_restarts);
+	assert_int_equal(st.int_seq_lost, 50);
+	assert_int_equal(st.int_seq_skipped, skipped);
+	assert_int_equal(st.int_seq_jumps, 101);
+	assert_int_equal(st.int_seq_restarts, 1);
+	assert_int_equal(st.int_seq_suspect, 0);
+	assert_int_equal(st.int_seq_late, 0);
+	assert_int_equal(st.int_seq_duplicates, 0);
+	assert_int_equal(st.seq_lost, 0);
+	release(t, &lo);
+}
+
 /* Malformed datagrams are counted by cause, change no structure and
  * advance no sequence. */
 static void test_malformed_by_cause(void **state)
@@ -1214,6 +1281,7 @@ int main(void)
 		cmocka_unit_test(test_v10_events),
 		cmocka_unit_test(test_v20_group_and_seq),
 		cmocka_unit_test(test_seq_per_reporter),
+		cmocka_unit_test(test_seq_jumps_bounded),
 		cmocka_unit_test(test_ipv6_flow_key),
 		cmocka_unit_test(test_v20_many_reports),
 		cmocka_unit_test(test_batch_equals_single),

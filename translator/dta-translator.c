@@ -818,6 +818,7 @@ static const char *const stat_names[] = {
 	"int_seq_suspect", "int_seq_untracked", "reports_immediate",
 	"notifications",
 	"pc_ttl_ties",
+	"int_seq_skipped",
 };
 static_assert(sizeof(stat_names) / sizeof(stat_names[0]) * sizeof(uint64_t) ==
 	      sizeof(struct dta_translator_stats), "a name for every counter");
@@ -1053,6 +1054,8 @@ static const struct metrics_def translator_metrics[] = {
 	   "INT reporter sequences that restarted."),
 	TM("int_seq_suspect", "int_seq_suspect_total", C,
 	   "Out-of-window INT datagrams nothing confirmed."),
+	TM("int_seq_skipped", "int_seq_skipped_total", C,
+	   "INT sequence numbers confirmed jumps went over (not in int_seq_lost)."),
 	TM("int_seq_untracked", "int_seq_untracked_total", C,
 	   "INT datagrams of reporters beyond the sequence table."),
 	TM("reports_immediate", "reports_immediate_total", C,

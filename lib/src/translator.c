@@ -140,7 +140,7 @@ enum {
 	C_INT_MAL_OTHER, C_INT_UPDATES, C_INT_MISMATCH, C_INT_PATH_TRUNC,
 	C_INT_SEQ_LOST, C_INT_SEQ_LATE, C_INT_SEQ_DUP, C_INT_SEQ_JUMP,
 	C_INT_SEQ_RESTART, C_INT_SEQ_SUSPECT, C_INT_SEQ_UNTRACKED, C_IMMEDIATE,
-	C_NOTIFY, C_PC_TIE, C_COUNT
+	C_NOTIFY, C_PC_TIE, C_INT_SEQ_SKIPPED, C_COUNT
 };
 static_assert(sizeof(struct dta_translator_stats) == C_COUNT * 8,
 	      "stats struct and counter list agree");
@@ -737,9 +737,10 @@ static unsigned seq_in_window(struct seq_state *q, int32_t d,
  * the reporter @q, whose stripe lock the caller holds. Modulo 2^32: a
  * number up to 2^31 ahead is ahead.
  */
-static void seq_one(struct seq_state *q, uint32_t seq, struct tally *a)
+static void seq_one(struct seq_state *q, uint32_t seq, struct tally *a,
+		    uint64_t *skipped)
 {
-	uint64_t lost = 0, suspect = 0;
+	uint64_t lost = 0, suspect = 0, gap = 0;
 	int32_t d, e;
 
 	if (!(q->f & SQ_KNOWN)) {
@@ -777,12 +778,20 @@ static void seq_one(struct seq_state *q, uint32_t seq, struct tally *a)
 		if (prev_in) {
 			if (back)
 				from = q->prev + 1;
-			lost += (uint32_t)(q->cand - from) - (back ? 0 : 1);
+			gap = (uint32_t)(q->cand - from) - (back ? 0 : 1);
 		} else {
 			suspect += !!(q->f & SQ_PREV);
 			if (!back)
-				lost += (uint32_t)(q->cand - from);
+				gap = (uint32_t)(q->cand - from);
 		}
+		/* INT: the numbers the jump went over are counted apart
+		 * (skipped), not as loss: a corrupt or replayed number
+		 * confirmed by the next one would otherwise add up to 2^31
+		 * (docs/translator.md "Sequence accounting"). */
+		if (skipped)
+			*skipped += gap;
+		else
+			lost += gap;
 		tally(a, back ? C_SEQ_RESTART : C_SEQ_JUMP, 1);
 		q->f = SQ_KNOWN;
 		q->next = q->cand + 1;
@@ -834,7 +843,7 @@ static void track_seq(struct dta_translator *t, const struct dta_report *r,
 		do {
 			unsigned k = 0, lost;
 
-			seq_one(q, r[i].seq, a);
+			seq_one(q, r[i].seq, a, NULL);
 			i++;
 			if (q->f & (SQ_CAND | SQ_PREV))
 				continue;
@@ -2088,6 +2097,7 @@ static void int_seq(struct dta_translator *t, struct tally *a,
 				       C_INT_SEQ_RESTART, C_INT_SEQ_SUSPECT };
 	struct tally b = { .touched = 0 };
 	struct int_reporter *e;
+	uint64_t skipped = 0;
 	uint32_t seq = r->seq;
 
 	lock(a, &t->iseq_lock);
@@ -2104,8 +2114,10 @@ static void int_seq(struct dta_translator *t, struct tally *a,
 		/* sign-extend the 22-bit distance */
 		seq = e->q.next + (d & 0x200000 ? d | 0xFFC00000u : d);
 	}
-	seq_one(&e->q, seq, &b);
+	seq_one(&e->q, seq, &b, &skipped);
 	unlock(a, &t->iseq_lock);
+	if (skipped)
+		tally(a, C_INT_SEQ_SKIPPED, skipped);
 	for (unsigned i = 0; i < sizeof(from) / sizeof(from[0]); i++)
 		if (b.touched & 1ull << from[i])
 			tally(a, to[i], b.c[from[i]]);

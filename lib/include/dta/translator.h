@@ -207,6 +207,9 @@ struct dta_translator_stats {
 	uint64_t pc_ttl_ties;        /* INT postcards not placed: another
 				      * switch id already holds their TTL
 				      * (docs/int.md "Hop index") */
+	uint64_t int_seq_skipped;    /* INT sequence numbers confirmed jumps
+				      * went over (lost, or never sent: not
+				      * in int_seq_lost) */
 };
 
 /*
