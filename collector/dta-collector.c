@@ -2108,53 +2108,77 @@ static void job_wait(struct collector *c)
 	c->job.done_fd = -1;
 }
 
+/* The loop's own descriptors besides the clients': each one that is
+ * readable runs its handler. */
+struct source {
+	int fd;
+	void (*run)(struct collector *c);
+};
+
+#ifdef DTA_HAVE_RDMA
+static void rdma_run(struct collector *c)
+{
+	coll_rdma_handle(c->rdma);
+}
+#endif
+
+static void metrics_run(struct collector *c)
+{
+	metrics_server_run(c->metrics);
+}
+
+static void notify_run(struct collector *c)
+{
+	coll_notify_drain(c->notify);
+}
+
+/* Fills @s with the sources this collector has; returns how many. */
+static int sources(struct collector *c, struct source *s)
+{
+	int n = 0;
+
+	s[n++] = (struct source){ c->listen_fd, accept_clients };
+#ifdef DTA_HAVE_RDMA
+	if (c->rdma)
+		s[n++] = (struct source){ coll_rdma_fd(c->rdma), rdma_run };
+#endif
+	if (c->metrics)
+		s[n++] = (struct source){ metrics_server_fd(c->metrics),
+					  metrics_run };
+	if (c->notify)
+		s[n++] = (struct source){ coll_notify_fd(c->notify),
+					  notify_run };
+	if (c->remote)
+		s[n++] = (struct source){ coll_remote_fd(c->remote),
+					  accept_remote };
+#ifdef DTA_HAVE_MHD
+	if (c->api)
+		s[n++] = (struct source){ coll_api_fd(c->api), api_run };
+#endif
+	if (c->job.running)
+		s[n++] = (struct source){ c->job.done_fd, job_finish };
+	return n;
+}
+
+#define MAX_SOURCES 7
+
 static void serve(struct collector *c)
 {
 	uint64_t next_status = tool_now_ns() + 5000000000ull;
 
 	while (!stop_signal) {
-		struct pollfd p[MAX_CLIENTS + 7];
-		int idx[MAX_CLIENTS + 7], np = 0, n, ms;
-		bool pend[MAX_CLIENTS + 7] = { false }, any_pend = false;
+		struct source src[MAX_SOURCES];
+		struct pollfd p[MAX_CLIENTS + MAX_SOURCES];
+		int idx[MAX_CLIENTS + MAX_SOURCES], ns, np, n, ms;
+		bool pend[MAX_CLIENTS + MAX_SOURCES] = { false };
+		bool any_pend = false;
 		uint64_t now;
 
-		p[np].fd = c->listen_fd;
-		p[np].events = POLLIN;
-		idx[np++] = -1;
-#ifdef DTA_HAVE_RDMA
-		if (c->rdma) {
-			p[np].fd = coll_rdma_fd(c->rdma);
-			p[np].events = POLLIN;
-			idx[np++] = -2;
-		}
-#endif
-		if (c->metrics) {
-			p[np].fd = metrics_server_fd(c->metrics);
-			p[np].events = POLLIN;
-			idx[np++] = -3;
-		}
-		if (c->notify) {
-			p[np].fd = coll_notify_fd(c->notify);
-			p[np].events = POLLIN;
-			idx[np++] = -4;
-		}
-		if (c->remote) {
-			p[np].fd = coll_remote_fd(c->remote);
-			p[np].events = POLLIN;
-			idx[np++] = -5;
-		}
-#ifdef DTA_HAVE_MHD
-		if (c->api) {
-			p[np].fd = coll_api_fd(c->api);
-			p[np].events = POLLIN;
-			idx[np++] = -6;
-		}
-#endif
-		if (c->job.running) {
-			p[np].fd = c->job.done_fd;
-			p[np].events = POLLIN;
-			idx[np++] = -7;
-		}
+		/* p[k] for k < ns is source k; the clients follow. */
+		ns = sources(c, src);
+		for (np = 0; np < ns; np++)
+			p[np] = (struct pollfd){ .fd = src[np].fd,
+						 .events = POLLIN };
 		for (int i = 0; i < MAX_CLIENTS; i++) {
 			struct client *cl = &c->cl[i];
 
@@ -2202,39 +2226,14 @@ static void serve(struct collector *c)
 			service_status(c);
 			next_status = now + 5000000000ull;
 		}
-		for (int k = 1; k < np; k++) {
-			struct client *cl;
+		/* The sources, then the clients, new clients last. */
+		for (int k = 1; k < ns; k++)
+			if (p[k].revents)
+				src[k].run(c);
+		for (int k = ns; k < np; k++) {
+			struct client *cl = &c->cl[idx[k]];
 
-			if (!p[k].revents && !pend[k])
-				continue;
-#ifdef DTA_HAVE_RDMA
-			if (idx[k] == -2) {
-				coll_rdma_handle(c->rdma);
-				continue;
-			}
-#endif
-			if (idx[k] == -3) {
-				metrics_server_run(c->metrics);
-				continue;
-			}
-			if (idx[k] == -4) {
-				coll_notify_drain(c->notify);
-				continue;
-			}
-			if (idx[k] == -5) {
-				accept_remote(c);
-				continue;
-			}
-			if (idx[k] == -6) {
-				api_run(c);
-				continue;
-			}
-			if (idx[k] == -7) {
-				job_finish(c);
-				continue;
-			}
-			cl = &c->cl[idx[k]];
-			if (cl->fd < 0)
+			if ((!p[k].revents && !pend[k]) || cl->fd < 0)
 				continue;
 			if (cl->tls && !coll_tls_conn_ready(cl->tls))
 				remote_handshake(c, cl);
@@ -2246,7 +2245,7 @@ static void serve(struct collector *c)
 				client_progress(c, cl);
 		}
 		if (p[0].revents & POLLIN)
-			accept_clients(c);
+			src[0].run(c); /* accept_clients() */
 		answer_waits(c);
 	}
 }
