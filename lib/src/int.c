@@ -835,51 +835,52 @@ DTA_API int dta_int_decode(const uint8_t *buf, size_t len,
 
 /* ---- encoder ---- */
 
-static uint8_t *put_bitmap16(uint8_t *q, uint16_t bits,
-			     const struct dta_int_md *md)
+/* The fields @bits asks for from one hop, in layout @l's widths
+ * (field_words()). Bit 0 is the node id in an INT-MD stack and reserved
+ * in a v2.0 report; the buffer (8) and drop (15) fields exist from v2.0
+ * on; reserved fields get the all-ones "not available" value. v0.5 has no
+ * bit 6 (its callers refuse it). */
+static uint8_t *put_fields(uint8_t *q, uint16_t bits, enum layout l,
+			   const struct dta_int_md *md)
 {
+	const bool v2 = l == L_REPORT_V20 || l == L_MD_V2;
+
 	for (unsigned b = 0; b < 16; b++) {
+		const unsigned w = field_words(b, l);
+
 		if (!(bits & BIT(b)))
 			continue;
-		switch (b) {
-		case 1:
+		if (b == 0 && l != L_REPORT_V20)
+			dta__put_be32(q, md->switch_id);
+		else if (b == 1) {
 			dta__put_be16(q, md->ingress_port);
 			dta__put_be16(q + 2, md->egress_port);
-			break;
-		case 2:
+		} else if (b == 2)
 			dta__put_be32(q, md->hop_latency);
-			break;
-		case 3:
+		else if (b == 3)
 			dta__put_be32(q, (uint32_t)md->queue_id << 24 |
 						 (md->queue_occupancy & 0xFFFFFF));
-			break;
-		case 4:
-			dta__put_be64(q, md->ingress_ts);
-			break;
-		case 5:
-			dta__put_be64(q, md->egress_ts);
-			break;
-		case 6:
+		else if ((b == 4 || b == 5) && w == 2)
+			dta__put_be64(q, b == 4 ? md->ingress_ts
+						: md->egress_ts);
+		else if (b == 4 || b == 5)
+			dta__put_be32(q, (uint32_t)(b == 4 ? md->ingress_ts
+							   : md->egress_ts));
+		else if (b == 6) {
 			dta__put_be32(q, md->l2_ingress_port);
 			dta__put_be32(q + 4, md->l2_egress_port);
-			break;
-		case 7:
+		} else if (b == 7)
 			dta__put_be32(q, md->tx_util);
-			break;
-		case 8:
+		else if (b == 8 && v2)
 			dta__put_be32(q, (uint32_t)md->buffer_id << 24 |
 						 (md->buffer_occupancy & 0xFFFFFF));
-			break;
-		case 15:
+		else if (b == 15 && v2) {
 			q[0] = md->drop_queue_id;
 			q[1] = md->drop_reason;
 			q[2] = q[3] = 0;
-			break;
-		default: /* reserved: the all-ones "not available" value */
+		} else
 			dta__put_be32(q, 0xFFFFFFFF);
-			break;
-		}
-		q += (b >= 4 && b <= 6) ? 8 : 4;
+		q += w * 4;
 	}
 	return q;
 }
@@ -1057,7 +1058,8 @@ static int encode_v20(const struct dta_int_report *r, size_t n, uint8_t *buf,
 			dta__put_be16(q + 2, x->domain_id);
 			dta__put_be16(q + 4, 0);
 			dta__put_be16(q + 6, x->ds_md_status);
-			q = put_bitmap16(q + mainlen, bits, &x->local);
+			q = put_fields(q + mainlen, bits, L_REPORT_V20,
+				       &x->local);
 		}
 		if (x->inner_len)
 			memcpy(q, x->inner, x->inner_len);
@@ -1094,50 +1096,6 @@ DTA_API int dta_int_encode(const struct dta_int_report *r, size_t n,
 }
 
 /* ---- inner packet builder ---- */
-
-/* One INT v1.0 / v0.5 hop (every value 4 bytes but v1.0's L2 ports). */
-static uint8_t *put_stack_v1(uint8_t *q, uint16_t bits, enum layout l,
-			     const struct dta_int_md *md)
-{
-	for (unsigned b = 0; b < 16; b++) {
-		if (!(bits & BIT(b)))
-			continue;
-		switch (b) {
-		case 0:
-			dta__put_be32(q, md->switch_id);
-			break;
-		case 1:
-			dta__put_be16(q, md->ingress_port);
-			dta__put_be16(q + 2, md->egress_port);
-			break;
-		case 2:
-			dta__put_be32(q, md->hop_latency);
-			break;
-		case 3:
-			dta__put_be32(q, (uint32_t)md->queue_id << 24 |
-						 (md->queue_occupancy & 0xFFFFFF));
-			break;
-		case 4:
-			dta__put_be32(q, (uint32_t)md->ingress_ts);
-			break;
-		case 5:
-			dta__put_be32(q, (uint32_t)md->egress_ts);
-			break;
-		case 6: /* v1.0 only (v0.5 refused by the caller) */
-			dta__put_be32(q, md->l2_ingress_port);
-			dta__put_be32(q + 4, md->l2_egress_port);
-			break;
-		case 7:
-			dta__put_be32(q, md->tx_util);
-			break;
-		default: /* reserved: the all-ones "not available" value */
-			dta__put_be32(q, 0xFFFFFFFF);
-			break;
-		}
-		q += field_words(b, l) * 4;
-	}
-	return q;
-}
 
 DTA_API int dta_int_inner_build(const struct dta_int_inner *in, uint8_t *buf,
 				size_t cap)
@@ -1256,25 +1214,8 @@ DTA_API int dta_int_inner_build(const struct dta_int_inner *in, uint8_t *buf,
 			dta__put_be16(p + 4, in->instructions);
 			p += sizeof(struct dta_int_md_hdr_v1);
 		}
-		for (unsigned i = 0; i < in->n_hops; i++) {
-			const struct dta_int_md *h = &in->hops[i];
-
-			if (lay == L_MD_V2) {
-				/* Bit 0 is the node id in an INT-MD stack
-				 * (reserved in a v2.0 report, which
-				 * put_bitmap16 writes). */
-				uint16_t bits = in->instructions;
-
-				if (bits & BIT(0)) {
-					dta__put_be32(p, h->switch_id);
-					p += 4;
-					bits &= (uint16_t)~BIT(0);
-				}
-				p = put_bitmap16(p, bits, h);
-			} else {
-				p = put_stack_v1(p, in->instructions, lay, h);
-			}
-		}
+		for (unsigned i = 0; i < in->n_hops; i++)
+			p = put_fields(p, in->instructions, lay, &in->hops[i]);
 		if (lay == L_MD_V05) {
 			p[0] = in->flow.proto;
 			dta__put_be16(p + 1, in->flow.dport);
