@@ -124,6 +124,9 @@ struct tr_struct {
 	unsigned shard, nshards; /* share of a key-partitioned structure */
 	atomic_uint ki_bank;
 	struct ap_list *lists; /* Append only */
+	uint64_t kw_fm; /* Key-Write: dta__fastmod_init(slots) */
+	bool kw_vec;    /* Key-Write: @kw_hl is usable */
+	struct dta__hash_lanes kw_hl;
 };
 
 /* Counter indices: one atomic array so stats can be read without locks. */
@@ -628,6 +631,10 @@ DTA_API int dta_translator_add_shard(struct dta_translator *t,
 	s->list_base = list_base;
 	s->shard = shard;
 	s->nshards = nshards;
+	if (l->primitive == DTA_PRIM_KEY_WRITE) {
+		s->kw_fm = dta__fastmod_init(l->g.kw.slots);
+		s->kw_vec = dta__kw_lanes_init(l, &s->kw_hl) == 0;
+	}
 	if (l->primitive == DTA_PRIM_APPEND) {
 		s->lists = calloc(l->g.ap.lists, sizeof(*s->lists));
 		if (!s->lists)
@@ -909,6 +916,8 @@ static int route_kw(const struct dta_translator *t, const struct dta_report *r)
 		    l->g.kw.data_len != r->u.kw.data_len)
 			continue;
 		/* The first share of a partitioned structure matched. */
+		if (t->s[i].nshards == 1)
+			return (int)i;
 		return (int)(i + dta_shard(r->u.kw.key, r->u.kw.key_len,
 					   t->s[i].nshards));
 	}
@@ -1343,12 +1352,15 @@ static size_t prepare(struct dta_translator *t, struct window *w,
 			    nbytes + l->g.kw.slot_size > WIN_BYTES)
 				return i; /* i > 0: the window is not empty */
 			p->op0 = nops;
-			p->nops = dta_kw_ops(l, r[i].u.kw.key, r[i].u.kw.key_len,
-					     r[i].u.kw.data, r[i].u.kw.data_len,
-					     r[i].u.kw.redundancy,
-					     w->bytes + nbytes,
-					     WIN_BYTES - nbytes, w->ops + nops,
-					     DTA_MAX_REDUNDANCY);
+			p->nops = dta__kw_ops_fast(l, t->s[p->s].kw_fm,
+						   t->s[p->s].kw_vec ?
+						   &t->s[p->s].kw_hl : NULL,
+						   r[i].u.kw.key,
+						   r[i].u.kw.key_len,
+						   r[i].u.kw.data,
+						   r[i].u.kw.redundancy,
+						   w->bytes + nbytes,
+						   w->ops + nops);
 			if (p->nops < 0) {
 				p->ms = p->s;
 				p->s = MISMATCH;
