@@ -1229,6 +1229,106 @@ static void test_batch_equals_process(void **state)
 	assert_int_equal(dta_translator_process_batch(NULL, NULL, 0, 0), -EINVAL);
 }
 
+/*
+ * A sink that takes several reports' operations per call (merge_ops) ends
+ * with the same memory, counters and losses (by reporter slot and by
+ * structure) as one called report by report, with fewer calls; and when it
+ * fails, the same reports are counted lost. The payloads mix Key-Write
+ * reports to two structures, reports no structure takes, reports a
+ * structure refuses (redundancy), IMMEDIATE flags and two reporter slots.
+ */
+static void merge_run(unsigned merge, int fail, struct local *lo,
+		      struct dta_translator_stats *st,
+		      struct dta_translator_losses *ls)
+{
+	struct dta_sink sink = { .submit = local_submit, .ctx = lo,
+				 .merge_ops = merge };
+	struct dta_payload pl[48];
+	uint16_t slot[48];
+	static uint8_t buf[48][2048];
+	struct dta_translator *t;
+	struct dta_layout l4, l8;
+	uint32_t seq[4] = { 0 };
+
+	memset(lo, 0, sizeof(*lo));
+	lo->fail = fail;
+	assert_int_equal(dta_translator_create(NULL, &sink, &t), 0);
+	assert_int_equal(dta_translator_set_reporter_slots(t, 2), 0);
+	assert_int_equal(dta_layout_kw(&l4, 1000, 4, 4, 2, DTA_HASH_CRC32C, 3), 0);
+	assert_int_equal(dta_layout_kw(&l8, 1024, 8, 4, 3, DTA_HASH_CRC32C, 4), 0);
+	add(t, lo, &l4, 0);
+	add(t, lo, &l8, 0);
+	for (unsigned i = 0; i < 48; i++) {
+		size_t len = 0;
+
+		for (unsigned j = 0; j < 1 + i % 9; j++) {
+			struct dta_report r = { .format = DTA_FORMAT_V1,
+						.opcode = DTA_OP_KEY_WRITE };
+			uint8_t key[13], data[8] = { (uint8_t)i, (uint8_t)j, 7 };
+			unsigned x = i * 9 + j;
+			int k;
+
+			key13(key, x % 97);
+			r.reporter = (uint16_t)(1 + i % 4);
+			r.seq = seq[i % 4]++;
+			r.flags = x % 11 == 0 ? DTA_FLAG_IMMEDIATE : 0;
+			r.u.kw.key = key;
+			r.u.kw.key_len = 13;
+			r.u.kw.data = data;
+			/* mostly 4 bytes (runs to merge); some 8, 5 (no
+			 * structure), and redundancy 3 for 4 (refused) */
+			r.u.kw.data_len = x % 7 == 3 ? 8 : x % 13 == 5 ? 5 : 4;
+			r.u.kw.redundancy = (uint8_t)(x % 17 == 2 ? 3 : 1 + x % 2);
+			k = dta_wire_encode(&r, buf[i] + len, sizeof(buf[i]) - len);
+			assert_true(k > 0);
+			len += (size_t)k;
+		}
+		pl[i].buf = buf[i];
+		pl[i].len = len;
+		slot[i] = (uint16_t)(i / 5 % 2);
+	}
+	assert_true(dta_translator_process_batch_from(t, pl, slot, 30, 0) >= 0);
+	assert_true(dta_translator_process_batch_from(t, pl + 30, slot + 30, 18,
+						      1) >= 0);
+	dta_translator_flush(t);
+	dta_translator_stats(t, st);
+	for (unsigned i = 0; i < 3; i++)
+		assert_int_equal(dta_translator_reporter_losses(t, i, &ls[i]), 0);
+	for (unsigned i = 0; i < 2; i++)
+		assert_int_equal(dta_translator_structure_losses(t, i, &ls[3 + i]), 0);
+	dta_translator_destroy(t);
+}
+
+static void test_sink_merge_ops(void **state)
+{
+	struct local a, b;
+	struct dta_translator_stats sa, sb;
+	struct dta_translator_losses la[5], lb[5];
+
+	(void)state;
+	for (int fail = 0; fail < 2; fail++) {
+		merge_run(0, fail, &a, &sa, la);
+		merge_run(64, fail, &b, &sb, lb);
+		assert_memory_equal(&sa, &sb, sizeof(sa));
+		assert_memory_equal(la, lb, sizeof(la));
+		for (unsigned s = 0; s < 2; s++)
+			assert_memory_equal(a.a[s].mem, b.a[s].mem, a.a[s].size);
+		assert_true(b.calls < a.calls / 2);
+		assert_true(sa.reports[DTA_OP_KEY_WRITE] > 100);
+		assert_true(sa.mismatch > 0 && sa.unknown_structure > 0);
+		assert_true(sa.reports_immediate > 0);
+		if (fail)
+			assert_int_equal(sa.sink_lost_reports,
+					 sa.reports[DTA_OP_KEY_WRITE]);
+		else
+			assert_int_equal(sa.sink_lost_reports, 0);
+		for (unsigned s = 0; s < 8; s++) {
+			free(a.a[s].mem);
+			free(b.a[s].mem);
+		}
+	}
+}
+
 static void test_bad_args(void **state)
 {
 	struct dta_sink nosubmit = { 0 };
@@ -1255,6 +1355,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kw_routing),
+		cmocka_unit_test(test_sink_merge_ops),
 		cmocka_unit_test(test_pc_complete_and_fresh_entry),
 		cmocka_unit_test(test_pc_eviction_writes_evicted_flow),
 		cmocka_unit_test(test_pc_timeout),

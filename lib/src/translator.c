@@ -1460,12 +1460,32 @@ static int apply(struct dta_translator *t, struct window *w,
 			continue;
 		}
 		switch (r[i].opcode) {
-		case DTA_OP_KEY_WRITE:
-			mark(a, (unsigned)p->s, imm,
+		case DTA_OP_KEY_WRITE: {
+			size_t j = i + 1;
+			int nops = p->nops;
+			bool any = imm;
+
+			/* The next reports' operations follow in w->ops. */
+			while (j < n && r[j].opcode == DTA_OP_KEY_WRITE &&
+			       w->p[j].s == p->s &&
+			       (unsigned)(nops + w->p[j].nops) <= t->sink.merge_ops &&
+			       (!a->lz || a->rslot[j] == a->rslot[i])) {
+				bool jm = r[j].flags & DTA_FLAG_IMMEDIATE;
+
+				any |= jm;
+				nops += w->p[j].nops;
+				by_op += 1; /* Key-Write: opcode 1, the low 16 bits */
+				if (jm)
+					tally(a, C_IMMEDIATE, 1);
+				j++;
+			}
+			mark(a, (unsigned)p->s, any,
 			     submit(t, a, (unsigned)p->s, w->ops + p->op0,
-				    p->nops, 1));
+				    nops, j - i));
+			i = j - 1;
 			ok = 1;
 			break;
+		}
 		case DTA_OP_KEY_INCREMENT:
 			if (t->ki)
 				ki_aggregate(t, a, (unsigned)p->s, p->idx, &r[i],
