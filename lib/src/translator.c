@@ -21,6 +21,10 @@
 #include "internal.h"
 
 #define MAX_STRUCTS 64
+/* Structures up to this size stay in the cache of the core writing them
+ * (a megabyte, half a server core's L2): prefetching them costs a call per
+ * operation and hides no miss (docs/performance.md, issue 27). */
+#define PF_MIN_BYTES (1u << 20)
 #define STRIPES 256 /* locks per striped table */
 #define SEQ_W DTA_SEQ_WINDOW
 static_assert(SEQ_W == 64, "the window is one 64-bit mask");
@@ -125,6 +129,7 @@ struct tr_struct {
 	atomic_uint ki_bank;
 	struct ap_list *lists; /* Append only */
 	uint64_t kw_fm; /* Key-Write: dta__fastmod_init(slots) */
+	bool pf;        /* large enough to prefetch (PF_MIN_BYTES) */
 	bool kw_vec;    /* Key-Write: @kw_hl is usable */
 	struct dta__hash_lanes kw_hl;
 };
@@ -631,6 +636,7 @@ DTA_API int dta_translator_add_shard(struct dta_translator *t,
 	s->list_base = list_base;
 	s->shard = shard;
 	s->nshards = nshards;
+	s->pf = l->data_size > PF_MIN_BYTES;
 	if (l->primitive == DTA_PRIM_KEY_WRITE) {
 		s->kw_fm = dta__fastmod_init(l->g.kw.slots);
 		s->kw_vec = dta__kw_lanes_init(l, &s->kw_hl) == 0;
@@ -1319,6 +1325,8 @@ struct window {
 static void prefetch_ops(const struct dta_translator *t, unsigned s,
 			 const struct dta_memop *ops, int n)
 {
+	if (!t->s[s].pf)
+		return;
 	for (int i = 0; i < n; i++)
 		t->sink.prefetch(t->sink.ctx, s, ops[i].offset,
 				 ops[i].kind == DTA_MEMOP_FETCH_ADD ? 8

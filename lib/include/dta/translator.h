@@ -83,7 +83,8 @@ extern "C" {
  *               must not fail or write. dta_translator_process_batch()
  *               calls it for the Key-Write and Key-Increment operations of
  *               a window of reports (up to 64, when more than one) before
- *               it submits any of them.
+ *               it submits any of them, for structures of more than 1 MiB
+ *               (smaller ones stay in the writing core's cache).
  * @batch_begin: the calling thread is about to submit a run of operations
  *               (one _process() or _process_batch() call, a _tick() or
  *               _flush()); @batch_end follows on the same thread before
