@@ -17,6 +17,7 @@
 #include <xxhash.h>
 
 #include "dta/hash.h"
+#include "dta/keyincr.h"
 #include "dta/keywrite.h"
 #include "dta/layout.h"
 #include "dta/wire.h"
@@ -458,6 +459,40 @@ static void test_fast_paths_agree(void **state)
 			if (it < 2)
 				x = it ? 0xFFFFFFFFull : 0;
 			assert_int_equal(dta__reduce_fm(x, sl, fm), x % sl);
+		}
+	}
+	/* Key-Increment rows likewise (dta__ki_ops_fast()). */
+	for (size_t f = 0; f < 3; f++)
+	for (size_t si = 0; si < sizeof(slots) / sizeof(slots[0]); si++)
+	for (unsigned rows = 1; rows <= DTA_MAX_REDUNDANCY; rows += 3) {
+		struct dta_layout l;
+		struct dta__hash_lanes hl;
+		uint64_t fm = dta__fastmod_init(slots[si] > (1u << 24) ? 999 : slots[si]);
+		int lanes;
+
+		if (dta_layout_ki(&l, slots[si] > (1u << 24) ? 999 : slots[si],
+				  rows, 2, fams[f], 5 + si))
+			continue;
+		lanes = dta__ki_lanes_init(&l, &hl);
+		vec += lanes == 0;
+		for (unsigned it = 0; it < 300; it++) {
+			uint8_t key[DTA_KEY_MAX];
+			struct dta_memop oa[DTA_MAX_REDUNDANCY], ob[DTA_MAX_REDUNDANCY];
+			size_t len = 1 + it % DTA_KEY_MAX;
+			int ka, kb;
+
+			for (size_t i = 0; i < sizeof(key); i++)
+				key[i] = (uint8_t)((rng = rng * 6364136223846793005ull + 1) >> 56);
+			ka = dta_ki_ops(&l, key, len, it, it % 3, oa, DTA_MAX_REDUNDANCY);
+			kb = dta__ki_ops_fast(&l, fm, lanes ? NULL : &hl, key, len,
+					      it, it % 3, ob);
+			assert_int_equal(ka, kb);
+			for (int i = 0; i < ka; i++) {
+				assert_int_equal(oa[i].kind, ob[i].kind);
+				assert_int_equal(oa[i].offset, ob[i].offset);
+				assert_int_equal(oa[i].add, ob[i].add);
+				assert_int_equal(oa[i].len, ob[i].len);
+			}
 		}
 	}
 	if (!vec)

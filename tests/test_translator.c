@@ -1254,7 +1254,7 @@ static void merge_run(unsigned merge, int fail, struct local *lo,
 	uint16_t slot[48];
 	static uint8_t buf[48][2048];
 	struct dta_translator *t;
-	struct dta_layout l4, l8;
+	struct dta_layout l4, l8, lk;
 	uint32_t seq[4] = { 0 };
 
 	memset(lo, 0, sizeof(*lo));
@@ -1263,8 +1263,10 @@ static void merge_run(unsigned merge, int fail, struct local *lo,
 	assert_int_equal(dta_translator_set_reporter_slots(t, 2), 0);
 	assert_int_equal(dta_layout_kw(&l4, 1000, 4, 4, 2, DTA_HASH_CRC32C, 3), 0);
 	assert_int_equal(dta_layout_kw(&l8, 1024, 8, 4, 3, DTA_HASH_CRC32C, 4), 0);
+	assert_int_equal(dta_layout_ki(&lk, 300, 2, 1, DTA_HASH_CRC32C, 5), 0);
 	add(t, lo, &l4, 0);
 	add(t, lo, &l8, 0);
+	add(t, lo, &lk, 0);
 	for (unsigned i = 0; i < 48; i++) {
 		size_t len = 0;
 
@@ -1286,6 +1288,13 @@ static void merge_run(unsigned merge, int fail, struct local *lo,
 			 * structure), and redundancy 3 for 4 (refused) */
 			r.u.kw.data_len = x % 7 == 3 ? 8 : x % 13 == 5 ? 5 : 4;
 			r.u.kw.redundancy = (uint8_t)(x % 17 == 2 ? 3 : 1 + x % 2);
+			if (i % 6 >= 4) { /* runs of direct increments too */
+				r.opcode = DTA_OP_KEY_INCREMENT;
+				r.u.ki.key = key;
+				r.u.ki.key_len = 13;
+				r.u.ki.redundancy = 2;
+				r.u.ki.counter = x;
+			}
 			k = dta_wire_encode(&r, buf[i] + len, sizeof(buf[i]) - len);
 			assert_true(k > 0);
 			len += (size_t)k;
@@ -1301,7 +1310,7 @@ static void merge_run(unsigned merge, int fail, struct local *lo,
 	dta_translator_stats(t, st);
 	for (unsigned i = 0; i < 3; i++)
 		assert_int_equal(dta_translator_reporter_losses(t, i, &ls[i]), 0);
-	for (unsigned i = 0; i < 2; i++)
+	for (unsigned i = 0; i < 3; i++)
 		assert_int_equal(dta_translator_structure_losses(t, i, &ls[3 + i]), 0);
 	dta_translator_destroy(t);
 }
@@ -1310,7 +1319,7 @@ static void test_sink_merge_ops(void **state)
 {
 	struct local a, b;
 	struct dta_translator_stats sa, sb;
-	struct dta_translator_losses la[5], lb[5];
+	struct dta_translator_losses la[6], lb[6];
 
 	(void)state;
 	for (int fail = 0; fail < 2; fail++) {
@@ -1318,15 +1327,17 @@ static void test_sink_merge_ops(void **state)
 		merge_run(64, fail, &b, &sb, lb);
 		assert_memory_equal(&sa, &sb, sizeof(sa));
 		assert_memory_equal(la, lb, sizeof(la));
-		for (unsigned s = 0; s < 2; s++)
+		for (unsigned s = 0; s < 3; s++)
 			assert_memory_equal(a.a[s].mem, b.a[s].mem, a.a[s].size);
 		assert_true(b.calls < a.calls / 2);
 		assert_true(sa.reports[DTA_OP_KEY_WRITE] > 100);
 		assert_true(sa.mismatch > 0 && sa.unknown_structure > 0);
 		assert_true(sa.reports_immediate > 0);
+		assert_true(sa.reports[DTA_OP_KEY_INCREMENT] > 50);
 		if (fail)
 			assert_int_equal(sa.sink_lost_reports,
-					 sa.reports[DTA_OP_KEY_WRITE]);
+					 sa.reports[DTA_OP_KEY_WRITE] +
+					 sa.reports[DTA_OP_KEY_INCREMENT]);
 		else
 			assert_int_equal(sa.sink_lost_reports, 0);
 		for (unsigned s = 0; s < 8; s++) {

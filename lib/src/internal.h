@@ -210,4 +210,13 @@ int dta__kw_ops_fast(const struct dta_layout *l, uint64_t fm,
  * slot roles; -ENOTSUP when they do not fit or the CPU cannot. */
 int dta__kw_lanes_init(const struct dta_layout *l, struct dta__hash_lanes *hl);
 
+/* dta_ki_ops() likewise (keyincr.c), @ops with room for
+ * DTA_MAX_REDUNDANCY, @fm = dta__fastmod_init(width), @hl from
+ * dta__ki_lanes_init() (its row roles) or NULL. */
+int dta__ki_ops_fast(const struct dta_layout *l, uint64_t fm,
+		     const struct dta__hash_lanes *hl, const void *key,
+		     size_t key_len, uint64_t add, unsigned bank,
+		     struct dta_memop *ops);
+int dta__ki_lanes_init(const struct dta_layout *l, struct dta__hash_lanes *hl);
+
 #endif /* DTA_INTERNAL_H */

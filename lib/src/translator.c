@@ -128,10 +128,12 @@ struct tr_struct {
 	unsigned shard, nshards; /* share of a key-partitioned structure */
 	atomic_uint ki_bank;
 	struct ap_list *lists; /* Append only */
-	uint64_t kw_fm; /* Key-Write: dta__fastmod_init(slots) */
+	/* Key-Write and Key-Increment: dta__fastmod_init() of the slots or
+	 * the width, and the lanes of their roles (when @vec). */
+	uint64_t fm;
 	bool pf;        /* large enough to prefetch (PF_MIN_BYTES) */
-	bool kw_vec;    /* Key-Write: @kw_hl is usable */
-	struct dta__hash_lanes kw_hl;
+	bool vec;
+	struct dta__hash_lanes hl;
 };
 
 /* Counter indices: one atomic array so stats can be read without locks. */
@@ -638,8 +640,11 @@ DTA_API int dta_translator_add_shard(struct dta_translator *t,
 	s->nshards = nshards;
 	s->pf = l->data_size > PF_MIN_BYTES;
 	if (l->primitive == DTA_PRIM_KEY_WRITE) {
-		s->kw_fm = dta__fastmod_init(l->g.kw.slots);
-		s->kw_vec = dta__kw_lanes_init(l, &s->kw_hl) == 0;
+		s->fm = dta__fastmod_init(l->g.kw.slots);
+		s->vec = dta__kw_lanes_init(l, &s->hl) == 0;
+	} else if (l->primitive == DTA_PRIM_KEY_INCREMENT) {
+		s->fm = dta__fastmod_init(l->g.ki.width);
+		s->vec = dta__ki_lanes_init(l, &s->hl) == 0;
 	}
 	if (l->primitive == DTA_PRIM_APPEND) {
 		s->lists = calloc(l->g.ap.lists, sizeof(*s->lists));
@@ -1360,9 +1365,9 @@ static size_t prepare(struct dta_translator *t, struct window *w,
 			    nbytes + l->g.kw.slot_size > WIN_BYTES)
 				return i; /* i > 0: the window is not empty */
 			p->op0 = nops;
-			p->nops = dta__kw_ops_fast(l, t->s[p->s].kw_fm,
-						   t->s[p->s].kw_vec ?
-						   &t->s[p->s].kw_hl : NULL,
+			p->nops = dta__kw_ops_fast(l, t->s[p->s].fm,
+						   t->s[p->s].vec ?
+						   &t->s[p->s].hl : NULL,
 						   r[i].u.kw.key,
 						   r[i].u.kw.key_len,
 						   r[i].u.kw.data,
@@ -1395,11 +1400,15 @@ static size_t prepare(struct dta_translator *t, struct window *w,
 			if (nops + DTA_MAX_REDUNDANCY > WIN_OPS)
 				return i;
 			p->op0 = nops;
-			p->nops = dta_ki_ops(&t->s[p->s].l, r[i].u.ki.key,
-					     r[i].u.ki.key_len, r[i].u.ki.counter,
-					     atomic_load_explicit(&t->s[p->s].ki_bank,
-								  memory_order_relaxed),
-					     w->ops + nops, DTA_MAX_REDUNDANCY);
+			p->nops = dta__ki_ops_fast(&t->s[p->s].l, t->s[p->s].fm,
+						   t->s[p->s].vec ?
+						   &t->s[p->s].hl : NULL,
+						   r[i].u.ki.key,
+						   r[i].u.ki.key_len,
+						   r[i].u.ki.counter,
+						   atomic_load_explicit(&t->s[p->s].ki_bank,
+									memory_order_relaxed),
+						   w->ops + nops);
 			if (p->nops > 0) {
 				nops += (unsigned)p->nops;
 				if (pf && t->sink.prefetch)
@@ -1468,13 +1477,22 @@ static int apply(struct dta_translator *t, struct window *w,
 			continue;
 		}
 		switch (r[i].opcode) {
+		case DTA_OP_KEY_INCREMENT:
+			if (t->ki) {
+				ki_aggregate(t, a, (unsigned)p->s, p->idx, &r[i],
+					     now);
+				ok = 1;
+				break;
+			}
+			/* direct: as Key-Write */
+			__attribute__((fallthrough));
 		case DTA_OP_KEY_WRITE: {
 			size_t j = i + 1;
 			int nops = p->nops;
 			bool any = imm;
 
 			/* The next reports' operations follow in w->ops. */
-			while (j < n && r[j].opcode == DTA_OP_KEY_WRITE &&
+			while (j < n && r[j].opcode == r[i].opcode &&
 			       w->p[j].s == p->s &&
 			       (unsigned)(nops + w->p[j].nops) <= t->sink.merge_ops &&
 			       (!a->lz || a->rslot[j] == a->rslot[i])) {
@@ -1482,7 +1500,7 @@ static int apply(struct dta_translator *t, struct window *w,
 
 				any |= jm;
 				nops += w->p[j].nops;
-				by_op += 1; /* Key-Write: opcode 1, the low 16 bits */
+				by_op += 1ull << (16 * (r[j].opcode - 1));
 				if (jm)
 					tally(a, C_IMMEDIATE, 1);
 				j++;
@@ -1494,16 +1512,6 @@ static int apply(struct dta_translator *t, struct window *w,
 			ok = 1;
 			break;
 		}
-		case DTA_OP_KEY_INCREMENT:
-			if (t->ki)
-				ki_aggregate(t, a, (unsigned)p->s, p->idx, &r[i],
-					     now);
-			else
-				mark(a, (unsigned)p->s, imm,
-				     submit(t, a, (unsigned)p->s,
-					    w->ops + p->op0, p->nops, 1));
-			ok = 1;
-			break;
 		case DTA_OP_POSTCARD:
 			pc_put(t, a, (unsigned)p->s, p->idx, &r[i], now);
 			ok = 1;
