@@ -55,7 +55,8 @@
  * versions side by side in one run: -DBENCH_OLD_API (no sink hooks, no
  * dta_translator_process_batch() before issue 13: a loop stands in) and
  * -DBENCH_NO_GUARD (no region writer guard before issue 12);
- * -DBENCH_NO_SLOTS (no reporter slots before issue 23: -S does nothing).
+ * -DBENCH_NO_SLOTS (no reporter slots before issue 23: -S does nothing);
+ * -DBENCH_NO_MERGE (no dta_sink.merge_ops before issue 27).
  */
 #ifndef DTA_WIRE_REPORTS_MAX
 #define DTA_WIRE_REPORTS_MAX 256
@@ -259,7 +260,12 @@ static void dta_setup(struct dta_side *d, int prim, uint64_t keys,
 	struct dta_sink sink = { .submit = sink_submit, .ctx = d,
 				 .prefetch = sink_prefetch,
 				 .batch_begin = sink_begin,
-				 .batch_end = sink_end };
+				 .batch_end = sink_end,
+#ifndef BENCH_NO_MERGE
+				 /* all or nothing, as dta_memops_apply() */
+				 .merge_ops = 64,
+#endif
+			       };
 #endif
 	char name[64];
 	struct dta_region_opts ro = { .sz = sizeof(ro), .backing = DTA_BACKING_SHM,

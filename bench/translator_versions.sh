@@ -36,6 +36,8 @@ for c in "$@"; do
 	grep -q dta_region_enter "$d/lib/include/dta/region.h" || flags="$flags -DBENCH_NO_GUARD"
 	grep -q dta_translator_set_reporter_slots "$d/lib/include/dta/translator.h" ||
 		flags="$flags -DBENCH_NO_SLOTS"
+	grep -q merge_ops "$d/lib/include/dta/translator.h" ||
+		flags="$flags -DBENCH_NO_MERGE"
 	nice -n 5 cmake -S "$d" -B "$d/build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 		-DCMAKE_C_FLAGS="$flags" >/dev/null
 	nice -n 5 cmake --build "$d/build" -j2 --target bench_translator >/dev/null

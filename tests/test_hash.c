@@ -17,6 +17,11 @@
 #include <xxhash.h>
 
 #include "dta/hash.h"
+#include "dta/keyincr.h"
+#include "dta/keywrite.h"
+#include "dta/layout.h"
+#include "dta/wire.h"
+#include "internal.h"
 
 const uint32_t *dta__hash_polys(void);
 int dta__hashfn_eval_path(const struct dta_hashfn *fn, int path,
@@ -378,6 +383,122 @@ static void test_families(void **state)
 	assert_int_equal(dta_hash_family_parse("md5"), -DTA_E_HASHFAMILY);
 }
 
+/* The translator's fast paths give what the plain ones give: several roles
+ * of one key (dta__hashfn_eval_fns(), dta__hash_lanes_eval()), and whole
+ * Key-Write operations (dta__kw_ops_fast(): the same slots, checksum and
+ * data), for every family, key length, redundancy and slot counts that
+ * are and are not powers of two. */
+static void test_fast_paths_agree(void **state)
+{
+	static const uint64_t slots[] = { 16, 40000, 1ull << 20, 999983,
+					  4294967295ull };
+	static const int fams[] = { DTA_HASH_CRC32C, DTA_HASH_CRC32,
+				    DTA_HASH_XXH3, DTA_HASH_PROTOTYPE };
+	uint64_t rng = 7;
+	unsigned vec = 0;
+
+	(void)state;
+	for (size_t f = 0; f < sizeof(fams) / sizeof(fams[0]); f++)
+	for (size_t si = 0; si < sizeof(slots) / sizeof(slots[0]); si++)
+	for (unsigned maxn = 1; maxn <= DTA_MAX_REDUNDANCY; maxn += 2) {
+		struct dta_layout l;
+		struct dta__hash_lanes hl;
+		uint64_t sl = fams[f] == DTA_HASH_PROTOTYPE ? 1u << 16 : slots[si];
+		unsigned cb = fams[f] == DTA_HASH_XXH3 ? 8 : 4;
+		uint64_t fm = dta__fastmod_init(sl);
+		int lanes;
+
+		if (dta_layout_kw(&l, sl, 20, cb, maxn, fams[f], 11 + si))
+			continue; /* a geometry the family does not take */
+		lanes = dta__kw_lanes_init(&l, &hl);
+		vec += lanes == 0;
+		for (unsigned it = 0; it < 400; it++) {
+			uint8_t key[DTA_KEY_MAX + 16], data[20];
+			uint8_t a[64], b[64];
+			struct dta_memop oa[DTA_MAX_REDUNDANCY], ob[DTA_MAX_REDUNDANCY];
+			size_t len = 1 + it % DTA_KEY_MAX;
+			unsigned n = 1 + it % maxn;
+			const struct dta_hashfn *fn[DTA__LANES];
+			uint64_t h[DTA__LANES], want;
+			int ka, kb;
+
+			for (size_t i = 0; i < sizeof(key); i++)
+				key[i] = (uint8_t)((rng = rng * 6364136223846793005ull + 1) >> 56);
+			memcpy(data, key + 3, sizeof(data));
+			ka = dta_kw_ops(&l, key, len, data, 20, n, a, sizeof(a), oa,
+					DTA_MAX_REDUNDANCY);
+			kb = dta__kw_ops_fast(&l, fm, lanes ? NULL : &hl, key, len,
+					      data, n, b, ob);
+			assert_int_equal(ka, kb);
+			for (int i = 0; i < ka; i++) {
+				assert_int_equal(oa[i].kind, ob[i].kind);
+				assert_int_equal(oa[i].len, ob[i].len);
+				assert_int_equal(oa[i].offset, ob[i].offset);
+				assert_memory_equal(oa[i].data == a ? a : NULL,
+						    ob[i].data == b ? b : NULL,
+						    l.g.kw.slot_size);
+			}
+			/* Roles one by one, through both multi-role paths. */
+			for (unsigned i = 0; i < DTA__LANES; i++)
+				fn[i] = &l.fn[i ? DTA_HF_SLOT(i - 1) : DTA_HF_CHECKSUM];
+			dta__hashfn_eval_fns(fn, maxn < 3 ? maxn + 1 : 4, key, len, h);
+			for (unsigned i = 0; i < (maxn < 3 ? maxn + 1 : 4); i++) {
+				want = dta_hashfn_eval(fn[i], key, len);
+				assert_int_equal(h[i], want);
+			}
+			if (!lanes && len >= 4 && len <= 16) {
+				dta__hash_lanes_eval(&hl, key, len, h);
+				for (unsigned i = 0; i < hl.n; i++)
+					assert_int_equal(h[i], dta_hashfn_eval(fn[i], key, len));
+			}
+		}
+		/* The multiply is the modulo for every 32-bit hash value. */
+		for (unsigned it = 0; it < 2000 && fm; it++) {
+			uint64_t x = (rng = rng * 6364136223846793005ull + 1) >> 32;
+
+			if (it < 2)
+				x = it ? 0xFFFFFFFFull : 0;
+			assert_int_equal(dta__reduce_fm(x, sl, fm), x % sl);
+		}
+	}
+	/* Key-Increment rows likewise (dta__ki_ops_fast()). */
+	for (size_t f = 0; f < 3; f++)
+	for (size_t si = 0; si < sizeof(slots) / sizeof(slots[0]); si++)
+	for (unsigned rows = 1; rows <= DTA_MAX_REDUNDANCY; rows += 3) {
+		struct dta_layout l;
+		struct dta__hash_lanes hl;
+		uint64_t fm = dta__fastmod_init(slots[si] > (1u << 24) ? 999 : slots[si]);
+		int lanes;
+
+		if (dta_layout_ki(&l, slots[si] > (1u << 24) ? 999 : slots[si],
+				  rows, 2, fams[f], 5 + si))
+			continue;
+		lanes = dta__ki_lanes_init(&l, &hl);
+		vec += lanes == 0;
+		for (unsigned it = 0; it < 300; it++) {
+			uint8_t key[DTA_KEY_MAX];
+			struct dta_memop oa[DTA_MAX_REDUNDANCY], ob[DTA_MAX_REDUNDANCY];
+			size_t len = 1 + it % DTA_KEY_MAX;
+			int ka, kb;
+
+			for (size_t i = 0; i < sizeof(key); i++)
+				key[i] = (uint8_t)((rng = rng * 6364136223846793005ull + 1) >> 56);
+			ka = dta_ki_ops(&l, key, len, it, it % 3, oa, DTA_MAX_REDUNDANCY);
+			kb = dta__ki_ops_fast(&l, fm, lanes ? NULL : &hl, key, len,
+					      it, it % 3, ob);
+			assert_int_equal(ka, kb);
+			for (int i = 0; i < ka; i++) {
+				assert_int_equal(oa[i].kind, ob[i].kind);
+				assert_int_equal(oa[i].offset, ob[i].offset);
+				assert_int_equal(oa[i].add, ob[i].add);
+				assert_int_equal(oa[i].len, ob[i].len);
+			}
+		}
+	}
+	if (!vec)
+		print_message("(no AVX-512 VPCLMULQDQ here: lanes not tested)\n");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -391,6 +512,7 @@ int main(void)
 		cmocka_unit_test(test_polys_coprime),
 		cmocka_unit_test(test_roles_independent),
 		cmocka_unit_test(test_families),
+		cmocka_unit_test(test_fast_paths_agree),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1035,7 +1035,8 @@ static void equiv_structures(struct dta_translator *t, struct local *lo,
 	assert_int_equal(dta_layout_kw(&l[1], 32, 8, 2, 3, DTA_HASH_CRC32C, 4), 0);
 	assert_int_equal(dta_layout_pc(&l[2], 128, 5, 4, 2, DTA_HASH_CRC32C, 5), 0);
 	assert_int_equal(dta_layout_ap(&l[3], 3, 8, 4, 4, 0), 0);
-	assert_int_equal(dta_layout_ki(&l[4], 64, 2, 1, DTA_HASH_CRC32C, 6), 0);
+	/* 2 MiB: the only structure large enough to be prefetched */
+	assert_int_equal(dta_layout_ki(&l[4], 1u << 17, 2, 1, DTA_HASH_CRC32C, 6), 0);
 	for (unsigned i = 0; i < 5; i++)
 		assert_int_equal(add(t, lo, &l[i], i == 3 ? 10 : 0), (int)i);
 }
@@ -1214,7 +1215,13 @@ static void equiv_run(uint64_t ki_window)
 	assert_true(sa.seq_lost > 0 && sa.seq_late > 0 && sa.seq_duplicates > 0 &&
 		    sa.seq_jumps > 0 && sa.seq_restarts > 0);
 	assert_true(sa.pc_evictions > 0 && sa.ap_batches > 0 && sa.reports[1] > 0);
-	assert_true(h.prefetches > 0 && h.begins > 0);
+	assert_true(h.begins > 0);
+	/* Prefetched: the direct Key-Increment structure's operations
+	 * (2 MiB), not the small structures' (in the writer's cache). */
+	if (ki_window)
+		assert_int_equal(h.prefetches, 0);
+	else
+		assert_true(h.prefetches > 0);
 	assert_int_equal(h.depth, 0);
 	release(ta, &a);
 	release(tb, &h.lo);
@@ -1227,6 +1234,117 @@ static void test_batch_equals_process(void **state)
 	equiv_run(1500); /* Key-Increment pre-aggregation */
 	/* Bad arguments. */
 	assert_int_equal(dta_translator_process_batch(NULL, NULL, 0, 0), -EINVAL);
+}
+
+/*
+ * A sink that takes several reports' operations per call (merge_ops) ends
+ * with the same memory, counters and losses (by reporter slot and by
+ * structure) as one called report by report, with fewer calls; and when it
+ * fails, the same reports are counted lost. The payloads mix Key-Write
+ * reports to two structures, reports no structure takes, reports a
+ * structure refuses (redundancy), IMMEDIATE flags and two reporter slots.
+ */
+static void merge_run(unsigned merge, int fail, struct local *lo,
+		      struct dta_translator_stats *st,
+		      struct dta_translator_losses *ls)
+{
+	struct dta_sink sink = { .submit = local_submit, .ctx = lo,
+				 .merge_ops = merge };
+	struct dta_payload pl[48];
+	uint16_t slot[48];
+	static uint8_t buf[48][2048];
+	struct dta_translator *t;
+	struct dta_layout l4, l8, lk;
+	uint32_t seq[4] = { 0 };
+
+	memset(lo, 0, sizeof(*lo));
+	lo->fail = fail;
+	assert_int_equal(dta_translator_create(NULL, &sink, &t), 0);
+	assert_int_equal(dta_translator_set_reporter_slots(t, 2), 0);
+	assert_int_equal(dta_layout_kw(&l4, 1000, 4, 4, 2, DTA_HASH_CRC32C, 3), 0);
+	assert_int_equal(dta_layout_kw(&l8, 1024, 8, 4, 3, DTA_HASH_CRC32C, 4), 0);
+	assert_int_equal(dta_layout_ki(&lk, 300, 2, 1, DTA_HASH_CRC32C, 5), 0);
+	add(t, lo, &l4, 0);
+	add(t, lo, &l8, 0);
+	add(t, lo, &lk, 0);
+	for (unsigned i = 0; i < 48; i++) {
+		size_t len = 0;
+
+		for (unsigned j = 0; j < 1 + i % 9; j++) {
+			struct dta_report r = { .format = DTA_FORMAT_V1,
+						.opcode = DTA_OP_KEY_WRITE };
+			uint8_t key[13], data[8] = { (uint8_t)i, (uint8_t)j, 7 };
+			unsigned x = i * 9 + j;
+			int k;
+
+			key13(key, x % 97);
+			r.reporter = (uint16_t)(1 + i % 4);
+			r.seq = seq[i % 4]++;
+			r.flags = x % 11 == 0 ? DTA_FLAG_IMMEDIATE : 0;
+			r.u.kw.key = key;
+			r.u.kw.key_len = 13;
+			r.u.kw.data = data;
+			/* mostly 4 bytes (runs to merge); some 8, 5 (no
+			 * structure), and redundancy 3 for 4 (refused) */
+			r.u.kw.data_len = x % 7 == 3 ? 8 : x % 13 == 5 ? 5 : 4;
+			r.u.kw.redundancy = (uint8_t)(x % 17 == 2 ? 3 : 1 + x % 2);
+			if (i % 6 >= 4) { /* runs of direct increments too */
+				r.opcode = DTA_OP_KEY_INCREMENT;
+				r.u.ki.key = key;
+				r.u.ki.key_len = 13;
+				r.u.ki.redundancy = 2;
+				r.u.ki.counter = x;
+			}
+			k = dta_wire_encode(&r, buf[i] + len, sizeof(buf[i]) - len);
+			assert_true(k > 0);
+			len += (size_t)k;
+		}
+		pl[i].buf = buf[i];
+		pl[i].len = len;
+		slot[i] = (uint16_t)(i / 5 % 2);
+	}
+	assert_true(dta_translator_process_batch_from(t, pl, slot, 30, 0) >= 0);
+	assert_true(dta_translator_process_batch_from(t, pl + 30, slot + 30, 18,
+						      1) >= 0);
+	dta_translator_flush(t);
+	dta_translator_stats(t, st);
+	for (unsigned i = 0; i < 3; i++)
+		assert_int_equal(dta_translator_reporter_losses(t, i, &ls[i]), 0);
+	for (unsigned i = 0; i < 3; i++)
+		assert_int_equal(dta_translator_structure_losses(t, i, &ls[3 + i]), 0);
+	dta_translator_destroy(t);
+}
+
+static void test_sink_merge_ops(void **state)
+{
+	struct local a, b;
+	struct dta_translator_stats sa, sb;
+	struct dta_translator_losses la[6], lb[6];
+
+	(void)state;
+	for (int fail = 0; fail < 2; fail++) {
+		merge_run(0, fail, &a, &sa, la);
+		merge_run(64, fail, &b, &sb, lb);
+		assert_memory_equal(&sa, &sb, sizeof(sa));
+		assert_memory_equal(la, lb, sizeof(la));
+		for (unsigned s = 0; s < 3; s++)
+			assert_memory_equal(a.a[s].mem, b.a[s].mem, a.a[s].size);
+		assert_true(b.calls < a.calls / 2);
+		assert_true(sa.reports[DTA_OP_KEY_WRITE] > 100);
+		assert_true(sa.mismatch > 0 && sa.unknown_structure > 0);
+		assert_true(sa.reports_immediate > 0);
+		assert_true(sa.reports[DTA_OP_KEY_INCREMENT] > 50);
+		if (fail)
+			assert_int_equal(sa.sink_lost_reports,
+					 sa.reports[DTA_OP_KEY_WRITE] +
+					 sa.reports[DTA_OP_KEY_INCREMENT]);
+		else
+			assert_int_equal(sa.sink_lost_reports, 0);
+		for (unsigned s = 0; s < 8; s++) {
+			free(a.a[s].mem);
+			free(b.a[s].mem);
+		}
+	}
 }
 
 static void test_bad_args(void **state)
@@ -1255,6 +1373,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_kw_routing),
+		cmocka_unit_test(test_sink_merge_ops),
 		cmocka_unit_test(test_pc_complete_and_fresh_entry),
 		cmocka_unit_test(test_pc_eviction_writes_evicted_flow),
 		cmocka_unit_test(test_pc_timeout),

@@ -3138,6 +3138,8 @@ int main(int argc, char **argv)
 		sink.batch_begin = shm_begin;
 		sink.batch_end = shm_end;
 		sink.notify = shm_notify;
+		/* shm_submit() performs all its operations or none */
+		sink.merge_ops = 64;
 	}
 	if (!metrics_listen)
 		metrics_listen = dta_config_get(t.cfg, "translator",

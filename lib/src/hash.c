@@ -630,6 +630,53 @@ HOT_ALIGN DTA_API uint64_t dta_hashfn_eval(const struct dta_hashfn *fn,
 }
 
 #if defined(__x86_64__)
+/* The body of clmul_eval() for keys of 9..16 bytes, on the key's two
+ * 8-byte words @lo and @hi (loaded once for all roles). */
+CLMUL_TARGET static inline uint64_t
+clmul_eval_words(const struct dta_crc_tables *k, uint32_t init, uint32_t xorout,
+		 __m128i lo, __m128i hi, __m128i cnt, size_t n)
+{
+	__m128i kr = _mm_load_si128((const __m128i *)k->red);
+	__m128i s;
+
+	lo = _mm_xor_si128(lo, _mm_cvtsi32_si128((int)init));
+	hi = _mm_xor_si128(hi, _mm_cvtsi64_si128((long long)((uint64_t)init >> 1 >>
+							     (8 * (n - 8) - 1))));
+	s = _mm_clmulepi64_si128(_mm_sll_epi64(lo, cnt), kr, 0x00);
+	return clmul_barrett(k, _mm_xor_si128(s, hi)) ^ xorout;
+}
+
+HOT_ALIGN __attribute__((target("pclmul,sse4.1,sse4.2"))) void
+dta__hashfn_eval_fns(const struct dta_hashfn *const *fn, unsigned n,
+		     const void *key, size_t len, uint64_t *out)
+{
+	const uint8_t *p = key;
+	__m128i lo, hi, cnt;
+
+	if (!DTA__LIKELY(len - 9 < 8)) {
+		for (unsigned i = 0; i < n; i++)
+			out[i] = dta_hashfn_eval(fn[i], p, len);
+		return;
+	}
+	lo = _mm_loadl_epi64((const __m128i *)p);
+	hi = _mm_loadl_epi64((const __m128i *)(p + len - 8));
+	cnt = _mm_cvtsi32_si128((int)(8 * (16 - len)));
+	for (unsigned i = 0; i < n; i++) {
+		const struct dta_hashfn *f = fn[i];
+		const struct dta_crc_tables *k = f->tab;
+
+		if (f->kind != DTA_HASHFN_CRC32)
+			out[i] = dta_hashfn_eval(f, p, len);
+		else if (k->path == CRC_PATH_CLMUL)
+			out[i] = clmul_eval_words(k, f->init, f->xorout, lo, hi,
+						  cnt, len);
+		else if (k->path == CRC_PATH_HW)
+			out[i] = crc32c_hw(f->init, p, len) ^ f->xorout;
+		else
+			out[i] = k->eval(k, f->init, f->xorout, p, len);
+	}
+}
+
 /*
  * Batches of keys of 4..16 bytes, four keys per 512-bit carry-less multiply
  * (one per 128-bit lane): the same three products as clmul_short(). Each
@@ -659,6 +706,56 @@ clmul_lanes(__m512i v, __m512i kr, __m512i kp)
 	q = _mm512_clmulepi64_epi128(s, kr, 0x10);
 	q = _mm512_xor_si512(s, _mm512_slli_epi64(q, 1));
 	return _mm512_xor_si512(_mm512_clmulepi64_epi128(q, kp, 0x00), s);
+}
+
+int dta__hash_lanes_init(struct dta__hash_lanes *h,
+			 const struct dta_hashfn *const *fn, unsigned n)
+{
+	memset(h, 0, sizeof(*h));
+	if (!n || n > DTA__LANES || !z_ok())
+		return -ENOTSUP;
+	for (unsigned i = 0; i < DTA__LANES; i++) {
+		const struct dta_hashfn *f = fn[i < n ? i : 0];
+		const struct dta_crc_tables *k = f->tab;
+
+		if (f->kind != DTA_HASHFN_CRC32 || !k || k->path == CRC_PATH_TABLE)
+			return -ENOTSUP;
+		h->kr[2 * i] = k->red[0];
+		h->kr[2 * i + 1] = k->red[1];
+		h->kp[2 * i] = k->poly[0];
+		h->kp[2 * i + 1] = k->poly[1];
+		h->xo[i] = f->xorout;
+		for (unsigned len = 4; len <= 16; len++) {
+			/* As clmul_eval_n4(): the register under the key's
+			 * first bytes, the key at the top of its lane. */
+			unsigned __int128 c = (unsigned __int128)f->init
+					      << (8 * (16 - len));
+
+			h->cz[len - 4][2 * i] = (uint64_t)c;
+			h->cz[len - 4][2 * i + 1] = (uint64_t)(c >> 64);
+		}
+	}
+	h->n = n;
+	return 0;
+}
+
+HOT_ALIGN Z_TARGET void
+dta__hash_lanes_eval(const struct dta__hash_lanes *h, const void *key,
+		     size_t len, uint64_t *out)
+{
+	unsigned sh = (unsigned)(16 - len);
+	__m128i k = _mm_maskz_loadu_epi8((__mmask16)(0xFFFFu << sh),
+					 (const uint8_t *)key - sh);
+	__m512i v = _mm512_broadcast_i32x4(k);
+	__m512i idx = _mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 0,
+				       0, 0, 0, 0, 14, 10, 6, 2);
+	__m128i r;
+
+	v = _mm512_xor_si512(v, _mm512_loadu_si512(h->cz[len - 4]));
+	v = clmul_lanes(v, _mm512_loadu_si512(h->kr), _mm512_loadu_si512(h->kp));
+	r = _mm512_castsi512_si128(_mm512_permutexvar_epi32(idx, v));
+	r = _mm_xor_si128(r, _mm_loadu_si128((const __m128i *)h->xo));
+	_mm256_storeu_si256((__m256i *)out, _mm256_cvtepu32_epi64(r));
 }
 
 Z_TARGET static void
@@ -729,6 +826,27 @@ clmul_eval_n4(const struct dta_crc_tables *k, uint32_t init, uint32_t xorout,
 		out[i] = clmul_short(k, init, keys + i * stride, len) ^ xorout;
 }
 #else
+int dta__hash_lanes_init(struct dta__hash_lanes *h,
+			 const struct dta_hashfn *const *fn, unsigned n)
+{
+	(void)fn, (void)n;
+	memset(h, 0, sizeof(*h));
+	return -ENOTSUP;
+}
+
+void dta__hash_lanes_eval(const struct dta__hash_lanes *h, const void *key,
+			  size_t len, uint64_t *out)
+{
+	(void)h, (void)key, (void)len, (void)out;
+}
+
+void dta__hashfn_eval_fns(const struct dta_hashfn *const *fn, unsigned n,
+			  const void *key, size_t len, uint64_t *out)
+{
+	for (unsigned i = 0; i < n; i++)
+		out[i] = dta_hashfn_eval(fn[i], key, len);
+}
+
 static int z_ok(void)
 {
 	return 0;

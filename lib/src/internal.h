@@ -148,4 +148,75 @@ static inline uint64_t dta__reduce(uint64_t h, uint64_t m)
 	return (m & (m - 1)) == 0 ? (h & (m - 1)) : (h % m);
 }
 
+/*
+ * dta__reduce() without a division for the 32-bit hash families: @fm from
+ * dta__fastmod_init(@m) once per structure, then h mod m for h < 2^32 is
+ * one multiply (Lemire, Kaser, Kurz, "Faster remainder by direct
+ * computation", 2019: exact for 32-bit h and m). @fm = 0: dta__reduce().
+ */
+static inline uint64_t dta__fastmod_init(uint64_t m)
+{
+	return (m & (m - 1)) && m < (1ull << 32) ? UINT64_MAX / m + 1 : 0;
+}
+
+static inline uint64_t dta__reduce_fm(uint64_t h, uint64_t m, uint64_t fm)
+{
+	if (fm && !(h >> 32))
+		return (uint64_t)(((unsigned __int128)(fm * h) * m) >> 64);
+	return dta__reduce(h, m);
+}
+
+struct dta_hashfn;
+struct dta_layout;
+struct dta_memop;
+
+/* out[i] = dta_hashfn_eval(fn[i], key, len) for i < n (hash.c): one key
+ * through several roles, loaded once, no call per role for CRC keys of
+ * 9..16 bytes. */
+void dta__hashfn_eval_fns(const struct dta_hashfn *const *fn, unsigned n,
+			  const void *key, size_t len, uint64_t *out);
+
+/*
+ * Up to four roles of one key in one 512-bit carry-less multiply, a role
+ * per 128-bit lane (hash.c): the constants of each role's polynomial and
+ * register, for keys of 4..16 bytes. Usable when dta__hash_lanes_init()
+ * returned 0 (the CPU has VPCLMULQDQ and AVX-512, every role is a CRC).
+ */
+#define DTA__LANES 4
+struct dta__hash_lanes {
+	uint64_t kr[8]; /* read unaligned: the holder may be calloc()ed */
+	uint64_t kp[8];
+	uint32_t xo[4];
+	uint64_t cz[13][8]; /* the registers for keys of 4 + i bytes */
+	unsigned n;
+};
+int dta__hash_lanes_init(struct dta__hash_lanes *h,
+			 const struct dta_hashfn *const *fn, unsigned n);
+/* out[i] = dta_hashfn_eval(fn[i], key, len) for the @h->n roles, for
+ * 4 <= @len <= 16; @out has room for DTA__LANES. */
+void dta__hash_lanes_eval(const struct dta__hash_lanes *h, const void *key,
+			  size_t len, uint64_t *out);
+
+/* dta_kw_ops() for the translator's per-report loop (keywrite.c): the
+ * same operations and return values, for a report routed to @l by its
+ * data length (@data_len is l->g.kw.data_len), @slotbuf with room for a
+ * slot and @ops for DTA_MAX_REDUNDANCY; @fm = dta__fastmod_init(slots);
+ * @hl from dta__kw_lanes_init(), or NULL. */
+int dta__kw_ops_fast(const struct dta_layout *l, uint64_t fm,
+		     const struct dta__hash_lanes *hl, const void *key,
+		     size_t key_len, const void *data, unsigned redundancy,
+		     uint8_t *slotbuf, struct dta_memop *ops);
+/* The lanes dta__kw_ops_fast() uses for @l: its checksum role, then its
+ * slot roles; -ENOTSUP when they do not fit or the CPU cannot. */
+int dta__kw_lanes_init(const struct dta_layout *l, struct dta__hash_lanes *hl);
+
+/* dta_ki_ops() likewise (keyincr.c), @ops with room for
+ * DTA_MAX_REDUNDANCY, @fm = dta__fastmod_init(width), @hl from
+ * dta__ki_lanes_init() (its row roles) or NULL. */
+int dta__ki_ops_fast(const struct dta_layout *l, uint64_t fm,
+		     const struct dta__hash_lanes *hl, const void *key,
+		     size_t key_len, uint64_t add, unsigned bank,
+		     struct dta_memop *ops);
+int dta__ki_lanes_init(const struct dta_layout *l, struct dta__hash_lanes *hl);
+
 #endif /* DTA_INTERNAL_H */

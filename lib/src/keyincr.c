@@ -67,6 +67,51 @@ DTA_API int dta_ki_ops(const struct dta_layout *l, const void *key,
 	return l->g.ki.rows;
 }
 
+int dta__ki_lanes_init(const struct dta_layout *l, struct dta__hash_lanes *hl)
+{
+	const struct dta_hashfn *fn[DTA__LANES];
+
+	if (l->g.ki.rows > DTA__LANES) {
+		memset(hl, 0, sizeof(*hl));
+		return -ENOTSUP;
+	}
+	for (unsigned i = 0; i < l->g.ki.rows; i++)
+		fn[i] = &l->fn[DTA_HF_SLOT(i)];
+	return dta__hash_lanes_init(hl, fn, l->g.ki.rows);
+}
+
+/* See internal.h: every row's index from one call, reduced by a multiply. */
+int dta__ki_ops_fast(const struct dta_layout *l, uint64_t fm,
+		     const struct dta__hash_lanes *hl, const void *key,
+		     size_t key_len, uint64_t add, unsigned bank,
+		     struct dta_memop *ops)
+{
+	const struct dta_hashfn *fn[DTA_MAX_REDUNDANCY];
+	uint64_t h[DTA_MAX_REDUNDANCY + DTA__LANES];
+	unsigned rows = l->g.ki.rows;
+
+	if (!key || key_len - 1 >= DTA_KEY_MAX || bank >= l->g.ki.banks || !rows ||
+	    rows > DTA_MAX_REDUNDANCY)
+		return dta_ki_ops(l, key, key_len, add, bank, ops,
+				  DTA_MAX_REDUNDANCY);
+	if (hl && key_len - 4 <= 12) {
+		dta__hash_lanes_eval(hl, key, key_len, h);
+	} else {
+		for (unsigned n = 0; n < rows; n++)
+			fn[n] = &l->fn[DTA_HF_SLOT(n)];
+		dta__hashfn_eval_fns(fn, rows, key, key_len, h);
+	}
+	for (unsigned n = 0; n < rows; n++) {
+		ops[n].kind = DTA_MEMOP_FETCH_ADD;
+		ops[n].len = 8;
+		ops[n].offset = ki_offset(l, bank, n,
+					  dta__reduce_fm(h[n], l->g.ki.width, fm));
+		ops[n].data = NULL;
+		ops[n].add = add;
+	}
+	return (int)rows;
+}
+
 DTA_API int dta_ki_query(const struct dta_layout *l, const void *area,
 			 const void *key, size_t key_len, unsigned bank,
 			 uint64_t *out)

@@ -161,6 +161,62 @@ static inline bool kw_equal(const uint8_t *a, const uint8_t *b, size_t n)
 	return !memcmp(a, b, n);
 }
 
+/* See internal.h. The 32-bit families (one call hashes every role, the
+ * slot reduced by a multiply); the prototype's and odd arguments go the
+ * long way, which also gives their errors. */
+int dta__kw_lanes_init(const struct dta_layout *l, struct dta__hash_lanes *hl)
+{
+	const struct dta_hashfn *fn[DTA__LANES];
+	unsigned n = 1 + l->g.kw.max_redundancy;
+
+	if (l->hash_family == DTA_HASH_PROTOTYPE || n > DTA__LANES) {
+		memset(hl, 0, sizeof(*hl));
+		return -ENOTSUP;
+	}
+	fn[0] = &l->fn[DTA_HF_CHECKSUM];
+	for (unsigned i = 1; i < n; i++)
+		fn[i] = &l->fn[DTA_HF_SLOT(i - 1)];
+	return dta__hash_lanes_init(hl, fn, n);
+}
+
+int dta__kw_ops_fast(const struct dta_layout *l, uint64_t fm,
+		     const struct dta__hash_lanes *hl, const void *key,
+		     size_t key_len, const void *data, unsigned redundancy,
+		     uint8_t *slotbuf, struct dta_memop *ops)
+{
+	const struct dta_hashfn *fn[1 + DTA_MAX_REDUNDANCY];
+	uint64_t h[1 + DTA_MAX_REDUNDANCY + DTA__LANES], c;
+	unsigned cb = l->g.kw.csum_bytes;
+	uint32_t ss = l->g.kw.slot_size;
+
+	if (l->hash_family == DTA_HASH_PROTOTYPE || !key || !data ||
+	    key_len - 1 >= DTA_KEY_MAX || redundancy - 1 >= l->g.kw.max_redundancy)
+		return dta_kw_ops(l, key, key_len, data, l->g.kw.data_len,
+				  redundancy, slotbuf, ss, ops, DTA_MAX_REDUNDANCY);
+	if (hl && hl->n > redundancy && key_len - 4 <= 12) {
+		dta__hash_lanes_eval(hl, key, key_len, h);
+	} else {
+		fn[0] = &l->fn[DTA_HF_CHECKSUM];
+		for (unsigned n = 0; n < redundancy; n++)
+			fn[1 + n] = &l->fn[DTA_HF_SLOT(n)];
+		dta__hashfn_eval_fns(fn, 1 + redundancy, key, key_len, h);
+	}
+	c = kw_csum_of(l, h[0]);
+	if (cb == 4) /* the usual width: one byte-swapped store */
+		dta__put_be32(slotbuf, (uint32_t)c);
+	else
+		dta__put_be(slotbuf, c, cb);
+	kw_copy(slotbuf + cb, data, l->g.kw.data_len);
+	for (unsigned n = 0; n < redundancy; n++) {
+		ops[n].kind = DTA_MEMOP_WRITE;
+		ops[n].len = ss;
+		ops[n].offset = dta__reduce_fm(h[1 + n], l->g.kw.slots, fm) * ss;
+		ops[n].data = slotbuf;
+		ops[n].add = 0;
+	}
+	return (int)redundancy;
+}
+
 /*
  * Plurality vote over the slots at @idx (appendix A.5). Each slot whose
  * checksum looks right is copied and examined as copied, so that a

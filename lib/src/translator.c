@@ -21,6 +21,10 @@
 #include "internal.h"
 
 #define MAX_STRUCTS 64
+/* Structures up to this size stay in the cache of the core writing them
+ * (a megabyte, half a server core's L2): prefetching them costs a call per
+ * operation and hides no miss (docs/performance.md, issue 27). */
+#define PF_MIN_BYTES (1u << 20)
 #define STRIPES 256 /* locks per striped table */
 #define SEQ_W DTA_SEQ_WINDOW
 static_assert(SEQ_W == 64, "the window is one 64-bit mask");
@@ -124,6 +128,12 @@ struct tr_struct {
 	unsigned shard, nshards; /* share of a key-partitioned structure */
 	atomic_uint ki_bank;
 	struct ap_list *lists; /* Append only */
+	/* Key-Write and Key-Increment: dta__fastmod_init() of the slots or
+	 * the width, and the lanes of their roles (when @vec). */
+	uint64_t fm;
+	bool pf;        /* large enough to prefetch (PF_MIN_BYTES) */
+	bool vec;
+	struct dta__hash_lanes hl;
 };
 
 /* Counter indices: one atomic array so stats can be read without locks. */
@@ -628,6 +638,14 @@ DTA_API int dta_translator_add_shard(struct dta_translator *t,
 	s->list_base = list_base;
 	s->shard = shard;
 	s->nshards = nshards;
+	s->pf = l->data_size > PF_MIN_BYTES;
+	if (l->primitive == DTA_PRIM_KEY_WRITE) {
+		s->fm = dta__fastmod_init(l->g.kw.slots);
+		s->vec = dta__kw_lanes_init(l, &s->hl) == 0;
+	} else if (l->primitive == DTA_PRIM_KEY_INCREMENT) {
+		s->fm = dta__fastmod_init(l->g.ki.width);
+		s->vec = dta__ki_lanes_init(l, &s->hl) == 0;
+	}
 	if (l->primitive == DTA_PRIM_APPEND) {
 		s->lists = calloc(l->g.ap.lists, sizeof(*s->lists));
 		if (!s->lists)
@@ -909,6 +927,8 @@ static int route_kw(const struct dta_translator *t, const struct dta_report *r)
 		    l->g.kw.data_len != r->u.kw.data_len)
 			continue;
 		/* The first share of a partitioned structure matched. */
+		if (t->s[i].nshards == 1)
+			return (int)i;
 		return (int)(i + dta_shard(r->u.kw.key, r->u.kw.key_len,
 					   t->s[i].nshards));
 	}
@@ -1310,6 +1330,8 @@ struct window {
 static void prefetch_ops(const struct dta_translator *t, unsigned s,
 			 const struct dta_memop *ops, int n)
 {
+	if (!t->s[s].pf)
+		return;
 	for (int i = 0; i < n; i++)
 		t->sink.prefetch(t->sink.ctx, s, ops[i].offset,
 				 ops[i].kind == DTA_MEMOP_FETCH_ADD ? 8
@@ -1343,12 +1365,15 @@ static size_t prepare(struct dta_translator *t, struct window *w,
 			    nbytes + l->g.kw.slot_size > WIN_BYTES)
 				return i; /* i > 0: the window is not empty */
 			p->op0 = nops;
-			p->nops = dta_kw_ops(l, r[i].u.kw.key, r[i].u.kw.key_len,
-					     r[i].u.kw.data, r[i].u.kw.data_len,
-					     r[i].u.kw.redundancy,
-					     w->bytes + nbytes,
-					     WIN_BYTES - nbytes, w->ops + nops,
-					     DTA_MAX_REDUNDANCY);
+			p->nops = dta__kw_ops_fast(l, t->s[p->s].fm,
+						   t->s[p->s].vec ?
+						   &t->s[p->s].hl : NULL,
+						   r[i].u.kw.key,
+						   r[i].u.kw.key_len,
+						   r[i].u.kw.data,
+						   r[i].u.kw.redundancy,
+						   w->bytes + nbytes,
+						   w->ops + nops);
 			if (p->nops < 0) {
 				p->ms = p->s;
 				p->s = MISMATCH;
@@ -1375,11 +1400,15 @@ static size_t prepare(struct dta_translator *t, struct window *w,
 			if (nops + DTA_MAX_REDUNDANCY > WIN_OPS)
 				return i;
 			p->op0 = nops;
-			p->nops = dta_ki_ops(&t->s[p->s].l, r[i].u.ki.key,
-					     r[i].u.ki.key_len, r[i].u.ki.counter,
-					     atomic_load_explicit(&t->s[p->s].ki_bank,
-								  memory_order_relaxed),
-					     w->ops + nops, DTA_MAX_REDUNDANCY);
+			p->nops = dta__ki_ops_fast(&t->s[p->s].l, t->s[p->s].fm,
+						   t->s[p->s].vec ?
+						   &t->s[p->s].hl : NULL,
+						   r[i].u.ki.key,
+						   r[i].u.ki.key_len,
+						   r[i].u.ki.counter,
+						   atomic_load_explicit(&t->s[p->s].ki_bank,
+									memory_order_relaxed),
+						   w->ops + nops);
 			if (p->nops > 0) {
 				nops += (unsigned)p->nops;
 				if (pf && t->sink.prefetch)
@@ -1448,22 +1477,41 @@ static int apply(struct dta_translator *t, struct window *w,
 			continue;
 		}
 		switch (r[i].opcode) {
-		case DTA_OP_KEY_WRITE:
-			mark(a, (unsigned)p->s, imm,
-			     submit(t, a, (unsigned)p->s, w->ops + p->op0,
-				    p->nops, 1));
-			ok = 1;
-			break;
 		case DTA_OP_KEY_INCREMENT:
-			if (t->ki)
+			if (t->ki) {
 				ki_aggregate(t, a, (unsigned)p->s, p->idx, &r[i],
 					     now);
-			else
-				mark(a, (unsigned)p->s, imm,
-				     submit(t, a, (unsigned)p->s,
-					    w->ops + p->op0, p->nops, 1));
+				ok = 1;
+				break;
+			}
+			/* direct: as Key-Write */
+			__attribute__((fallthrough));
+		case DTA_OP_KEY_WRITE: {
+			size_t j = i + 1;
+			int nops = p->nops;
+			bool any = imm;
+
+			/* The next reports' operations follow in w->ops. */
+			while (j < n && r[j].opcode == r[i].opcode &&
+			       w->p[j].s == p->s &&
+			       (unsigned)(nops + w->p[j].nops) <= t->sink.merge_ops &&
+			       (!a->lz || a->rslot[j] == a->rslot[i])) {
+				bool jm = r[j].flags & DTA_FLAG_IMMEDIATE;
+
+				any |= jm;
+				nops += w->p[j].nops;
+				by_op += 1ull << (16 * (r[j].opcode - 1));
+				if (jm)
+					tally(a, C_IMMEDIATE, 1);
+				j++;
+			}
+			mark(a, (unsigned)p->s, any,
+			     submit(t, a, (unsigned)p->s, w->ops + p->op0,
+				    nops, j - i));
+			i = j - 1;
 			ok = 1;
 			break;
+		}
 		case DTA_OP_POSTCARD:
 			pc_put(t, a, (unsigned)p->s, p->idx, &r[i], now);
 			ok = 1;

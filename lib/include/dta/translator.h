@@ -83,7 +83,8 @@ extern "C" {
  *               must not fail or write. dta_translator_process_batch()
  *               calls it for the Key-Write and Key-Increment operations of
  *               a window of reports (up to 64, when more than one) before
- *               it submits any of them.
+ *               it submits any of them, for structures of more than 1 MiB
+ *               (smaller ones stay in the writing core's cache).
  * @batch_begin: the calling thread is about to submit a run of operations
  *               (one _process() or _process_batch() call, a _tick() or
  *               _flush()); @batch_end follows on the same thread before
@@ -101,6 +102,17 @@ extern "C" {
  *               in the run that writes it, a _tick() or _flush() maybe.
  *               Counted in notifications; without the hook the flag only
  *               counts in reports_immediate.
+ * @merge_ops:   0 (the default): @submit gets one report's operations per
+ *               call. A sink whose @submit performs all of its operations
+ *               or none (it fails only before performing any, as
+ *               dta_memops_apply() into local memory does) may set the
+ *               most operations it takes in one call: the core then hands
+ *               it the Key-Write operations of consecutive reports to one
+ *               structure together (reports of one reporter slot, with
+ *               dta_translator_set_reporter_slots()), fewer calls for the
+ *               same writes in the same order. An error then counts every
+ *               report of the call in sink_lost_reports, as it would have
+ *               report by report.
  */
 struct dta_sink {
 	int (*submit)(void *ctx, unsigned structure, const struct dta_memop *ops,
@@ -112,6 +124,7 @@ struct dta_sink {
 	void (*batch_begin)(void *ctx);
 	void (*batch_end)(void *ctx);
 	void (*notify)(void *ctx, unsigned structure);
+	unsigned merge_ops;
 };
 
 /**
