@@ -2949,6 +2949,10 @@ static int run_udp(struct translator *t)
 		rc = -1;
 		goto out;
 	}
+	/* What dta-gen --sync may send at once: what an AF_XDP ring surely
+	 * holds while its worker applies a batch, if less than a socket. */
+	if (t->xdp && xdp_rx_ring_frames(t->xdp) - t->rx_batch < t->queue_datagrams)
+		t->queue_datagrams = xdp_rx_ring_frames(t->xdp) - t->rx_batch;
 	/* Workers block the stop signals: they reach the main thread, whose
 	 * ppoll() they interrupt, and it wakes the workers through stop_fd. */
 	sigemptyset(&block);

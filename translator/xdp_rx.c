@@ -59,6 +59,7 @@ int xdp_rx_counts(const struct xdp_rx *x, uint64_t *c)
 	return -EOPNOTSUPP;
 }
 int xdp_rxq_fd(const struct xdp_rxq *q) { (void)q; return -1; }
+unsigned xdp_rx_ring_frames(const struct xdp_rx *x) { (void)x; return 0; }
 unsigned xdp_rxq_recv(struct xdp_rxq *q, struct xdp_rx_pkt *p, unsigned max)
 {
 	(void)q; (void)p; (void)max;
@@ -519,6 +520,11 @@ int xdp_rx_counts(const struct xdp_rx *x, uint64_t *c)
 	}
 	free(v);
 	return err;
+}
+
+unsigned xdp_rx_ring_frames(const struct xdp_rx *x)
+{
+	return x->nq ? x->q[0].nframes : 0;
 }
 
 int xdp_rxq_fd(const struct xdp_rxq *q)

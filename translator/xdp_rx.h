@@ -105,6 +105,10 @@ const char *xdp_rx_bind_name(const struct xdp_rx *x);
 /* The program's counters summed over CPUs (@c: DTA_XDP_NCOUNTS values). */
 int xdp_rx_counts(const struct xdp_rx *x, uint64_t *c);
 
+/* Frames each queue's socket can hold before the worker takes them (its
+ * rx ring). */
+unsigned xdp_rx_ring_frames(const struct xdp_rx *x);
+
 /* The socket's fd, to poll for POLLIN. */
 int xdp_rxq_fd(const struct xdp_rxq *q);
 
