@@ -541,6 +541,11 @@ unsigned xdp_rxq_recv(struct xdp_rxq *q, struct xdp_rx_pkt *pkts,
 	if (max > q->batch)
 		max = q->batch;
 	n = xsk_ring_cons__peek(&q->rx, max, &idx);
+	/* The kernel wrote the frames from another CPU: start every header's
+	 * cache miss before the first is parsed. */
+	for (unsigned i = 0; i < n; i++)
+		__builtin_prefetch(xsk_umem__get_data(
+			q->area, xsk_ring_cons__rx_desc(&q->rx, idx + i)->addr));
 	for (unsigned i = 0; i < n; i++) {
 		const struct xdp_desc *d = xsk_ring_cons__rx_desc(&q->rx, idx + i);
 		const uint8_t *f = xsk_umem__get_data(q->area, d->addr);
