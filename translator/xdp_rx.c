@@ -321,7 +321,8 @@ static int open_queue(struct xdp_rx *x, const struct xdp_rx_opts *o,
 	if (err) {
 		snprintf(why, cap, "UMEM for queue %u (%zu MiB): %s%s", qi,
 			 q->area_size >> 20, strerror(-err),
-			 err == -ENOMEM || err == -EPERM
+			 err == -EPERM ? " (AF_XDP sockets need CAP_NET_RAW)"
+			 : err == -ENOBUFS || err == -ENOMEM
 				 ? " (locked memory: RLIMIT_MEMLOCK or CAP_IPC_LOCK)"
 				 : "");
 		return err;
@@ -417,12 +418,20 @@ int xdp_rx_open(const struct xdp_rx_opts *o, struct xdp_rx **out,
 		snprintf(why, cap, "attaching XDP (%s mode) to %s: %s%s",
 			 x->mode == XDP_MODE_SKB ? "generic" : "native",
 			 o->ifname, e,
-			 err == -EPERM ? " (needs CAP_NET_ADMIN and CAP_BPF)"
+			 err == -EPERM || err == -EACCES
+				 ? " (needs CAP_NET_ADMIN, CAP_BPF and CAP_PERFMON)"
 			 : err == -EOPNOTSUPP ? " (the driver has no native XDP: "
-						"xdp_mode = generic)" : "");
+						"xdp_mode = generic)"
+			 : err == -EBUSY || err == -EEXIST
+				 ? " (another XDP program is attached: if it is a "
+				   "killed translator's, `xdp-loader unload IF "
+				   "--all` removes it, or give the translator "
+				   "CAP_SYS_ADMIN, with which it removes its own)"
+				 : "");
 		goto fail;
 	}
 	x->attached = true;
+	lib_last[0] = 0; /* what libxdp said before is no cause any more */
 	map_fd = bpf_object__find_map_fd_by_name(x->obj, "xsks");
 	x->counts_fd = bpf_object__find_map_fd_by_name(x->obj, "counts");
 	if (map_fd < 0 || x->counts_fd < 0) {
@@ -456,7 +465,18 @@ void xdp_rx_detach(struct xdp_rx *x)
 {
 	if (!x || !x->attached)
 		return;
-	xdp_program__detach(x->prog, x->ifindex, x->mode, 0);
+	/* libxdp reads the attached programs by id, which takes
+	 * CAP_SYS_ADMIN; without it, detach ours by its fd (netlink, with
+	 * XDP_FLAGS_REPLACE: only if it is still the one attached). */
+	if (xdp_program__detach(x->prog, x->ifindex, x->mode, 0)) {
+		LIBBPF_OPTS(bpf_xdp_attach_opts, ao,
+			    .old_prog_fd = xdp_program__fd(x->prog));
+
+		bpf_xdp_detach(x->ifindex,
+			       x->mode == XDP_MODE_SKB ? XDP_FLAGS_SKB_MODE
+						       : XDP_FLAGS_DRV_MODE,
+			       &ao);
+	}
 	x->attached = false;
 }
 
