@@ -3,7 +3,8 @@
 # "AF_XDP receive path") on a veth pair between two network namespaces
 # the test creates: a sender and the translator's "host", native XDP on
 # the translator's veth. Every primitive, one report per datagram and
-# batched (IPv4, a VLAN, IPv6), with the exact accounting of the e2e
+# batched (IPv4, a VLAN tag, IPv6), INT reports on the [int] port, with
+# the exact accounting of the e2e
 # suite (sent = applied + counted lost, nothing lost), every answer
 # checked against the generator's truth, and the answers identical to
 # the same workload through the socket path (receive = socket, same
@@ -263,6 +264,33 @@ grep -q 'removed 1 stale dta_xdp program' "$E2E/translator.log" ||
 gen "$T4" -t kw -n 1000 -k 1000 -s 9 --reporter 9 -r 100000
 e2e_stop_translator
 echo "ok: a stale program is removed and the next translator receives"
+e2e_stop_collector
+
+# INT reports on the [int] port take the same AF_XDP socket: INT-MD
+# stacks and drop reports (as few as tests/e2e/int_gen.sh sends, so
+# that no hash collision can blur an answer), every line of the truth exact.
+INT_PORT=$((E2E_PORT + 1))
+e2e_int_conf key-write "slots = 4K
+data = 20" 16K 1 "" | sed -e '/^bind = /d' -e '/^\[translator\]$/a bind = 0.0.0.0\
+receive = xdp\
+xdp_interface = veth0' > "$E2E/dta.conf"
+e2e_start_collector
+start_translator
+for t in "int-md 2" "int-drop 3"; do
+	set -- $t
+	ip netns exec "$NS" "$GEN" -d "$T4:$INT_PORT" --sync "$E2E/translator.json" \
+		-t "$1" --reporter "$2" -s "$2" -n 30 -T "$E2E/$1.truth" 2> "$E2E/gen.last" ||
+		{ cat "$E2E/gen.last" >&2; exit 1; }
+	cat "$E2E/gen.last" >> "$E2E/gen.log"
+done
+cat "$E2E/int-md.truth" "$E2E/int-drop.truth" > "$E2E/int.truth"
+e2e_query verify --truth "$E2E/int.truth" > "$E2E/verify.out" ||
+	{ cat "$E2E/verify.out" >&2; echo "FAIL: INT verify" >&2; exit 1; }
+grep '^INT' "$E2E/verify.out"
+e2e_stop_translator
+e2e_expect "INT reports applied" "$(e2e_stat int_applied)" 60
+e2e_expect "INT datagrams through AF_XDP" "$(e2e_stat xdp_redirected)" \
+	"$(e2e_stat int_datagrams)"
 e2e_stop_collector
 
 # ---- the same workload through the socket path ----
