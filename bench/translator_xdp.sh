@@ -9,7 +9,9 @@
 # Usage: bench/translator_xdp.sh BUILD_DIR [REPORTS] [RUNS]
 #   MODES  receive configurations, space-separated, each a comma-separated
 #          list of [translator] key=value (default: the socket path,
-#          recvmmsg, then AF_XDP)
+#          recvmmsg, then AF_XDP); "nfcapd" for Debian's nfcapd fed the
+#          same records as NetFlow v5, one per datagram (bench/nf5send.py;
+#          "gen CPU-s" is then that Python sender's)
 #   TYPE   dta-gen workload (default kw)
 #   SLOTS  the Key-Write structure's slots (default 4M; 64K keeps it in
 #          the caches and the TLB: the receive path's own cost)
@@ -159,12 +161,56 @@ one() { # KEYS [PERF_OUT]
 		         100 * r / n, g / hz, c + g ? r / ((c + g) / hz) / 1e6 : 0 }'
 }
 
+# nfcapd (nfdump) in the translator's namespace, the same Key-Write
+# records as NetFlow v5, one record per datagram (bench/nf5send.py with
+# NF5_PER_DATAGRAM=1, as fast as it sends), prints as one(); "received"
+# is what nfcapd stored (nfdump -I).
+NF_PCAP=
+one_nfcapd() {
+	if [ -z "$NF_PCAP" ]; then
+		NF_PCAP=$D/kw.pcap
+		"$GEN" -t kw -n "$N" -k $((N / 2)) -w "$NF_PCAP" 2> /dev/null
+	fi
+	rm -rf "$D/nf"
+	mkdir "$D/nf"
+	ip netns exec "$NT" nfcapd -w "$D/nf" -b 198.19.254.2 -p "$PORT" -t 86400 \
+		-B 8388608 > "$D/nf.log" 2>&1 &
+	TPID=$!
+	i=0
+	until grep -q Startup "$D/nf.log" 2>/dev/null; do
+		i=$((i + 1)); [ $i -lt 600 ] || { cat "$D/nf.log" >&2; exit 1; }
+		sleep 0.05
+	done
+	c0=$(cpu_ticks $TPID)
+	NF5_PER_DATAGRAM=1 ip netns exec "$NS" python3 "$(dirname "$0")/nf5send.py" \
+		"$NF_PCAP" 198.19.254.2 "$PORT" > "$D/nf5send.out" &
+	g=$!
+	g0=0
+	while kill -0 $g 2>/dev/null; do
+		g0=$(cpu_ticks $g 2>/dev/null || echo "$g0")
+		sleep 0.05
+	done
+	wait $g
+	sleep 1 # what its socket holds
+	c1=$(cpu_ticks $TPID)
+	kill -TERM $TPID
+	wait $TPID || true
+	TPID=
+	stored=$(nfdump -r "$(ls "$D"/nf/nfcapd.2*)" -I | sed -n 's/^Flows: //p')
+	awk -v r="$stored" -v c=$((c1 - c0)) -v g="$g0" -v hz="$HZ" -v n="$N" \
+		'BEGIN { printf "%.3f %.1f %.2f %.3f\n", c ? r / (c / hz) / 1e6 : 0,
+		         100 * r / n, g / hz, c + g ? r / ((c + g) / hz) / 1e6 : 0 }'
+}
+
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 
 echo "translator_xdp: $N $TYPE reports, one per datagram, veth between namespaces, $RUNS runs; load: $(uptime | sed 's/.*load/load/')"
 for r in $(seq "$RUNS"); do
 	for m in $MODES; do
-		echo "$m $(one "$m")" >> "$D/results"
+		case $m in
+		nfcapd) echo "$m $(one_nfcapd)" >> "$D/results" ;;
+		*) echo "$m $(one "$m")" >> "$D/results" ;;
+		esac
 	done
 done
 printf '%-22s %18s %9s %10s %13s\n' "mode ([translator])" "M/translator-CPU-s" "received" "gen CPU-s" "M/CPU-s both"
