@@ -72,6 +72,12 @@ int xdp_rxq_drops(const struct xdp_rxq *q, struct xdp_rx_drops *d)
 	memset(d, 0, sizeof(*d));
 	return -EOPNOTSUPP;
 }
+int xdp_rx_test_prog(const struct xdp_rx_opts *o, const uint8_t *const *frames,
+		     const size_t *lens, unsigned n, int *act, uint64_t *c)
+{
+	(void)o; (void)frames; (void)lens; (void)n; (void)act; (void)c;
+	return -EOPNOTSUPP;
+}
 
 #else /* DTA_HAVE_XDP */
 
@@ -222,6 +228,79 @@ static int set_rodata(struct bpf_object *obj, const char *name,
 	return -ENOENT;
 }
 
+/* The program's read-only configuration from @o. */
+static int configure(struct bpf_object *obj, const struct xdp_rx_opts *o)
+{
+	uint8_t ipv6 = o->bind_v4 == 0;
+	uint32_t max_frame = FRAME_SIZE - XDP_PACKET_HEADROOM;
+	int err;
+
+	if ((err = set_rodata(obj, "dta_port", &o->port, 2)) ||
+	    (err = set_rodata(obj, "int_port", &o->int_port, 2)) ||
+	    (err = set_rodata(obj, "bind_v4", &o->bind_v4, 4)) ||
+	    (err = set_rodata(obj, "ipv6_ok", &ipv6, 1)))
+		return err;
+	return set_rodata(obj, "max_frame", &max_frame, 4);
+}
+
+/* The per-CPU counters of map @fd, summed. */
+static int read_counts(int fd, uint64_t *c)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t *v;
+	int err = 0;
+
+	memset(c, 0, DTA_XDP_NCOUNTS * sizeof(*c));
+	if (ncpu <= 0)
+		return -EIO;
+	v = calloc((size_t)ncpu, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (uint32_t k = 0; k < DTA_XDP_NCOUNTS; k++) {
+		if (bpf_map_lookup_elem(fd, &k, v)) {
+			err = -errno;
+			break;
+		}
+		for (int i = 0; i < ncpu; i++)
+			c[k] += v[i];
+	}
+	free(v);
+	return err;
+}
+
+int xdp_rx_test_prog(const struct xdp_rx_opts *o, const uint8_t *const *frames,
+		     const size_t *lens, unsigned n, int *act, uint64_t *c)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = PROG_NAME);
+	struct bpf_object *obj;
+	struct bpf_program *p;
+	int err, fd;
+
+	libbpf_set_print(bpf_print);
+	obj = bpf_object__open_mem(dta_xdp_obj, dta_xdp_obj_len, &oo);
+	err = (int)libbpf_get_error(obj);
+	if (err)
+		return err;
+	err = configure(obj, o);
+	if (!err)
+		err = bpf_object__load(obj);
+	p = bpf_object__find_program_by_name(obj, PROG_NAME);
+	if (!err && !p)
+		err = -ENOENT;
+	for (unsigned i = 0; !err && i < n; i++) {
+		LIBBPF_OPTS(bpf_test_run_opts, to, .data_in = frames[i],
+			    .data_size_in = (uint32_t)lens[i], .repeat = 1);
+
+		err = bpf_prog_test_run_opts(bpf_program__fd(p), &to);
+		act[i] = (int)to.retval;
+	}
+	fd = bpf_object__find_map_fd_by_name(obj, "counts");
+	if (!err)
+		err = fd < 0 ? fd : read_counts(fd, c);
+	bpf_object__close(obj);
+	return err;
+}
+
 /*
  * One translator per interface: it holds an abstract socket named after
  * the interface in the network namespace, which the kernel releases when
@@ -357,8 +436,6 @@ int xdp_rx_open(const struct xdp_rx_opts *o, struct xdp_rx **out,
 {
 	LIBBPF_OPTS(bpf_object_open_opts, oo, .object_name = PROG_NAME);
 	DECLARE_LIBXDP_OPTS(xdp_program_opts, po, .prog_name = PROG_NAME);
-	uint8_t ipv6 = o->bind_v4 == 0;
-	uint32_t max_frame = FRAME_SIZE - XDP_PACKET_HEADROOM;
 	struct xdp_rx *x;
 	int err, map_fd;
 
@@ -393,11 +470,7 @@ int xdp_rx_open(const struct xdp_rx_opts *o, struct xdp_rx **out,
 		snprintf(why, cap, "opening the XDP program: %s", strerror(-err));
 		goto fail;
 	}
-	if ((err = set_rodata(x->obj, "dta_port", &o->port, 2)) ||
-	    (err = set_rodata(x->obj, "int_port", &o->int_port, 2)) ||
-	    (err = set_rodata(x->obj, "bind_v4", &o->bind_v4, 4)) ||
-	    (err = set_rodata(x->obj, "ipv6_ok", &ipv6, 1)) ||
-	    (err = set_rodata(x->obj, "max_frame", &max_frame, 4))) {
+	if ((err = configure(x->obj, o))) {
 		snprintf(why, cap, "configuring the XDP program: %s",
 			 strerror(-err));
 		goto fail;
@@ -520,26 +593,7 @@ const char *xdp_rx_bind_name(const struct xdp_rx *x)
 
 int xdp_rx_counts(const struct xdp_rx *x, uint64_t *c)
 {
-	int ncpu = libbpf_num_possible_cpus();
-	uint64_t *v;
-	int err = 0;
-
-	memset(c, 0, DTA_XDP_NCOUNTS * sizeof(*c));
-	if (ncpu <= 0)
-		return -EIO;
-	v = calloc((size_t)ncpu, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	for (uint32_t k = 0; k < DTA_XDP_NCOUNTS; k++) {
-		if (bpf_map_lookup_elem(x->counts_fd, &k, v)) {
-			err = -errno;
-			break;
-		}
-		for (int i = 0; i < ncpu; i++)
-			c[k] += v[i];
-	}
-	free(v);
-	return err;
+	return read_counts(x->counts_fd, c);
 }
 
 unsigned xdp_rx_ring_frames(const struct xdp_rx *x)

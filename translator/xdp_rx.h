@@ -127,4 +127,16 @@ void xdp_rxq_release(struct xdp_rxq *q);
 /* The socket's counters (XDP_STATISTICS). Return: 0 or a negative errno. */
 int xdp_rxq_drops(const struct xdp_rxq *q, struct xdp_rx_drops *d);
 
+/**
+ * xdp_rx_test_prog() - for tests: load the program with @o's
+ * configuration without attaching it, run it once on each of @n frames
+ * (BPF_PROG_TEST_RUN, receive queue 0, no socket in its map) and give
+ * each frame's XDP action in @act and the counters after in @c
+ * (DTA_XDP_NCOUNTS values).
+ * Return: 0, -EOPNOTSUPP (not built in), -EPERM (no CAP_BPF), or another
+ * negative errno.
+ */
+int xdp_rx_test_prog(const struct xdp_rx_opts *o, const uint8_t *const *frames,
+		     const size_t *lens, unsigned n, int *act, uint64_t *c);
+
 #endif /* DTA_XDP_RX_H */
