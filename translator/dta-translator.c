@@ -2905,7 +2905,9 @@ static int run_udp(struct translator *t)
 		rc = -1;
 		goto out;
 	}
+	/* With XDP, one worker per receive queue. */
 	reuse = t->workers > 1;
+	nw = t->workers + t->int_on;
 	if (reuse && port_free(t)) {
 		rc = -1;
 		goto out;

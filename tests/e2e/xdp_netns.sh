@@ -2,7 +2,7 @@
 # The AF_XDP receive path ([translator] receive = xdp, docs/translator.md
 # "AF_XDP receive path") on a veth pair between two network namespaces
 # the test creates: a sender and the translator's "host", native XDP on
-# the translator's veth. Every primitive, one report per datagram and
+# the translator's veth, two receive queues (a worker each). Every primitive, one report per datagram and
 # batched (IPv4, a VLAN tag, IPv6), INT reports on the [int] port, with
 # the exact accounting of the e2e
 # suite (sent = applied + counted lost, nothing lost), every answer
@@ -32,7 +32,8 @@ netns_cleanup() {
 trap 'rc=$?; set +e; netns_cleanup; (exit $rc); e2e_cleanup' EXIT INT TERM
 ip netns add "$NS" 2>/dev/null || { echo "SKIP: cannot create network namespaces here"; exit 77; }
 ip netns add "$NT"
-ip link add veth0 netns "$NS" type veth peer name veth0 netns "$NT"
+ip link add veth0 netns "$NS" numtxqueues 2 numrxqueues 2 type veth \
+	peer name veth0 netns "$NT" numtxqueues 2 numrxqueues 2
 for ns in "$NS" "$NT"; do
 	ip -n "$ns" link set lo up
 	ip -n "$ns" link set veth0 up
@@ -211,7 +212,7 @@ workload() { # RECEIVE
 conf xdp
 e2e_start_collector
 start_translator
-grep -q 'receiving with AF_XDP on veth0 (native XDP' "$E2E/translator.log" ||
+grep -q 'receiving with AF_XDP on veth0 (native XDP, copy, 2 queues)' "$E2E/translator.log" ||
 	{ echo "FAIL: not receiving with AF_XDP" >&2; cat "$E2E/translator.log" >&2; exit 1; }
 echo "ok: $(grep 'receiving with AF_XDP' "$E2E/translator.log")"
 
@@ -251,7 +252,11 @@ esac
 echo "ok: the program was detached at exit"
 
 # A translator killed with SIGKILL leaves its program attached; the next
-# one removes it (and logs that) and receives.
+# one removes it (and logs that) and receives. That one serves queue 0
+# only (workers = 1): datagrams on queue 1 (the sender's hash picks the
+# queue per socket) go through the kernel to its UDP socket, counted
+# xdp_no_socket, and the accounting stays exact.
+sed -i '/^receive = xdp$/a workers = 1' "$E2E/dta.conf"
 start_translator
 kill -KILL "$E2E_TPID"
 wait "$E2E_TPID" 2>/dev/null || true
@@ -261,9 +266,14 @@ ip netns exec "$NT" ip link show veth0 | grep -q xdp ||
 start_translator
 grep -q 'removed 1 stale dta_xdp program' "$E2E/translator.log" ||
 	{ echo "FAIL: the stale program was not removed" >&2; cat "$E2E/translator.log" >&2; exit 1; }
-gen "$T4" -t kw -n 1000 -k 1000 -s 9 --reporter 9 -r 100000
+grep -q 'native XDP, copy, 1 queue)' "$E2E/translator.log" ||
+	{ echo "FAIL: workers = 1 should serve one queue" >&2; cat "$E2E/translator.log" >&2; exit 1; }
+for s in 9 10 11 12; do
+	gen "$T4" -t kw -n 1000 -k 1000 -s $s --reporter $s -r 100000
+done
 e2e_stop_translator
-echo "ok: a stale program is removed and the next translator receives"
+echo "ok: a stale program is removed and the next translator receives" \
+     "($(e2e_stat xdp_redirected) datagrams through AF_XDP, $(e2e_stat xdp_no_socket) through the socket)"
 e2e_stop_collector
 
 # INT reports on the [int] port take the same AF_XDP socket: INT-MD
