@@ -14,12 +14,15 @@ Usage: nf5send.py PCAP HOST PORT [DATAGRAMS_PER_SECOND]
 Prints "RECORDS records in DATAGRAMS datagrams" on stdout.
 Python 3 standard library only.
 """
+import os
 import socket
 import struct
 import sys
 import time
 
-PER_DATAGRAM = 30  # NetFlow v5's maximum
+# NetFlow v5's maximum; the environment's NF5_PER_DATAGRAM (1-30) sends
+# fewer (bench/translator_xdp.sh: one record per datagram).
+PER_DATAGRAM = min(30, max(1, int(os.environ.get("NF5_PER_DATAGRAM", "30"))))
 V1_KW_LEN = 12 + 4 + 13 + 20  # base header, sub-header, key, value
 
 

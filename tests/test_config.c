@@ -270,6 +270,10 @@ static void test_program_values_good(void **state)
 		"rdma_collector = collector.example\npc_cache = 1\n",
 		"[translator]\nrx = uring\nrx_batch = 4096\nrx_wait_us = 0\n",
 		"[translator]\nrx = recvmmsg\nrx_batch = 1\nrx_wait_us = 10000\n",
+		"[translator]\nreceive = xdp\nxdp_interface = eth0.100\n"
+		"xdp_mode = generic\n",
+		"[translator]\nreceive = auto\nxdp_mode = native\n",
+		"[translator]\nreceive = socket\n",
 		"[translator]\nhealth_loss_ratio = 0.01\nhealth_window_s = 0.5\n",
 		"[translator]\nhealth_loss_ratio = 0\n",
 		"[translator]\nhealth_loss_ratio = 1\nhealth_window_s = 3600\n",
@@ -337,6 +341,10 @@ static void test_program_values_bad(void **state)
 	expect_error("[translator]\nlegacy = on\n",
 		     "line 2: legacy: 'on' is not one of auto|plain|nack|off");
 	expect_error("[translator]\nsink = shmm\n", "line 2: sink:");
+	expect_error("[translator]\nreceive = af_xdp\n",
+		     "line 2: receive: 'af_xdp' is not one of socket|xdp|auto");
+	expect_error("[translator]\nxdp_mode = skb\n",
+		     "line 2: xdp_mode: 'skb' is not one of native|generic");
 	expect_error("[translator]\nbind = localhost\n", "line 2: bind:");
 	expect_error("[translator]\nrdma_collector = 10.0.0.1:0\n",
 		     "line 2: rdma_collector:");

@@ -29,6 +29,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <net/if.h>
 #include <time.h>
 #include <unistd.h>
 #ifdef DTA_HAVE_URING
@@ -40,6 +41,7 @@
 #include "losswatch.h"
 #include "reporters.h"
 #include "switch_sink.h"
+#include "xdp_rx.h"
 #include "log.h"
 #include "service.h"
 #include "tools.h"
@@ -100,6 +102,16 @@ struct translator {
 	uint64_t horizon_ns;        /* the longest timeout: nothing is pending
 				     * that long after the last report */
 	enum { RX_RECVMMSG, RX_URING } rx; /* [translator] rx */
+	/* [translator] receive: the AF_XDP path (xdp_rx.h) or sockets only */
+	enum { RECV_SOCKET, RECV_XDP, RECV_AUTO } receive;
+	const char *xdp_if;         /* xdp_interface */
+	enum xdp_rx_mode xdp_mode;
+	bool workers_set;           /* workers given: else one per rx queue */
+	struct xdp_rx *xdp;         /* attached, or NULL: sockets only */
+	/* The AF_XDP sockets' losses, summed (also in socket_drops), and
+	 * frames the parser refused (in rx_truncated). */
+	atomic_uint_fast64_t xdp_rx_dropped, xdp_rx_ring_full;
+	atomic_uint_fast64_t xdp_rx_invalid, xdp_fill_empty, xdp_bad_frames;
 	unsigned rx_batch;          /* datagrams per receive */
 	uint64_t rx_wait_ns;        /* wait for a fuller batch, at most */
 	atomic_bool rx_said;        /* the receive path is logged once */
@@ -218,6 +230,9 @@ static void usage(FILE *f)
 		"pre-aggregation), legacy (auto, plain, nack or off), rdma_qps (queue\n"
 		"pairs per collector, 1), health_loss_ratio (0.01) and health_window_s\n"
 		"(60): /health degraded while more reports than that are lost.\n"
+		"Receive path: rx (recvmmsg), rx_batch (256), rx_wait_us (200);\n"
+		"receive (socket; xdp or auto: AF_XDP sockets fed by an XDP program\n"
+		"on xdp_interface, xdp_mode native; docs/translator.md).\n"
 		"Reports refused for a configuration mismatch are logged (structure,\n"
 		"its sizes and the report's; docs/operations.md).\n"
 		"At exit the counters are printed to stdout as one JSON object\n"
@@ -861,6 +876,26 @@ static void write_stats(struct translator *t, FILE *f, int pretty)
 #endif
 	if (t->sw)
 		switch_sink_stats_json(t->sw, f);
+	if (t->xdp) {
+		uint64_t c[DTA_XDP_NCOUNTS];
+
+		xdp_rx_counts(t->xdp, c);
+		fprintf(f, ",\"xdp_redirected\":%" PRIu64 ",\"xdp_passed\":%"
+			PRIu64 ",\"xdp_no_socket\":%" PRIu64 ",\"xdp_too_long\":%"
+			PRIu64 ",\"xdp_bad_checksum\":%" PRIu64
+			",\"xdp_rx_dropped\":%" PRIu64 ",\"xdp_rx_ring_full\":%"
+			PRIu64 ",\"xdp_rx_invalid_descs\":%" PRIu64
+			",\"xdp_fill_ring_empty\":%" PRIu64
+			",\"xdp_bad_frames\":%" PRIu64,
+			c[DTA_XDP_REDIRECTED], c[DTA_XDP_PASSED],
+			c[DTA_XDP_NO_SOCKET], c[DTA_XDP_TOO_LONG],
+			c[DTA_XDP_BAD_CSUM],
+			(uint64_t)atomic_load(&t->xdp_rx_dropped),
+			(uint64_t)atomic_load(&t->xdp_rx_ring_full),
+			(uint64_t)atomic_load(&t->xdp_rx_invalid),
+			(uint64_t)atomic_load(&t->xdp_fill_empty),
+			(uint64_t)atomic_load(&t->xdp_bad_frames));
+	}
 	fputs("}\n", f);
 }
 
@@ -1112,6 +1147,31 @@ static const struct metrics_def translator_metrics[] = {
 	   "Operations sent but given up (lost)."),
 	TM("switch_window_full", "switch_window_full_total", C,
 	   "Operations refused: no room to keep them for resending."),
+	TL("xdp_redirected", "xdp_frames_total", "action", "redirected",
+	   "Frames to the DTA and INT ports the XDP program saw, by what it "
+	   "did: redirected to an AF_XDP socket; passed to the kernel for "
+	   "want of a socket on the queue (no_socket), longer than a UMEM "
+	   "frame (too_long) or with a bad IPv4 header checksum "
+	   "(bad_checksum); UDP to other ports it passed (other_port)."),
+	TL("xdp_no_socket", "xdp_frames_total", "action", "no_socket", NULL),
+	TL("xdp_too_long", "xdp_frames_total", "action", "too_long", NULL),
+	TL("xdp_bad_checksum", "xdp_frames_total", "action", "bad_checksum",
+	   NULL),
+	TL("xdp_passed", "xdp_frames_total", "action", "other_port", NULL),
+	TL("xdp_rx_dropped", "xdp_drops_total", "cause", "rx_dropped",
+	   "Of socket_drops: datagrams the kernel dropped at the AF_XDP "
+	   "sockets (XDP_STATISTICS), by cause: no fill-ring frame "
+	   "(rx_dropped), rx ring full (rx_ring_full), invalid descriptors "
+	   "(rx_invalid_descs)."),
+	TL("xdp_rx_ring_full", "xdp_drops_total", "cause", "rx_ring_full",
+	   NULL),
+	TL("xdp_rx_invalid_descs", "xdp_drops_total", "cause",
+	   "rx_invalid_descs", NULL),
+	TM("xdp_fill_ring_empty", "xdp_fill_ring_empty_total", C,
+	   "Times the kernel found an AF_XDP fill ring empty."),
+	TM("xdp_bad_frames", "xdp_bad_frames_total", C,
+	   "Of rx_truncated: steered frames whose UDP length runs past the "
+	   "frame."),
 };
 #undef TM
 #undef TL
@@ -1674,7 +1734,12 @@ struct worker {
 	bool stuck;                 /* main thread: it was, at that look */
 	uint32_t last_src;          /* the last source's reporter slot */
 	unsigned last_slot;         /* (UINT_MAX: none yet) */
+	struct xdp_rxq *xq;         /* its AF_XDP socket, or NULL */
+	struct xdp_rx_drops xd;     /* that socket's counters as last seen */
+	uint64_t last_sock;         /* xdp: when its UDP socket was last read */
 };
+
+static void xdp_note_drops(struct worker *w);
 
 /* The reporter slot of source @addr (host order; 0: not IPv4): the last
  * source's again without a lookup (a switch sends in bursts). */
@@ -1779,6 +1844,7 @@ static int64_t worker_due(struct worker *w, uint64_t now)
 	if (now - w->last_tick >= t->tick_ns) {
 		dta_translator_tick(t->core, now);
 		poll_drops(w);
+		xdp_note_drops(w);
 		w->last_tick = now;
 		note_active(t);
 		if (now - w->last_rx >= t->horizon_ns + t->tick_ns) {
@@ -2198,6 +2264,144 @@ static void uring_loop(struct worker *w, struct urx *u)
 }
 #endif /* DTA_HAVE_URING */
 
+/* ---- AF_XDP receive (xdp_rx.h, docs/translator.md "AF_XDP receive
+ * path") ---- */
+
+/* The AF_XDP socket's losses since the last look: datagrams the kernel
+ * dropped (socket_drops), and by cause. */
+static void xdp_note_drops(struct worker *w)
+{
+	struct translator *t = w->t;
+	struct xdp_rx_drops d;
+	uint64_t a, b, c;
+
+	if (!w->xq || xdp_rxq_drops(w->xq, &d))
+		return;
+	a = d.rx_dropped - w->xd.rx_dropped;
+	b = d.rx_ring_full - w->xd.rx_ring_full;
+	c = d.rx_invalid_descs - w->xd.rx_invalid_descs;
+	atomic_fetch_add(&t->xdp_rx_dropped, a);
+	atomic_fetch_add(&t->xdp_rx_ring_full, b);
+	atomic_fetch_add(&t->xdp_rx_invalid, c);
+	atomic_fetch_add(&t->xdp_fill_empty,
+			 d.fill_ring_empty - w->xd.fill_ring_empty);
+	if (a + b + c)
+		dta_translator_count_input(t->core, DTA_INPUT_SOCKET_DROP,
+					   a + b + c);
+	w->xd = d;
+}
+
+struct xbuf {
+	struct xdp_rx_pkt *pk;
+	struct dta_payload *p; /* DTA payloads from 0, INT ones from batch */
+	uint16_t *slot;
+};
+
+/* Take what the AF_XDP socket received, up to a batch, and hand the core
+ * the payloads where they lie in the UMEM; then give the frames back.
+ * Return: frames taken. */
+static unsigned xdp_batch(struct worker *w, struct xbuf *b)
+{
+	struct translator *t = w->t;
+	unsigned n = xdp_rxq_recv(w->xq, b->pk, t->rx_batch);
+	size_t nd = 0, ni = t->rx_batch;
+
+	for (unsigned i = 0; i < n; i++) {
+		const struct xdp_rx_pkt *k = &b->pk[i];
+		unsigned slot;
+		size_t j;
+
+		if (k->kind == XDP_PKT_BAD) {
+			/* The program steered it and the parser refused it:
+			 * its UDP length runs past the frame. */
+			atomic_fetch_add(&t->xdp_bad_frames, 1);
+			dta_translator_count_input(t->core, DTA_INPUT_TRUNCATED, 1);
+			continue;
+		}
+		slot = src_slot(t, w, k->src);
+		if (!source_ok(t, k->src, slot))
+			continue;
+		j = k->kind == XDP_PKT_INT ? ni++ : nd++;
+		b->slot[j] = (uint16_t)slot;
+		b->p[j] = (struct dta_payload){ k->payload, k->len };
+	}
+	if (nd)
+		dta_translator_process_batch_from(t->core, b->p, b->slot, nd,
+						  tool_now_ns());
+	if (ni > t->rx_batch)
+		dta_translator_process_int_batch_from(
+			t->core, b->p + t->rx_batch, b->slot + t->rx_batch,
+			ni - t->rx_batch, tool_now_ns());
+	xdp_rxq_release(w->xq);
+	return n;
+}
+
+/* As recvmmsg_loop(), from the AF_XDP socket; the worker's UDP socket
+ * takes what the program passes to the kernel (a queue without a socket,
+ * frames too long for the UMEM), read when the AF_XDP socket is empty and
+ * at every tick. */
+static void xdp_loop(struct worker *w, struct rx *x, struct xbuf *b)
+{
+	struct translator *t = w->t;
+
+	while (!stop) {
+		atomic_fetch_add_explicit(&w->turns, 1, memory_order_relaxed);
+		struct pollfd p[3] = {
+			{ .fd = xdp_rxq_fd(w->xq), .events = POLLIN },
+			{ .fd = w->fd, .events = POLLIN },
+			{ .fd = t->stop_fd, .events = POLLIN } };
+		unsigned n = xdp_batch(w, b);
+		uint64_t now = tool_now_ns();
+		int64_t due;
+		struct timespec ts;
+
+		if (n > 0)
+			worker_rx(w, now);
+		if (!n || now - w->last_sock >= t->tick_ns) {
+			w->last_sock = now;
+			if (rx_batch(w, x) > 0) {
+				worker_rx(w, now);
+				continue;
+			}
+		}
+		due = worker_due(w, now);
+		if (n == t->rx_batch)
+			continue;
+		if (n > 0 && t->rx_wait_ns) {
+			ts = ns_ts(due >= 0 && (uint64_t)due < t->rx_wait_ns
+				   ? due : (int64_t)t->rx_wait_ns);
+			nanosleep(&ts, NULL);
+			continue;
+		}
+		if (n > 0)
+			continue;
+		ts = ns_ts(due);
+		ppoll(p, 3, due >= 0 ? &ts : NULL, NULL);
+	}
+	/* Stopping: the program is detached by now (run_udp()); apply what
+	 * the ring still holds, then the socket's. */
+	for (uint64_t end = tool_now_ns() + 1000000000ull;
+	     tool_now_ns() < end && xdp_batch(w, b) > 0;)
+		;
+	xdp_note_drops(w);
+}
+
+static void xdp_worker(struct worker *w, struct rx *x)
+{
+	unsigned batch = w->t->rx_batch;
+	struct xbuf b = { calloc(batch, sizeof(*b.pk)),
+			  calloc(2 * (size_t)batch, sizeof(*b.p)),
+			  calloc(2 * (size_t)batch, sizeof(*b.slot)) };
+
+	if (!b.pk || !b.p || !b.slot)
+		tool_log(LOG_ERR, "out of memory for a worker");
+	else
+		xdp_loop(w, x, &b);
+	free(b.pk);
+	free(b.p);
+	free(b.slot);
+}
+
 static void *udp_worker(void *arg)
 {
 	struct worker *w = arg;
@@ -2210,6 +2414,12 @@ static void *udp_worker(void *arg)
 	}
 	w->last_tick = w->last_rx = tool_now_ns();
 	w->settled = false;
+	if (w->xq) {
+		xdp_worker(w, x);
+		rx_drain(w, x);
+		rx_free(x);
+		return NULL;
+	}
 #ifdef DTA_HAVE_URING
 	if (t->rx == RX_URING && !w->is_int) {
 		struct urx u = { 0 };
@@ -2607,6 +2817,63 @@ static void main_loop(struct translator *t, const sigset_t *orig)
 	}
 }
 
+/* [translator] receive = xdp or auto: attach the AF_XDP path, one socket
+ * per worker, worker i on receive queue i (docs/translator.md "AF_XDP
+ * receive path"). Return: 0 (attached, or auto keeps the sockets: said
+ * in one line), -1 (receive = xdp could not attach: said). */
+static int xdp_start(struct translator *t)
+{
+	struct xdp_rx_opts o = {
+		.mode = t->xdp_mode, .port = t->port,
+		.int_port = t->int_on ? t->int_port : 0, .batch = t->rx_batch,
+	};
+	char why[300] = "", ifn[IF_NAMESIZE];
+	struct in_addr a = { 0 };
+	int q;
+
+	if (t->receive == RECV_SOCKET)
+		return 0;
+	if (inet_pton(AF_INET, t->bind_addr, &a) != 1)
+		a.s_addr = 0;
+	o.bind_v4 = a.s_addr;
+	o.ifname = t->xdp_if;
+	if (!o.ifname && a.s_addr && !xdp_rx_ifname_for(a.s_addr, ifn))
+		o.ifname = ifn;
+	q = o.ifname ? xdp_rx_rx_queues(o.ifname) : -ENODEV;
+	if (!xdp_rx_available())
+		xdp_rx_open(&o, &t->xdp, why, sizeof(why));
+	else if (!o.ifname)
+		snprintf(why, sizeof(why), "no xdp_interface, and bind %s is "
+			 "the address of no interface", t->bind_addr);
+	else if (q < 0)
+		snprintf(why, sizeof(why), "xdp_interface %s: %s", o.ifname,
+			 strerror(-q));
+	else if (t->workers_set && t->workers > (unsigned)q)
+		snprintf(why, sizeof(why), "workers = %u, but %s has %d receive "
+			 "queue%s (one worker per queue)", t->workers, o.ifname,
+			 q, q == 1 ? "" : "s");
+	else {
+		o.queues = t->workers_set ? t->workers
+			   : q > MAX_WORKERS ? MAX_WORKERS : (unsigned)q;
+		xdp_rx_open(&o, &t->xdp, why, sizeof(why));
+	}
+	if (!t->xdp) {
+		if (t->receive == RECV_XDP) {
+			tool_log(LOG_ERR, "receive = xdp: %s", why);
+			return -1;
+		}
+		tool_log(LOG_INFO, "receive = auto: receiving with UDP sockets "
+			 "(%s)", why);
+		return 0;
+	}
+	t->workers = o.queues;
+	tool_log(LOG_INFO, "receiving with AF_XDP on %s (%s XDP, %s, %u "
+		 "queue%s); the UDP sockets take what it passes to the kernel",
+		 o.ifname, xdp_rx_mode_name(t->xdp), xdp_rx_bind_name(t->xdp),
+		 o.queues, o.queues == 1 ? "" : "s");
+	return 0;
+}
+
 static int run_udp(struct translator *t)
 {
 	struct worker w[MAX_WORKERS + 1]; /* + the INT port's */
@@ -2634,6 +2901,13 @@ static int run_udp(struct translator *t)
 		rc = -1;
 		goto out;
 	}
+	if (xdp_start(t)) {
+		rc = -1;
+		goto out;
+	}
+	/* With XDP, one worker per receive queue. */
+	reuse = t->workers > 1;
+	nw = t->workers + t->int_on;
 	if (reuse && port_free(t)) {
 		rc = -1;
 		goto out;
@@ -2647,6 +2921,9 @@ static int run_udp(struct translator *t)
 		w[i].stuck = false;
 		w[i].last_slot = UINT_MAX;
 		w[i].is_int = false;
+		w[i].xq = t->xdp ? xdp_rx_queue(t->xdp, i) : NULL;
+		memset(&w[i].xd, 0, sizeof(w[i].xd));
+		w[i].last_sock = 0;
 		w[i].fd = fds[i] = udp_socket(t, t->port, reuse);
 		if (w[i].fd < 0) {
 			rc = -1;
@@ -2665,6 +2942,7 @@ static int run_udp(struct translator *t)
 		w[started].stuck = false;
 		w[started].last_slot = UINT_MAX;
 		w[started].is_int = true;
+		w[started].xq = NULL;
 		w[started].fd = udp_socket(t, t->int_port, false);
 		if (w[started].fd < 0) {
 			rc = -1;
@@ -2676,6 +2954,10 @@ static int run_udp(struct translator *t)
 		rc = -1;
 		goto out;
 	}
+	/* What dta-gen --sync may send at once: what an AF_XDP ring surely
+	 * holds while its worker applies a batch, if less than a socket. */
+	if (t->xdp && xdp_rx_ring_frames(t->xdp) - t->rx_batch < t->queue_datagrams)
+		t->queue_datagrams = xdp_rx_ring_frames(t->xdp) - t->rx_batch;
 	/* Workers block the stop signals: they reach the main thread, whose
 	 * ppoll() they interrupt, and it wakes the workers through stop_fd. */
 	sigemptyset(&block);
@@ -2710,6 +2992,9 @@ static int run_udp(struct translator *t)
 				      "hold, flushing pending reports");
 	}
 	pthread_sigmask(SIG_SETMASK, &orig, NULL);
+	/* New frames to the kernel's sockets while the workers empty their
+	 * AF_XDP rings. */
+	xdp_rx_detach(t->xdp);
 	if (write(t->stop_fd, &one, sizeof(one)) < 0)
 		tool_log(LOG_ERR, "waking the workers: %s", strerror(errno));
 	for (unsigned i = 0; i < running; i++)
@@ -3025,6 +3310,7 @@ int main(int argc, char **argv)
 	}
 	if (!workers_s)
 		workers_s = dta_config_get(t.cfg, "translator", "workers");
+	t.workers_set = workers_s != NULL;
 	if (dta_parse_size(workers_s ? workers_s : "1", &x) || x == 0 ||
 	    x > MAX_WORKERS) {
 		tool_log(LOG_ERR, "workers must be 1..%d",
@@ -3095,6 +3381,16 @@ int main(int argc, char **argv)
 		t.horizon_ns = o.ki_window_ns + o.ki_window_ns / 4;
 	v = dta_config_get(t.cfg, "translator", "rx");
 	t.rx = v && !strcmp(v, "uring") ? RX_URING : RX_RECVMMSG;
+	/* The AF_XDP path (the values are checked at load, config.c). */
+	v = dta_config_get(t.cfg, "translator", "receive");
+	t.receive = !v || !strcmp(v, "socket") ? RECV_SOCKET
+		    : !strcmp(v, "xdp") ? RECV_XDP : RECV_AUTO;
+	t.xdp_if = dta_config_get(t.cfg, "translator", "xdp_interface");
+	v = dta_config_get(t.cfg, "translator", "xdp_mode");
+	t.xdp_mode = v && !strcmp(v, "generic") ? XDP_RX_GENERIC
+						: XDP_RX_NATIVE;
+	if (t.receive != RECV_SOCKET && (pcap_file || dev))
+		t.receive = RECV_SOCKET; /* -r/-i read no sockets */
 	if (cfg_u64(t.cfg, "rx_batch", 256, &x) || x == 0 || x > 4096) {
 		tool_log(LOG_ERR, "[translator] rx_batch must be "
 			"1..4096");
@@ -3194,6 +3490,7 @@ int main(int argc, char **argv)
 	watch_mismatches(&t, tool_now_ns() + MISMATCH_LOG_S * 1000000000ull);
 	log_summary(&t);
 out:
+	xdp_rx_close(t.xdp);
 	dta_translator_destroy(t.core);
 	close_sink(&t);
 #ifdef DTA_HAVE_RDMA

@@ -174,6 +174,10 @@ static const struct key_rule translator_rules[] = {
 	{ "rx", KT_ENUM, 0, 0, 0, "recvmmsg|uring" },
 	{ "rx_batch", KT_UINT, 1, 4096, 0, NULL },
 	{ "rx_wait_us", KT_DURATION, 0, 10000, 1000ull, NULL },
+	/* the AF_XDP receive path (docs/translator.md "AF_XDP receive path") */
+	{ "receive", KT_ENUM, 0, 0, 0, "socket|xdp|auto" },
+	{ "xdp_interface", KT_STRING, 0, 0, 0, NULL },
+	{ "xdp_mode", KT_ENUM, 0, 0, 0, "native|generic" },
 	{ "stats_interval_s", KT_SECONDS, 0, 0, 0, NULL },
 	{ "health_loss_ratio", KT_RATIO, 0, 0, 0, NULL },
 	{ "health_window_s", KT_SECONDS, 0, 0, 0, NULL },
