@@ -25,7 +25,8 @@ netns_cleanup() {
 	ip link del "$VA" 2>/dev/null || true
 	ip link del "$VB" 2>/dev/null || true
 }
-trap 'netns_cleanup; e2e_cleanup' EXIT INT TERM
+# e2e_cleanup exits with the status it finds: keep the test's.
+trap 'rc=$?; set +e; netns_cleanup; (exit $rc); e2e_cleanup' EXIT INT TERM
 ip netns add "$NA" 2>/dev/null || { echo "SKIP: cannot create network namespaces here"; exit 77; }
 ip netns add "$NB"
 ip link add "$VA" type veth peer name veth0 netns "$NA"
