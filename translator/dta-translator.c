@@ -102,6 +102,7 @@ struct translator {
 	enum { RX_RECVMMSG, RX_URING } rx; /* [translator] rx */
 	unsigned rx_batch;          /* datagrams per receive */
 	uint64_t rx_wait_ns;        /* wait for a fuller batch, at most */
+	bool no_populate;           /* [translator] populate = no */
 	atomic_bool rx_said;        /* the receive path is logged once */
 	int wake_fd;                /* eventfd: counters move (main thread) */
 	int stop_fd;                /* eventfd: stopping (workers) */
@@ -256,6 +257,10 @@ static struct target *open_target(struct translator *t, size_t i, bool quiet_eno
 	o.mode = mode;
 	if (o.mode & 0060)
 		o.flags |= DTA_REGION_ANY_OWNER;
+	/* Page tables filled now, not by a fault at each page's first
+	 * write (a fresh translator's first pass ran at half its rate). */
+	if (!t->no_populate)
+		o.flags |= DTA_REGION_POPULATE;
 	tg = calloc(1, sizeof(*tg));
 	if (!tg)
 		return NULL;
@@ -287,6 +292,12 @@ static struct target *open_target(struct translator *t, size_t i, bool quiet_eno
 	}
 	tg->area = dta_region_data(tg->r);
 	tg->size = dta_region_data_size(tg->r);
+	/* Not populated although asked: the library logged why. */
+	if (dta_region_populate_ns(tg->r))
+		tool_log(LOG_INFO, "%s: %s mapped, %.1f MiB populated in "
+			 "%.1f ms", cs->name, path,
+			 (double)dta_region_map_size(tg->r) / (1 << 20),
+			 (double)dta_region_populate_ns(tg->r) / 1e6);
 	return tg;
 }
 
@@ -3107,6 +3118,9 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	t.rx_wait_ns = x * 1000;
+	v = dta_config_get(t.cfg, "translator", "populate");
+	t.no_populate = v && (!strcmp(v, "no") || !strcmp(v, "false") ||
+			      !strcmp(v, "0"));
 
 	if (!t.rdma_collector)
 		t.rdma_collector = dta_config_get(t.cfg, "translator", "rdma_collector");

@@ -174,6 +174,7 @@ static const struct key_rule translator_rules[] = {
 	{ "rx", KT_ENUM, 0, 0, 0, "recvmmsg|uring" },
 	{ "rx_batch", KT_UINT, 1, 4096, 0, NULL },
 	{ "rx_wait_us", KT_DURATION, 0, 10000, 1000ull, NULL },
+	{ "populate", KT_BOOL, 0, 0, 0, NULL },
 	{ "stats_interval_s", KT_SECONDS, 0, 0, 0, NULL },
 	{ "health_loss_ratio", KT_RATIO, 0, 0, 0, NULL },
 	{ "health_window_s", KT_SECONDS, 0, 0, 0, NULL },
