@@ -802,14 +802,37 @@ static int check_reader(int fd, const struct dta_region_opts *o)
 	return 0;
 }
 
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22
+#endif
+#define TMPFS_MAGIC_NR 0x01021994
+
+/* Is @fd a file of tmpfs (/dev/shm) or hugetlbfs? Their shared mappings
+ * need no notice of a page's first write, so a page mapped by a read
+ * fault is mapped writable. */
+static int fd_shmem(int fd)
+{
+	struct statfs st;
+
+	return fd >= 0 && fstatfs(fd, &st) == 0 &&
+	       ((unsigned long)st.f_type == TMPFS_MAGIC_NR ||
+		(unsigned long)st.f_type == HUGETLBFS_MAGIC_NR);
+}
+
 /*
  * DTA_REGION_POPULATE: fill this process's page tables for @r's mapping
  * now, for writing. The object behind a shared mapping was filled at
  * creation, but every process that maps it still takes a fault at its
  * first write to each page (page cache to page table); a first pass over
- * a structure of a few GiB paid that a million times. MADV_POPULATE_WRITE
- * does it without writing, so it is safe while other writers write.
- * Where the kernel does not know it (EINVAL, before 5.14): @fd >= 0 maps
+ * a structure of a few GiB paid that a million times. Neither advice
+ * writes anything, so populating is safe while other writers write.
+ * On tmpfs and hugetlbfs (@fd given) MADV_POPULATE_READ: its faults map
+ * the pages around each one in a batch, writable there, at half the
+ * cost of MADV_POPULATE_WRITE's fault per page (1.5 GiB: 56 against
+ * 103 ms of CPU here; the first pass ran as fast after either). Anything
+ * else (private memory, where a read maps the zero page; other file
+ * systems, which must see each page's first write) MADV_POPULATE_WRITE.
+ * Where the kernel knows neither (EINVAL, before 5.14): @fd >= 0 maps
  * the object again with MAP_POPULATE (the mapping is only switched once
  * the new one exists); @fd < 0, only for memory nobody has written yet
  * (a region being created), a zero is written into each page. A failure
@@ -819,15 +842,16 @@ static void populate(struct dta_region *r, int fd)
 {
 	static atomic_bool old_kernel_said;
 	uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
+	int advice = fd_shmem(fd) ? MADV_POPULATE_READ : MADV_POPULATE_WRITE;
 	int rc, tries = 0;
 
 	do
-		rc = madvise(r->base, r->map_size, MADV_POPULATE_WRITE);
+		rc = madvise(r->base, r->map_size, advice);
 	while (rc != 0 && errno == EINTR && ++tries < 4);
 	if (rc != 0 && errno == EINVAL) {
 		if (!atomic_exchange(&old_kernel_said, true))
 			dta__log(DTA_LOG_INFO, "region: the kernel has no "
-				 "MADV_POPULATE_WRITE (before Linux 5.14): "
+				 "MADV_POPULATE_* (before Linux 5.14): "
 				 "populating with %s instead",
 				 fd >= 0 ? "MAP_POPULATE" : "a write per page");
 		if (fd >= 0) {

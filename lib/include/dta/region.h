@@ -40,9 +40,11 @@
  * when the memory behind it was reserved at creation (that fills the
  * object, not this process's page tables): a fresh writer's first pass
  * over a large structure runs at a fraction of its warm rate. With the
- * flag the mapping is populated for writing when it is made
- * (MADV_POPULATE_WRITE, Linux 5.14; on a kernel that refuses it, a
- * shared mapping is made again with MAP_POPULATE and an anonymous one is
+ * flag the mapping is populated for writing when it is made (Linux
+ * 5.14: MADV_POPULATE_READ for objects on tmpfs and hugetlbfs, whose
+ * shared pages map writable from a read fault, in batches; else
+ * MADV_POPULATE_WRITE. On a kernel that refuses them, a shared mapping
+ * is made again with MAP_POPULATE and an anonymous one being created is
  * touched page by page), so every later write finds its page mapped.
  * Populating never changes the data (it is safe while other writers
  * write) and costs about a page table entry per page, paid once by the
