@@ -4,7 +4,7 @@
 # process, user and system time apart, for two binaries side by side in one
 # run, beside the translator core's own rate on the same reports.
 #
-# Usage: bench/pcap_replay.sh BUILD_DIR [OLD_TRANSLATOR]
+# Usage: bench/pcap_replay.sh BUILD_DIR [OLD_TRANSLATOR]  (OLD_NAME: its column, "old")
 #   N      reports (default 2000000), PER per datagram (default 8),
 #   SLOTS  log2 of the Key-Write structure's slots (default 26: 1.5 GiB),
 #   RUNS   runs per binary, interleaved; medians printed (default 3)
@@ -75,11 +75,12 @@ median() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 
 echo "pcap_replay: $N Key-Write reports, $PER per datagram, 2^$SLOTS slots, $RUNS runs; load: $(uptime | sed 's/.*load/load/')"
 cols="new populate=no"
-[ -z "$OLD" ] || cols="old $cols"
+OLD_NAME=${OLD_NAME:-old}
+[ -z "$OLD" ] || cols="$OLD_NAME $cols"
 for r in $(seq "$RUNS"); do
 	for c in $cols; do
 		case $c in
-		old) res=$(one "$OLD" "$D/new.conf") ;;
+		"$OLD_NAME") res=$(one "$OLD" "$D/new.conf") ;;
 		new) res=$(one "$BUILD/translator/dta-translator" "$D/new.conf") ;;
 		populate=no) res=$(one "$BUILD/translator/dta-translator" "$D/lazy.conf") ;;
 		esac
