@@ -4,13 +4,15 @@
  * structure against its warm second pass, with and without populating
  * the mapping at open (DTA_REGION_POPULATE).
  *
- * The parent creates a Key-Write region as dta-collector does (shared
- * memory, DTA_REGION_HUGE | DTA_REGION_EXCL, mode 0600: /dev/shm, or
- * hugetlbfs when mounted with pages free; a huge-page tmpfs mounted over
- * /dev/shm in a private mount namespace gives shmem THP), and never
- * touches its data. Per round and mode a fresh process (fork) opens it
- * for writing as dta-translator's open_target() does, then writes two
- * passes of the same Key-Write reports (N = 2, 13-byte keys, 20-byte
+ * Per round and mode the parent creates a Key-Write region as
+ * dta-collector does (shared memory, DTA_REGION_HUGE | DTA_REGION_EXCL,
+ * mode 0600: /dev/shm, or hugetlbfs when mounted with pages free; a
+ * huge-page tmpfs mounted over /dev/shm in a private mount namespace
+ * gives shmem THP; in mode coll+populate with DTA_REGION_POPULATE, as
+ * dta-collector now does), never touching its data, and a fresh process
+ * (fork) opens it for writing as dta-translator's open_target() does
+ * (DTA_REGION_POPULATE but in mode lazy), then writes three
+ * passes of Key-Write reports (N = 2, 13-byte keys, 20-byte
  * data, keys = slots / 4 as in bench_translator; -r reports per payload)
  * through the translator core, 64 payloads per dta_translator_process_batch()
  * call, into a sink that brackets writes with the region's writer guard
@@ -49,7 +51,7 @@
 
 #define ROUNDS_MAX 15
 #define BATCH 64
-#define NM 2
+#define NM 3
 
 static void die(const char *what, int err)
 {
@@ -172,6 +174,7 @@ static void sink_end(void *ctx)
 /* What one fresh writer measured. */
 struct result {
 	int ok;
+	double create_cpu;          /* the collector's, seconds */
 	double open_cpu, open_wall; /* seconds */
 	long open_flt;
 	double cpu[3], user[3], sys[3]; /* per pass, seconds */
@@ -308,9 +311,16 @@ static double med(double *v, unsigned n)
 static void run_size(unsigned log2_slots, size_t n, unsigned per,
 		     unsigned rounds)
 {
-	static const struct { const char *name; unsigned flags; } mode[] = {
-		{ "lazy (faults)", 0 },
-		{ "populate", DTA_REGION_POPULATE },
+	/* Each writer is the first of a region the collector just made:
+	 * tmpfs zeroes a page at its first fault, not at fallocate, so the
+	 * first writer pays that too unless the collector populated. */
+	static const struct {
+		const char *name;
+		unsigned coll, writer;
+	} mode[] = {
+		{ "lazy", 0, 0 },
+		{ "populate", 0, DTA_REGION_POPULATE },
+		{ "coll+populate", DTA_REGION_POPULATE, DTA_REGION_POPULATE },
 	};
 	uint64_t slots = 1ull << log2_slots, keys = slots / 4, avail;
 	struct dta_region_opts o = { .sz = sizeof(o), .backing = DTA_BACKING_SHM,
@@ -318,6 +328,7 @@ static void run_size(unsigned log2_slots, size_t n, unsigned per,
 					      DTA_REGION_UNLINK,
 				     .mode = 0600 };
 	struct dta_region *coll;
+	uint64_t page = 0;
 	struct dta_layout l;
 	struct payloads pass[3];
 	struct result *res;
@@ -336,8 +347,6 @@ static void run_size(unsigned log2_slots, size_t n, unsigned per,
 	}
 	snprintf(name, sizeof(name), "/dta-bench-touch-%d", (int)getpid());
 	o.path = name;
-	if ((err = dta_region_create(&l, &o, &coll)))
-		die("region", err);
 	make(&pass[0], n, keys, per, 42, seq);
 	/* Pass 2: other keys of the same key space (every page again, but
 	 * not the lines pass 1 left in the cache in the order it left
@@ -353,34 +362,42 @@ static void run_size(unsigned log2_slots, size_t n, unsigned per,
 	memset(res, 0, sizeof(*res) * NM * ROUNDS_MAX);
 	for (unsigned k = 0; k < rounds; k++) {
 		for (unsigned m = 0; m < NM; m++) {
+			struct result *x = &res[k * NM + m];
+			double c0 = bench_cpu_s();
 			pid_t pid;
 			int ws;
 
+			o.flags = DTA_REGION_HUGE | DTA_REGION_EXCL |
+				  DTA_REGION_UNLINK | mode[m].coll;
+			if ((err = dta_region_create(&l, &o, &coll)))
+				die("region", err);
+			x->create_cpu = bench_cpu_s() - c0;
+			page = dta_region_page_size(coll);
 			fflush(stdout);
 			pid = fork();
 			if (pid < 0)
 				die("fork", -errno);
 			if (pid == 0) {
-				writer(name, &l, pass, mode[m].flags,
-				       &res[k * NM + m]);
+				writer(name, &l, pass, mode[m].writer, x);
 				_exit(0);
 			}
 			if (waitpid(pid, &ws, 0) != pid || !WIFEXITED(ws) ||
-			    WEXITSTATUS(ws) || !res[k * NM + m].ok)
+			    WEXITSTATUS(ws) || !x->ok)
 				die("writer", -ECHILD);
+			dta_region_destroy(coll);
 		}
 	}
 	printf("2^%u slots (%.2f GiB, %s region page %llu B), %zu reports a "
 	       "pass, %u per payload, %u round%s\n", log2_slots,
 	       (double)l.data_size / (1 << 30), name,
-	       (unsigned long long)dta_region_page_size(coll), n, per, rounds,
+	       (unsigned long long)page, n, per, rounds,
 	       rounds == 1 ? "" : "s");
-	printf("%-14s %9s %9s %8s | %8s %6s %6s %9s | %8s %8s | %8s | %6s %6s "
-	       "%5s\n", "writer", "open-cpu", "open-wall", "open-flt",
+	printf("%-14s %9s | %9s %9s %8s | %8s %6s %6s %9s | %8s %8s | %8s | %6s %6s "
+	       "%5s\n", "writer", "create", "open-cpu", "open-wall", "open-flt",
 	       "1st M/s", "user", "sys", "1st-flt", "warm M/s", "warm-flt",
 	       "rep M/s", "1st/wm", "+open", "2MiB");
 	for (unsigned m = 0; m < NM; m++) {
-		double oc[ROUNDS_MAX], ow[ROUNDS_MAX], r1[ROUNDS_MAX],
+		double cc[ROUNDS_MAX], oc[ROUNDS_MAX], ow[ROUNDS_MAX], r1[ROUNDS_MAX],
 			r2[ROUNDS_MAX], r3[ROUNDS_MAX], q[ROUNDS_MAX],
 			qo[ROUNDS_MAX], us[ROUNDS_MAX], sy[ROUNDS_MAX],
 			of[ROUNDS_MAX], f1[ROUNDS_MAX], f2[ROUNDS_MAX],
@@ -392,6 +409,7 @@ static void run_size(unsigned log2_slots, size_t n, unsigned per,
 			double reports = (double)(pass[0].n * per);
 			size_t at = strlen(each);
 
+			cc[k] = x->create_cpu * 1e3;
 			oc[k] = x->open_cpu * 1e3;
 			ow[k] = x->open_wall * 1e3;
 			r1[k] = reports / x->cpu[0];
@@ -408,9 +426,9 @@ static void run_size(unsigned log2_slots, size_t n, unsigned per,
 						     (double)x->map_kb : 0;
 			snprintf(each + at, sizeof(each) - at, " %.2f", q[k]);
 		}
-		printf("%-14s %7.1fms %7.1fms %8.0f | %8.2f %5.2fs %5.2fs %9.0f | "
+		printf("%-14s %7.1fms | %7.1fms %7.1fms %8.0f | %8.2f %5.2fs %5.2fs %9.0f | "
 		       "%8.2f %8.0f | %8.2f | %5.2fx %5.2fx %4.0f%%   (1st/wm:%s)\n",
-		       mode[m].name, med(oc, rounds), med(ow, rounds),
+		       mode[m].name, med(cc, rounds), med(oc, rounds), med(ow, rounds),
 		       med(of, rounds), med(r1, rounds) / 1e6, med(us, rounds),
 		       med(sy, rounds), med(f1, rounds), med(r2, rounds) / 1e6,
 		       med(f2, rounds), med(r3, rounds) / 1e6, med(q, rounds),
@@ -425,7 +443,6 @@ static void run_size(unsigned log2_slots, size_t n, unsigned per,
 		free(pass[k].buf);
 		free(pass[k].len);
 	}
-	dta_region_destroy(coll);
 }
 
 int main(int argc, char **argv)
@@ -464,7 +481,8 @@ int main(int argc, char **argv)
 			die("arguments", -EINVAL);
 	printf("bench_touch: libdta %s; M reports per CPU-second of the "
 	       "writing thread; open = dta_region_open() in the fresh process "
-	       "(populating, for 'populate');\nwarm = pass 2 (other keys), "
+	       "(populating, for 'populate');\ncreate = the collector's "
+	       "dta_region_create() (CPU); warm = pass 2 (other keys), "
 	       "rep = pass 3 (pass 1's keys again); 1st/wm = first rate over "
 	       "warm; +open = the same with the open's CPU counted in pass 1; "
 	       "2MiB = share of the mapping on PMDs\n\n", DTA_VERSION_STRING);
