@@ -2740,9 +2740,9 @@ out:
 
 /*
  * Captured datagrams are handed to the core in batches, as the UDP path
- * hands it what one receive gave (a call per packet cost the replay of a
- * capture most of its time): copies, since libpcap reuses its buffer for
- * the next packet. The core takes a batch with one clock reading, so a
+ * hands it what one receive gave (a call per packet halved the replay's
+ * rate at one report per datagram): copies, since libpcap reuses its
+ * buffer for the next packet. The core takes a batch with one clock reading, so a
  * batch holds datagrams of one kind (DTA or INT) with the same time, or
  * with any times where nothing the core writes depends on time
  * (pcap_timeless()): results are those of one call per datagram.
@@ -2822,8 +2822,7 @@ static int pcap_one(struct translator *t, struct pcap_batch *b, int dlt,
 					    (!b->timeless && b->now != now))))
 		pcap_flush(t, b);
 	if (len > DTA_PAYLOAD_MAX) {
-		/* Longer than the core decodes (it refuses it, counted):
-		 * alone, uncopied. */
+		/* Longer than a batch's buffers: alone, uncopied. */
 		struct dta_payload p = { pl, len };
 
 		pcap_flush(t, b);
