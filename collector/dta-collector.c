@@ -365,8 +365,13 @@ static int open_region(struct collector *c, size_t i, bool huge, bool force,
 	struct dta_region_opts o = { .sz = sizeof(o),
 				     .backing = DTA_BACKING_SHM,
 				     .path = path, .name = cs->name,
+				     /* POPULATE: tmpfs zeroes a page at its
+				      * first fault, not at fallocate; done
+				      * here, a translator's first pass (or
+				      * its populate) does not pay it. */
 				     .flags = DTA_REGION_EXCL |
 					      DTA_REGION_DORMANT |
+					      DTA_REGION_POPULATE |
 					      (huge ? DTA_REGION_HUGE : 0),
 				     .mode = c->shm_mode,
 				     .schema = cs->schema };

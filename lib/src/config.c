@@ -178,6 +178,7 @@ static const struct key_rule translator_rules[] = {
 	{ "receive", KT_ENUM, 0, 0, 0, "socket|xdp|auto" },
 	{ "xdp_interface", KT_STRING, 0, 0, 0, NULL },
 	{ "xdp_mode", KT_ENUM, 0, 0, 0, "native|generic" },
+	{ "populate", KT_BOOL, 0, 0, 0, NULL },
 	{ "stats_interval_s", KT_SECONDS, 0, 0, 0, NULL },
 	{ "health_loss_ratio", KT_RATIO, 0, 0, 0, NULL },
 	{ "health_window_s", KT_SECONDS, 0, 0, 0, NULL },

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,6 +81,7 @@ struct dta_region {
 	char *path; /* backing object to unlink on destroy, or NULL */
 	int has_schema;
 	struct dta_schema schema;
+	uint64_t populate_ns; /* DTA_REGION_POPULATE: how long it took */
 };
 
 static uint64_t clock_ns(clockid_t clk)
@@ -800,6 +802,86 @@ static int check_reader(int fd, const struct dta_region_opts *o)
 	return 0;
 }
 
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22
+#endif
+#define TMPFS_MAGIC_NR 0x01021994
+
+/* Is @fd a file of tmpfs (/dev/shm) or hugetlbfs? Their shared mappings
+ * need no notice of a page's first write, so a page mapped by a read
+ * fault is mapped writable. */
+static int fd_shmem(int fd)
+{
+	struct statfs st;
+
+	return fd >= 0 && fstatfs(fd, &st) == 0 &&
+	       ((unsigned long)st.f_type == TMPFS_MAGIC_NR ||
+		(unsigned long)st.f_type == HUGETLBFS_MAGIC_NR);
+}
+
+/*
+ * DTA_REGION_POPULATE: fill this process's page tables for @r's mapping
+ * now, for writing. The object behind a shared mapping was filled at
+ * creation, but every process that maps it still takes a fault at its
+ * first write to each page (page cache to page table); a first pass over
+ * a structure of a few GiB paid that a million times. Neither advice
+ * writes anything, so populating is safe while other writers write.
+ * On tmpfs and hugetlbfs (@fd given) MADV_POPULATE_READ: its faults map
+ * the pages around each one in a batch, writable there, at half the
+ * cost of MADV_POPULATE_WRITE's fault per page (1.5 GiB: 56 against
+ * 103 ms of CPU here; the first pass ran as fast after either). Anything
+ * else (private memory, where a read maps the zero page; other file
+ * systems, which must see each page's first write) MADV_POPULATE_WRITE.
+ * Where the kernel knows neither (EINVAL, before 5.14): @fd >= 0 maps
+ * the object again with MAP_POPULATE (the mapping is only switched once
+ * the new one exists); @fd < 0, only for memory nobody has written yet
+ * (a region being created), a zero is written into each page. A failure
+ * is logged and the region stays usable, unpopulated.
+ */
+static void populate(struct dta_region *r, int fd)
+{
+	static atomic_bool old_kernel_said;
+	uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
+	int advice = fd_shmem(fd) ? MADV_POPULATE_READ : MADV_POPULATE_WRITE;
+	int rc, tries = 0;
+
+	do
+		rc = madvise(r->base, r->map_size, advice);
+	while (rc != 0 && errno == EINTR && ++tries < 4);
+	if (rc != 0 && errno == EINVAL) {
+		if (!atomic_exchange(&old_kernel_said, true))
+			dta__log(DTA_LOG_INFO, "region: the kernel has no "
+				 "MADV_POPULATE_* (before Linux 5.14): "
+				 "populating with %s instead",
+				 fd >= 0 ? "MAP_POPULATE" : "a write per page");
+		if (fd >= 0) {
+			void *p = mmap(NULL, r->map_size, PROT_READ | PROT_WRITE,
+				       MAP_SHARED | MAP_POPULATE, fd, 0);
+
+			rc = p == MAP_FAILED ? -1 : 0;
+			if (p != MAP_FAILED) {
+				munmap(r->base, r->map_size);
+				r->base = p;
+			}
+		} else {
+			for (uint64_t off = 0; off < r->map_size; off += 4096)
+				*(volatile uint8_t *)(r->base + off) = 0;
+			rc = 0;
+		}
+	}
+	if (rc != 0) {
+		dta__log(DTA_LOG_WARN, "region %s: cannot populate its %llu "
+			 "bytes (%s): its pages fault at their first write "
+			 "instead", r->name, (unsigned long long)r->map_size,
+			 strerror(errno));
+		r->populate_ns = 0;
+		return;
+	}
+	r->populate_ns = clock_ns(CLOCK_MONOTONIC) - t0;
+	if (!r->populate_ns)
+		r->populate_ns = 1;
+}
+
 static int map_fd(struct dta_region *r, int fd, uint64_t size, int prot)
 {
 	void *p = mmap(NULL, size, prot, MAP_SHARED, fd, 0);
@@ -884,6 +966,9 @@ DTA_API int dta_region_create(const struct dta_layout *layout,
 		fd = -1;
 	}
 mapped:
+	/* Nothing is written yet: no fd needed for the old-kernel path. */
+	if (opts->flags & DTA_REGION_POPULATE)
+		populate(r, -1);
 	err = header_encode(r, r->base);
 	if (err)
 		goto err_unmap;
@@ -981,6 +1066,8 @@ DTA_API int dta_region_open(const struct dta_region_opts *opts,
 		goto err_close;
 	if (hp)
 		r->page_size = hp;
+	if (!rdonly && (opts->flags & DTA_REGION_POPULATE))
+		populate(r, fd);
 	if (r->saved_ns && r->version != 1) {
 		err = verify_data(r);
 		if (err)
@@ -1219,4 +1306,9 @@ DTA_API uint64_t dta_region_map_size(const struct dta_region *r)
 DTA_API uint64_t dta_region_page_size(const struct dta_region *r)
 {
 	return r ? r->page_size : 0;
+}
+
+DTA_API uint64_t dta_region_populate_ns(const struct dta_region *r)
+{
+	return r ? r->populate_ns : 0;
 }
