@@ -119,7 +119,7 @@ echo "== DTA demo: collector + translator + traffic on this machine ($work)"
 cpid=$!
 wait_ready "$work/collector.out" dta-collector
 echo "== the pages each structure got (the collector's log)"
-grep -E -- '-byte pages\)|4 KiB pages' "$work/collector.out.err" | sed 's/^dta-collector: /   /'
+grep -E -- '-byte pages\)|structures on 4 KiB pages' "$work/collector.out.err" | sed 's/^dta-collector: /   /'
 "$translator" -c "$work/dta.conf" -o "$work/translator.json" \
 	>"$work/translator.out" 2>"$work/translator.out.err" &
 tpid=$!
