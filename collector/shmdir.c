@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -18,27 +19,30 @@
 
 #define TMPFS_MAGIC_NR 0x01021994
 
-/*
- * The huge= option of the mount whose device is @dev, from
- * /proc/self/mountinfo: "MOUNTID PARENT MAJ:MIN ROOT POINT OPTS ... - TYPE
- * SOURCE SUPEROPTS" (proc(5)); tmpfs lists huge= among its super options.
- * "" when the mount has none or is not found.
- */
-static void mount_huge(dev_t dev, char *out, size_t cap)
+int coll_shm_mountinfo_huge(const char *text, size_t len, unsigned maj,
+			    unsigned min, char *out, size_t cap)
 {
 	char line[4096];
-	FILE *f = fopen("/proc/self/mountinfo", "re");
+	size_t off = 0;
 
+	if (!cap)
+		return -1;
 	out[0] = '\0';
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned maj, min;
+	while (off < len) {
+		const char *nl = memchr(text + off, '\n', len - off);
+		size_t n = nl ? (size_t)(nl - (text + off)) : len - off;
+		unsigned a, b;
 		const char *sep, *h;
-		size_t n;
 
-		if (sscanf(line, "%*u %*u %u:%u ", &maj, &min) != 2 ||
-		    makedev(maj, min) != dev)
+		if (n >= sizeof(line) || memchr(text + off, '\0', n)) {
+			off += n + 1; /* not a line proc(5) writes */
+			continue;
+		}
+		memcpy(line, text + off, n);
+		line[n] = '\0';
+		off += n + 1;
+		if (sscanf(line, "%*u %*u %u:%u ", &a, &b) != 2 || a != maj ||
+		    b != min)
 			continue;
 		sep = strstr(line, " - ");
 		if (!sep)
@@ -46,11 +50,34 @@ static void mount_huge(dev_t dev, char *out, size_t cap)
 		h = strstr(sep, "huge=");
 		if (h && (h[-1] == ',' || h[-1] == ' ')) {
 			h += 5;
-			n = strcspn(h, ", \n");
-			snprintf(out, cap, "%.*s", (int)n, h);
+			snprintf(out, cap, "%.*s", (int)strcspn(h, ", "), h);
 		}
-		break;
+		return 1;
 	}
+	return 0;
+}
+
+/* The huge= option of the mount whose device is @dev, from
+ * /proc/self/mountinfo. */
+static void mount_huge(dev_t dev, char *out, size_t cap)
+{
+	char *text = NULL;
+	size_t len = 0, got;
+	FILE *m, *f = fopen("/proc/self/mountinfo", "re");
+	char buf[4096];
+
+	out[0] = '\0';
+	if (!f)
+		return;
+	m = open_memstream(&text, &len);
+	if (m) {
+		while ((got = fread(buf, 1, sizeof(buf), f)) > 0)
+			fwrite(buf, 1, got, m);
+		if (fclose(m) == 0)
+			coll_shm_mountinfo_huge(text, len, major(dev),
+						minor(dev), out, cap);
+	}
+	free(text);
 	fclose(f);
 }
 

@@ -33,6 +33,19 @@ struct coll_shm_place {
 int coll_shm_dir_check(const char *dir, struct coll_shm_place *place,
 		       char *why, size_t cap);
 
+/*
+ * coll_shm_mountinfo_huge() - the huge= option of the mount of device
+ * @maj:@min in @len bytes of /proc/self/mountinfo text @text ("MOUNTID
+ * PARENT MAJ:MIN ROOT POINT OPTS ... - TYPE SOURCE SUPEROPTS", proc(5);
+ * tmpfs lists huge= among its super options) into @out ("" when that
+ * mount has none; never more than @cap - 1 bytes, no ',' or ' ').
+ * Lines of 4096 bytes or more, or holding a NUL, are skipped.
+ * Return: 1 (the mount's line found), 0 (not found), -1 (@cap 0).
+ * fuzz/fuzz_mountinfo.c.
+ */
+int coll_shm_mountinfo_huge(const char *text, size_t len, unsigned maj,
+			    unsigned min, char *out, size_t cap);
+
 /* @place for /dev/shm (no shm_dir): never refused, only described. */
 void coll_shm_default(struct coll_shm_place *place);
 
