@@ -28,13 +28,28 @@
 # and the median is printed; then the ratios of ours to each peer and the
 # load (uptime) of the machine.
 #
+# Paced mode (PEERS_RATES="R ..." records per second, issue 27): ours and
+# nfcapd are each offered the same records at the same paced rate by the
+# same sender (bench/pacesend.py: the workload's pcap as DTA, 28 reports
+# per datagram, or as NetFlow v5, 30 per datagram), and what each stored
+# of what was sent is printed beside its CPU rate. The as-fast-as-possible
+# comparison measures cost; the paced one whether a receiver keeps up.
+#
 # Usage: bench/peers.sh BUILD_DIR
 # Environment: PEERS_RECORDS (default 2000000), PEERS_FLOWS (1000000),
 #   PEERS_SLOTS (Key-Write slots, default 4194304: 96 MiB of 24-byte slots),
 #   PEERS_REPS (3), PEERS_REDIS_P1 (SETs at -P 1, default 200000),
 #   PEERS_PERF (a directory: also profile one run of ours and of nfcapd
-#   with perf record -g, after the measured runs), PEERS_HUGETLBFS=1 (as
-#   root: the collector's regions on hugetlbfs, below).
+#   with perf record -g, after the measured runs),
+#   PEERS_PAGES: where the collector keeps the structure: tmpfs (default as
+#   root: the default configuration's shm_dir, a tmpfs mounted
+#   huge=within_size in the work directory, 2 MiB pages), shm (/dev/shm;
+#   the default when not root), hugetlbfs (as root: below; also
+#   PEERS_HUGETLBFS=1),
+#   PEERS_RATES (paced mode, above; e.g. "250000 1000000"),
+#   PEERS_SIDES (the as-fast-as-possible sides to run, default
+#   "dta28 dta8 dta1 nf5 nf9 redis1 redis16"; "" for paced mode only),
+#   PEERS_STRESS=N (`stress-ng --cpu N` runs beside every measurement).
 # Run as root it installs nfdump, redis-server and redis-tools when they
 # are missing; as another user it prints the apt-get line and exits 1.
 # A benchmark: it prints figures and is not part of the test suite.
@@ -54,7 +69,16 @@ redis_p1=${PEERS_REDIS_P1:-200000}
 # free pages: the script then runs again inside a private mount namespace
 # with hugetlbfs at /dev/hugepages and enough 2 MiB pages reserved for the
 # table, and puts vm.nr_hugepages back afterwards.
-if [ "${PEERS_HUGETLBFS:-0}" = 1 ] && [ -z "${PEERS_IN_NS:-}" ]; then
+[ "${PEERS_HUGETLBFS:-0}" != 1 ] || PEERS_PAGES=hugetlbfs
+if [ -z "${PEERS_PAGES:-}" ]; then
+	PEERS_PAGES=shm
+	[ "$(id -u)" != 0 ] || PEERS_PAGES=tmpfs
+fi
+case $PEERS_PAGES in tmpfs|shm|hugetlbfs) ;;
+*) echo "peers: PEERS_PAGES is tmpfs, shm or hugetlbfs" >&2; exit 1 ;;
+esac
+export PEERS_PAGES
+if [ "$PEERS_PAGES" = hugetlbfs ] && [ -z "${PEERS_IN_NS:-}" ]; then
 	[ "$(id -u)" = 0 ] || { echo "peers: PEERS_HUGETLBFS needs root" >&2; exit 1; }
 	old_pages=$(cat /proc/sys/vm/nr_hugepages)
 	made_dir=no
@@ -72,11 +96,15 @@ if [ "${PEERS_HUGETLBFS:-0}" = 1 ] && [ -z "${PEERS_IN_NS:-}" ]; then
 		exec bash "$0" "$1"' "$0" "$build" || rc=$?
 	exit $rc
 fi
-pages_note="shared memory: /dev/shm"
-[ -n "${PEERS_IN_NS:-}" ] && pages_note="shared memory: hugetlbfs, 2 MiB pages"
+[ "$PEERS_PAGES" != tmpfs ] || [ "$(id -u)" = 0 ] ||
+	{ echo "peers: PEERS_PAGES=tmpfs needs root (it mounts a tmpfs)" >&2; exit 1; }
+rates=${PEERS_RATES:-}
+sides=${PEERS_SIDES-dta28 dta8 dta1 nf5 nf9 redis1 redis16}
+stress=${PEERS_STRESS:-0}
 
 # ---- packages ----
 pkgs="nfdump redis-server redis-tools python3"
+[ "$stress" = 0 ] || pkgs="$pkgs stress-ng"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
@@ -106,6 +134,7 @@ dta_port=$base_port
 nf_port=$((base_port + 1))
 redis_port=$((base_port + 2))
 pids=()
+shm_mnt=
 cleanup() {
 	local p
 	for p in "${pids[@]}"; do
@@ -114,6 +143,7 @@ cleanup() {
 	for p in "${pids[@]}"; do
 		wait "$p" 2>/dev/null || true
 	done
+	[ -z "$shm_mnt" ] || umount "$shm_mnt" 2>/dev/null || umount -l "$shm_mnt" || true
 	rm -rf "$work"
 	rm -f /dev/shm/dta-peers$$.*
 }
@@ -203,10 +233,22 @@ perf_stop() {
 }
 
 # ---- our side: one collector and translator for the whole run ----
+# The structure's pages (PEERS_PAGES): the default configuration's shm_dir
+# on a huge tmpfs, /dev/shm, or hugetlbfs (mounted above).
+shm_line=
+case $PEERS_PAGES in
+tmpfs)
+	mkdir "$work/shm"
+	mount -t tmpfs -o huge=within_size,size=$((slots * 24 * 2 / 1048576 + 64))m,mode=0700 \
+		dta-peers "$work/shm" || die "cannot mount a tmpfs with huge=within_size"
+	shm_mnt=$work/shm
+	shm_line="shm_dir = $shm_mnt" ;;
+esac
 cat > "$work/dta.conf" <<EOF
 [collector]
 name = peers$$
 socket = $work/collector.sock
+$shm_line
 
 [translator]
 port = $dta_port
@@ -221,6 +263,7 @@ EOF
 "$build/collector/dta-collector" -c "$work/dta.conf" > "$work/collector.out" 2>&1 &
 pids+=($!)
 wait_for "$work/collector.out" '^ready' dta-collector
+pages_note="shared memory: $(sed -n 's/^dta-collector: paths: key-write, [0-9]* bytes at \(.*\)$/\1/p' "$work/collector.out") (PEERS_PAGES=$PEERS_PAGES)"
 "$build/translator/dta-translator" -c "$work/dta.conf" -o "$work/t.json" \
 	> "$work/translator.out" 2> "$work/translator.err" &
 tpid=$!
@@ -273,7 +316,38 @@ run_dta() {
 	out=$(result "$applied" "$sent" "$((c1 - c0))")
 }
 
+# One paced measurement of ours: the workload's pcap (28 per datagram) at
+# RATE records/s through bench/pacesend.py. Sets out.
+run_dta_paced() {
+	local rate=$1 js0 js1 c0 c1 t0 sent dgrams want i
+	reporter=$((reporter + 1))
+	js0=$(cat "$work/t.json")
+	t0=$(tids "$tpid")
+	c0=$(cpu_ns "$tpid")
+	python3 "$here/pacesend.py" dta "$work/kw.pcap" 127.0.0.1 "$dta_port" \
+		"$rate" "$reporter" > "$work/pace.out"
+	sent=$(sed -n 's/^\([0-9]*\) records in \([0-9]*\) datagrams.*/\1/p' "$work/pace.out")
+	dgrams=$(sed -n 's/^\([0-9]*\) records in \([0-9]*\) datagrams.*/\2/p' "$work/pace.out")
+	want=$(($(jnum packets <<< "$js0") + $(jnum socket_drops <<< "$js0") +
+		$(jnum refused_source <<< "$js0") + $(jnum rx_truncated <<< "$js0") + dgrams))
+	i=0
+	while [ "$(t_accounted)" -lt "$want" ]; do
+		i=$((i + 1))
+		[ $i -lt 3000 ] || die "translator accounted for fewer than $dgrams datagrams after 30 s"
+		sleep 0.01
+	done
+	drain_udp "$dta_port"
+	c1=$(cpu_ns "$tpid")
+	[ "$(tids "$tpid")" = "$t0" ] || die "the translator's threads changed during a measurement"
+	js1=$(cat "$work/t.json")
+	local applied=$(($(jnum reports_key_write <<< "$js1") - $(jnum reports_key_write <<< "$js0")))
+	local drops=$(($(jnum socket_drops <<< "$js1") - $(jnum socket_drops <<< "$js0")))
+	echo "paced $rate $applied $sent $drops $((c1 - c0)) $(cat "$work/pace.out")" >> "$work/paced.raw"
+	out=$(result "$applied" "$sent" "$((c1 - c0))")
+}
+
 # ---- nfcapd: capture the workload once as NetFlow v5 ----
+# (kw.pcap stays: paced mode sends it again, to both sides)
 "$build/gen/dta-gen" "${gen_args[@]}" --batch 28 -w "$work/kw.pcap" 2> "$work/gen.out"
 mkdir "$work/cap"
 nfcapd -w "$work/cap" -b 127.0.0.1 -p "$nf_port" -t 86400 -B 8388608 \
@@ -286,16 +360,16 @@ python3 "$here/nf5send.py" "$work/kw.pcap" 127.0.0.1 "$nf_port" 20000 > "$work/n
 drain_udp "$nf_port"
 kill -TERM "$cpid"
 wait "$cpid" || true
-rm -f "$work/kw.pcap"
 nffile=$(ls "$work"/cap/nfcapd.2*)
 captured=$(nfdump -r "$nffile" -I | sed -n 's/^Flows: //p')
 [ "$captured" = "$records" ] ||
 	die "the capture holds $captured of $records records ($(cat "$work/nf5send.out"))"
 
 nf_run=0
-# One measurement of nfcapd: nfreplay -v VERSION. Sets out.
+# One measurement of nfcapd: nfreplay -v VERSION, or with "paced RATE"
+# bench/pacesend.py nf5 at RATE records/s. Sets out.
 run_nfcapd() {
-	local v=$1 dir c0 c1 t0 pid stored
+	local v=$1 rate=${2:-} dir c0 c1 t0 pid stored
 	nf_run=$((nf_run + 1))
 	dir=$work/rep$nf_run
 	mkdir "$dir"
@@ -307,7 +381,12 @@ run_nfcapd() {
 	t0=$(tids "$pid")
 	c0=$(cpu_ns "$pid")
 	perf_start "$pid"
-	nfreplay -r "$nffile" -v "$v" -H 127.0.0.1 -p "$nf_port" -d 0 > "$dir.replay" 2>&1
+	if [ "$v" = paced ]; then
+		python3 "$here/pacesend.py" nf5 "$work/kw.pcap" 127.0.0.1 "$nf_port" \
+			"$rate" > "$dir.replay"
+	else
+		nfreplay -r "$nffile" -v "$v" -H 127.0.0.1 -p "$nf_port" -d 0 > "$dir.replay" 2>&1
+	fi
 	drain_udp "$nf_port"
 	c1=$(cpu_ns "$pid")
 	perf_stop
@@ -316,11 +395,13 @@ run_nfcapd() {
 	wait "$pid" || true
 	stored=$(nfdump -r "$(ls "$dir"/nfcapd.2*)" -I | sed -n 's/^Flows: //p')
 	rm -rf "$dir"
-	echo "v$v $stored $records $((c1 - c0))" >> "$work/nf.raw"
+	echo "v$v $rate $stored $records $((c1 - c0)) $(cat "$dir.replay" | tail -n 1)" >> "$work/nf.raw"
 	out=$(result "$stored" "$records" "$((c1 - c0))")
 }
 
 # ---- redis-server: one server, its keys filled once ----
+case " $sides " in *" redis"*) ;; *) redis_off=1 ;; esac
+if [ -z "${redis_off:-}" ]; then
 redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no \
 	--protected-mode yes --daemonize no --logfile "$work/redis.log" &
 rpid=$!
@@ -331,6 +412,7 @@ value=xxxxxxxxxxxxxxxxxxxx # 20 bytes, as -d 20 would send
 rb() { redis-benchmark -h 127.0.0.1 -p "$redis_port" -r "$flows" "$@" \
 	SET k__rand_int__ "$value"; }
 rb -n "$((2 * flows))" -P 16 -q > /dev/null
+fi
 # One measurement of redis-server: -P DEPTH, COUNT SETs. Sets out.
 run_redis() {
 	local depth=$1 n=$2 c0 c1 t0 done0 done1
@@ -356,7 +438,19 @@ run_dta 28
 
 # ---- measure: every side once per round, alternating ----
 declare -A rate share
-names=(dta28 dta8 dta1 nf5 nf9 redis1 redis16)
+# shellcheck disable=SC2206 # one word per side
+names=($sides)
+for q in $rates; do
+	names+=("pdta@$q" "pnf5@$q")
+done
+[ ${#names[@]} -gt 0 ] || die "nothing to measure (PEERS_SIDES and PEERS_RATES empty)"
+spid=
+if [ "$stress" != 0 ]; then
+	stress-ng --cpu "$stress" --quiet > "$work/stress.log" 2>&1 &
+	spid=$!
+	pids+=("$spid")
+	sleep 1
+fi
 load0=$(uptime)
 for ((r = 1; r <= reps; r++)); do
 	for s in "${names[@]}"; do
@@ -368,6 +462,9 @@ for ((r = 1; r <= reps; r++)); do
 		nf9) run_nfcapd 9 ;;
 		redis1) run_redis 1 "$redis_p1" ;;
 		redis16) run_redis 16 "$records" ;;
+		pdta@*) run_dta_paced "${s#*@}" ;;
+		pnf5@*) run_nfcapd paced "${s#*@}" ;;
+		*) die "unknown side $s" ;;
 		esac
 		rate[$s]="${rate[$s]:-} ${out% *}"
 		share[$s]="${share[$s]:-} ${out#* }"
@@ -375,6 +472,10 @@ for ((r = 1; r <= reps; r++)); do
 	echo "peers: round $r of $reps done" >&2
 done
 load1=$(uptime)
+if [ -n "$spid" ]; then
+	kill "$spid" 2>/dev/null || true
+	wait "$spid" 2>/dev/null || true
+fi
 if [ -n "${PEERS_PERF:-}" ]; then
 	mkdir -p "$PEERS_PERF"
 	perf_to=$PEERS_PERF/dta-translator-28
@@ -395,8 +496,11 @@ label() {
 	nf9) echo "nfcapd, NetFlow v9 (nfreplay -v 9), ~7/datagram" ;;
 	redis1) echo "redis-server SET, redis-benchmark -P 1" ;;
 	redis16) echo "redis-server SET, redis-benchmark -P 16" ;;
+	pdta@*) echo "dta-translator KW N=2, 28/dgram, paced ${1#*@}/s" ;;
+	pnf5@*) echo "nfcapd NetFlow v5, 30/dgram, paced ${1#*@}/s" ;;
 	esac
 }
+have() { [ -n "${med[$1]:-}" ] && [ -n "${med[$2]:-}" ]; }
 declare -A med
 for s in "${names[@]}"; do
 	# shellcheck disable=SC2086 # one word per sample
@@ -404,6 +508,7 @@ for s in "${names[@]}"; do
 done
 echo "bench/peers.sh: $records records over $flows flows (13-byte keys, 20-byte values), median of $reps"
 echo "load before: ${load0#*load average: }   after: ${load1#*load average: }   ($(nproc) CPUs)"
+[ "$stress" = 0 ] || echo "beside stress-ng --cpu $stress (running during every measurement)"
 echo "$pages_note"
 echo "M records per CPU-s of the receiving process (samples); share of what was sent that it stored"
 printf '%-50s %8s   %-26s %s\n' "receiver" "median" "samples" "stored"
@@ -415,11 +520,20 @@ done
 echo
 echo "ours / peer (medians)"
 ratio() { # OURS PEER TEXT
+	have "$1" "$2" || return 0
 	awk -v a="${med[$1]}" -v b="${med[$2]}" -v t="$3" \
 		'BEGIN { printf "%-66s %6.2fx\n", t, (b > 0 ? a / b : 0) }'
 }
-ratio dta28 nf5 "KW 28/datagram  vs nfcapd NetFlow v5 30/datagram (goal >= 1.0x)"
+ratio dta28 nf5 "KW 28/datagram  vs nfcapd NetFlow v5 30/datagram (goal >= 1.5x)"
 ratio dta8 nf9 "KW 8/datagram   vs nfcapd NetFlow v9 ~7/datagram"
 ratio dta28 nf9 "KW 28/datagram  vs nfcapd NetFlow v9 ~7/datagram"
 ratio dta28 redis16 "KW 28/datagram  vs redis SET -P 16"
 ratio dta1 redis1 "KW 1/datagram   vs redis SET -P 1"
+for q in $rates; do
+	ratio "pdta@$q" "pnf5@$q" "KW 28/datagram vs nfcapd v5, both paced at $q/s (per CPU-s)"
+	# shellcheck disable=SC2086
+	echo "  stored at $q/s: ours $(median ${share[pdta@$q]})%, nfcapd $(median ${share[pnf5@$q]})% (goal: ours >= 99% where nfcapd stores 100%)"
+done
+echo
+echo "raw samples: ours (per applied sent lost drops ns), paced ours (rate applied sent drops ns sender), nfcapd (version rate stored sent ns sender)"
+cat "$work/dta.raw" "$work/paced.raw" "$work/nf.raw" 2>/dev/null | sed 's/^/  /' 

@@ -41,6 +41,7 @@
 #endif
 #include "notify.h"
 #include "own.h"
+#include "shmdir.h"
 #include "remote.h"
 #include "service.h"
 #include "tools.h"
@@ -145,6 +146,8 @@ struct collector {
 	bool keep_shm; /* at exit: leave every shm object for the next one */
 	bool anon;     /* shared_memory = no: regions in anonymous memory */
 	unsigned shm_mode;
+	const char *shm_dir; /* NULL: /dev/shm */
+	struct coll_shm_place shm_place;
 	struct dta_exec *x; /* answers every query, text and frames */
 	int listen_fd;
 	struct client cl[MAX_CLIENTS];
@@ -213,9 +216,12 @@ static void usage(FILE *f)
 		"\n"
 		"Structure S of collector NAME lives in shared memory /dta-NAME.S\n"
 		"(the section's name key, else its NAME, else \"dta\"), mode\n"
-		"[collector] shm_mode (default 0600), on hugetlbfs when mounted at\n"
-		"/dev/hugepages with pages free. Local translators open it there, and\n"
-		"analysis tools may map it read-only (dta-query --map). With\n"
+		"[collector] shm_mode (default 0600): the file SHM_DIR/dta-NAME.S when\n"
+		"[collector] shm_dir is set (a tmpfs; mounted huge=within_size it\n"
+		"gives 2 MiB pages: docs/performance.md), else /dev/shm, or hugetlbfs\n"
+		"when mounted at /dev/hugepages with pages free. Local translators\n"
+		"open it there, and analysis tools may map it read-only\n"
+		"(dta-query --map). With\n"
 		"[collector] shared_memory = no (RDMA translators only) structures are\n"
 		"in anonymous memory on transparent huge pages. The log gives the page\n"
 		"size each structure got.\n"
@@ -248,14 +254,16 @@ static void creation_failed(const struct collector *c, size_t i, int err)
 {
 	const char *name = c->cs[i].name;
 
+	const char *dir = c->shm_dir ? c->shm_dir : "/dev/shm";
+
 	if (err == -ENOSPC || err == -EFBIG)
 		tool_log(LOG_ERR, "%s: cannot create %s: make the "
-			"structure smaller or /dev/shm larger", name,
-			c->shm[i]);
+			"structure smaller or %s larger", name,
+			c->shm[i], dir);
 	else if (err == -EPERM)
 		tool_log(LOG_ERR, "%s: refusing %s: whoever made "
 			"it could read or forge the structure; inspect "
-			"/dev/shm%s and remove it", name, c->shm[i],
+			"%s%s and remove it", name, c->shm[i], dir,
 			c->shm[i]);
 	else
 		tool_log(LOG_ERR, "%s: cannot create %s: %s",
@@ -374,7 +382,8 @@ static int open_region(struct collector *c, size_t i, bool huge, bool force,
 					      DTA_REGION_POPULATE |
 					      (huge ? DTA_REGION_HUGE : 0),
 				     .mode = c->shm_mode,
-				     .schema = cs->schema };
+				     .schema = cs->schema,
+				     .dir = c->shm_dir };
 	struct dta_region_opts oo = o;
 	int err;
 
@@ -443,7 +452,7 @@ static int open_region(struct collector *c, size_t i, bool huge, bool force,
 		dta_region_destroy(c->r[i]);
 	}
 	c->r[i] = NULL;
-	dta_region_unlink(DTA_BACKING_SHM, path);
+	dta_region_shm_unlink_in(c->shm_dir, path);
 	err = dta_region_create(&cs->layout, &o, &c->r[i]);
 done:
 	if (err) {
@@ -476,6 +485,24 @@ static int exec_add(struct collector *c, size_t i)
 	return 0;
 }
 
+/* One line when shared-memory regions landed on 4 KiB pages: why, and
+ * what gives them huge pages. */
+static void small_pages_why(const struct collector *c)
+{
+	char why[512];
+
+	if (c->anon)
+		return;
+	for (size_t i = 0; i < c->n; i++)
+		if (dta_region_page_size(c->r[i]) <= 4096) {
+			coll_shm_why_small(c->shm_dir, &c->shm_place, why,
+					   sizeof(why));
+			tool_log(LOG_WARNING, "structures on 4 KiB pages: %s",
+				 why);
+			return;
+		}
+}
+
 static int open_regions(struct collector *c, bool huge, bool force,
 			bool restore)
 {
@@ -496,13 +523,15 @@ static int open_regions(struct collector *c, bool huge, bool force,
 		dta_region_revive(c->r[i]);
 		if (exec_add(c, i))
 			return -1;
-		tool_log(LOG_INFO, "%s: %s, %" PRIu64 " bytes %s %s (%" PRIu64
+		tool_log(LOG_INFO, "%s: %s, %" PRIu64 " bytes %s %s%s (%" PRIu64
 			 "-byte pages)",
 			 cs->name, dta_primitive_name(cs->layout.primitive),
-			 cs->layout.data_size, c->anon ? "in" : "at", c->shm[i],
+			 cs->layout.data_size, c->anon ? "in" : "at",
+			 c->anon || !c->shm_dir ? "" : c->shm_dir, c->shm[i],
 			 dta_region_page_size(c->r[i]));
 		i++;
 	}
+	small_pages_why(c);
 	return 0;
 }
 
@@ -682,6 +711,29 @@ static int snapshot_dir_ok(const char *dir)
 		return -1;
 	}
 	close(fd);
+	return 0;
+}
+
+/* [collector] shm_dir, checked at start (shmdir.c); without it /dev/shm,
+ * described for the log line that says why pages are small. */
+static int shm_dir_ok(struct collector *c)
+{
+	char why[1024];
+
+	c->shm_dir = dta_config_collector_get(c->cfg, (size_t)c->idx,
+					      "shm_dir");
+	if (!c->shm_dir) {
+		coll_shm_default(&c->shm_place);
+		return 0;
+	}
+	if (coll_shm_dir_check(c->shm_dir, &c->shm_place, why, sizeof(why))) {
+		tool_log(LOG_ERR, "shm_dir: %s; not starting "
+			 "(docs/security.md)", why);
+		return -1;
+	}
+	tool_log(LOG_INFO, "shared memory in %s (tmpfs, %s%s)", c->shm_dir,
+		 c->shm_place.huge[0] ? "huge=" : "no huge= option",
+		 c->shm_place.huge);
 	return 0;
 }
 
@@ -1021,6 +1073,40 @@ static void stats_json_cb(void *ctx, FILE *out)
 	stats_json(ctx, out, ((struct collector *)ctx)->n);
 }
 
+/* Per structure: the pages its region got (docs/metrics.md). */
+static int region_metrics(const struct collector *c, FILE *f)
+{
+	static const struct {
+		const char *family, *help;
+	} fam[] = {
+		{ "dta_collector_region_page_bytes", "Page size backing the "
+		  "structure's region: 4096, 2097152 (2 MiB huge pages) or "
+		  "1073741824." },
+		{ "dta_collector_region_huge_bytes", "Bytes of the structure's "
+		  "region on huge pages, measured when it was created (0: none "
+		  "or reattached)." },
+	};
+	char v[32];
+	int err = 0;
+
+	for (size_t k = 0; k < 2 && !err; k++) {
+		err = metrics_write_header(f, fam[k].family, METRICS_GAUGE,
+					   fam[k].help);
+		for (size_t i = 0; i < c->n && !err; i++) {
+			struct metrics_label l[] = {
+				{ "collector", c->name },
+				{ "structure", c->cs[i].name },
+			};
+
+			snprintf(v, sizeof(v), "%" PRIu64,
+				 k ? dta_region_huge_bytes(c->r[i])
+				   : dta_region_page_size(c->r[i]));
+			err = metrics_write_sample(f, fam[k].family, l, 2, v);
+		}
+	}
+	return err;
+}
+
 static int metrics_write(void *ctx, FILE *f)
 {
 	struct collector *c = ctx;
@@ -1048,6 +1134,8 @@ static int metrics_write(void *ctx, FILE *f)
 		err = metrics_write_hist(f,
 			"dta_collector_request_duration_seconds", l, 1,
 			&c->answer_ns);
+	if (!err)
+		err = region_metrics(c, f);
 	if (!err)
 		err = metrics_write_process(f);
 	return err;
@@ -2374,6 +2462,8 @@ int main(int argc, char **argv)
 	}
 	if (c.snapshot_dir && snapshot_dir_ok(c.snapshot_dir))
 		goto out;
+	if (!c.anon && shm_dir_ok(&c))
+		goto out;
 	for (int i = 0; i < MAX_CLIENTS; i++)
 		c.cl[i].fd = -1;
 	c.listen_fd = -1;
@@ -2455,7 +2545,7 @@ out:
 	for (size_t i = 0; i < c.n; i++) {
 		dta_region_destroy(c.r[i]);
 		if (!c.anon && !c.keep_shm && !(rc && c.reattached[i]))
-			dta_region_unlink(DTA_BACKING_SHM, c.shm[i]);
+			dta_region_shm_unlink_in(c.shm_dir, c.shm[i]);
 	}
 	dta_config_destroy(c.cfg);
 	return rc;

@@ -1,7 +1,9 @@
 #!/bin/sh
 # The main job: a whole DTA system on this machine.
 #
-# Starts dta-collector (structures in shared memory) and dta-translator
+# Starts dta-collector (structures in shared memory: as root, on a tmpfs
+# mounted huge=within_size in the work directory, so on 2 MiB pages, as
+# the packaged configuration's shm_dir; not root, /dev/shm) and dta-translator
 # (UDP on loopback), sends a workload of every primitive with dta-gen,
 # prints per primitive the reports sent, received and lost (by cause, from
 # the translator's counters), queries everything back with dta-query
@@ -28,13 +30,30 @@ name=demo$$
 port=$((41000 + $$ % 20000))
 cpid=
 tpid=
+shm=
 cleanup() {
 	[ -n "$tpid" ] && kill "$tpid" 2>/dev/null || true
 	[ -n "$cpid" ] && kill "$cpid" 2>/dev/null || true
 	wait 2>/dev/null || true
+	[ -z "$shm" ] || umount "$shm" 2>/dev/null || umount -l "$shm" 2>/dev/null || true
 	rm -rf "$work"
 }
 trap cleanup EXIT INT TERM
+
+# Huge pages without hand work (docs/performance.md "Huge pages by
+# default"): the structures in a tmpfs mounted huge=within_size.
+shm_line=
+if [ "$(id -u)" = 0 ]; then
+	mkdir "$work/shm"
+	if mount -t tmpfs -o huge=within_size,size=50%,mode=0700 dta-demo "$work/shm"; then
+		shm=$work/shm
+		shm_line="shm_dir = $shm"
+	else
+		echo "== could not mount a huge tmpfs on $work/shm: structures in /dev/shm (4 KiB pages)"
+	fi
+else
+	echo "== not root: structures in /dev/shm, on 4 KiB pages (mounting a tmpfs with huge=within_size needs root; docs/performance.md#huge-pages)"
+fi
 
 n() { echo $(($1 * scale)); }
 
@@ -46,6 +65,7 @@ cat > "$work/dta.conf" <<EOF
 name = $name
 socket = $work/collector.sock
 snapshot_dir = $work/snapshots
+$shm_line
 
 [translator]
 port = $port
@@ -98,6 +118,8 @@ echo "== DTA demo: collector + translator + traffic on this machine ($work)"
 "$collector" -c "$work/dta.conf" >"$work/collector.out" 2>"$work/collector.out.err" &
 cpid=$!
 wait_ready "$work/collector.out" dta-collector
+echo "== the pages each structure got (the collector's log)"
+grep -E -- '-byte pages\)|structures on 4 KiB pages' "$work/collector.out.err" | sed 's/^dta-collector: /   /'
 "$translator" -c "$work/dta.conf" -o "$work/translator.json" \
 	>"$work/translator.out" 2>"$work/translator.out.err" &
 tpid=$!

@@ -946,6 +946,73 @@ static void test_shm_stat_unlink(void **state)
 	dta_region_destroy(r); /* mapped still; the name is gone */
 }
 
+/* dta_region_opts.dir: the object is DIR/NAME (not in /dev/shm), found
+ * again by open, stat_in and unlink_in; the directory is not followed
+ * through a symbolic link, nor the object; dir is only for SHM. */
+static void test_shm_dir(void **state)
+{
+	char name[64], dir[128], link[128], p[256];
+	struct dta_layout l;
+	struct dta_region *r, *r2;
+	struct dta_region_opts o;
+	struct stat st, st2;
+
+	(void)state;
+	snprintf(name, sizeof(name), "/dta-test-dir-%d", (int)getpid());
+	snprintf(dir, sizeof(dir), "%s/shm", tmpdir);
+	snprintf(link, sizeof(link), "%s/link", tmpdir);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	assert_int_equal(symlink(dir, link), 0);
+	assert_int_equal(dta_layout_kw(&l, 4096, 4, 4, 2, DTA_HASH_CRC32C, 0), 0);
+
+	o = opts(DTA_BACKING_SHM, name, DTA_REGION_EXCL);
+	o.dir = dir;
+	assert_int_equal(dta_region_create(&l, &o, &r), 0);
+	snprintf(p, sizeof(p), "%s%s", dir, name);
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	snprintf(p, sizeof(p), "/dev/shm%s", name);
+	assert_int_equal(stat(p, &st2), -1);
+	assert_int_equal(dta_region_shm_stat_in(dir, name, &st2), 0);
+	assert_true(st.st_ino == st2.st_ino && st.st_dev == st2.st_dev);
+	assert_int_equal(dta_region_shm_stat(name, &st2), -ENOENT);
+	kw_put(r, 7, 70);
+
+	/* The same name again: EXCL sees it in the directory. */
+	assert_int_equal(dta_region_create(&l, &o, &r2), -EEXIST);
+	o = opts(DTA_BACKING_SHM, name, DTA_REGION_RDONLY);
+	o.dir = dir;
+	assert_int_equal(dta_region_open(&o, &r2), 0);
+	{
+		uint32_t v = 0;
+
+		assert_int_equal(kw_get(r2, 7, &v), DTA_Q_FOUND);
+		assert_int_equal(v, 70);
+	}
+	dta_region_destroy(r2);
+	/* Not in /dev/shm, and not through a symbolic link. */
+	o.dir = NULL;
+	assert_int_equal(dta_region_open(&o, &r2), -ENOENT);
+	o.dir = link;
+	assert_true(dta_region_open(&o, &r2) == -ELOOP ||
+		    dta_region_open(&o, &r2) == -ENOTDIR);
+	assert_true(dta_region_shm_stat_in(link, name, &st2) < 0);
+	/* dir is for shared memory only. */
+	o = opts(DTA_BACKING_FILE, p, 0);
+	o.dir = dir;
+	assert_int_equal(dta_region_create(&l, &o, &r2), -EINVAL);
+	o = opts(DTA_BACKING_SHM, name, 0);
+	o.dir = "";
+	assert_int_equal(dta_region_open(&o, &r2), -EINVAL);
+
+	assert_true(dta_region_shm_unlink_in(link, name) == -ELOOP ||
+		    dta_region_shm_unlink_in(link, name) == -ENOTDIR);
+	assert_int_equal(dta_region_shm_unlink_in(dir, name), 0);
+	assert_int_equal(dta_region_shm_unlink_in(dir, name), -ENOENT);
+	assert_int_equal(dta_region_shm_stat_in(dir, "no-slash", &st2), -EINVAL);
+	dta_region_destroy(r);
+}
+
 /* A structure larger than /dev/shm is refused at creation, quickly (free
  * space checked before anything is reserved), and leaves nothing behind;
  * one that fits has all its memory reserved. */
@@ -1138,6 +1205,7 @@ int main(void)
 		cmocka_unit_test(test_foreign_owner),
 		cmocka_unit_test(test_shm_stat_unlink),
 		cmocka_unit_test(test_shm_too_small),
+		cmocka_unit_test(test_shm_dir),
 		cmocka_unit_test(test_beyond_4gib),
 		cmocka_unit_test(test_schema_header),
 		cmocka_unit_test(test_schema_create_rejects),

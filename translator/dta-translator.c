@@ -255,7 +255,9 @@ static struct target *open_target(struct translator *t, size_t i, bool quiet_eno
 	const struct dta_config_structure *cs = &t->sh[i].cs;
 	const char *path = t->sink.path[i];
 	struct dta_region_opts o = { .sz = sizeof(o), .backing = DTA_BACKING_SHM,
-				     .path = path };
+				     .path = path,
+				     .dir = dta_config_collector_get(
+					     t->cfg, t->sh[i].coll, "shm_dir") };
 	struct target *tg;
 	struct stat st;
 	int err;
@@ -281,7 +283,7 @@ static struct target *open_target(struct translator *t, size_t i, bool quiet_eno
 		return NULL;
 	/* The object's identity first: if the collector replaces it between
 	 * the stat and the open, the next check sees a new inode again. */
-	if (dta_region_shm_stat(path, &st) == 0) { /* /dev/shm or hugetlbfs */
+	if (dta_region_shm_stat_in(o.dir, path, &st) == 0) {
 		tg->dev = st.st_dev;
 		tg->ino = st.st_ino;
 	}
@@ -562,7 +564,10 @@ static void check_collector(struct translator *t)
 		struct target *cur, *tg;
 		struct stat st;
 
-		if (dta_region_shm_stat(t->sink.path[i], &st) != 0) {
+		if (dta_region_shm_stat_in(dta_config_collector_get(
+						   t->cfg, t->sh[i].coll,
+						   "shm_dir"),
+					   t->sink.path[i], &st) != 0) {
 			if (!t->collector_gone)
 				tool_log(LOG_WARNING, "%s is gone (collector "
 					 "stopped?)", t->sink.path[i]);

@@ -1148,12 +1148,12 @@ static int take_config(struct dta_client *c, struct cstruct *s,
  */
 static int add_region(struct dta_client *c, struct unit *u,
 		      struct cstruct *s, unsigned k, const char *path,
-		      bool shm, bool any_owner, bool check)
+		      bool shm, bool any_owner, bool check, const char *dir)
 {
 	struct dta_region_opts o = { .sz = sizeof(o),
 				     .backing = shm ? DTA_BACKING_SHM
 						    : DTA_BACKING_FILE,
-				     .path = path,
+				     .path = path, .dir = shm ? dir : NULL,
 				     .flags = DTA_REGION_RDONLY |
 					      (any_owner ? DTA_REGION_ANY_OWNER
 							 : 0) };
@@ -1494,6 +1494,8 @@ static int unit_regions(struct dta_client *c, size_t i, int mode,
 {
 	struct unit *u = &c->u[i];
 	const char *id = dta_config_collector_id(c->cfg, i);
+	/* [collector] shm_dir: where that collector keeps its objects. */
+	const char *shm_dir = dta_config_collector_get(c->cfg, i, "shm_dir");
 	char path[PATH_MAX];
 	unsigned shm_mode;
 	bool any;
@@ -1501,8 +1503,8 @@ static int unit_regions(struct dta_client *c, size_t i, int mode,
 
 	if (mode == CFG_MAP)
 		snprintf(u->what, sizeof(u->what),
-			 "collector %s (shared memory /dta-%s.*)",
-			 coll_label(c, i), id);
+			 "collector %s (shared memory %s/dta-%s.*)",
+			 coll_label(c, i), shm_dir ? shm_dir : "/dev/shm", id);
 	else
 		snprintf(u->what, sizeof(u->what), "collector %s (snapshots)",
 			 coll_label(c, i));
@@ -1528,7 +1530,7 @@ static int unit_regions(struct dta_client *c, size_t i, int mode,
 						    "shared-memory name too "
 						    "long", u->what, s->name);
 				rc = add_region(c, u, s, k, path, true, any,
-						true);
+						true, shm_dir);
 			} else {
 				n = nested ? snprintf(path, sizeof(path),
 						      "%s/%s/%s.dta", dir, id,
@@ -1539,7 +1541,7 @@ static int unit_regions(struct dta_client *c, size_t i, int mode,
 					return fail(c, -ENAMETOOLONG,
 						    "%s: path too long", dir);
 				rc = add_region(c, u, s, k, path, false, false,
-						true);
+						true, NULL);
 			}
 			if (rc)
 				return rc;
@@ -1750,7 +1752,7 @@ static int open_files(struct dta_client *c, const char *list)
 			s->base[0] = cs->list_base;
 			s->pub.list_base = cs->list_base;
 		}
-		rc = add_region(c, u, s, 0, path, false, false, false);
+		rc = add_region(c, u, s, 0, path, false, false, false, NULL);
 		if (rc)
 			return rc;
 		if (!p[len])

@@ -112,6 +112,7 @@ static const struct key_rule collector_rules[] = {
 	{ "stall_timeout", KT_DURATION, 0, 86400 * 365, 1000000000ull, NULL },
 	{ "request_timeout", KT_DURATION, 0, 86400 * 365, 1000000000ull, NULL },
 	{ "snapshot_dir", KT_STRING, 0, 0, 0, NULL },
+	{ "shm_dir", KT_STRING, 0, 0, 0, NULL },
 	{ "huge_pages", KT_BOOL, 0, 0, 0, NULL },
 	{ "shared_memory", KT_BOOL, 0, 0, 0, NULL },
 	{ "restore", KT_BOOL, 0, 0, 0, NULL },

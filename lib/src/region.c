@@ -72,6 +72,7 @@ struct dta_region {
 	uint8_t *base;
 	uint64_t map_size;
 	uint64_t page_size;
+	uint64_t huge_bytes; /* of the mapping, on huge pages */
 	int backing;
 	unsigned flags;
 	unsigned version; /* format version of the header that was read */
@@ -313,6 +314,14 @@ static const struct dta_schema *opts_schema(const struct dta_region_opts *o)
 	return o->schema;
 }
 
+/* @dir is there for callers that know it. */
+static const char *opts_dir(const struct dta_region_opts *o)
+{
+	if (o->sz < offsetof(struct dta_region_opts, dir) + sizeof(o->dir))
+		return NULL;
+	return o->dir;
+}
+
 static mode_t opts_mode(const struct dta_region_opts *o)
 {
 	if (o->sz < offsetof(struct dta_region_opts, mode) + sizeof(o->mode) ||
@@ -325,7 +334,10 @@ static int opts_ok(const struct dta_region_opts *o)
 {
 	if (!o || o->sz < OPTS_V1_SIZE)
 		return 0;
-	if (o->sz >= sizeof(struct dta_region_opts) && (o->mode & ~(uint64_t)0777))
+	if (o->sz >= offsetof(struct dta_region_opts, mode) + sizeof(o->mode) &&
+	    (o->mode & ~(uint64_t)0777))
+		return 0;
+	if (opts_dir(o) && (o->backing != DTA_BACKING_SHM || !opts_dir(o)[0]))
 		return 0;
 	switch (o->backing) {
 	case DTA_BACKING_ANON:
@@ -368,8 +380,9 @@ static uint64_t thp_size(void)
 }
 
 /* Bytes of the mapping that holds @p that lie on transparent huge pages
- * (AnonHugePages in /proc/self/smaps), and that mapping's size; 0 when
- * unknown. */
+ * (/proc/self/smaps: AnonHugePages for private memory, ShmemPmdMapped for
+ * shared memory, FilePmdMapped for other files), and that mapping's size;
+ * 0 when unknown. */
 static uint64_t thp_bytes(const void *p, uint64_t *vma_size)
 {
 	char line[256];
@@ -390,9 +403,10 @@ static uint64_t thp_bytes(const void *p, uint64_t *vma_size)
 			in = (uintptr_t)p >= lo && (uintptr_t)p < hi;
 			if (in)
 				*vma_size = hi - lo;
-		} else if (in && sscanf(line, "AnonHugePages: %llu kB", &kb) == 1) {
-			got = kb * 1024;
-			break;
+		} else if (in && (sscanf(line, "AnonHugePages: %llu kB", &kb) == 1 ||
+				  sscanf(line, "ShmemPmdMapped: %llu kB", &kb) == 1 ||
+				  sscanf(line, "FilePmdMapped: %llu kB", &kb) == 1)) {
+			got += kb * 1024;
 		}
 	}
 	fclose(f);
@@ -442,6 +456,7 @@ static int map_anon_thp(struct dta_region *r, uint64_t need)
 			*(volatile uint8_t *)(a + off) = 0;
 	}
 	got = thp_bytes(a, &vma);
+	r->huge_bytes = got;
 	if (vma && got >= vma / 2)
 		r->page_size = hp;
 	dta__log(DTA_LOG_INFO, "region: %llu of %llu bytes on transparent "
@@ -475,6 +490,7 @@ static int map_anon(struct dta_region *r, uint64_t need, int huge)
 				r->base = p;
 				r->map_size = sz;
 				r->page_size = hp[i].size;
+				r->huge_bytes = sz;
 				return 0;
 			}
 			dta__log(DTA_LOG_INFO,
@@ -516,6 +532,22 @@ static uint64_t fd_huge_page(int fd)
 	return 0;
 }
 
+/* Shared-memory object @name ("/dta-x") as the file @dir/dta-x: the
+ * directory and the object opened without following symbolic links. */
+static int open_in_dir(const char *dir, const char *name, int oflags,
+		       mode_t mode)
+{
+	int dfd, fd, err;
+
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	fd = openat(dfd, name + 1, oflags | O_NOFOLLOW | O_CLOEXEC, mode);
+	err = errno;
+	close(dfd);
+	return fd < 0 ? -err : fd;
+}
+
 static int open_backing(const struct dta_region_opts *o, int oflags,
 			mode_t mode, char **used_path)
 {
@@ -525,6 +557,11 @@ static int open_backing(const struct dta_region_opts *o, int oflags,
 	if (o->backing == DTA_BACKING_FILE) {
 		fd = open(o->path, oflags | O_CLOEXEC, mode);
 		snprintf(buf, sizeof(buf), "%s", o->path);
+	} else if (opts_dir(o)) {
+		fd = open_in_dir(opts_dir(o), o->path, oflags, mode);
+		if (fd < 0)
+			return fd;
+		snprintf(buf, sizeof(buf), "%s%s", opts_dir(o), o->path);
 	} else {
 		fd = shm_open(o->path, oflags, mode);
 		snprintf(buf, sizeof(buf), "shm:%s", o->path);
@@ -570,6 +607,41 @@ DTA_API int dta_region_shm_stat(const char *name, struct stat *st)
 	    huge_path(name, p, sizeof(p)))
 		return -ENOENT;
 	return stat(p, st) == 0 ? 0 : -errno;
+}
+
+DTA_API int dta_region_shm_stat_in(const char *dir, const char *name,
+				   struct stat *st)
+{
+	int fd, err = 0;
+
+	if (!dir)
+		return dta_region_shm_stat(name, st);
+	if (!name || name[0] != '/' || strchr(name + 1, '/') || !st || !dir[0])
+		return -EINVAL;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstatat(fd, name + 1, st, AT_SYMLINK_NOFOLLOW) != 0)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+DTA_API int dta_region_shm_unlink_in(const char *dir, const char *name)
+{
+	int fd, err = 0;
+
+	if (!dir)
+		return dta_region_unlink(DTA_BACKING_SHM, name);
+	if (!name || name[0] != '/' || strchr(name + 1, '/') || !dir[0])
+		return -EINVAL;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (unlinkat(fd, name + 1, 0) != 0)
+		err = -errno;
+	close(fd);
+	return err;
 }
 
 DTA_API int dta_region_unlink(int backing, const char *path)
@@ -666,6 +738,7 @@ static int create_huge_shm(const struct dta_region_opts *o, uint64_t need,
 	r->base = m;
 	r->map_size = size;
 	r->page_size = (uint64_t)sf.f_bsize;
+	r->huge_bytes = size;
 	return 0;
 fail:
 	close(fd);
@@ -684,7 +757,8 @@ static int create_backing(const struct dta_region_opts *o, char **used_path)
 	int oflags = O_RDWR | O_CREAT | O_EXCL;
 	int fd;
 
-	if (o->backing == DTA_BACKING_SHM && shm_exists_as(o->path, 1)) {
+	if (o->backing == DTA_BACKING_SHM && !opts_dir(o) &&
+	    shm_exists_as(o->path, 1)) {
 		char p[PATH_MAX];
 
 		if (o->flags & DTA_REGION_EXCL)
@@ -698,7 +772,7 @@ static int create_backing(const struct dta_region_opts *o, char **used_path)
 		if (o->backing == DTA_BACKING_FILE)
 			unlink(o->path);
 		else
-			shm_unlink(o->path);
+			dta_region_shm_unlink_in(opts_dir(o), o->path);
 		fd = open_backing(o, oflags, 0600, used_path);
 	}
 	if (fd < 0)
@@ -724,6 +798,8 @@ static int create_backing(const struct dta_region_opts *o, char **used_path)
 static int reserve_backing(int fd, uint64_t need, const struct dta_region_opts *o)
 {
 	const char *what = o->name ? o->name : o->path;
+	const char *where = o->backing != DTA_BACKING_SHM ? NULL
+			    : opts_dir(o) ? opts_dir(o) : "/dev/shm";
 	struct statvfs sv;
 	int rc;
 
@@ -732,10 +808,9 @@ static int reserve_backing(int fd, uint64_t need, const struct dta_region_opts *
 		dta__log(DTA_LOG_ERROR,
 			 "region %s: needs %llu bytes but %s has %llu free: "
 			 "%s is too small for it", what, (unsigned long long)need,
-			 o->backing == DTA_BACKING_SHM ? "/dev/shm" : o->path,
+			 where ? where : o->path,
 			 (unsigned long long)sv.f_bavail * sv.f_frsize,
-			 o->backing == DTA_BACKING_SHM ? "/dev/shm"
-						       : "the file system");
+			 where ? where : "the file system");
 		return -ENOSPC;
 	}
 	do
@@ -894,6 +969,28 @@ static int map_fd(struct dta_region *r, int fd, uint64_t size, int prot)
 	return 0;
 }
 
+/*
+ * The pages a new shared-memory region got: its mapping populated now
+ * (the memory is reserved already; this builds the page tables, with huge
+ * page entries where the file system gave huge pages) and measured in
+ * /proc/self/smaps. A failure only leaves the report at 4 KiB.
+ */
+static void shm_pages(struct dta_region *r)
+{
+	uint64_t vma = 0, got, t0 = clock_ns(CLOCK_MONOTONIC);
+
+	if (madvise(r->base, r->map_size, MADV_POPULATE_WRITE) != 0)
+		return; /* EINVAL: a kernel before 5.14; nothing measured */
+	/* What DTA_REGION_POPULATE asks for is done. */
+	r->populate_ns = clock_ns(CLOCK_MONOTONIC) - t0;
+	if (!r->populate_ns)
+		r->populate_ns = 1;
+	got = thp_bytes(r->base, &vma);
+	r->huge_bytes = got;
+	if (vma && got >= vma / 2)
+		r->page_size = thp_size();
+}
+
 DTA_API int dta_region_create(const struct dta_layout *layout,
 			      const struct dta_region_opts *opts,
 			      struct dta_region **out)
@@ -932,7 +1029,7 @@ DTA_API int dta_region_create(const struct dta_layout *layout,
 			goto err_free;
 	} else {
 		if ((opts->flags & DTA_REGION_HUGE) &&
-		    opts->backing == DTA_BACKING_SHM) {
+		    opts->backing == DTA_BACKING_SHM && !opts_dir(opts)) {
 			if (shm_exists_as(opts->path, 0)) {
 				if (opts->flags & DTA_REGION_EXCL) {
 					err = -EEXIST;
@@ -951,7 +1048,9 @@ DTA_API int dta_region_create(const struct dta_layout *layout,
 			err = fd;
 			goto err_free;
 		}
-		need = round_up(need, 4096);
+		/* In a directory (a tmpfs with huge=within_size): whole huge
+		 * pages, so the last one is huge too. */
+		need = round_up(need, opts_dir(opts) ? thp_size() : 4096);
 		if (ftruncate(fd, (off_t)need) != 0) {
 			err = -errno;
 			goto err_unlink;
@@ -964,10 +1063,12 @@ DTA_API int dta_region_create(const struct dta_layout *layout,
 			goto err_unlink;
 		close(fd);
 		fd = -1;
+		if (opts->backing == DTA_BACKING_SHM)
+			shm_pages(r);
 	}
 mapped:
 	/* Nothing is written yet: no fd needed for the old-kernel path. */
-	if (opts->flags & DTA_REGION_POPULATE)
+	if ((opts->flags & DTA_REGION_POPULATE) && !r->populate_ns)
 		populate(r, -1);
 	err = header_encode(r, r->base);
 	if (err)
@@ -1312,3 +1413,9 @@ DTA_API uint64_t dta_region_populate_ns(const struct dta_region *r)
 {
 	return r ? r->populate_ns : 0;
 }
+
+DTA_API uint64_t dta_region_huge_bytes(const struct dta_region *r)
+{
+	return r ? r->huge_bytes : 0;
+}
+

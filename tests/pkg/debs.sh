@@ -80,6 +80,7 @@ has dta-tools /usr/bin/dta-collector /usr/bin/dta-translator /usr/bin/dta-gen \
 	/usr/share/man/man1/dta-query.1.gz /usr/share/man/man5/dta.conf.5.gz \
 	/usr/lib/systemd/system/dta-collector.service \
 	/usr/lib/systemd/system/dta-translator.service \
+	/usr/lib/systemd/system/run-dta_shm.mount \
 	/usr/lib/sysusers.d/dta.conf /usr/share/doc/dta-tools/systemd/rdma.conf \
 	/usr/share/doc/dta-tools/systemd/raw-frames.conf \
 	/usr/share/doc/dta-tools/examples/dta.conf /etc/dta/dta.conf
@@ -299,6 +300,8 @@ undo() {
 	for p in $E2E_TPID $E2E_CPID; do kill "$p" 2>/dev/null || true; done
 	sleep 1
 	! installed dta-tools || purge_all
+	umount /run/dta_shm 2>/dev/null || umount -l /run/dta_shm 2>/dev/null || true
+	rmdir /run/dta_shm 2>/dev/null || true
 	rm -rf /run/dta
 	if [ $had_user = no ] && getent passwd dta > /dev/null; then
 		userdel dta 2>/dev/null || true
@@ -320,14 +323,41 @@ for u in dta-collector dta-translator $ex; do
 done
 echo "ok: user dta made, units enabled"
 
+# The installed units pass systemd-analyze verify, the collector's with
+# the mount it requires; the packaged configuration's shm_dir is that
+# mount's directory.
+mount=/usr/lib/systemd/system/run-dta_shm.mount
+for u in $mount /usr/lib/systemd/system/dta-collector.service \
+	 /usr/lib/systemd/system/dta-translator.service; do
+	out=$(systemd-analyze verify --man=no "$u" 2>&1) ||
+		{ echo "$out"; echo "FAIL: systemd-analyze verify $u" >&2; exit 1; }
+	[ -z "$out" ] || { echo "$out"; echo "FAIL: $u: diagnostics" >&2; exit 1; }
+done
+shm=$(sed -n 's/^Where=//p' $mount)
+e2e_expect "the packaged shm_dir is the mount's" \
+	"$(sed -n 's/^shm_dir *= *//p' /etc/dta/dta.conf)" "$shm"
+echo "ok: systemd-analyze verify: $mount and the services; shm_dir = $shm"
+
 # Run them as their units do: user dta, /var/lib/dta and /run/dta as
-# StateDirectory= and RuntimeDirectory= make them, the packaged
+# StateDirectory= and RuntimeDirectory= make them, shm_dir mounted as
+# run-dta_shm.mount mounts it (its What=, Type=, Options=), the packaged
 # configuration (the translator on this test's port).
 install -d -o dta -g dta -m 0750 /var/lib/dta /run/dta
+mkdir -p "$shm"
+mount -t "$(sed -n 's/^Type=//p' $mount)" -o "$(sed -n 's/^Options=//p' $mount)" \
+	"$(sed -n 's/^What=//p' $mount)" "$shm"
+e2e_expect "$shm as mounted" "$(stat -c '%U %G %a' "$shm") $(findmnt -n -o FSTYPE "$shm")" \
+	"dta dta 750 tmpfs"
 setpriv --reuid=dta --regid=dta --init-groups -- env RUNTIME_DIRECTORY=/run/dta \
 	/usr/bin/dta-collector -c /etc/dta/dta.conf > "$E2E/icoll.log" 2>&1 &
 E2E_CPID=$!
 e2e_wait_ready "$E2E/icoll.log" "installed dta-collector"
+# Every structure of the packaged configuration on 2 MiB pages there.
+nst=$(grep -c '^\[structure ' /etc/dta/dta.conf)
+e2e_expect "structures on 2 MiB pages in $shm" \
+	"$(grep -c "bytes at $shm/dta-.* (2097152-byte pages)\$" "$E2E/icoll.log")" "$nst"
+! grep -q 'structures on 4 KiB pages' "$E2E/icoll.log" ||
+	{ cat "$E2E/icoll.log"; echo "FAIL: 4 KiB pages" >&2; exit 1; }
 setpriv --reuid=dta --regid=dta --init-groups -- /usr/bin/dta-translator -c /etc/dta/dta.conf \
 	-p "$E2E_PORT" > "$E2E/itrans.out" 2> "$E2E/itrans.log" &
 E2E_TPID=$!
@@ -343,6 +373,8 @@ env RUNTIME_DIRECTORY=/run/dta /usr/bin/dta-query -c /etc/dta/dta.conf \
 e2e_term "$E2E_TPID" dta-translator; E2E_TPID=
 e2e_term "$E2E_CPID" dta-collector; E2E_CPID=
 rm -rf /run/dta # RuntimeDirectory=: systemd removes it when the unit stops
+[ -z "$(ls -A "$shm")" ] || { ls -l "$shm"; echo "FAIL: objects left in $shm" >&2; exit 1; }
+umount "$shm" && rmdir "$shm" # the mount unit stops with the system
 n=$(find /var/lib/dta -type f | wc -l)
 [ "$n" -gt 0 ] || { echo "FAIL: the installed collector wrote no snapshot" >&2; exit 1; }
 echo "ok: the installed daemons ran as dta; $n snapshot files, $(du -sh /var/lib/dta | cut -f1) in /var/lib/dta"

@@ -33,6 +33,11 @@
  *    in either place, and dta_region_unlink() removes it from both.
  *    Otherwise 4 KiB pages (shared memory gets transparent huge pages only
  *    when the administrator enables shmem THP).
+ *  - SHM in a directory (dta_region_opts.dir, e.g. a tmpfs mounted with
+ *    huge=within_size): the object is the file DIR/NAME, and the mount's
+ *    huge= option decides; hugetlbfs at /dev/hugepages is not tried.
+ * SHM regions are populated at creation, and dta_region_page_size() and
+ * dta_region_huge_bytes() report the pages the kernel gave the mapping.
  * Each fallback says why through the log callback.
  *
  * Populating (DTA_REGION_POPULATE): a process that maps a region pays a
@@ -123,6 +128,14 @@ struct dta_schema; /* dta/schema.h */
  *           entry_size) regions take one; anything else is -EINVAL.
  *           Copied: the caller keeps ownership. Ignored by open. Absent
  *           when @sz ends before it (callers built before schemas).
+ * @dir:     DTA_BACKING_SHM only: the directory holding the object, as
+ *           the file DIR/NAME (@path "/dta-x.y": DIR/dta-x.y), instead of
+ *           shm_open()'s /dev/shm (and hugetlbfs). Opened with
+ *           O_DIRECTORY|O_NOFOLLOW (a symbolic link is -ELOOP or
+ *           -ENOTDIR), the object relative to it with O_NOFOLLOW; the
+ *           same owner and mode rules as in /dev/shm. The caller checks
+ *           who may write the directory (dta-collector: shm_dir). NULL:
+ *           /dev/shm. Absent when @sz ends before it.
  */
 struct dta_region_opts {
 	size_t sz;
@@ -135,6 +148,7 @@ struct dta_region_opts {
 	 * caller's @sz could not tell it apart. */
 	uint64_t mode;
 	const struct dta_schema *schema;
+	const char *dir;
 };
 
 struct dta_region; /* opaque */
@@ -230,6 +244,22 @@ DTA_API int dta_region_copy(struct dta_region *dst,
 DTA_API int dta_region_unlink(int backing, const char *path);
 
 /**
+ * dta_region_shm_unlink_in() - remove shared-memory object @name ("/dta-x")
+ * from directory @dir (dta_region_opts.dir); @dir NULL: as
+ * dta_region_unlink(DTA_BACKING_SHM, @name).
+ * Return: 0, -ENOENT, -EINVAL, other -errno.
+ */
+DTA_API int dta_region_shm_unlink_in(const char *dir, const char *name);
+
+/**
+ * dta_region_shm_stat_in() - as dta_region_shm_stat() for an object in
+ * directory @dir (dta_region_opts.dir), not following a symbolic link;
+ * @dir NULL: dta_region_shm_stat().
+ */
+DTA_API int dta_region_shm_stat_in(const char *dir, const char *name,
+				   struct stat *st);
+
+/**
  * dta_region_shm_stat() - stat() the file behind shared-memory object
  * @name, wherever it lives (/dev/shm, or hugetlbfs): its identity (st_dev,
  * st_ino), owner and mode, e.g. to notice that a collector re-created it.
@@ -257,7 +287,9 @@ DTA_API uint64_t dta_region_data_size(const struct dta_region *r);
 /* The whole mapping (header + data), e.g. for RDMA registration. */
 DTA_API void *dta_region_base(const struct dta_region *r);
 DTA_API uint64_t dta_region_map_size(const struct dta_region *r);
-/* Page size actually backing the mapping (4096, 2 MiB or 1 GiB). */
+/* Page size actually backing the mapping (4096, 2 MiB or 1 GiB): for
+ * transparent huge pages (anonymous or shared memory, measured at
+ * creation) the huge page size when they back at least half of it. */
 DTA_API uint64_t dta_region_page_size(const struct dta_region *r);
 /**
  * dta_region_populate_ns() - how long populating @r's mapping took
@@ -266,6 +298,12 @@ DTA_API uint64_t dta_region_page_size(const struct dta_region *r);
  * logged), and for NULL. Thread-safe.
  */
 DTA_API uint64_t dta_region_populate_ns(const struct dta_region *r);
+
+/* Bytes of the mapping on huge pages: all of it on hugetlbfs or reserved
+ * huge pages; transparent huge pages as the kernel reported them
+ * (/proc/self/smaps) once the mapping was populated at creation; 0 when
+ * none or not measured (regions opened rather than created). */
+DTA_API uint64_t dta_region_huge_bytes(const struct dta_region *r);
 
 /* Random id given at creation (a snapshot file keeps its source's); 0 for
  * a version-1 file. */
