@@ -975,16 +975,18 @@ static int map_fd(struct dta_region *r, int fd, uint64_t size, int prot)
  * page entries where the file system gave huge pages) and measured in
  * /proc/self/smaps. A failure only leaves the report at 4 KiB.
  */
-static void shm_pages(struct dta_region *r)
+static void shm_pages(struct dta_region *r, bool asked)
 {
 	uint64_t vma = 0, got, t0 = clock_ns(CLOCK_MONOTONIC);
 
 	if (madvise(r->base, r->map_size, MADV_POPULATE_WRITE) != 0)
 		return; /* EINVAL: a kernel before 5.14; nothing measured */
-	/* What DTA_REGION_POPULATE asks for is done. */
-	r->populate_ns = clock_ns(CLOCK_MONOTONIC) - t0;
-	if (!r->populate_ns)
-		r->populate_ns = 1;
+	/* What DTA_REGION_POPULATE (@asked) asks for is done. */
+	if (asked) {
+		r->populate_ns = clock_ns(CLOCK_MONOTONIC) - t0;
+		if (!r->populate_ns)
+			r->populate_ns = 1;
+	}
 	got = thp_bytes(r->base, &vma);
 	r->huge_bytes = got;
 	if (vma && got >= vma / 2)
@@ -1064,7 +1066,7 @@ DTA_API int dta_region_create(const struct dta_layout *layout,
 		close(fd);
 		fd = -1;
 		if (opts->backing == DTA_BACKING_SHM)
-			shm_pages(r);
+			shm_pages(r, opts->flags & DTA_REGION_POPULATE);
 	}
 mapped:
 	/* Nothing is written yet: no fd needed for the old-kernel path. */
