@@ -319,30 +319,37 @@ static inline void kw_sv_out(const struct dta_layout *l, const struct kw_sv *v,
 	kw_copy(out, b + l->g.kw.csum_bytes, l->g.kw.data_len);
 }
 
-/* N = 2, the paper's default: no candidate lists. */
-static inline void kw_vote2(const struct dta_layout *l,
-			    const uint8_t *const *p, struct kw_match m,
-			    unsigned thr, uint8_t *out,
-			    struct dta_kw_result *res)
+/*
+ * N = 2, the paper's default: no candidate lists, and no branch on what
+ * the slots hold until the data is copied out. Whether a copy survived
+ * is a coin toss in a full table; a mispredicted branch there would throw
+ * away the work the core had started on the next query (its hashing and
+ * its slot reads).
+ */
+static inline __attribute__((always_inline)) void
+kw_vote2(const struct dta_layout *l, const uint8_t *const *p,
+	 struct kw_match m, unsigned thr, uint8_t *out,
+	 struct dta_kw_result *res)
 {
 	struct kw_sv a, b;
-	bool ma, mb;
+	unsigned ma, mb, both, tie, cand, votes;
+	int status;
 
 	kw_sv_load(&a, p[0], l->g.kw.slot_size);
 	kw_sv_load(&b, p[1], l->g.kw.slot_size);
 	ma = kw_sv_match(&a, m);
-	mb = p[1] != p[0] && kw_sv_match(&b, m);
-	res->candidates = (unsigned)ma + (unsigned)mb;
-	if (ma && mb) {
-		bool same = kw_sv_eq(&a, &b);
-
-		res->votes = same ? 2 : 1;
-		res->status = kw_verdict(1, !same, res->votes, thr);
-	} else {
-		res->votes = res->candidates;
-		res->status = kw_verdict(res->candidates, 0, res->votes, thr);
-	}
-	if (res->status == DTA_Q_FOUND)
+	mb = (p[1] != p[0]) & kw_sv_match(&b, m);
+	both = ma & mb;
+	tie = both & !kw_sv_eq(&a, &b); /* two candidates, one vote each */
+	cand = ma + mb;
+	votes = cand - tie;
+	status = votes < thr ? DTA_Q_NOT_FOUND : DTA_Q_FOUND;
+	status = tie ? DTA_Q_CONFLICT : status;
+	status = cand ? status : DTA_Q_NOT_FOUND;
+	res->candidates = cand;
+	res->votes = votes;
+	res->status = status;
+	if (status == DTA_Q_FOUND)
 		kw_sv_out(l, ma ? &a : &b, out);
 }
 
@@ -432,7 +439,13 @@ DTA_API int dta_kw_query(const struct dta_layout *l, const void *area,
 	for (unsigned n = 0; n < nq; n++)
 		p[n] = (const uint8_t *)area + kw_slot(l, key, key_len, n) * ss;
 	csum = kw_checksum(l, key, key_len);
-	if (kw_small(l)) {
+	if (nq == 2 && kw_small(l)) {
+		/* the common case inline: fewer instructions between this
+		 * query's slot reads and the next one's */
+		struct kw_match m = { kw_csum_word(l, csum), kw_csum_mask(l) };
+
+		kw_vote2(l, p, m, thr, out, res);
+	} else if (kw_small(l)) {
 		struct kw_match m = { kw_csum_word(l, csum), kw_csum_mask(l) };
 
 		kw_vote_small(l, p, nq, m, thr, out, res);
