@@ -252,12 +252,16 @@ static inline bool kw_small(const struct dta_layout *l)
 
 static inline uint64_t kw_csum_mask(const struct dta_layout *l)
 {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return ~0ull >> (64 - 8 * l->g.kw.csum_bytes);
+#else
 	uint8_t b[8] = { 0 };
 	uint64_t m;
 
 	memset(b, 0xFF, l->g.kw.csum_bytes);
 	memcpy(&m, b, 8);
 	return m;
+#endif
 }
 
 /* The bytes kw_put_csum() would store for @c, as the slot's first word. */
