@@ -440,16 +440,30 @@ DTA_API int dta_kw_query(const struct dta_layout *l, const void *area,
 	if (err)
 		return err;
 	ss = l->g.kw.slot_size;
+	if (nq == 2 && kw_small(l) && l->hash_family != DTA_HASH_PROTOTYPE) {
+		/* The common case straight through: the fewer instructions
+		 * between this query's slot reads and the next one's, the more
+		 * of them the core overlaps. */
+		uint64_t s = l->g.kw.slots;
+		struct kw_match m;
+
+		p[0] = (const uint8_t *)area +
+		       dta__reduce(dta_hashfn_eval(&l->fn[DTA_HF_SLOT(0)], key,
+						   key_len), s) * ss;
+		p[1] = (const uint8_t *)area +
+		       dta__reduce(dta_hashfn_eval(&l->fn[DTA_HF_SLOT(1)], key,
+						   key_len), s) * ss;
+		csum = kw_csum_of(l, dta_hashfn_eval(&l->fn[DTA_HF_CHECKSUM],
+						     key, key_len));
+		m.want = kw_csum_word(l, csum);
+		m.mask = kw_csum_mask(l);
+		kw_vote2(l, p, m, thr, out, res);
+		return 0;
+	}
 	for (unsigned n = 0; n < nq; n++)
 		p[n] = (const uint8_t *)area + kw_slot(l, key, key_len, n) * ss;
 	csum = kw_checksum(l, key, key_len);
-	if (nq == 2 && kw_small(l)) {
-		/* the common case inline: fewer instructions between this
-		 * query's slot reads and the next one's */
-		struct kw_match m = { kw_csum_word(l, csum), kw_csum_mask(l) };
-
-		kw_vote2(l, p, m, thr, out, res);
-	} else if (kw_small(l)) {
+	if (kw_small(l)) {
 		struct kw_match m = { kw_csum_word(l, csum), kw_csum_mask(l) };
 
 		kw_vote_small(l, p, nq, m, thr, out, res);
