@@ -490,6 +490,9 @@ DTA_API int dta_kw_query(const struct dta_layout *l, const void *area,
 #ifndef KW_HINT
 #define KW_HINT 3
 #endif
+/* The key prefetched is in the chunk being voted on or the next one, the
+ * two the ring holds. */
+_Static_assert(KW_DIST <= KW_CHUNK, "KW_DIST reaches past the next chunk");
 /* Structures smaller than this are taken to sit in the caches, where a
  * prefetch is pure cost (a few ns a key): they are not prefetched. */
 #define KW_PREFETCH_MIN (512u << 10)
