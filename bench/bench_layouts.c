@@ -735,20 +735,63 @@ static void bench_hash(size_t nops)
 	free(keys);
 }
 
+/* Which rows to run (--only). */
+enum {
+	ONLY_HASH = 1, ONLY_KW = 2, ONLY_PC = 4, ONLY_AP = 8, ONLY_KI = 16,
+	ONLY_SMALL = 32, ONLY_LARGE = 64, ONLY_ALL = 127,
+};
+
+/* "kw,large" -> ONLY_KW | ONLY_LARGE; a list naming no structure runs all
+ * of them, one naming no size runs both; 0 for an unknown name. */
+static unsigned parse_only(const char *list)
+{
+	static const struct {
+		const char *name;
+		unsigned bit;
+	} names[] = {
+		{ "hash", ONLY_HASH }, { "kw", ONLY_KW }, { "pc", ONLY_PC },
+		{ "ap", ONLY_AP },     { "ki", ONLY_KI }, { "small", ONLY_SMALL },
+		{ "large", ONLY_LARGE },
+	};
+	const unsigned what = ONLY_HASH | ONLY_KW | ONLY_PC | ONLY_AP | ONLY_KI;
+	unsigned bits = 0;
+
+	while (*list) {
+		size_t len = strcspn(list, ",");
+		unsigned b = 0;
+
+		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (strlen(names[i].name) == len &&
+			    !strncmp(names[i].name, list, len))
+				b = names[i].bit;
+		if (!b)
+			return 0;
+		bits |= b;
+		list += len + (list[len] == ',');
+	}
+	if (!(bits & what))
+		bits |= what;
+	if (!(bits & (ONLY_SMALL | ONLY_LARGE)))
+		bits |= ONLY_SMALL | ONLY_LARGE;
+	return bits;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "ops", required_argument, NULL, 'n' },
 		{ "large-log2", required_argument, NULL, 'L' },
 		{ "pages", required_argument, NULL, 'p' },
+		{ "only", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	size_t nops = 2000000;
 	unsigned large = 26;
 	int pages = PG_BOTH, c;
+	unsigned only = ONLY_ALL;
 
-	while ((c = getopt_long(argc, argv, "n:L:p:h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "n:L:p:o:h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 			nops = strtoull(optarg, NULL, 0);
@@ -766,8 +809,12 @@ int main(int argc, char **argv)
 			else
 				pages = 0;
 			break;
+		case 'o':
+			only = parse_only(optarg);
+			break;
 		case 'h':
 			printf("Usage: bench_layouts [--ops N] [--large-log2 K] [--pages 4k|2m|both]\n"
+			       "                     [--only LIST]\n"
 			       "  --ops N         operations per measurement (default 2000000)\n"
 			       "  --large-log2 K  slots/chunks/counters of the large\n"
 			       "                  structures = 2^K (default 26: 1.5 GiB of\n"
@@ -775,6 +822,8 @@ int main(int argc, char **argv)
 			       "  --pages P       pages of the large structures: 4k\n"
 			       "                  (MADV_NOHUGEPAGE), 2m (MADV_HUGEPAGE,\n"
 			       "                  transparent huge pages) or both (default)\n"
+			       "  --only LIST     comma-separated rows to run: hash, kw, pc,\n"
+			       "                  ap, ki, small, large (default: all)\n"
 			       "Small structures have 2^14 slots (fit in L2). Rates are per\n"
 			       "CPU-second of the measuring thread, medians of 3 runs. Large\n"
 			       "rows also print R, random 8-byte reads/s on the structure's\n"
@@ -785,7 +834,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (nops < 1000 || large < 15 || large > 32 || !pages) {
+	if (nops < 1000 || large < 15 || large > 32 || !pages || !only) {
 		fprintf(stderr, "bench_layouts: option out of range\n");
 		return 2;
 	}
@@ -796,18 +845,28 @@ int main(int argc, char **argv)
 	       REPS);
 	printf("%-34s %-8s %10s  %11s  %-6s %7s %6s\n", "operation", "size",
 	       "rate", "latency", "pages", "R", "share");
-	bench_hash(nops);
-	bench_kw(14, nops, "2^14", 0);
-	bench_pc(14, nops, "2^14", 0);
-	bench_ap(nops);
-	bench_ki(14, nops, "2^14", 0);
-	for (int pg = PG_4K; pg <= PG_2M; pg <<= 1) {
+	if (only & ONLY_HASH)
+		bench_hash(nops);
+	if (only & ONLY_SMALL) {
+		if (only & ONLY_KW)
+			bench_kw(14, nops, "2^14", 0);
+		if (only & ONLY_PC)
+			bench_pc(14, nops, "2^14", 0);
+		if (only & ONLY_AP)
+			bench_ap(nops);
+		if (only & ONLY_KI)
+			bench_ki(14, nops, "2^14", 0);
+	}
+	for (int pg = PG_4K; pg <= PG_2M && (only & ONLY_LARGE); pg <<= 1) {
 		if (!(pages & pg))
 			continue;
 		page_advice = pg;
-		bench_kw(large, nops, "large", 1);
-		bench_pc(large - 1, nops, "large", 1);
-		bench_ki(large, nops, "large", 1);
+		if (only & ONLY_KW)
+			bench_kw(large, nops, "large", 1);
+		if (only & ONLY_PC)
+			bench_pc(large - 1, nops, "large", 1);
+		if (only & ONLY_KI)
+			bench_ki(large, nops, "large", 1);
 	}
 	return 0;
 }

@@ -428,6 +428,183 @@ static void test_batch_large_structure(void **state)
 	free(keys);
 }
 
+/*
+ * Appendix A.5 written out plainly over the slot bytes, as a second
+ * implementation: the slots of copies 0..n-1 (a slot two copies share
+ * counts once), those whose stored checksum equals the key's are
+ * candidates, equal data is one candidate; a unique leader with at least
+ * @t votes is FOUND, two leaders a CONFLICT.
+ */
+static int ref_query(const struct dta_layout *l, const uint8_t *area,
+		     const uint8_t *key, size_t klen, unsigned n, unsigned t,
+		     uint8_t *out, struct dta_kw_result *res)
+{
+	size_t ss = l->g.kw.slot_size, cb = l->g.kw.csum_bytes;
+	size_t dl = l->g.kw.data_len;
+	uint64_t want = dta_kw_checksum(l, key, klen), seen[8];
+	const uint8_t *cand[8];
+	unsigned votes[8] = { 0 }, nc = 0, top = 0, leaders = 0, win = 0;
+
+	res->candidates = 0;
+	for (unsigned c = 0; c < n; c++) {
+		uint64_t s = dta_kw_slot(l, key, klen, c), got = 0;
+		const uint8_t *slot = area + s * ss;
+		unsigned k;
+		int dup = 0;
+
+		for (unsigned m = 0; m < c; m++)
+			dup |= seen[m] == s;
+		seen[c] = s;
+		for (size_t b = 0; b < cb; b++) /* prototype: little-endian */
+			got |= (uint64_t)slot[b]
+			       << (l->hash_family == DTA_HASH_PROTOTYPE
+					   ? 8 * b
+					   : 8 * (cb - 1 - b));
+		if (dup || got != want)
+			continue;
+		res->candidates++;
+		for (k = 0; k < nc; k++)
+			if (!memcmp(cand[k] + cb, slot + cb, dl))
+				break;
+		if (k == nc)
+			cand[nc++] = slot;
+		votes[k]++;
+	}
+	for (unsigned k = 0; k < nc; k++)
+		top = votes[k] > top ? votes[k] : top;
+	for (unsigned k = 0; k < nc; k++)
+		if (votes[k] == top) {
+			leaders++;
+			win = k;
+		}
+	res->votes = top;
+	if (nc == 0)
+		res->status = DTA_Q_NOT_FOUND;
+	else if (leaders > 1)
+		res->status = DTA_Q_CONFLICT;
+	else if (top < t)
+		res->status = DTA_Q_NOT_FOUND;
+	else
+		res->status = DTA_Q_FOUND;
+	if (res->status == DTA_Q_FOUND)
+		memcpy(out, cand[win] + cb, dl);
+	return res->status;
+}
+
+/*
+ * Single and batched queries against ref_query() on crowded tables, for
+ * slot sizes on each side of the paths the library specialises (below 8
+ * bytes, 8-15, 16-32, above 32), every checksum width, N = 1..8 assumed
+ * (written with 1..8 copies), thresholds 0..3, copies overwritten by
+ * other data under the same checksum (conflicts, pluralities) and copies
+ * that share a slot.
+ */
+static void test_query_matches_reference(void **state)
+{
+	enum { KEYS = 700, KL = 5 };
+	static const struct {
+		int fam;
+		unsigned cb, dl;
+	} geo[] = {
+		{ DTA_HASH_CRC32C, 4, 1 },  { DTA_HASH_CRC32C, 1, 3 },
+		{ DTA_HASH_CRC32C, 2, 6 },  { DTA_HASH_CRC32C, 4, 4 },
+		{ DTA_HASH_CRC32C, 4, 7 },  { DTA_HASH_CRC32C, 1, 14 },
+		{ DTA_HASH_CRC32C, 4, 12 }, { DTA_HASH_CRC32C, 2, 17 },
+		{ DTA_HASH_CRC32C, 4, 20 }, { DTA_HASH_CRC32C, 4, 28 },
+		{ DTA_HASH_CRC32C, 4, 29 }, { DTA_HASH_CRC32C, 4, 60 },
+		{ DTA_HASH_XXH3, 8, 8 },    { DTA_HASH_XXH3, 8, 20 },
+		{ DTA_HASH_XXH3, 8, 24 },   { DTA_HASH_XXH3, 8, 25 },
+		{ DTA_HASH_CRC32, 4, 20 },  { DTA_HASH_PROTOTYPE, 4, 4 },
+		{ DTA_HASH_PROTOTYPE, 4, 20 },
+	};
+	uint8_t (*keys)[KL] = malloc(KEYS * KL);
+	uint8_t *out = malloc(KEYS * 64), one[64], ref[64];
+	struct dta_kw_result *res = malloc(KEYS * sizeof(*res)), r1, rr;
+	unsigned seen[4] = { 0 };
+
+	(void)state;
+	assert_non_null(keys);
+	assert_non_null(out);
+	assert_non_null(res);
+	for (size_t g = 0; g < sizeof(geo) / sizeof(geo[0]); g++) {
+		struct dta_layout l;
+		uint8_t *area;
+
+		assert_int_equal(dta_layout_kw(&l, 256, geo[g].dl, geo[g].cb, 8,
+					       geo[g].fam, 3 + g),
+				 0);
+		area = calloc(1, l.data_size);
+		assert_non_null(area);
+		for (int i = 0; i < KEYS; i++) {
+			uint8_t d[64], slot[8 + 64];
+			struct dta_memop ops[8];
+			unsigned w = 1 + (unsigned)rnd() % 8;
+
+			rnd_bytes(keys[i], KL);
+			/* few distinct values, so that copies agree often */
+			memset(d, (int)(rnd() % 3), geo[g].dl);
+			if (i % 5 == 4)
+				continue; /* absent */
+			put(&l, area, keys[i], KL, d, w);
+			if (i % 3 == 0) {
+				/* some copies now hold other data */
+				d[geo[g].dl - 1] ^= 0x40;
+				assert_int_equal(dta_kw_ops(&l, keys[i], KL, d,
+							    geo[g].dl, 8, slot,
+							    sizeof(slot), ops, 8),
+						 8);
+				for (unsigned c = 0; c < 8; c++)
+					if (rnd() % 3 == 0)
+						dta_memops_apply(area, l.data_size,
+								 &ops[c], 1);
+			}
+		}
+		for (unsigned n = 1; n <= 8; n++) {
+			for (unsigned t = 0; t <= 3; t++) {
+				struct dta_kw_query_opts o = { n, t };
+				size_t dl = geo[g].dl;
+
+				memset(out, 0xa5, KEYS * dl);
+				assert_int_equal(dta_kw_query_batch(&l, area, keys,
+								    KL, KEYS, &o,
+								    out, KEYS * dl,
+								    res),
+						 0);
+				for (int i = 0; i < KEYS; i++) {
+					ref_query(&l, area, keys[i], KL, n, t, ref,
+						  &rr);
+					assert_int_equal(dta_kw_query(&l, area,
+								      keys[i], KL,
+								      &o, one, dl,
+								      &r1),
+							 0);
+					assert_int_equal(r1.status, rr.status);
+					assert_int_equal(r1.votes, rr.votes);
+					assert_int_equal(r1.candidates,
+							 rr.candidates);
+					assert_int_equal(res[i].status, rr.status);
+					assert_int_equal(res[i].votes, rr.votes);
+					assert_int_equal(res[i].candidates,
+							 rr.candidates);
+					if (rr.status == DTA_Q_FOUND) {
+						assert_memory_equal(one, ref, dl);
+						assert_memory_equal(out + i * dl,
+								    ref, dl);
+					}
+					seen[rr.status]++;
+				}
+			}
+		}
+		free(area);
+	}
+	/* the workload reached every kind of answer */
+	assert_true(seen[DTA_Q_FOUND] && seen[DTA_Q_NOT_FOUND] &&
+		    seen[DTA_Q_CONFLICT]);
+	free(res);
+	free(out);
+	free(keys);
+}
+
 /* n = 0 does nothing; bad arguments fail before anything is written. */
 static void test_batch_edges(void **state)
 {
@@ -611,6 +788,7 @@ int main(void)
 		cmocka_unit_test(test_batch_matches_single_everywhere),
 		cmocka_unit_test(test_batch_edges),
 		cmocka_unit_test(test_batch_large_structure),
+		cmocka_unit_test(test_query_matches_reference),
 		cmocka_unit_test(test_bound_report_age),
 		cmocka_unit_test(test_bad_input),
 	};

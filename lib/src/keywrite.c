@@ -217,15 +217,26 @@ int dta__kw_ops_fast(const struct dta_layout *l, uint64_t fm,
 	return (int)redundancy;
 }
 
+/* How the votes of a query's candidates end (appendix A.5): a unique
+ * leader with at least @thr votes is FOUND, two leaders a CONFLICT. */
+static inline int kw_verdict(unsigned ncand, int tie, unsigned best_votes,
+			     unsigned thr)
+{
+	if (ncand == 0 || (!tie && best_votes < thr))
+		return DTA_Q_NOT_FOUND;
+	return tie ? DTA_Q_CONFLICT : DTA_Q_FOUND;
+}
+
 /*
- * Plurality vote over the slots at @idx (appendix A.5). Each slot whose
- * checksum looks right is copied and examined as copied, so that a
- * concurrent writer cannot make the data compared differ from the data
- * returned. Copies that landed in the same slot are one vote, not several.
+ * Plurality vote over the slots at @p (appendix A.5), any slot size. Each
+ * slot whose checksum looks right is copied and examined as copied, so
+ * that a concurrent writer cannot make the data compared differ from the
+ * data returned. Copies that landed in the same slot are one vote, not
+ * several.
  */
-static void kw_vote(const struct dta_layout *l, const uint8_t *area,
-		    const uint64_t *idx, unsigned nq, uint64_t csum,
-		    unsigned threshold, uint8_t *out, struct dta_kw_result *res)
+static void kw_vote(const struct dta_layout *l, const uint8_t *const *p,
+		    unsigned nq, uint64_t csum, unsigned threshold,
+		    uint8_t *out, struct dta_kw_result *res)
 {
 	uint8_t copy[DTA_MAX_REDUNDANCY][8 + DTA_DATA_MAX];
 	unsigned votes[DTA_MAX_REDUNDANCY];
@@ -235,16 +246,15 @@ static void kw_vote(const struct dta_layout *l, const uint8_t *area,
 	unsigned best = 0, best_votes = 0, tie = 0;
 
 	for (unsigned n = 0; n < nq; n++) {
-		const uint8_t *p = area + idx[n] * ss;
 		uint8_t *slot = copy[ncand]; /* candidate c lives in copy[c] */
 		unsigned c;
 		bool dup = false;
 
 		for (unsigned m = 0; m < n; m++)
-			dup |= idx[m] == idx[n];
-		if (dup || kw_get_csum(l, p) != csum)
+			dup |= p[m] == p[n];
+		if (dup || kw_get_csum(l, p[n]) != csum)
 			continue;
-		kw_copy(slot, p, ss);
+		kw_copy(slot, p[n], ss);
 		if (kw_get_csum(l, slot) != csum)
 			continue; /* changed under us: as if never matched */
 		matched++;
@@ -268,16 +278,187 @@ static void kw_vote(const struct dta_layout *l, const uint8_t *area,
 	}
 	res->candidates = matched;
 	res->votes = best_votes;
-	if (ncand == 0) {
-		res->status = DTA_Q_NOT_FOUND;
-	} else if (tie) {
-		res->status = DTA_Q_CONFLICT;
-	} else if (best_votes < threshold) {
-		res->status = DTA_Q_NOT_FOUND;
-	} else {
-		res->status = DTA_Q_FOUND;
+	res->status = kw_verdict(ncand, tie, best_votes, threshold);
+	if (res->status == DTA_Q_FOUND)
 		kw_copy(out, copy[best] + cb, dl);
+}
+
+/*
+ * The vote for slots of 8 to 32 bytes (a 4-byte checksum and up to 28
+ * bytes of data: INT paths of up to 7 hops, flow records), on registers.
+ * A slot is read once, as two words (8 <= size < 16) or two 16-byte halves
+ * (16 <= size <= 32) that overlap when the size is not a multiple, and
+ * everything is decided on what was read: the checksum is its first bytes,
+ * and since candidates share the checksum, equal data is an equal slot.
+ */
+struct kw_sv {
+	uint64_t w[4];
+};
+
+/* A slot's first 8 bytes hold checksum @c where (w[0] ^ want) & mask is 0. */
+struct kw_match {
+	uint64_t want;
+	uint64_t mask;
+};
+
+static inline bool kw_small(const struct dta_layout *l)
+{
+	return l->g.kw.slot_size >= 8 && l->g.kw.slot_size <= 32;
+}
+
+static inline uint64_t kw_csum_mask(const struct dta_layout *l)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return ~0ull >> (64 - 8 * l->g.kw.csum_bytes);
+#else
+	uint8_t b[8] = { 0 };
+	uint64_t m;
+
+	memset(b, 0xFF, l->g.kw.csum_bytes);
+	memcpy(&m, b, 8);
+	return m;
+#endif
+}
+
+/* The bytes kw_put_csum() would store for @c, as the slot's first word. */
+static inline uint64_t kw_csum_word(const struct dta_layout *l, uint64_t c)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	unsigned cb = l->g.kw.csum_bytes;
+
+	if (l->hash_family == DTA_HASH_PROTOTYPE)
+		return c & 0xFFFFFFFFu;
+	return __builtin_bswap64(c << (64 - 8 * cb));
+#else
+	uint8_t b[8] = { 0 };
+	uint64_t w;
+
+	kw_put_csum(l, b, c);
+	memcpy(&w, b, 8);
+	return w;
+#endif
+}
+
+static inline void kw_sv_load(struct kw_sv *v, const uint8_t *p, size_t ss)
+{
+	if (ss >= 16) {
+		memcpy(&v->w[0], p, 16);
+		memcpy(&v->w[2], p + ss - 16, 16);
+	} else {
+		memcpy(&v->w[0], p, 8);
+		memcpy(&v->w[1], p + ss - 8, 8);
+		v->w[2] = v->w[3] = 0;
 	}
+}
+
+static inline bool kw_sv_eq(const struct kw_sv *a, const struct kw_sv *b)
+{
+	return ((a->w[0] ^ b->w[0]) | (a->w[1] ^ b->w[1]) |
+		(a->w[2] ^ b->w[2]) | (a->w[3] ^ b->w[3])) == 0;
+}
+
+static inline bool kw_sv_match(const struct kw_sv *v, struct kw_match m)
+{
+	return ((v->w[0] ^ m.want) & m.mask) == 0;
+}
+
+/* Rebuild the slot's bytes from its halves and copy its data out. */
+static inline void kw_sv_out(const struct dta_layout *l, const struct kw_sv *v,
+			     uint8_t *out)
+{
+	size_t ss = l->g.kw.slot_size;
+	uint8_t b[32];
+
+	if (ss >= 16) {
+		memcpy(b, &v->w[0], 16);
+		memcpy(b + ss - 16, &v->w[2], 16);
+	} else {
+		memcpy(b, &v->w[0], 8);
+		memcpy(b + ss - 8, &v->w[1], 8);
+	}
+	kw_copy(out, b + l->g.kw.csum_bytes, l->g.kw.data_len);
+}
+
+/*
+ * N = 2, the paper's default: no candidate lists, and no branch on what
+ * the slots hold until the data is copied out. Whether a copy survived
+ * is a coin toss in a full table; a mispredicted branch there would throw
+ * away the work the core had started on the next query (its hashing and
+ * its slot reads).
+ */
+static inline __attribute__((always_inline)) void
+kw_vote2(const struct dta_layout *l, const uint8_t *const *p,
+	 struct kw_match m, unsigned thr, uint8_t *out,
+	 struct dta_kw_result *res)
+{
+	struct kw_sv a, b;
+	unsigned ma, mb, both, tie, cand, votes;
+	int status;
+
+	kw_sv_load(&a, p[0], l->g.kw.slot_size);
+	kw_sv_load(&b, p[1], l->g.kw.slot_size);
+	ma = kw_sv_match(&a, m);
+	mb = (p[1] != p[0]) & kw_sv_match(&b, m);
+	both = ma & mb;
+	tie = both & !kw_sv_eq(&a, &b); /* two candidates, one vote each */
+	cand = ma + mb;
+	votes = cand - tie;
+	status = votes < thr ? DTA_Q_NOT_FOUND : DTA_Q_FOUND;
+	status = tie ? DTA_Q_CONFLICT : status;
+	status = cand ? status : DTA_Q_NOT_FOUND;
+	res->candidates = cand;
+	res->votes = votes;
+	res->status = status;
+	if (status == DTA_Q_FOUND)
+		kw_sv_out(l, ma ? &a : &b, out);
+}
+
+static inline void kw_vote_small(const struct dta_layout *l,
+				 const uint8_t *const *p, unsigned nq,
+				 struct kw_match m, unsigned thr, uint8_t *out,
+				 struct dta_kw_result *res)
+{
+	struct kw_sv cand[DTA_MAX_REDUNDANCY];
+	unsigned votes[DTA_MAX_REDUNDANCY];
+	unsigned ncand = 0, matched = 0, best = 0, best_votes = 0;
+	size_t ss = l->g.kw.slot_size;
+	int tie = 0;
+
+	if (nq == 2) {
+		kw_vote2(l, p, m, thr, out, res);
+		return;
+	}
+	for (unsigned n = 0; n < nq; n++) {
+		bool dup = false;
+		unsigned c;
+
+		for (unsigned k = 0; k < n; k++)
+			dup |= p[k] == p[n];
+		kw_sv_load(&cand[ncand], p[n], ss);
+		if (dup || !kw_sv_match(&cand[ncand], m))
+			continue;
+		matched++;
+		for (c = 0; c < ncand; c++)
+			if (kw_sv_eq(&cand[c], &cand[ncand]))
+				break;
+		if (c == ncand)
+			votes[ncand++] = 0;
+		votes[c]++;
+	}
+	for (unsigned c = 0; c < ncand; c++) {
+		if (votes[c] > best_votes) {
+			best = c;
+			best_votes = votes[c];
+			tie = 0;
+		} else if (votes[c] == best_votes) {
+			tie = 1;
+		}
+	}
+	res->candidates = matched;
+	res->votes = best_votes;
+	res->status = kw_verdict(ncand, tie, best_votes, thr);
+	if (res->status == DTA_Q_FOUND)
+		kw_sv_out(l, &cand[best], out);
 }
 
 static int kw_query_setup(const struct dta_layout *l, const void *area,
@@ -301,8 +482,10 @@ DTA_API int dta_kw_query(const struct dta_layout *l, const void *area,
 			 const struct dta_kw_query_opts *opts, void *out,
 			 size_t out_len, struct dta_kw_result *res)
 {
-	uint64_t idx[DTA_MAX_REDUNDANCY];
+	const uint8_t *p[DTA_MAX_REDUNDANCY];
+	size_t ss;
 	unsigned nq, thr;
+	uint64_t csum;
 	int err = kw_check_args(l, key, key_len);
 
 	if (err)
@@ -312,79 +495,102 @@ DTA_API int dta_kw_query(const struct dta_layout *l, const void *area,
 	err = kw_query_setup(l, area, opts, out_len, &nq, &thr);
 	if (err)
 		return err;
+	ss = l->g.kw.slot_size;
+	if (nq == 2 && kw_small(l) && l->hash_family != DTA_HASH_PROTOTYPE) {
+		/* The common case straight through: the fewer instructions
+		 * between this query's slot reads and the next one's, the more
+		 * of them the core overlaps. */
+		uint64_t s = l->g.kw.slots;
+		struct kw_match m;
+
+		p[0] = (const uint8_t *)area +
+		       dta__reduce(dta_hashfn_eval(&l->fn[DTA_HF_SLOT(0)], key,
+						   key_len), s) * ss;
+		p[1] = (const uint8_t *)area +
+		       dta__reduce(dta_hashfn_eval(&l->fn[DTA_HF_SLOT(1)], key,
+						   key_len), s) * ss;
+		csum = kw_csum_of(l, dta_hashfn_eval(&l->fn[DTA_HF_CHECKSUM],
+						     key, key_len));
+		m.want = kw_csum_word(l, csum);
+		m.mask = kw_csum_mask(l);
+		kw_vote2(l, p, m, thr, out, res);
+		return 0;
+	}
 	for (unsigned n = 0; n < nq; n++)
-		idx[n] = kw_slot(l, key, key_len, n);
-	kw_vote(l, area, idx, nq, kw_checksum(l, key, key_len), thr, out,
-		res);
+		p[n] = (const uint8_t *)area + kw_slot(l, key, key_len, n) * ss;
+	csum = kw_checksum(l, key, key_len);
+	if (kw_small(l)) {
+		struct kw_match m = { kw_csum_word(l, csum), kw_csum_mask(l) };
+
+		kw_vote_small(l, p, nq, m, thr, out, res);
+	} else {
+		kw_vote(l, p, nq, csum, thr, out, res);
+	}
 	return 0;
 }
 
 /*
- * Batched queries as a software pipeline. Keys go through in groups of
- * KW_GROUP: a group is hashed in one tight loop (all slot indices, then
- * all checksums), then every slot it will read is prefetched, and it is
- * voted on only KW_AHEAD - 1 groups later. The memory reads of several
- * groups, and the page walks their prefetches start, overlap each other and
- * the hashing of the groups behind them, instead of each key waiting on its
- * own misses.
+ * Batched queries as a software pipeline. Keys go through in chunks of
+ * KW_CHUNK: a chunk is hashed in one tight loop per role (several keys per
+ * vector), one chunk ahead of the chunk being voted on. While key i is
+ * voted on, the slots of key i + KW_DIST are prefetched, so a steady
+ * number of misses is in flight and the hashing of the next chunk and the
+ * votes overlap them, instead of each key waiting on its own misses.
  */
-#ifndef KW_GROUP
-#define KW_GROUP 8
+#ifndef KW_CHUNK
+#define KW_CHUNK 32
 #endif
-#ifndef KW_AHEAD
-#define KW_AHEAD 4
+#ifndef KW_DIST
+#define KW_DIST 16
 #endif
+#ifndef KW_HINT
+#define KW_HINT 3
+#endif
+/* The key prefetched is in the chunk being voted on or the next one, the
+ * two the ring holds. */
+_Static_assert(KW_DIST <= KW_CHUNK, "KW_DIST reaches past the next chunk");
 /* Structures smaller than this are taken to sit in the caches, where a
  * prefetch is pure cost (a few ns a key): they are not prefetched. */
 #define KW_PREFETCH_MIN (512u << 10)
 
-struct kw_group {
-	uint64_t idx[KW_GROUP][DTA_MAX_REDUNDANCY];
-	uint64_t csum[KW_GROUP];
+struct kw_chunk {
+	const uint8_t *p[KW_CHUNK][DTA_MAX_REDUNDANCY];
+	uint64_t csum[KW_CHUNK];
 };
 
 /* Prefetch the cache lines of one slot (a slot may straddle two). */
 static inline void prefetch_span(const uint8_t *p, size_t len)
 {
-	__builtin_prefetch(p);
+	__builtin_prefetch(p, 0, KW_HINT);
 	if ((((uintptr_t)p) ^ ((uintptr_t)p + len - 1)) & ~(uintptr_t)63)
-		__builtin_prefetch(p + len - 1);
+		__builtin_prefetch(p + len - 1, 0, KW_HINT);
 }
 
-static void kw_hash_group(const struct dta_layout *l, const uint8_t *area,
+static void kw_hash_chunk(const struct dta_layout *l, const uint8_t *area,
 			  const uint8_t *keys, size_t key_len, size_t cnt,
-			  unsigned nq, struct kw_group *g)
+			  unsigned nq, struct kw_chunk *g)
 {
 	size_t ss = l->g.kw.slot_size;
-	uint64_t h[KW_GROUP];
+	uint64_t h[KW_CHUNK];
 
 	/* One dta_hashfn_eval_n() per role: it hashes several keys per
 	 * vector where the CPU can. The prototype family hashes a reversed
 	 * key plus the copy number and takes the per-key path. */
-	for (unsigned j = 0; j < nq; j++) {
-		if (l->hash_family == DTA_HASH_PROTOTYPE) {
-			for (size_t i = 0; i < cnt; i++)
-				g->idx[i][j] = kw_slot(l, keys + i * key_len,
-						       key_len, j);
-			continue;
+	if (l->hash_family == DTA_HASH_PROTOTYPE) {
+		for (size_t i = 0; i < cnt; i++) {
+			for (unsigned j = 0; j < nq; j++)
+				g->p[i][j] = area + kw_slot(l, keys + i * key_len,
+							    key_len, j) * ss;
+			g->csum[i] = kw_checksum(l, keys + i * key_len,
+						 key_len);
 		}
+		return;
+	}
+	for (unsigned j = 0; j < nq; j++) {
 		dta_hashfn_eval_n(&l->fn[DTA_HF_SLOT(j)], keys, key_len,
 				  key_len, cnt, h);
 		for (size_t i = 0; i < cnt; i++)
-			g->idx[i][j] = dta__reduce(h[i], l->g.kw.slots);
-	}
-	/* All prefetches of the group back to back: their page walks and
-	 * misses run in parallel (spreading them between the hashes measured
-	 * slower: each stalled prefetch then holds up the hashing behind it). */
-	if (l->data_size >= KW_PREFETCH_MIN)
-		for (size_t i = 0; i < cnt; i++)
-			for (unsigned j = 0; j < nq; j++)
-				prefetch_span(area + g->idx[i][j] * ss, ss);
-	if (l->hash_family == DTA_HASH_PROTOTYPE) {
-		for (size_t i = 0; i < cnt; i++)
-			g->csum[i] = kw_checksum(l, keys + i * key_len,
-						 key_len);
-		return;
+			g->p[i][j] = area + dta__reduce(h[i], l->g.kw.slots) * ss;
 	}
 	dta_hashfn_eval_n(&l->fn[DTA_HF_CHECKSUM], keys, key_len, key_len, cnt,
 			  h);
@@ -397,11 +603,13 @@ DTA_API int dta_kw_query_batch(const struct dta_layout *l, const void *area,
 			       const struct dta_kw_query_opts *opts, void *out,
 			       size_t out_len, struct dta_kw_result *res)
 {
-	struct kw_group ring[KW_AHEAD];
+	struct kw_chunk ring[2];
 	const uint8_t *k = keys;
 	uint8_t *o = out;
-	size_t groups, dl;
+	size_t chunks, dl, ss;
 	unsigned nq, thr;
+	uint64_t mask;
+	bool small, pf;
 	int err = kw_check_args(l, keys, key_len);
 
 	if (err)
@@ -416,25 +624,53 @@ DTA_API int dta_kw_query_batch(const struct dta_layout *l, const void *area,
 		return -ENOSPC;
 	if (n > SIZE_MAX / key_len)
 		return -EINVAL;
+	if (n == 0)
+		return 0;
+	small = kw_small(l);
+	mask = kw_csum_mask(l);
+	ss = l->g.kw.slot_size;
+	pf = l->data_size >= KW_PREFETCH_MIN;
 
-	groups = (n + KW_GROUP - 1) / KW_GROUP;
-	for (size_t g = 0; g < groups + KW_AHEAD - 1; g++) {
-		if (g < groups) {
-			size_t base = g * KW_GROUP;
+	chunks = (n + KW_CHUNK - 1) / KW_CHUNK;
+	kw_hash_chunk(l, area, k, key_len, n < KW_CHUNK ? n : KW_CHUNK, nq,
+		      &ring[0]);
+	if (pf)
+		for (size_t i = 0; i < KW_DIST && i < n && i < KW_CHUNK; i++)
+			for (unsigned j = 0; j < nq; j++)
+				prefetch_span(ring[0].p[i][j], ss);
+	for (size_t c = 0; c < chunks; c++) {
+		const struct kw_chunk *grp = &ring[c % 2];
+		size_t base = c * KW_CHUNK;
+		size_t cnt = n - base < KW_CHUNK ? n - base : KW_CHUNK;
 
-			kw_hash_group(l, area, k + base * key_len, key_len,
-				      n - base < KW_GROUP ? n - base : KW_GROUP,
-				      nq, &ring[g % KW_AHEAD]);
+		if (c + 1 < chunks) {
+			size_t nb = base + KW_CHUNK;
+
+			kw_hash_chunk(l, area, k + nb * key_len, key_len,
+				      n - nb < KW_CHUNK ? n - nb : KW_CHUNK, nq,
+				      &ring[(c + 1) % 2]);
 		}
-		if (g >= KW_AHEAD - 1) {
-			size_t v = g - (KW_AHEAD - 1), base = v * KW_GROUP;
-			size_t cnt = n - base < KW_GROUP ? n - base : KW_GROUP;
-			const struct kw_group *grp = &ring[v % KW_AHEAD];
+		for (size_t i = 0; i < cnt; i++) {
+			size_t a = i + KW_DIST;
 
-			for (size_t i = 0; i < cnt; i++)
-				kw_vote(l, area, grp->idx[i], nq, grp->csum[i],
-					thr, o + (base + i) * dl,
-					&res[base + i]);
+			/* key a is in this chunk or the next one */
+			if (pf && base + a < n)
+				for (unsigned j = 0; j < nq; j++)
+					prefetch_span(ring[(c + a / KW_CHUNK) % 2]
+							      .p[a % KW_CHUNK][j],
+						      ss);
+			if (small) {
+				struct kw_match m = {
+					kw_csum_word(l, grp->csum[i]), mask
+				};
+
+				kw_vote_small(l, grp->p[i], nq, m, thr,
+					      o + (base + i) * dl,
+					      &res[base + i]);
+			} else {
+				kw_vote(l, grp->p[i], nq, grp->csum[i], thr,
+					o + (base + i) * dl, &res[base + i]);
+			}
 		}
 	}
 	return 0;

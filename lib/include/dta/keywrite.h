@@ -105,12 +105,12 @@ DTA_API int dta_kw_query(const struct dta_layout *l, const void *area,
 
 /**
  * dta_kw_query_batch() - dta_kw_query() for @n keys of equal length, as a
- * software pipeline: a group of keys is hashed in one loop (all slot
- * indices, then all checksums), every slot the group will read is
- * prefetched, and the group is voted on only after the groups behind it
- * have been hashed and prefetched, so the slot reads (and page walks) of
- * many keys overlap each other and the hashing. For tables far larger than
- * the caches; in cache, single queries are as fast.
+ * software pipeline: keys are hashed a chunk at a time (one loop per hash
+ * role, several keys per vector), one chunk ahead of the votes, and the
+ * slots of the key a fixed distance ahead are prefetched while a key is
+ * voted on, so the slot reads (and page walks) of many keys overlap each
+ * other, the hashing and the votes. Faster than single queries at every
+ * table size, most of all on tables far larger than the caches.
  * @keys:    the keys back to back, @n * @key_len bytes.
  * @n:       keys; 0 is allowed and does nothing.
  * @opts:    as dta_kw_query(), the same for every key; may be NULL.
