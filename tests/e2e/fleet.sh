@@ -156,9 +156,7 @@ fi
 grep -q "east" "$E2E/one.err"
 
 # East back, with what it held.
-"$COLLECTOR" -c "$E2E/dta.conf" --collector east > "$E2E/c1.log" 2>&1 &
-E2E_PIDS="$E2E_PIDS $!"
-e2e_wait_ready "$E2E/c1.log" "collector east"
+e2e_restart_east
 fleet_ask back
 check_kw back "$E2E/kw.back" "$(cat "$E2E/kw.back.rc")" ""
 check_ap "$E2E/ap.back" "$(cat "$E2E/ap.back.rc")" ""

@@ -83,9 +83,7 @@ grep -q '"partial":true,"missing":\["east"\]' "$E2E/dead.endpoint"
 test "$(grep -c '"status":"unavailable"' "$E2E/dead.endpoint")" -gt 0
 grep -q "127.0.0.1:$P1" "$E2E/dead.endpoint.err"
 
-"$COLLECTOR" -c "$E2E/dta.conf" --collector east > "$E2E/c1.log" 2>&1 &
-E2E_PIDS="$E2E_PIDS $!"
-e2e_wait_ready "$E2E/c1.log" "collector east"
+e2e_restart_east
 same back
 cmp "$E2E/whole.endpoint" "$E2E/back.endpoint"
 e2e_stop_pair

@@ -326,6 +326,16 @@ e2e_start_pair() {
 	e2e_wait_ready "$E2E/c1.log" "collector east"
 }
 
+# [collector east] of e2e_start_pair started again (after e2e_kill_east).
+# Its log is emptied first, here: the shell opens it for the new process
+# only once that runs, and the wait would see the last one's "ready".
+e2e_restart_east() {
+	: > "$E2E/c1.log"
+	"$COLLECTOR" -c "$E2E/dta.conf" --collector east >> "$E2E/c1.log" 2>&1 &
+	E2E_PIDS="$E2E_PIDS $!"
+	e2e_wait_ready "$E2E/c1.log" "collector east"
+}
+
 e2e_stop_pair() {
 	set -- $E2E_PIDS
 	E2E_PIDS=
