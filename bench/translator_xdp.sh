@@ -17,6 +17,9 @@
 #          the caches and the TLB: the receive path's own cost)
 #   PERF   a directory: also profile one run of each mode (perf record -g)
 #          into PERF/MODE.txt
+#   PAGES  tmpfs: the structures in shm_dir on a tmpfs this script mounts
+#          with huge=within_size (2 MiB pages, what the packaged
+#          configuration gets); default shm: /dev/shm (4 KiB pages here)
 # dta-gen sends as fast as it can from the sender's namespace. "recv" is
 # reports received / sent (the rest the translator counts: socket_drops,
 # for AF_XDP by cause). On veth the kernel's receive work up to the socket
@@ -45,10 +48,17 @@ cleanup() {
 	for p in $TPID $CPID; do wait "$p" 2>/dev/null || true; done
 	ip netns del "$NS" 2>/dev/null || true
 	ip netns del "$NT" 2>/dev/null || true
+	umount "$D/shm" 2>/dev/null || true
 	rm -rf "$D"
 	rm -f /dev/shm/dta-bench-xdp-$$.*
 }
 trap cleanup EXIT INT TERM
+SHM_LINE=
+if [ "${PAGES:-shm}" = tmpfs ]; then
+	mkdir -m 0700 "$D/shm"
+	mount -t tmpfs -o huge=within_size,size=2g,mode=0700 dta-bench-xdp "$D/shm"
+	SHM_LINE="shm_dir = $D/shm"
+fi
 ip netns add "$NS"
 ip netns add "$NT"
 ip link add veth0 netns "$NS" type veth peer name veth0 netns "$NT"
@@ -65,6 +75,7 @@ conf() { # KEYS
 name = bench-xdp-$$
 socket = $D/collector.sock
 snapshot_dir = $D/snap
+$SHM_LINE
 
 [translator]
 port = $PORT
