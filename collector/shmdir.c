@@ -6,6 +6,7 @@
  * regions land on 4 KiB pages can say why.
  */
 #include "shmdir.h"
+#include "tools.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -96,41 +97,12 @@ static void describe(int fd, struct coll_shm_place *place)
 int coll_shm_dir_check(const char *dir, struct coll_shm_place *place,
 		       char *why, size_t cap)
 {
-	struct stat st;
-	int fd, e;
+	int fd = tool_private_dir_open(dir, why, cap);
 
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
-		e = errno;
-		if ((e == ELOOP || e == ENOTDIR) && lstat(dir, &st) == 0 &&
-		    S_ISLNK(st.st_mode))
-			snprintf(why, cap, "refusing %s: it is a symbolic link "
-				 "(uid %u), not followed: it must be a "
-				 "directory owned by us (uid %u) or root", dir,
-				 (unsigned)st.st_uid, (unsigned)geteuid());
-		else if (e == ENOTDIR)
-			snprintf(why, cap, "refusing %s: not a directory", dir);
-		else if (e == ENOENT)
+		if (errno == ENOENT)
 			snprintf(why, cap, "%s does not exist: mount a tmpfs "
 				 "there (docs/performance.md#huge-pages)", dir);
-		else
-			snprintf(why, cap, "%s: %s", dir, strerror(e));
-		return -1;
-	}
-	if (fstat(fd, &st) != 0) {
-		snprintf(why, cap, "%s: %s", dir, strerror(errno));
-		close(fd);
-		return -1;
-	}
-	if ((st.st_uid != geteuid() && st.st_uid != 0) ||
-	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
-		snprintf(why, cap, "refusing %s: it must be a directory owned "
-			 "by us (uid %u) or root that neither group nor others "
-			 "can write (it is uid %u, mode %04o): another user "
-			 "could replace or remove the structures' objects",
-			 dir, (unsigned)geteuid(), (unsigned)st.st_uid,
-			 (unsigned)(st.st_mode & 07777));
-		close(fd);
 		return -1;
 	}
 	describe(fd, place);

@@ -712,34 +712,30 @@ void tool_dir_of(const char *path, char *out, size_t cap)
 		snprintf(out, cap, "%.*s", (int)(slash - path), path);
 }
 
-int tool_private_dir(const char *path, char *why, size_t cap)
+int tool_private_dir_open(const char *path, char *why, size_t cap)
 {
 	struct stat st;
-	int fd;
+	int fd, e;
 
-	if (mkdir(path, 0700) != 0 && errno != EEXIST) {
-		snprintf(why, cap, "cannot create %s: %s", path,
-			 strerror(errno));
-		return -1;
-	}
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
-		int e = errno;
-		bool link = (e == ELOOP || e == ENOTDIR) &&
-			    lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
-
-		if (link)
+		e = errno;
+		if ((e == ELOOP || e == ENOTDIR) && lstat(path, &st) == 0 &&
+		    S_ISLNK(st.st_mode))
 			snprintf(why, cap, "refusing %s: it is a symbolic link "
 				 "(uid %u), not followed: it must be a directory "
 				 "owned by us (uid %u) or root", path,
 				 (unsigned)st.st_uid, (unsigned)geteuid());
 		else
 			snprintf(why, cap, "%s: %s", path, strerror(e));
+		errno = e;
 		return -1;
 	}
 	if (fstat(fd, &st) != 0) {
-		snprintf(why, cap, "%s: %s", path, strerror(errno));
+		e = errno;
+		snprintf(why, cap, "%s: %s", path, strerror(e));
 		close(fd);
+		errno = e;
 		return -1;
 	}
 	if ((st.st_uid != geteuid() && st.st_uid != 0) ||
@@ -751,9 +747,20 @@ int tool_private_dir(const char *path, char *why, size_t cap)
 			 (unsigned)geteuid(), (unsigned)st.st_uid,
 			 (unsigned)(st.st_mode & 07777));
 		close(fd);
+		errno = EPERM;
 		return -1;
 	}
 	return fd;
+}
+
+int tool_private_dir(const char *path, char *why, size_t cap)
+{
+	if (mkdir(path, 0700) != 0 && errno != EEXIST) {
+		snprintf(why, cap, "cannot create %s: %s", path,
+			 strerror(errno));
+		return -1;
+	}
+	return tool_private_dir_open(path, why, cap);
 }
 
 int tool_private_file(int dirfd, const char *name, char *why, size_t cap)

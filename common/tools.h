@@ -209,6 +209,9 @@ void tool_dir_of(const char *path, char *out, size_t cap);
  * and what it must be).
  */
 int tool_private_dir(const char *path, char *why, size_t cap);
+/* tool_private_dir() of a directory that must exist already: nothing is
+ * created; errno says why it failed (ENOENT, ENOTDIR, ELOOP, EPERM...). */
+int tool_private_dir_open(const char *path, char *why, size_t cap);
 
 /*
  * A file opened read-only in @dirfd without following a symlink, and

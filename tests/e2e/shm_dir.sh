@@ -123,7 +123,7 @@ refused() { # DIR WHY-REGEX
 ln -s "$SHM" "$E2E/link"
 refused "$E2E/link" "symbolic link"
 : > "$E2E/file"
-refused "$E2E/file" "not a directory"
+refused "$E2E/file" "Not a directory"
 refused "$E2E/missing" "does not exist"
 mkdir "$E2E/disk"
 chmod 0700 "$E2E/disk"
