@@ -217,12 +217,27 @@ int dta__kw_ops_fast(const struct dta_layout *l, uint64_t fm,
 	return (int)redundancy;
 }
 
-/* How the votes of a query's candidates end (appendix A.5): a unique
- * leader with at least @thr votes is FOUND, two leaders a CONFLICT. */
-static inline int kw_verdict(unsigned ncand, int tie, unsigned best_votes,
-			     unsigned thr)
+/* How the votes of a query's candidates end (appendix A.5): the leader
+ * (@best, with @best_votes) is FOUND when no other candidate has as many
+ * votes and it has at least @thr, a CONFLICT when another has as many. */
+static inline int kw_verdict(const unsigned *votes, unsigned ncand,
+			     unsigned thr, unsigned *best,
+			     unsigned *best_votes)
 {
-	if (ncand == 0 || (!tie && best_votes < thr))
+	int tie = 0;
+
+	*best = 0;
+	*best_votes = 0;
+	for (unsigned c = 0; c < ncand; c++) {
+		if (votes[c] > *best_votes) {
+			*best = c;
+			*best_votes = votes[c];
+			tie = 0;
+		} else if (votes[c] == *best_votes) {
+			tie = 1;
+		}
+	}
+	if (ncand == 0 || (!tie && *best_votes < thr))
 		return DTA_Q_NOT_FOUND;
 	return tie ? DTA_Q_CONFLICT : DTA_Q_FOUND;
 }
@@ -243,7 +258,7 @@ static void kw_vote(const struct dta_layout *l, const uint8_t *const *p,
 	unsigned ncand = 0, matched = 0;
 	unsigned cb = l->g.kw.csum_bytes, dl = l->g.kw.data_len;
 	size_t ss = l->g.kw.slot_size;
-	unsigned best = 0, best_votes = 0, tie = 0;
+	unsigned best, best_votes;
 
 	for (unsigned n = 0; n < nq; n++) {
 		uint8_t *slot = copy[ncand]; /* candidate c lives in copy[c] */
@@ -267,18 +282,9 @@ static void kw_vote(const struct dta_layout *l, const uint8_t *const *p,
 		}
 		votes[c]++;
 	}
-	for (unsigned c = 0; c < ncand; c++) {
-		if (votes[c] > best_votes) {
-			best = c;
-			best_votes = votes[c];
-			tie = 0;
-		} else if (votes[c] == best_votes) {
-			tie = 1;
-		}
-	}
+	res->status = kw_verdict(votes, ncand, threshold, &best, &best_votes);
 	res->candidates = matched;
 	res->votes = best_votes;
-	res->status = kw_verdict(ncand, tie, best_votes, threshold);
 	if (res->status == DTA_Q_FOUND)
 		kw_copy(out, copy[best] + cb, dl);
 }
@@ -420,9 +426,8 @@ static inline void kw_vote_small(const struct dta_layout *l,
 {
 	struct kw_sv cand[DTA_MAX_REDUNDANCY];
 	unsigned votes[DTA_MAX_REDUNDANCY];
-	unsigned ncand = 0, matched = 0, best = 0, best_votes = 0;
+	unsigned ncand = 0, matched = 0, best, best_votes;
 	size_t ss = l->g.kw.slot_size;
-	int tie = 0;
 
 	if (nq == 2) {
 		kw_vote2(l, p, m, thr, out, res);
@@ -445,18 +450,9 @@ static inline void kw_vote_small(const struct dta_layout *l,
 			votes[ncand++] = 0;
 		votes[c]++;
 	}
-	for (unsigned c = 0; c < ncand; c++) {
-		if (votes[c] > best_votes) {
-			best = c;
-			best_votes = votes[c];
-			tie = 0;
-		} else if (votes[c] == best_votes) {
-			tie = 1;
-		}
-	}
+	res->status = kw_verdict(votes, ncand, thr, &best, &best_votes);
 	res->candidates = matched;
 	res->votes = best_votes;
-	res->status = kw_verdict(ncand, tie, best_votes, thr);
 	if (res->status == DTA_Q_FOUND)
 		kw_sv_out(l, &cand[best], out);
 }
