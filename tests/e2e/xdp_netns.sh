@@ -225,13 +225,14 @@ s.bind(("0.0.0.0", int(sys.argv[1]))); s.settimeout(30)
 print(s.recv(100).decode())' $((E2E_PORT + 1)) > "$E2E/other.out" &
 other=$!
 E2E_PIDS="$E2E_PIDS $other"
-sleep 0.5
+# Sent until the receiver has it (it may bind late on a busy machine).
 ip netns exec "$NS" python3 -c '
-import socket, sys, time
+import os, socket, sys, time
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-for i in range(20):
+end = time.time() + 30
+while time.time() < end and os.path.getsize(sys.argv[3]) == 0:
     s.sendto(b"not dta", (sys.argv[1], int(sys.argv[2]))); time.sleep(0.1)' \
-	"$T4" $((E2E_PORT + 1)) &
+	"$T4" $((E2E_PORT + 1)) "$E2E/other.out" &
 wait "$other"
 E2E_PIDS=
 e2e_expect "a datagram to another port reached its socket" "$(cat "$E2E/other.out")" "not dta"
