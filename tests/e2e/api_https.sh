@@ -51,7 +51,7 @@ leaf alice ca1 alice client
 leaf bob ca1 bob client
 leaf mallory ca2 alice client # alice's name, the wrong CA
 
-API=127.0.0.1:$E2E_PORT
+API=127.0.0.1:$E2E_TCP0
 C=$E2E/dta.conf
 conf() { # extra [collector] lines
 	printf '%s\n' "$@" > "$E2E/extra"

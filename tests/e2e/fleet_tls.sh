@@ -11,8 +11,8 @@ e2e_init fleet_tls "$1"
 command -v certtool > /dev/null ||
 	{ echo "SKIP: certtool missing (apt-get install gnutls-bin)"; exit 77; }
 sh "$(dirname "$0")/../tls_certs.sh" "$E2E/pki" analyst
-P0=$E2E_PORT
-P1=$((E2E_PORT + 1))
+P0=$E2E_TCP0
+P1=$E2E_TCP1
 {
 	for c in default east; do
 		if [ $c = default ]; then

@@ -5,7 +5,7 @@
 . "$(dirname "$0")/lib.sh"
 e2e_init http_paths "$1"
 PY=/usr/bin/python3
-MPORT=$((E2E_PORT + 1))
+MPORT=$E2E_TCP0
 {
 	e2e_conf_head | sed "s/^\[collector\]\$/&\nmetrics_listen = 127.0.0.1:$MPORT/"
 	cat <<EOF

@@ -13,7 +13,7 @@ CHECK=$(dirname "$0")/epoch_check.py
 WIDTH=4096
 ROWS=3
 {
-	e2e_conf_head | sed "s/^\[collector\]\$/&\nmetrics_listen = 127.0.0.1:$((E2E_PORT + 1))/"
+	e2e_conf_head | sed "s/^\[collector\]\$/&\nmetrics_listen = 127.0.0.1:$E2E_TCP0/"
 	e2e_epoch_counters $WIDTH $ROWS
 } > "$E2E/dta.conf"
 EPOCHS=$E2E/snapshots/epochs
@@ -62,7 +62,7 @@ grep -q '"failed_dir":0,"failed_write":0,"failed_memory":0' "$E2E/stats.json" ||
 	{ echo "FAIL: epoch close failures counted" >&2; cat "$E2E/stats.json" >&2; exit 1; }
 closed=$(e2e_json_num closed < "$E2E/stats.json")
 [ "$closed" -ge "$n" ] || { echo "FAIL: $closed epochs closed < $n files" >&2; exit 1; }
-curl -s "http://127.0.0.1:$((E2E_PORT + 1))/metrics" > "$E2E/metrics.txt"
+curl -s "http://127.0.0.1:$E2E_TCP0/metrics" > "$E2E/metrics.txt"
 grep -q "^dta_collector_epoch_increments_total{collector=\"[^\"]*\"} $total\$" "$E2E/metrics.txt"
 grep -q '^dta_collector_epoch_close_failures_total{.*cause="write"} 0$' "$E2E/metrics.txt"
 

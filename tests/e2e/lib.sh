@@ -29,6 +29,12 @@ e2e_init() {
 	# E2E_PORT + 1 was its neighbour's E2E_PORT; the translators'
 	# SO_REUSEPORT then split one test's datagrams between them.
 	E2E_PORT=$((42000 + ($$ % 10000) * 2))
+	# TCP listeners (metrics, API, TLS queries) take ports the kernel
+	# says are free now: E2E_PORT's range is inside the ephemeral one,
+	# where any test's outgoing connection may hold it.
+	read -r E2E_TCP0 E2E_TCP1 E2E_TCP2 <<EOF_TCP
+$(e2e_free_ports 3)
+EOF_TCP
 	E2E_RCVBUF0=$(e2e_rcvbuf_errors)
 	E2E_BACKLOG0=$(e2e_backlog_drops)
 	E2E_CPID=

@@ -15,7 +15,7 @@ command -v curl > /dev/null || { echo "SKIP: no curl"; exit 77; }
 command -v python3 > /dev/null || { echo "SKIP: no python3"; exit 77; }
 here=$(cd "$(dirname "$0")" && pwd)
 INT_PORT=$((E2E_PORT + 1))
-TM=$((E2E_PORT + 1)) # TCP
+TM=$E2E_TCP0 # TCP
 e2e_metrics_conf |
 	sed -e "/^\[translator\]/a reporter_labels = 2" \
 	    -e "/^\[translator\]/a allow = 127.0.0.0/30" > "$E2E/dta.conf"

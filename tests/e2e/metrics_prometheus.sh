@@ -16,9 +16,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 INT_PORT=$((E2E_PORT + 1))
 # TCP ports: the test's two UDP port numbers are its own on TCP too;
 # Prometheus takes the first on another loopback address.
-CM=$E2E_PORT
-TM=$((E2E_PORT + 1))
-PROM=127.0.0.2:$E2E_PORT
+CM=$E2E_TCP0
+TM=$E2E_TCP1
+PROM=127.0.0.2:$E2E_TCP2
 # metrics_listen goes into the head's sections (here the endpoints come
 # from the configuration; metrics_promtool.sh uses --metrics); a port
 # alone is 127.0.0.1.

@@ -11,8 +11,8 @@ command -v promtool > /dev/null || { echo "SKIP: no promtool (apt-get install pr
 command -v curl > /dev/null || { echo "SKIP: no curl"; exit 77; }
 INT_PORT=$((E2E_PORT + 1))
 # TCP ports: the test's two UDP port numbers are its own on TCP too.
-CM=$E2E_PORT
-TM=$((E2E_PORT + 1))
+CM=$E2E_TCP0
+TM=$E2E_TCP1
 e2e_metrics_conf > "$E2E/dta.conf"
 
 e2e_start_collector --metrics "$CM"

@@ -16,7 +16,7 @@
 . "$(dirname "$0")/lib.sh"
 e2e_init mismatch_loud "$1"
 command -v curl > /dev/null || { echo "SKIP: no curl"; exit 77; }
-TM=$((E2E_PORT + 1)) # TCP
+TM=$E2E_TCP0 # TCP
 {
 	e2e_conf_head
 	cat <<EOF2

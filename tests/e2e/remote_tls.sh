@@ -22,7 +22,7 @@ e2e_tls_certs "$CERTS" analyst other "badcn=bad name"
 SAME=$BUILD/tests/client_same
 RAW=$BUILD/tests/raw_lines
 WAITP=$BUILD/tests/client_wait
-RP=$E2E_PORT # TCP; the translator's port is UDP
+RP=$E2E_TCP0 # TCP; the translator's port is UDP
 S=$E2E/collector.sock
 tls() { # HOST CN [MORE]
 	echo "tls://$1:$RP?ca=$CERTS/ca.pem&cert=$CERTS/$2.pem&key=$CERTS/$2.key${3:-}"

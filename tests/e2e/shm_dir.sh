@@ -34,7 +34,7 @@ shm_cleanup() {
 trap shm_cleanup EXIT INT TERM
 {
 	e2e_conf_head | sed -e "/^\[collector\]/a shm_dir = $SHM" \
-			    -e "/^\[collector\]/a metrics_listen = $E2E_PORT"
+			    -e "/^\[collector\]/a metrics_listen = $E2E_TCP0"
 	cat <<EOF2
 
 [structure paths]
@@ -67,7 +67,7 @@ grep -q "^dta-collector: paths: key-write, 3145728 bytes at $SHM/$obj (2097152-b
 [ -f "$SHM/$obj" ] || fail "no $SHM/$obj"
 [ ! -e "/dev/shm/$obj" ] || fail "/dev/shm/$obj too"
 [ "$(stat -c %a "$SHM/$obj")" = 600 ] || fail "mode $(stat -c %a "$SHM/$obj")"
-m=$(curl -s "http://127.0.0.1:$E2E_PORT/metrics")
+m=$(curl -s "http://127.0.0.1:$E2E_TCP0/metrics")
 echo "$m" | grep -q "^dta_collector_region_page_bytes{collector=\"e2e-shm_dir-$$\",structure=\"paths\"} 2097152$" ||
 	{ echo "$m" | grep region; fail "page_bytes metric"; }
 hb=$(echo "$m" | awk '/^dta_collector_region_huge_bytes\{.*structure="paths"\}/ { print $2 }')
